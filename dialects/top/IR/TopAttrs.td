@@ -1,0 +1,54 @@
+//===- TopAttrs.td - enums and attributes of the top dialect -*- tablegen -*-===//
+
+#ifndef LLMC_DIALECTS_TOP_TOPATTRS_TD
+#define LLMC_DIALECTS_TOP_TOPATTRS_TD
+
+include "dialects/top/IR/TopBase.td"
+include "mlir/IR/EnumAttr.td"
+
+def Top_RopeMode : I32EnumAttr<"RopeMode", "how a rotary embedding pairs channels", [
+    I32EnumAttrCase<"Half", 0, "half">,
+    I32EnumAttrCase<"Interleaved", 1, "interleaved">,
+  ]> {
+  let cppNamespace = "::llmc::top";
+  let genSpecializedAttr = 0;
+  let description = [{
+    `half` pairs channel i with channel i + R/2 (Hugging Face's rotate_half,
+    used by Llama and Qwen checkpoints); `interleaved` pairs channel 2i with
+    2i + 1 (the GPT-J layout and llama.cpp's permuted Llama weights).
+  }];
+}
+def Top_RopeModeAttr : EnumAttr<Top_Dialect, Top_RopeMode, "rope_mode">;
+
+def Top_Activation : I32EnumAttr<"Activation", "an elementwise activation", [
+    I32EnumAttrCase<"SiLU", 0, "silu">,
+    I32EnumAttrCase<"GELU", 1, "gelu">,
+    I32EnumAttrCase<"GELUTanh", 2, "gelu_tanh">,
+    I32EnumAttrCase<"ReLU", 3, "relu">,
+  ]> {
+  let cppNamespace = "::llmc::top";
+  let genSpecializedAttr = 0;
+}
+def Top_ActivationAttr : EnumAttr<Top_Dialect, Top_Activation, "activation">;
+
+def Top_ArgMode : I32EnumAttr<"ArgMode", "which extreme Arg selects", [
+    I32EnumAttrCase<"ArgMax", 0, "argmax">,
+    I32EnumAttrCase<"ArgMin", 1, "argmin">,
+  ]> {
+  let cppNamespace = "::llmc::top";
+  let genSpecializedAttr = 0;
+}
+def Top_ArgModeAttr : EnumAttr<Top_Dialect, Top_ArgMode, "arg_mode">;
+
+def Top_GELUApproximation : I32EnumAttr<"GELUApproximation",
+    "how GELU evaluates the Gaussian CDF", [
+    I32EnumAttrCase<"None", 0, "none">,
+    I32EnumAttrCase<"Tanh", 1, "tanh">,
+  ]> {
+  let cppNamespace = "::llmc::top";
+  let genSpecializedAttr = 0;
+}
+def Top_GELUApproximationAttr
+    : EnumAttr<Top_Dialect, Top_GELUApproximation, "gelu_approximation">;
+
+#endif // LLMC_DIALECTS_TOP_TOPATTRS_TD

@@ -1,0 +1,49 @@
+//===- TopFolds.cpp - folders and canonicalization of top ops -------------===//
+
+#include "dialects/top/IR/TopOps.h"
+
+#include "mlir/IR/PatternMatch.h"
+
+using namespace mlir;
+using namespace llmc::top;
+
+OpFoldResult MulConstOp::fold(FoldAdaptor) {
+  if (getConstVal().convertToDouble() == 1.0)
+    return getInput();
+  return {};
+}
+
+OpFoldResult ReshapeOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getOutput().getType())
+    return getInput();
+  return {};
+}
+
+namespace {
+/// reshape(reshape(x)) -> reshape(x): only the final shape matters.
+struct CollapseReshapeChain : OpRewritePattern<ReshapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ReshapeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto producer = op.getInput().getDefiningOp<ReshapeOp>();
+    if (!producer)
+      return failure();
+    rewriter.modifyOpInPlace(
+        op, [&] { op.getInputMutable().assign(producer.getInput()); });
+    return success();
+  }
+};
+} // namespace
+
+void ReshapeOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
+                                            MLIRContext *context) {
+  patterns.add<CollapseReshapeChain>(context);
+}
+
+OpFoldResult PermuteOp::fold(FoldAdaptor) {
+  for (auto [index, axis] : llvm::enumerate(getOrder()))
+    if (axis != static_cast<int64_t>(index))
+      return {};
+  return getInput();
+}

@@ -1,0 +1,213 @@
+//===- TopOps.cpp - shape functions and verifiers of the top ops ----------===//
+
+#include "dialects/top/IR/TopOps.h"
+
+#include "dialects/common/IR/ShapeFunctions.h"
+
+using namespace mlir;
+using namespace llmc;
+using namespace llmc::top;
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+static ArrayRef<int64_t> shapeOf(Value value) {
+  return cast<RankedTensorType>(value.getType()).getShape();
+}
+
+/// The shape of an optional operand, or std::nullopt for a `top.None` value.
+static OptionalShape optionalShapeOf(Value value) {
+  if (isa<NoneType>(value.getType()))
+    return std::nullopt;
+  return shapeOf(value);
+}
+
+/// Appends `shape` to `shapes` when it was inferred.
+static LogicalResult appendShape(FailureOr<Shape> shape,
+                                 SmallVectorImpl<SmallVector<int64_t>> &shapes) {
+  if (failed(shape))
+    return failure();
+  shapes.push_back(std::move(*shape));
+  return success();
+}
+
+/// A diagnostic callback for the shared shape functions.
+static auto errorEmitter(Operation *op) {
+  return [op] { return op->emitOpError(); };
+}
+
+//===----------------------------------------------------------------------===//
+// Shape functions
+//===----------------------------------------------------------------------===//
+
+LogicalResult InputOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
+  return appendShape(Shape(shapeOf(getInput())), shapes);
+}
+
+LogicalResult WeightOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
+  return appendShape(Shape(getOutput().getType().getShape()), shapes);
+}
+
+LogicalResult MatMulOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
+  return appendShape(inferMatMulShape(shapeOf(getInput()), shapeOf(getRight()),
+                                      optionalShapeOf(getBias()),
+                                      getLeftTranspose(), getRightTranspose(),
+                                      errorEmitter(*this)),
+                     shapes);
+}
+
+LogicalResult RMSNormOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
+  return appendShape(inferNormShape(shapeOf(getInput()),
+                                    optionalShapeOf(getWeight()), std::nullopt,
+                                    errorEmitter(*this)),
+                     shapes);
+}
+
+LogicalResult LayerNormOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
+  return appendShape(inferNormShape(shapeOf(getInput()),
+                                    optionalShapeOf(getWeight()),
+                                    optionalShapeOf(getBias()), errorEmitter(*this)),
+                     shapes);
+}
+
+LogicalResult GatherOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
+  return appendShape(inferGatherShape(shapeOf(getTable()),
+                                      shapeOf(getIndices()), getAxis(),
+                                      errorEmitter(*this)),
+                     shapes);
+}
+
+LogicalResult RopeOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
+  return appendShape(inferRopeShape(shapeOf(getInput()), shapeOf(getCos()),
+                                    shapeOf(getSin()), errorEmitter(*this)),
+                     shapes);
+}
+
+LogicalResult FAttentionOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
+  return appendShape(inferAttentionShape(shapeOf(getQ()), shapeOf(getK()),
+                                         shapeOf(getV()),
+                                         optionalShapeOf(getMask()),
+                                         getQHead(), getKvHead(),
+                                         getHeadDim(), errorEmitter(*this)),
+                     shapes);
+}
+
+LogicalResult MLPOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
+  return appendShape(inferGatedMLPShape(shapeOf(getInput()), shapeOf(getGate()),
+                                        shapeOf(getUp()), shapeOf(getDown()),
+                                        errorEmitter(*this)),
+                     shapes);
+}
+
+LogicalResult AddOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
+  return appendShape(inferBroadcastShape(shapeOf(getLhs()), shapeOf(getRhs()),
+                                         errorEmitter(*this)),
+                     shapes);
+}
+
+LogicalResult MulOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
+  return appendShape(inferBroadcastShape(shapeOf(getLhs()), shapeOf(getRhs()),
+                                         errorEmitter(*this)),
+                     shapes);
+}
+
+LogicalResult MulConstOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
+  return appendShape(Shape(shapeOf(getInput())), shapes);
+}
+
+LogicalResult SiLUOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
+  return appendShape(Shape(shapeOf(getInput())), shapes);
+}
+
+LogicalResult GELUOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
+  return appendShape(Shape(shapeOf(getInput())), shapes);
+}
+
+LogicalResult SoftmaxOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
+  ArrayRef<int64_t> input = shapeOf(getInput());
+  if (failed(normalizeAxis(getAxis(), input.size(), errorEmitter(*this))))
+    return failure();
+  return appendShape(Shape(input), shapes);
+}
+
+LogicalResult ReshapeOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
+  return appendShape(inferReshapeShape(shapeOf(getInput()),
+                                       getOutput().getType().getShape(),
+                                       errorEmitter(*this)),
+                     shapes);
+}
+
+LogicalResult PermuteOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
+  return appendShape(inferPermuteShape(shapeOf(getInput()), getOrder(),
+                                       errorEmitter(*this)),
+                     shapes);
+}
+
+LogicalResult ConcatOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
+  SmallVector<ArrayRef<int64_t>> inputs;
+  for (Value input : getInputs())
+    inputs.push_back(shapeOf(input));
+  return appendShape(inferConcatShape(inputs, getAxis(), errorEmitter(*this)), shapes);
+}
+
+LogicalResult SliceOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
+  return appendShape(inferSliceShape(shapeOf(getInput()), getStarts(),
+                                     getEnds(), getSteps(), errorEmitter(*this)),
+                     shapes);
+}
+
+LogicalResult ArgOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
+  return appendShape(inferReduceAxisShape(shapeOf(getInput()), getAxis(),
+                                          getKeepdims(), errorEmitter(*this)),
+                     shapes);
+}
+
+LogicalResult TopKOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
+  FailureOr<Shape> shape =
+      inferTopKShape(shapeOf(getInput()), getK(), getAxis(), errorEmitter(*this));
+  if (failed(shape))
+    return failure();
+  shapes.push_back(*shape);
+  shapes.push_back(*shape);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Verifiers of what shapes do not cover
+//===----------------------------------------------------------------------===//
+
+LogicalResult WeightOp::verify() {
+  if (getName().empty())
+    return emitOpError("needs the name of a tensor in the weight source");
+  return success();
+}
+
+static LogicalResult verifyEpsilon(Operation *op, double eps) {
+  if (!(eps > 0.0))
+    return op->emitOpError("eps must be positive, got ") << eps;
+  return success();
+}
+
+LogicalResult RMSNormOp::verify() {
+  return verifyEpsilon(*this, getEps().convertToDouble());
+}
+
+LogicalResult LayerNormOp::verify() {
+  return verifyEpsilon(*this, getEps().convertToDouble());
+}
+
+LogicalResult FAttentionOp::verify() {
+  if (!(getScale().convertToDouble() > 0.0))
+    return emitOpError("scale must be positive");
+  return success();
+}
+
+LogicalResult ConcatOp::verify() {
+  if (getInputs().empty())
+    return emitOpError("needs at least one input");
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "dialects/top/IR/TopOps.cpp.inc"

@@ -1,0 +1,330 @@
+//===- TopOps.td - operations of the top dialect ---------*- tablegen -*-===//
+
+#ifndef LLMC_DIALECTS_TOP_TOPOPS_TD
+#define LLMC_DIALECTS_TOP_TOPOPS_TD
+
+include "dialects/top/IR/TopBase.td"
+include "dialects/top/IR/TopAttrs.td"
+include "dialects/common/IR/ShapeInferenceInterface.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/IR/CommonAttrConstraints.td"
+
+/// A pure op whose result shapes come from its shape function.
+class Top_ComputeOp<string mnemonic, list<Trait> traits = []>
+    : Top_Op<mnemonic, !listconcat(traits, [Pure,
+        DeclareOpInterfaceMethods<ShapeInferenceOpInterface>])> {
+  let assemblyFormat =
+      "operands attr-dict `:` functional-type(operands, results)";
+}
+
+//===----------------------------------------------------------------------===//
+// Graph leaves
+//===----------------------------------------------------------------------===//
+
+def Top_InputOp : Top_ComputeOp<"Input", [SameOperandsAndResultType]> {
+  let summary = "marks a piece input";
+  let description = [{
+    Wraps a function argument of a piece. `role` tells the runtime what the
+    input carries (`hidden`, `position_ids`, `mask`, `history_k`, ...); it is
+    kept through lowering so the binary can describe its IO bindings.
+
+    ```mlir
+    %ids = top.Input %arg0 {role = "input_ids"} : (tensor<1x16xi32>) -> tensor<1x16xi32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, OptionalAttr<StrAttr>:$role);
+  let results = (outs AnyRankedTensor:$output);
+}
+
+def Top_WeightOp : Top_ComputeOp<"Weight"> {
+  let summary = "a named tensor of the model's weight source";
+  let description = [{
+    Refers to the tensor `name` of the model's external weight source (a
+    safetensors file, GGUF file or ONNX initializer). The IR never holds weight
+    data: the result type states the shape and the element type the tensor
+    is read as, and backends fetch the bytes when they emit the binary.
+
+    ```mlir
+    %w = top.Weight "model.layers.0.mlp.up_proj.weight" : () -> tensor<768x256xf32>
+    ```
+  }];
+  let arguments = (ins StrAttr:$name);
+  let results = (outs AnyStaticShapeTensor:$output);
+  let assemblyFormat = "$name attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Top_NoneOp : Top_Op<"None", [Pure]> {
+  let summary = "the absent value of an optional operand";
+  let description = [{
+    Produces the value that stands for an omitted optional operand, such as
+    the bias of a MatMul without bias or the mask of an unmasked attention.
+
+    ```mlir
+    %none = top.None : none
+    ```
+  }];
+  let results = (outs NoneType:$output);
+  let assemblyFormat = "attr-dict `:` type($output)";
+}
+
+//===----------------------------------------------------------------------===//
+// Linear algebra and normalization
+//===----------------------------------------------------------------------===//
+
+def Top_MatMulOp : Top_ComputeOp<"MatMul"> {
+  let summary = "matrix multiplication with optional bias";
+  let description = [{
+    `output = input x right + bias` over the last two dimensions, with
+    leading dimensions broadcast. `input` is [..., M, K] ([..., K, M] when
+    `left_transpose`), `right` is [..., K, N] ([..., N, K] when
+    `right_transpose`, the layout of a Linear layer's weight). `bias` is a
+    tensor ending in N, or none.
+  }];
+  let arguments = (ins Top_FloatTensor:$input, Top_FloatTensor:$right,
+                   Top_FloatTensorOrNone:$bias,
+                   DefaultValuedAttr<BoolAttr, "false">:$left_transpose,
+                   DefaultValuedAttr<BoolAttr, "false">:$right_transpose);
+  let results = (outs Top_FloatTensor:$output);
+}
+
+def Top_RMSNormOp : Top_ComputeOp<"RMSNorm"> {
+  let summary = "root-mean-square normalization over the last dimension";
+  let description = [{
+    `output = input / sqrt(mean(input^2) + eps) * weight`, with the mean over
+    the last dimension. `weight` is [D] or none (no scaling).
+  }];
+  let arguments = (ins Top_FloatTensor:$input, Top_FloatTensorOrNone:$weight,
+                   F64Attr:$eps);
+  let results = (outs Top_FloatTensor:$output);
+  let hasVerifier = 1;
+}
+
+def Top_LayerNormOp : Top_ComputeOp<"LayerNorm"> {
+  let summary = "layer normalization over the last dimension";
+  let description = [{
+    `output = (input - mean) / sqrt(var + eps) * weight + bias`, with mean and
+    (biased) variance over the last dimension. `weight` and `bias` are [D] or
+    none.
+  }];
+  let arguments = (ins Top_FloatTensor:$input, Top_FloatTensorOrNone:$weight,
+                   Top_FloatTensorOrNone:$bias, F64Attr:$eps);
+  let results = (outs Top_FloatTensor:$output);
+  let hasVerifier = 1;
+}
+
+def Top_GatherOp : Top_ComputeOp<"Gather"> {
+  let summary = "selects slices of a table by index";
+  let description = [{
+    Picks the slices of `table` along `axis` named by `indices`: the result
+    shape is table[:axis] + indices + table[axis+1:]. With a [vocab, hidden]
+    table and [1, L] token ids it is the token embedding; with a
+    [positions, rotary_dim] table and position ids it fetches rotary cos/sin.
+    Indices out of range are an error at run time.
+  }];
+  let arguments = (ins Top_FloatTensor:$table, Top_IndexTensor:$indices,
+                   DefaultValuedAttr<I64Attr, "0">:$axis);
+  let results = (outs Top_FloatTensor:$output);
+}
+
+//===----------------------------------------------------------------------===//
+// Fused transformer blocks
+//===----------------------------------------------------------------------===//
+
+def Top_RopeOp : Top_ComputeOp<"Rope"> {
+  let summary = "rotary position embedding";
+  let description = [{
+    Rotates channel pairs of every head of `input` [B, L, H, D] by the angles
+    whose cosines and sines are given per position in `cos` and `sin`
+    [B or 1, L, R]. The first R channels of each head rotate; the others pass
+    through. In `half` mode channel i pairs with i + R/2 and cos/sin hold
+    each angle twice (`[c0..c(R/2-1), c0..c(R/2-1)]`, the Hugging Face
+    layout); in `interleaved` mode channel 2i pairs with 2i + 1 and cos/sin
+    hold each angle at 2i and 2i + 1.
+  }];
+  let arguments = (ins Top_FloatTensor:$input, Top_FloatTensor:$cos,
+                   Top_FloatTensor:$sin,
+                   DefaultValuedAttr<Top_RopeModeAttr, "RopeMode::Half">:$mode);
+  let results = (outs Top_FloatTensor:$output);
+}
+
+def Top_FAttentionOp : Top_ComputeOp<"FAttention"> {
+  let summary = "fused scaled-dot-product attention with grouped KV heads";
+  let description = [{
+    `softmax(q k^T * scale + mask) v` per head, for `q` [B, Lq, q_head,
+    head_dim] and `k`, `v` [B, Lk, kv_head, head_dim]. Query head h reads KV
+    head h / (q_head / kv_head): grouped-query attention without repeating
+    K/V. `mask` [B or 1, Lq, Lk] is added to the scores (0 or -inf style
+    values) or is none. With `causal`, query i also ignores keys after
+    position Lk - Lq + i, so prompt queries that follow a history of
+    Lk - Lq cached keys see the history and the earlier prompt tokens. The
+    result is [B, Lq, q_head * head_dim], the layout the output projection
+    consumes.
+  }];
+  let arguments = (ins Top_FloatTensor:$q, Top_FloatTensor:$k,
+                   Top_FloatTensor:$v, Top_FloatTensorOrNone:$mask,
+                   F64Attr:$scale, I64Attr:$q_head, I64Attr:$kv_head,
+                   I64Attr:$head_dim,
+                   DefaultValuedAttr<BoolAttr, "false">:$causal);
+  let results = (outs Top_FloatTensor:$output);
+  let hasVerifier = 1;
+}
+
+def Top_MLPOp : Top_ComputeOp<"MLP"> {
+  let summary = "fused gated MLP";
+  let description = [{
+    `down(act(gate(x)) * up(x))` with weights in Linear layout ([out, in]):
+    `gate` and `up` are [F, D], `down` is [D, F]. This is the feed-forward
+    block of Llama and Qwen (`act` = silu); it stays fused so a backend can
+    stream the three weights once per token.
+  }];
+  let arguments = (ins Top_FloatTensor:$input, Top_FloatTensor:$gate,
+                   Top_FloatTensor:$up, Top_FloatTensor:$down,
+                   DefaultValuedAttr<Top_ActivationAttr,
+                                     "Activation::SiLU">:$activation);
+  let results = (outs Top_FloatTensor:$output);
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+def Top_AddOp : Top_ComputeOp<"Add", [Commutative,
+    SameOperandsAndResultElementType]> {
+  let summary = "elementwise sum with broadcasting";
+  let description = [{
+    `lhs + rhs` with NumPy broadcasting; the residual connections of a block.
+  }];
+  let arguments = (ins Top_FloatTensor:$lhs, Top_FloatTensor:$rhs);
+  let results = (outs Top_FloatTensor:$output);
+}
+
+def Top_MulOp : Top_ComputeOp<"Mul", [Commutative,
+    SameOperandsAndResultElementType]> {
+  let summary = "elementwise product with broadcasting";
+  let description = [{ `lhs * rhs` with NumPy broadcasting. }];
+  let arguments = (ins Top_FloatTensor:$lhs, Top_FloatTensor:$rhs);
+  let results = (outs Top_FloatTensor:$output);
+}
+
+def Top_MulConstOp : Top_ComputeOp<"MulConst", [SameOperandsAndResultType]> {
+  let summary = "multiplies by a constant";
+  let description = [{
+    `input * const_val`; for example Gemma-style embedding scaling or a
+    temperature applied to logits.
+  }];
+  let arguments = (ins Top_FloatTensor:$input, F64Attr:$const_val);
+  let results = (outs Top_FloatTensor:$output);
+  let hasFolder = 1;
+}
+
+def Top_SiLUOp : Top_ComputeOp<"SiLU", [SameOperandsAndResultType]> {
+  let summary = "sigmoid linear unit";
+  let description = [{ `input * sigmoid(input)`. }];
+  let arguments = (ins Top_FloatTensor:$input);
+  let results = (outs Top_FloatTensor:$output);
+}
+
+def Top_GELUOp : Top_ComputeOp<"GELU", [SameOperandsAndResultType]> {
+  let summary = "Gaussian error linear unit";
+  let description = [{
+    `input * Phi(input)`, with Phi the standard normal CDF computed exactly
+    (`none`) or with the tanh approximation (`tanh`), as the checkpoint's
+    `hidden_act` says.
+  }];
+  let arguments = (ins Top_FloatTensor:$input,
+                   DefaultValuedAttr<Top_GELUApproximationAttr,
+                                     "GELUApproximation::None">:$approximation);
+  let results = (outs Top_FloatTensor:$output);
+}
+
+def Top_SoftmaxOp : Top_ComputeOp<"Softmax", [SameOperandsAndResultType]> {
+  let summary = "softmax along one axis";
+  let description = [{
+    `exp(x - max) / sum(exp(x - max))` along `axis` (negative counts from the
+    end); the probabilities of a sampling head.
+  }];
+  let arguments = (ins Top_FloatTensor:$input,
+                   DefaultValuedAttr<I64Attr, "-1">:$axis);
+  let results = (outs Top_FloatTensor:$output);
+}
+
+//===----------------------------------------------------------------------===//
+// Data movement
+//===----------------------------------------------------------------------===//
+
+def Top_ReshapeOp : Top_ComputeOp<"Reshape", [SameOperandsAndResultElementType]> {
+  let summary = "reinterprets a tensor with a new shape";
+  let description = [{
+    Same elements in the same row-major order, new shape (the result type's).
+    One result dimension may be dynamic; shape inference resolves it from the
+    element count.
+  }];
+  let arguments = (ins AnyRankedTensor:$input);
+  let results = (outs AnyRankedTensor:$output);
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+def Top_PermuteOp : Top_ComputeOp<"Permute", [SameOperandsAndResultElementType]> {
+  let summary = "transposes dimensions";
+  let description = [{ `output[i...] = input[...]` with result dimension i being input dimension `order[i]`. }];
+  let arguments = (ins AnyRankedTensor:$input, DenseI64ArrayAttr:$order);
+  let results = (outs AnyRankedTensor:$output);
+  let hasFolder = 1;
+}
+
+def Top_ConcatOp : Top_ComputeOp<"Concat", [SameOperandsAndResultElementType]> {
+  let summary = "joins tensors along one axis";
+  let description = [{
+    Concatenates `inputs` along `axis`; every other dimension must agree. The
+    prefill_kv block uses it to put history K/V in front of the new tokens'.
+  }];
+  let arguments = (ins Variadic<AnyRankedTensor>:$inputs, I64Attr:$axis);
+  let results = (outs AnyRankedTensor:$output);
+  let hasVerifier = 1;
+}
+
+def Top_SliceOp : Top_ComputeOp<"Slice", [SameOperandsAndResultElementType]> {
+  let summary = "strided slice";
+  let description = [{
+    Keeps `input[starts[d] : ends[d] : steps[d]]` in every dimension d.
+    Negative starts and ends count from the end; ends are clamped to the
+    dimension; steps are positive.
+  }];
+  let arguments = (ins AnyRankedTensor:$input, DenseI64ArrayAttr:$starts,
+                   DenseI64ArrayAttr:$ends, DenseI64ArrayAttr:$steps);
+  let results = (outs AnyRankedTensor:$output);
+}
+
+//===----------------------------------------------------------------------===//
+// Selection
+//===----------------------------------------------------------------------===//
+
+def Top_ArgOp : Top_ComputeOp<"Arg"> {
+  let summary = "index of the largest or smallest element";
+  let description = [{
+    The index along `axis` of the maximum (`argmax`) or minimum (`argmin`);
+    the first one on ties. The greedy head is an argmax over the logits.
+  }];
+  let arguments = (ins Top_FloatTensor:$input, I64Attr:$axis,
+                   DefaultValuedAttr<BoolAttr, "true">:$keepdims,
+                   DefaultValuedAttr<Top_ArgModeAttr, "ArgMode::ArgMax">:$mode);
+  let results = (outs Top_IndexTensor:$indices);
+}
+
+def Top_TopKOp : Top_ComputeOp<"TopK"> {
+  let summary = "the k largest or smallest elements and their indices";
+  let description = [{
+    Along `axis`, the k largest (`largest`) or smallest values in descending
+    (ascending) order with their indices; ties keep the lower index first.
+    The sampling head uses it before top-p filtering.
+  }];
+  let arguments = (ins Top_FloatTensor:$input, I64Attr:$k,
+                   DefaultValuedAttr<I64Attr, "-1">:$axis,
+                   DefaultValuedAttr<BoolAttr, "true">:$largest);
+  let results = (outs Top_FloatTensor:$values, Top_IndexTensor:$indices);
+}
+
+#endif // LLMC_DIALECTS_TOP_TOPOPS_TD

@@ -1,0 +1,12 @@
+# lit configuration for llmc's FileCheck tests; see run_lit.sh.
+import os
+
+import lit.formats
+
+config.name = "llmc"
+config.test_format = lit.formats.ShTest(execute_external=True)
+config.suffixes = [".mlir"]
+config.test_source_root = os.path.dirname(__file__)
+config.environment["PATH"] = os.pathsep.join(
+    [lit_config.params["tool_path"], config.environment.get("PATH", "/usr/bin:/bin")]
+)

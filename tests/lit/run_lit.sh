@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Runs one lit test file from a Bazel sh_test.
+#   run_lit.sh <test file> <tool>...
+# lit looks for its config beside the test, so the test is linked into a
+# scratch suite that holds tests/lit/lit.cfg.py; the tools' folders go first
+# on PATH so RUN lines name them plainly (llmc-opt, FileCheck, not).
+set -euo pipefail
+test_file=$(readlink -f "$1")
+shift
+suite="${TEST_TMPDIR:-$(mktemp -d)}/lit-suite"
+mkdir -p "$suite"
+cp tests/lit/lit.cfg.py "$suite/lit.cfg.py"
+ln -sf "$test_file" "$suite/$(basename "$test_file")"
+tool_path=$(dirname "$(readlink -f external/llvm/FileCheck)")
+for tool in "$@"; do
+  tool_path="$(cd "$(dirname "$tool")" && pwd):$tool_path"
+done
+exec /usr/bin/python3 external/llvm/lit -v --param tool_path="$tool_path" \
+  "$suite/$(basename "$test_file")"

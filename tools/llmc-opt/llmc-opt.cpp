@@ -1,0 +1,18 @@
+//===- llmc-opt.cpp - the llmc pass driver --------------------------------===//
+//
+// mlir-opt with every llmc dialect and pass: parses IR, runs the passes named
+// on the command line and prints the result. The lit tests drive it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/Registration.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+
+int main(int argc, char **argv) {
+  mlir::DialectRegistry registry;
+  llmc::registerAllDialects(registry);
+  llmc::registerAllPasses();
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "llmc pass driver\n", registry));
+}
