@@ -1,0 +1,60 @@
+//===- Plugin.h - the frontend and backend plugin interfaces ---*- C++ -*-===//
+//
+// llmc is composed from plugins: a frontend per checkpoint format and a
+// backend per chip generation. Each plugin library exports one function,
+//
+//   void llmc::plugins::register_<id>(Registrar &registrar);
+//
+// which adds its plugin objects. The set of plugins linked into a tool is
+// chosen by the Bazel flag //plugins:enabled; a generated list calls each
+// chosen register_<id> explicitly (no static initializers that a linker could
+// silently drop).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLMC_PLUGINS_PLUGIN_H
+#define LLMC_PLUGINS_PLUGIN_H
+
+#include "plugins/ChipDescriptor.h"
+
+#include "llvm/ADT/StringRef.h"
+
+#include <memory>
+
+namespace llmc::plugins {
+
+/// Reads one checkpoint format (a Hugging Face directory, ONNX, GGUF).
+class FrontendPlugin {
+public:
+  virtual ~FrontendPlugin();
+
+  /// The format's short name (`hf`, `onnx`, `gguf`).
+  virtual llvm::StringRef getId() const = 0;
+  /// One line for `llmc --list-plugins`.
+  virtual llvm::StringRef getSummary() const = 0;
+  /// A cheap check, without reading weights, of whether `path` is a
+  /// checkpoint in this format. The driver asks every frontend and uses the
+  /// one that accepts.
+  virtual bool accepts(llvm::StringRef path) const = 0;
+};
+
+/// Compiles for one chip generation.
+class BackendPlugin {
+public:
+  virtual ~BackendPlugin();
+
+  /// The chip's figures; its `id` is the name users pass to `--chip`.
+  virtual const ChipDescriptor &getDescriptor() const = 0;
+};
+
+/// What a plugin's register_<id> function receives.
+class Registrar {
+public:
+  virtual ~Registrar();
+  virtual void addFrontend(std::unique_ptr<FrontendPlugin> frontend) = 0;
+  virtual void addBackend(std::unique_ptr<BackendPlugin> backend) = 0;
+};
+
+} // namespace llmc::plugins
+
+#endif // LLMC_PLUGINS_PLUGIN_H
