@@ -16,12 +16,21 @@
 #define LLMC_PLUGINS_PLUGIN_H
 
 #include "plugins/ChipDescriptor.h"
+#include "plugins/ModelSpec.h"
+#include "plugins/WeightSource.h"
 
 #include "llvm/ADT/StringRef.h"
 
 #include <memory>
 
 namespace llmc::plugins {
+
+/// A checkpoint as a frontend reads it: the model's description and its
+/// tensors (memory-mapped, read on demand).
+struct Checkpoint {
+  ModelSpec spec;
+  std::unique_ptr<WeightSource> weights;
+};
 
 /// Reads one checkpoint format (a Hugging Face directory, ONNX, GGUF).
 class FrontendPlugin {
@@ -36,6 +45,9 @@ public:
   /// checkpoint in this format. The driver asks every frontend and uses the
   /// one that accepts.
   virtual bool accepts(llvm::StringRef path) const = 0;
+  /// Reads the checkpoint at `path`: parses its description and indexes its
+  /// tensors without loading them. Errors name the file and the problem.
+  virtual llvm::Expected<Checkpoint> load(llvm::StringRef path) const = 0;
 };
 
 /// Compiles for one chip generation.

@@ -21,6 +21,12 @@ public:
     return llvm::sys::fs::is_directory(path) &&
            llvm::sys::fs::is_regular_file(config);
   }
+  llvm::Expected<Checkpoint> load(llvm::StringRef path) const override {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "%s: reading Hugging Face checkpoints is "
+                                   "not available in this build",
+                                   path.str().c_str());
+  }
 };
 
 } // namespace

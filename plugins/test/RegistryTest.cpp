@@ -44,6 +44,10 @@ public:
   bool accepts(llvm::StringRef path) const override {
     return path.ends_with(suffix);
   }
+  llvm::Expected<Checkpoint> load(llvm::StringRef path) const override {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "fake frontends load nothing");
+  }
 
 private:
   std::string id, suffix;

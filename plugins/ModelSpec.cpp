@@ -1,0 +1,99 @@
+//===- ModelSpec.cpp - what a frontend says about a model -----------------===//
+
+#include "plugins/ModelSpec.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+namespace llmc::plugins {
+
+llvm::StringRef stringifyTensorRole(TensorRole role) {
+  switch (role) {
+  case TensorRole::TokenEmbedding: return "token_embedding";
+  case TensorRole::FinalNorm: return "final_norm";
+  case TensorRole::LmHead: return "lm_head";
+  case TensorRole::AttentionNorm: return "attention_norm";
+  case TensorRole::QueryWeight: return "query_weight";
+  case TensorRole::KeyWeight: return "key_weight";
+  case TensorRole::ValueWeight: return "value_weight";
+  case TensorRole::QueryBias: return "query_bias";
+  case TensorRole::KeyBias: return "key_bias";
+  case TensorRole::ValueBias: return "value_bias";
+  case TensorRole::QueryNorm: return "query_norm";
+  case TensorRole::KeyNorm: return "key_norm";
+  case TensorRole::OutputWeight: return "output_weight";
+  case TensorRole::MlpNorm: return "mlp_norm";
+  case TensorRole::GateWeight: return "gate_weight";
+  case TensorRole::UpWeight: return "up_weight";
+  case TensorRole::DownWeight: return "down_weight";
+  }
+  llvm_unreachable("unknown tensor role");
+}
+
+llvm::Expected<std::string> ModelSpec::tensorName(TensorRole role,
+                                                  int64_t layer) const {
+  auto it = tensorNames.find(role);
+  if (it == tensorNames.end())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "%s: the model has no %s tensor",
+                                   source.c_str(),
+                                   stringifyTensorRole(role).str().c_str());
+  std::string name = it->second;
+  size_t at = name.find("{layer}");
+  if (at != std::string::npos)
+    name.replace(at, 7, std::to_string(layer));
+  return name;
+}
+
+llvm::Error ModelSpec::validate() const {
+  auto invalid = [&](const llvm::Twine &problem) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   source + ": " + problem);
+  };
+  const std::pair<const char *, int64_t> sizes[] = {
+      {"hidden_size", hiddenSize},       {"intermediate_size", intermediateSize},
+      {"num_hidden_layers", numLayers},  {"num_attention_heads", numHeads},
+      {"num_key_value_heads", numKvHeads}, {"head_dim", headDim},
+      {"vocab_size", vocabSize},         {"max_position_embeddings", maxPositions},
+      {"rotary dimension", rotaryDim}};
+  for (auto [name, value] : sizes)
+    if (value <= 0)
+      return invalid(llvm::Twine(name) + " must be positive, got " +
+                     llvm::Twine(value));
+  if (numHeads % numKvHeads != 0)
+    return invalid("num_attention_heads (" + llvm::Twine(numHeads) +
+                   ") is not a multiple of num_key_value_heads (" +
+                   llvm::Twine(numKvHeads) + ")");
+  if (rotaryDim > headDim || rotaryDim % 2 != 0)
+    return invalid("the rotary dimension " + llvm::Twine(rotaryDim) +
+                   " must be even and at most head_dim " + llvm::Twine(headDim));
+  if (!(rmsNormEps > 0))
+    return invalid("rms_norm_eps must be positive");
+  if (!(ropeTheta > 0))
+    return invalid("rope_theta must be positive");
+  if (ropeScaling.type != RopeScalingType::None && !(ropeScaling.factor > 0))
+    return invalid("rope_scaling.factor must be positive");
+  static const char *const activations[] = {"silu", "gelu", "gelu_tanh",
+                                            "relu"};
+  if (!llvm::is_contained(activations, hiddenAct))
+    return invalid("unsupported hidden_act '" + hiddenAct + "'");
+  for (TensorRole role :
+       {TensorRole::TokenEmbedding, TensorRole::FinalNorm,
+        TensorRole::AttentionNorm, TensorRole::QueryWeight,
+        TensorRole::KeyWeight, TensorRole::ValueWeight,
+        TensorRole::OutputWeight, TensorRole::MlpNorm, TensorRole::GateWeight,
+        TensorRole::UpWeight, TensorRole::DownWeight})
+    if (!hasTensor(role))
+      return invalid("no tensor name for " + stringifyTensorRole(role));
+  if (!tieWordEmbeddings && !hasTensor(TensorRole::LmHead))
+    return invalid("untied embeddings need an lm_head tensor");
+  if (attentionBias && !(hasTensor(TensorRole::QueryBias) &&
+                         hasTensor(TensorRole::KeyBias) &&
+                         hasTensor(TensorRole::ValueBias)))
+    return invalid("attention biases are enabled but not named");
+  if (qkNorm &&
+      !(hasTensor(TensorRole::QueryNorm) && hasTensor(TensorRole::KeyNorm)))
+    return invalid("q/k norms are enabled but not named");
+  return llvm::Error::success();
+}
+
+} // namespace llmc::plugins

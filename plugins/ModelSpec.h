@@ -1,0 +1,123 @@
+//===- ModelSpec.h - what a frontend says about a model --------*- C++ -*-===//
+//
+// The family-independent description of a decoder-only transformer that a
+// frontend plugin produces and the LLM graph builder consumes: dimensions,
+// normalization and rotary-embedding settings, the checkpoint's tensor names,
+// and what the runtime needs besides the graph (tokenizer, chat template,
+// generation defaults).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLMC_PLUGINS_MODELSPEC_H
+#define LLMC_PLUGINS_MODELSPEC_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace llmc::plugins {
+
+/// How positions are rescaled before the rotary angles are computed (the
+/// `rope_scaling.rope_type` of a Hugging Face config).
+enum class RopeScalingType { None, Linear, Llama3 };
+
+struct RopeScaling {
+  RopeScalingType type = RopeScalingType::None;
+  double factor = 1.0;
+  /// Llama 3 only: the band of wavelengths that is interpolated smoothly.
+  double lowFreqFactor = 1.0;
+  double highFreqFactor = 4.0;
+  int64_t originalMaxPositions = 8192;
+};
+
+/// How a rotary embedding pairs channels in the checkpoint's Q/K layout.
+enum class RopePairing {
+  /// Channel i with i + d/2 (Hugging Face rotate_half).
+  Half,
+  /// Channel 2i with 2i + 1 (llama.cpp's permuted Llama Q/K rows, GPT-J).
+  Interleaved,
+};
+
+/// The role of a checkpoint tensor in the graph; `TensorNames` maps each to a
+/// name pattern in which `{layer}` stands for the layer index.
+enum class TensorRole {
+  TokenEmbedding,
+  FinalNorm,
+  LmHead,
+  AttentionNorm,
+  QueryWeight,
+  KeyWeight,
+  ValueWeight,
+  QueryBias,
+  KeyBias,
+  ValueBias,
+  QueryNorm,
+  KeyNorm,
+  OutputWeight,
+  MlpNorm,
+  GateWeight,
+  UpWeight,
+  DownWeight,
+};
+
+/// The stable lower-case name of a role (`query_weight`), for messages.
+llvm::StringRef stringifyTensorRole(TensorRole role);
+
+struct ModelSpec {
+  /// The checkpoint's model family (`llama`, `qwen2`, `qwen3`).
+  std::string family;
+  /// Where the model came from, for messages (a directory or a file).
+  std::string source;
+
+  int64_t hiddenSize = 0;
+  int64_t intermediateSize = 0;
+  int64_t numLayers = 0;
+  int64_t numHeads = 0;
+  int64_t numKvHeads = 0;
+  int64_t headDim = 0;
+  int64_t vocabSize = 0;
+  int64_t maxPositions = 0;
+  double rmsNormEps = 1e-6;
+
+  double ropeTheta = 10000.0;
+  RopeScaling ropeScaling;
+  RopePairing ropePairing = RopePairing::Half;
+  /// Channels of each head that rotate (head_dim unless partial rotary).
+  int64_t rotaryDim = 0;
+
+  /// Q/K/V projections carry biases (Qwen2).
+  bool attentionBias = false;
+  /// Q and K are RMS-normalized per head before the rotary embedding (Qwen3).
+  bool qkNorm = false;
+  /// The LM head reuses the token embedding (no separate tensor).
+  bool tieWordEmbeddings = false;
+  /// `silu`, `gelu`, `gelu_tanh` or `relu`.
+  std::string hiddenAct = "silu";
+
+  /// Tensor name pattern per role; roles a model does not use are absent.
+  std::map<TensorRole, std::string> tensorNames;
+
+  /// Generation defaults and tokenizer data for the runtime.
+  std::vector<int64_t> eosTokenIds;
+  int64_t bosTokenId = -1;
+  std::string chatTemplate;
+  /// The tokenizer as the checkpoint ships it (`tokenizer.json` text).
+  std::string tokenizerJson;
+
+  /// The checkpoint name of `role` in `layer` (ignored for model-wide roles);
+  /// an error when the model has no tensor of that role.
+  llvm::Expected<std::string> tensorName(TensorRole role, int64_t layer = 0) const;
+  bool hasTensor(TensorRole role) const { return tensorNames.count(role); }
+
+  /// Checks dimensions for consistency (heads divide, positive sizes, ...);
+  /// the message names `source`.
+  llvm::Error validate() const;
+};
+
+} // namespace llmc::plugins
+
+#endif // LLMC_PLUGINS_MODELSPEC_H

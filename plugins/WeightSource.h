@@ -1,0 +1,104 @@
+//===- WeightSource.h - named tensors of a model, read on demand -*- C++ -*-===//
+//
+// A frontend exposes a checkpoint's tensors through a WeightSource: names,
+// element types and shapes up front, bytes only when asked for. Sources over
+// files memory-map them, so nothing loads a whole model into memory; the
+// returned byte ranges stay valid for the source's lifetime.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLMC_PLUGINS_WEIGHTSOURCE_H
+#define LLMC_PLUGINS_WEIGHTSOURCE_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace llmc::plugins {
+
+/// Element types a checkpoint tensor may be stored in.
+enum class WeightType { F32, F16, BF16, I8, I16, I32, I64, U8 };
+
+/// `f32`, `f16`, `bf16`, ... for messages and IR.
+llvm::StringRef stringifyWeightType(WeightType type);
+/// Bytes per element.
+int64_t getWeightTypeSize(WeightType type);
+
+struct TensorInfo {
+  WeightType type = WeightType::F32;
+  llvm::SmallVector<int64_t> shape;
+
+  int64_t getNumElements() const;
+  int64_t getNumBytes() const {
+    return getNumElements() * getWeightTypeSize(type);
+  }
+};
+
+class WeightSource {
+public:
+  virtual ~WeightSource();
+
+  /// Every tensor name, sorted.
+  virtual std::vector<std::string> getTensorNames() const = 0;
+  /// The type and shape of `name`; an error naming the source and the tensor
+  /// when it does not exist.
+  virtual llvm::Expected<TensorInfo> getTensorInfo(llvm::StringRef name) const = 0;
+  /// The stored bytes of `name` (little endian, row major), valid while the
+  /// source lives.
+  virtual llvm::Expected<llvm::ArrayRef<uint8_t>>
+  getTensorData(llvm::StringRef name) const = 0;
+  /// Where the tensors come from (a directory or file), for messages.
+  virtual std::string describe() const = 0;
+
+  /// Converts tensor `name` of a floating-point or integer type to float32;
+  /// `out` must hold exactly its element count.
+  llvm::Error readAsF32(llvm::StringRef name,
+                        llvm::MutableArrayRef<float> out) const;
+};
+
+/// Converts `count` stored elements of `type` to float32.
+void convertToF32(WeightType type, const uint8_t *data, int64_t count,
+                  float *out);
+
+/// IEEE binary16 and bfloat16 bit patterns to float32 (exact).
+float halfToFloat(uint16_t bits);
+float bfloat16ToFloat(uint16_t bits);
+
+/// A source over tensors that llmc computes itself (rotary tables, unpacked
+/// quantization parameters), layered over a checkpoint's source: its own
+/// tensors come first, everything else is looked up in `base`.
+class OverlayWeightSource : public WeightSource {
+public:
+  explicit OverlayWeightSource(std::unique_ptr<WeightSource> base);
+
+  /// Adds an F32 tensor. Names must be new to both this overlay and the base
+  /// (generated names use the `llmc.` prefix).
+  llvm::Error addTensor(llvm::StringRef name, llvm::ArrayRef<int64_t> shape,
+                        std::vector<float> values);
+
+  std::vector<std::string> getTensorNames() const override;
+  llvm::Expected<TensorInfo> getTensorInfo(llvm::StringRef name) const override;
+  llvm::Expected<llvm::ArrayRef<uint8_t>>
+  getTensorData(llvm::StringRef name) const override;
+  std::string describe() const override;
+
+  const WeightSource &getBase() const { return *base; }
+
+private:
+  struct OwnedTensor {
+    TensorInfo info;
+    std::vector<float> values;
+  };
+  std::unique_ptr<WeightSource> base;
+  llvm::StringMap<OwnedTensor> own;
+};
+
+} // namespace llmc::plugins
+
+#endif // LLMC_PLUGINS_WEIGHTSOURCE_H
