@@ -19,6 +19,11 @@ static int64_t mergeDims(int64_t lhs, int64_t rhs) {
   return ShapedType::isDynamic(lhs) ? rhs : lhs;
 }
 
+/// A dimension as diagnostics print it: `?` when it is dynamic.
+static std::string formatDim(int64_t dim) {
+  return ShapedType::isDynamic(dim) ? "?" : std::to_string(dim);
+}
+
 FailureOr<int64_t> normalizeAxis(int64_t axis, int64_t rank,
                                  EmitErrorFn emitError) {
   int64_t normalized = axis < 0 ? axis + rank : axis;
@@ -79,7 +84,7 @@ FailureOr<Shape> inferMatMulShape(ArrayRef<int64_t> lhs, ArrayRef<int64_t> rhs,
   if (bias) {
     if (bias->empty() || !(dimsCompatible(bias->back(), n) ||
                            bias->back() == 1)) {
-      emitError() << "bias must end in N = " << n;
+      emitError() << "bias must end in N = " << formatDim(n);
       return failure();
     }
     if (failed(inferBroadcastShape(result, *bias, emitError)))
@@ -94,7 +99,7 @@ static LogicalResult checkChannelVector(StringRef what, OptionalShape shape,
   if (!shape)
     return success();
   if (shape->size() != 1 || !dimsCompatible((*shape)[0], channels)) {
-    emitError() << what << " must have shape [" << channels << "]";
+    emitError() << what << " must have shape [" << formatDim(channels) << "]";
     return failure();
   }
   return success();
@@ -144,7 +149,7 @@ FailureOr<Shape> inferRopeShape(ArrayRef<int64_t> input, ArrayRef<int64_t> cos,
       (rotary % 2 != 0 ||
        (!ShapedType::isDynamic(input[3]) && rotary > input[3]))) {
     emitError() << "rotary_dim " << rotary
-                << " must be even and at most head_dim " << input[3];
+                << " must be even and at most head_dim " << formatDim(input[3]);
     return failure();
   }
   return Shape(input);
@@ -201,12 +206,13 @@ FailureOr<Shape> inferGatedMLPShape(ArrayRef<int64_t> input,
   int64_t hidden = input.back();
   if (!dimsCompatible(gate[1], hidden) || !dimsCompatible(up[1], hidden) ||
       !dimsCompatible(gate[0], up[0])) {
-    emitError() << "gate and up weights must both be [intermediate, " << hidden
-                << "]";
+    emitError() << "gate and up weights must both be [intermediate, "
+                << formatDim(hidden) << "]";
     return failure();
   }
   if (!dimsCompatible(down[0], hidden) || !dimsCompatible(down[1], gate[0])) {
-    emitError() << "down weight must be [" << hidden << ", intermediate]";
+    emitError() << "down weight must be [" << formatDim(hidden)
+                << ", intermediate]";
     return failure();
   }
   return Shape(input);
@@ -358,7 +364,8 @@ FailureOr<Shape> inferTopKShape(ArrayRef<int64_t> input, int64_t k,
   if (failed(dim))
     return failure();
   if (k <= 0 || (!ShapedType::isDynamic(input[*dim]) && k > input[*dim])) {
-    emitError() << "k = " << k << " must be in [1, " << input[*dim] << "]";
+    emitError() << "k = " << k << " must be in [1, " << formatDim(input[*dim])
+                << "]";
     return failure();
   }
   Shape result(input);

@@ -42,6 +42,10 @@ void ReshapeOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
 }
 
 OpFoldResult PermuteOp::fold(FoldAdaptor) {
+  // An identity order keeps the shape, but the result type may still be more
+  // static than the input's; the input can only replace a result of its type.
+  if (getInput().getType() != getOutput().getType())
+    return {};
   for (auto [index, axis] : llvm::enumerate(getOrder()))
     if (axis != static_cast<int64_t>(index))
       return {};
