@@ -4,6 +4,7 @@
 
 #include "dialects/top/IR/TopDialect.h"
 #include "dialects/top/Transforms/Passes.h"
+#include "dialects/tpu/IR/TpuDialect.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Quant/IR/Quant.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -11,7 +12,7 @@
 
 void llmc::registerAllDialects(mlir::DialectRegistry &registry) {
   registry.insert<mlir::func::FuncDialect, mlir::quant::QuantDialect,
-                  top::TopDialect>();
+                  top::TopDialect, tpu::TpuDialect>();
 }
 
 void llmc::registerAllPasses() {
