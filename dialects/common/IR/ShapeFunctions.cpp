@@ -19,8 +19,7 @@ static int64_t mergeDims(int64_t lhs, int64_t rhs) {
   return ShapedType::isDynamic(lhs) ? rhs : lhs;
 }
 
-/// A dimension as diagnostics print it: `?` when it is dynamic.
-static std::string formatDim(int64_t dim) {
+std::string formatDim(int64_t dim) {
   return ShapedType::isDynamic(dim) ? "?" : std::to_string(dim);
 }
 

@@ -22,6 +22,9 @@ using EmitErrorFn = llvm::function_ref<mlir::InFlightDiagnostic()>;
 /// The shape of an optional operand; std::nullopt when the operand is none.
 using OptionalShape = std::optional<llvm::ArrayRef<int64_t>>;
 
+/// A dimension for messages: its size, or `?` when dynamic.
+std::string formatDim(int64_t dim);
+
 /// True when two dimensions can be equal (either is dynamic, or both match).
 bool dimsCompatible(int64_t lhs, int64_t rhs);
 

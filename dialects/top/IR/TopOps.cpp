@@ -2,40 +2,11 @@
 
 #include "dialects/top/IR/TopOps.h"
 
-#include "dialects/common/IR/ShapeFunctions.h"
+#include "dialects/common/IR/OpShapes.h"
 
 using namespace mlir;
 using namespace llmc;
 using namespace llmc::top;
-
-//===----------------------------------------------------------------------===//
-// Helpers
-//===----------------------------------------------------------------------===//
-
-static ArrayRef<int64_t> shapeOf(Value value) {
-  return cast<RankedTensorType>(value.getType()).getShape();
-}
-
-/// The shape of an optional operand, or std::nullopt for a `top.None` value.
-static OptionalShape optionalShapeOf(Value value) {
-  if (isa<NoneType>(value.getType()))
-    return std::nullopt;
-  return shapeOf(value);
-}
-
-/// Appends `shape` to `shapes` when it was inferred.
-static LogicalResult appendShape(FailureOr<Shape> shape,
-                                 SmallVectorImpl<SmallVector<int64_t>> &shapes) {
-  if (failed(shape))
-    return failure();
-  shapes.push_back(std::move(*shape));
-  return success();
-}
-
-/// A diagnostic callback for the shared shape functions.
-static auto errorEmitter(Operation *op) {
-  return [op] { return op->emitOpError(); };
-}
 
 //===----------------------------------------------------------------------===//
 // Shape functions
@@ -200,12 +171,6 @@ LogicalResult LayerNormOp::verify() {
 LogicalResult FAttentionOp::verify() {
   if (!(getScale().convertToDouble() > 0.0))
     return emitOpError("scale must be positive");
-  return success();
-}
-
-LogicalResult ConcatOp::verify() {
-  if (getInputs().empty())
-    return emitOpError("needs at least one input");
   return success();
 }
 

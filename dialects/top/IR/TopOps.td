@@ -283,7 +283,6 @@ def Top_ConcatOp : Top_ComputeOp<"Concat", [SameOperandsAndResultElementType]> {
   }];
   let arguments = (ins Variadic<AnyRankedTensor>:$inputs, I64Attr:$axis);
   let results = (outs AnyRankedTensor:$output);
-  let hasVerifier = 1;
 }
 
 def Top_SliceOp : Top_ComputeOp<"Slice", [SameOperandsAndResultElementType]> {

@@ -8,7 +8,7 @@
 
 #include "dialects/tpu/IR/TpuOps.h"
 
-#include "dialects/common/IR/ShapeFunctions.h"
+#include "dialects/common/IR/OpShapes.h"
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/IR/TypeUtilities.h"
 
@@ -19,36 +19,6 @@ using namespace llmc::tpu;
 //===----------------------------------------------------------------------===//
 // Helpers
 //===----------------------------------------------------------------------===//
-
-static ArrayRef<int64_t> shapeOf(Value value) {
-  return cast<RankedTensorType>(value.getType()).getShape();
-}
-
-/// The shape of an optional operand, or std::nullopt for a `top.None` value.
-static OptionalShape optionalShapeOf(Value value) {
-  if (isa<NoneType>(value.getType()))
-    return std::nullopt;
-  return shapeOf(value);
-}
-
-/// Appends `shape` to `shapes` when it was inferred.
-static LogicalResult
-appendShape(FailureOr<Shape> shape,
-            SmallVectorImpl<SmallVector<int64_t>> &shapes) {
-  if (failed(shape))
-    return failure();
-  shapes.push_back(std::move(*shape));
-  return success();
-}
-
-/// A diagnostic callback for the shared shape functions.
-static auto errorEmitter(Operation *op) {
-  return [op] { return op->emitOpError(); };
-}
-
-static std::string formatDim(int64_t dim) {
-  return ShapedType::isDynamic(dim) ? "?" : std::to_string(dim);
-}
 
 /// Checks that a group-wise parameter (`scale` or `zp`) is [n, groups].
 static LogicalResult checkGroupParams(StringRef what, ArrayRef<int64_t> shape,
