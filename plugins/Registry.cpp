@@ -8,10 +8,6 @@
 
 namespace llmc::plugins {
 
-FrontendPlugin::~FrontendPlugin() = default;
-BackendPlugin::~BackendPlugin() = default;
-Registrar::~Registrar() = default;
-
 void Registry::addFrontend(std::unique_ptr<FrontendPlugin> frontend) {
   for (const auto &existing : frontends) {
     if (existing->getId() == frontend->getId()) {

@@ -1,5 +1,6 @@
 //===- HfPlugin.cpp - registers the Hugging Face checkpoint frontend ------===//
 
+#include "frontends/hf/HfCheckpoint.h"
 #include "plugins/Plugin.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -22,10 +23,7 @@ public:
            llvm::sys::fs::is_regular_file(config);
   }
   llvm::Expected<Checkpoint> load(llvm::StringRef path) const override {
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "%s: reading Hugging Face checkpoints is "
-                                   "not available in this build",
-                                   path.str().c_str());
+    return hf::loadCheckpoint(path);
   }
 };
 

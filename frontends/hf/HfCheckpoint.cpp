@@ -1,0 +1,131 @@
+//===- HfCheckpoint.cpp - loads a Hugging Face checkpoint -----------------===//
+
+#include "frontends/hf/HfCheckpoint.h"
+
+#include "frontends/hf/HfConfig.h"
+#include "frontends/hf/Safetensors.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+using llmc::plugins::ModelSpec;
+using llmc::plugins::TensorInfo;
+using llmc::plugins::TensorRole;
+using llmc::plugins::WeightType;
+
+namespace llmc::hf {
+namespace {
+
+std::string printShape(llvm::ArrayRef<int64_t> shape) {
+  return "[" +
+         llvm::join(llvm::map_range(
+                        shape, [](int64_t dim) { return std::to_string(dim); }),
+                    ", ") +
+         "]";
+}
+
+llvm::Expected<std::unique_ptr<SafetensorsSource>>
+openWeights(llvm::StringRef directory) {
+  llvm::SmallString<256> index(directory), single(directory);
+  llvm::sys::path::append(index, "model.safetensors.index.json");
+  llvm::sys::path::append(single, "model.safetensors");
+  if (llvm::sys::fs::exists(index))
+    return SafetensorsSource::openSharded(index);
+  if (llvm::sys::fs::exists(single))
+    return SafetensorsSource::openFile(single);
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 directory + ": no model.safetensors or "
+                                             "model.safetensors.index.json");
+}
+
+/// The graph builder reads tensors by role without re-checking them, so a
+/// checkpoint that disagrees with its config is rejected here, where the
+/// message can still name the file.
+llvm::Error checkTensors(const ModelSpec &spec,
+                         const SafetensorsSource &weights) {
+  for (const auto &[role, pattern] : spec.tensorNames) {
+    llvm::SmallVector<int64_t> expected = getExpectedShape(spec, role);
+    bool perLayer = llvm::StringRef(pattern).contains("{layer}");
+    for (int64_t layer = 0, e = perLayer ? spec.numLayers : 1; layer < e;
+         ++layer) {
+      std::string name = llvm::cantFail(spec.tensorName(role, layer));
+      llvm::StringRef file = weights.getTensorFile(name);
+      auto fail = [&](llvm::StringRef where, const llvm::Twine &problem) {
+        return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                       where + ": tensor '" + name + "' (" +
+                                           plugins::stringifyTensorRole(role) +
+                                           ") " + problem);
+      };
+      if (file.empty())
+        return fail(spec.source, "is missing from the checkpoint");
+      TensorInfo info = llvm::cantFail(weights.getTensorInfo(name));
+      if (info.type != WeightType::F32 && info.type != WeightType::F16 &&
+          info.type != WeightType::BF16)
+        return fail(file, "has type " +
+                              plugins::stringifyWeightType(info.type) +
+                              ", expected f32, f16 or bf16");
+      if (llvm::ArrayRef<int64_t>(info.shape) != llvm::ArrayRef(expected))
+        return fail(file, "has shape " + printShape(info.shape) +
+                              ", expected " + printShape(expected));
+    }
+  }
+  return llvm::Error::success();
+}
+
+} // namespace
+
+llvm::SmallVector<int64_t> getExpectedShape(const ModelSpec &spec,
+                                            TensorRole role) {
+  int64_t hidden = spec.hiddenSize;
+  int64_t queries = spec.numHeads * spec.headDim;
+  int64_t keys = spec.numKvHeads * spec.headDim;
+  switch (role) {
+  case TensorRole::TokenEmbedding:
+  case TensorRole::LmHead:
+    return {spec.vocabSize, hidden};
+  case TensorRole::FinalNorm:
+  case TensorRole::AttentionNorm:
+  case TensorRole::MlpNorm:
+    return {hidden};
+  case TensorRole::QueryWeight:
+    return {queries, hidden};
+  case TensorRole::KeyWeight:
+  case TensorRole::ValueWeight:
+    return {keys, hidden};
+  case TensorRole::QueryBias:
+    return {queries};
+  case TensorRole::KeyBias:
+  case TensorRole::ValueBias:
+    return {keys};
+  case TensorRole::QueryNorm:
+  case TensorRole::KeyNorm:
+    return {spec.headDim};
+  case TensorRole::OutputWeight:
+    return {hidden, queries};
+  case TensorRole::GateWeight:
+  case TensorRole::UpWeight:
+    return {spec.intermediateSize, hidden};
+  case TensorRole::DownWeight:
+    return {hidden, spec.intermediateSize};
+  }
+  llvm_unreachable("unknown tensor role");
+}
+
+llvm::Expected<plugins::Checkpoint> loadCheckpoint(llvm::StringRef directory) {
+  llvm::Expected<ModelSpec> spec = readModelSpec(directory);
+  if (!spec)
+    return spec.takeError();
+  llvm::Expected<std::unique_ptr<SafetensorsSource>> weights =
+      openWeights(directory);
+  if (!weights)
+    return weights.takeError();
+  if (llvm::Error error = checkTensors(*spec, **weights))
+    return std::move(error);
+  plugins::Checkpoint checkpoint;
+  checkpoint.spec = std::move(*spec);
+  checkpoint.weights = std::move(*weights);
+  return checkpoint;
+}
+
+} // namespace llmc::hf

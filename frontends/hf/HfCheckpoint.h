@@ -1,0 +1,29 @@
+//===- HfCheckpoint.h - loads a Hugging Face checkpoint --------*- C++ -*-===//
+//
+// A Hugging Face checkpoint directory as a plugins::Checkpoint: the
+// description from its JSON files and its memory-mapped safetensors weights,
+// cross-checked so the graph builder can rely on every named tensor.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLMC_FRONTENDS_HF_HFCHECKPOINT_H
+#define LLMC_FRONTENDS_HF_HFCHECKPOINT_H
+
+#include "plugins/Plugin.h"
+
+namespace llmc::hf {
+
+/// Loads the checkpoint in `directory`: readModelSpec, then the weights
+/// (`model.safetensors.index.json` and its shards, else `model.safetensors`).
+/// Every tensor the spec names must exist, have a floating-point type and the
+/// shape getExpectedShape gives; errors name the file and the tensor.
+llvm::Expected<plugins::Checkpoint> loadCheckpoint(llvm::StringRef directory);
+
+/// The shape `spec` implies for a tensor of `role`, in the Hugging Face
+/// layout (linear weights are [out, in]).
+llvm::SmallVector<int64_t> getExpectedShape(const plugins::ModelSpec &spec,
+                                            plugins::TensorRole role);
+
+} // namespace llmc::hf
+
+#endif // LLMC_FRONTENDS_HF_HFCHECKPOINT_H

@@ -1,0 +1,261 @@
+//===- HfConfig.cpp - a Hugging Face checkpoint's description -------------===//
+//
+// Defaults follow the transformers configuration classes of each family
+// (LlamaConfig, Qwen2Config, Qwen3Config), so a config that omits a field
+// means here what it means there. Settings llmc cannot honour (MLP biases,
+// sliding-window attention, other RoPE scalings) are errors rather than
+// silently different numerics.
+//
+//===----------------------------------------------------------------------===//
+
+#include "frontends/hf/HfConfig.h"
+
+#include "frontends/hf/JsonFields.h"
+
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+using llmc::plugins::ModelSpec;
+using llmc::plugins::RopeScaling;
+using llmc::plugins::RopeScalingType;
+using llmc::plugins::TensorRole;
+
+namespace llmc::hf {
+namespace {
+
+std::string joinPath(llvm::StringRef directory, llvm::StringRef file) {
+  llvm::SmallString<256> path(directory);
+  llvm::sys::path::append(path, file);
+  return std::string(path);
+}
+
+/// Hugging Face activation names (transformers' ACT2FN) in ModelSpec terms.
+std::optional<llvm::StringRef> mapActivation(llvm::StringRef name) {
+  return llvm::StringSwitch<std::optional<llvm::StringRef>>(name)
+      .Cases({"silu", "swish"}, "silu")
+      .Case("gelu", "gelu")
+      .Cases({"gelu_pytorch_tanh", "gelu_new"}, "gelu_tanh")
+      .Case("relu", "relu")
+      .Default(std::nullopt);
+}
+
+/// `rope_scaling`: null, or an object whose `rope_type` (older configs:
+/// `type`) selects the scaling and its parameters.
+llvm::Expected<RopeScaling> readRopeScaling(const llvm::json::Object &config,
+                                            llvm::StringRef file) {
+  RopeScaling scaling;
+  JsonFields fields(config, file);
+  if (!fields.has("rope_scaling"))
+    return scaling;
+  const llvm::json::Object *object = config.getObject("rope_scaling");
+  if (!object) {
+    fields.fail("rope_scaling", "must be an object or null");
+    return fields.takeError();
+  }
+  JsonFields params(*object, file, "rope_scaling.");
+  llvm::StringRef typeKey =
+      !params.has("rope_type") && params.has("type") ? "type" : "rope_type";
+  std::string type = params.getString(typeKey);
+  if (type == "linear") {
+    scaling.type = RopeScalingType::Linear;
+    scaling.factor = params.getNumber("factor");
+  } else if (type == "llama3") {
+    scaling.type = RopeScalingType::Llama3;
+    scaling.factor = params.getNumber("factor");
+    scaling.lowFreqFactor = params.getNumber("low_freq_factor");
+    scaling.highFreqFactor = params.getNumber("high_freq_factor");
+    scaling.originalMaxPositions =
+        params.getInt("original_max_position_embeddings");
+  } else if (!type.empty() && type != "default") {
+    params.fail(typeKey, "'" + type +
+                             "' is not supported (llmc reads linear and "
+                             "llama3)");
+  }
+  if (llvm::Error error = params.takeError())
+    return std::move(error);
+  return scaling;
+}
+
+void nameTensors(ModelSpec &spec) {
+  std::map<TensorRole, std::string> &names = spec.tensorNames;
+  names[TensorRole::TokenEmbedding] = "model.embed_tokens.weight";
+  names[TensorRole::FinalNorm] = "model.norm.weight";
+  if (!spec.tieWordEmbeddings)
+    names[TensorRole::LmHead] = "lm_head.weight";
+  const std::string layer = "model.layers.{layer}.";
+  names[TensorRole::AttentionNorm] = layer + "input_layernorm.weight";
+  names[TensorRole::QueryWeight] = layer + "self_attn.q_proj.weight";
+  names[TensorRole::KeyWeight] = layer + "self_attn.k_proj.weight";
+  names[TensorRole::ValueWeight] = layer + "self_attn.v_proj.weight";
+  names[TensorRole::OutputWeight] = layer + "self_attn.o_proj.weight";
+  if (spec.attentionBias) {
+    names[TensorRole::QueryBias] = layer + "self_attn.q_proj.bias";
+    names[TensorRole::KeyBias] = layer + "self_attn.k_proj.bias";
+    names[TensorRole::ValueBias] = layer + "self_attn.v_proj.bias";
+  }
+  if (spec.qkNorm) {
+    names[TensorRole::QueryNorm] = layer + "self_attn.q_norm.weight";
+    names[TensorRole::KeyNorm] = layer + "self_attn.k_norm.weight";
+  }
+  names[TensorRole::MlpNorm] = layer + "post_attention_layernorm.weight";
+  names[TensorRole::GateWeight] = layer + "mlp.gate_proj.weight";
+  names[TensorRole::UpWeight] = layer + "mlp.up_proj.weight";
+  names[TensorRole::DownWeight] = layer + "mlp.down_proj.weight";
+}
+
+/// BOS/EOS ids from `config.json` or `generation_config.json`; absent or null
+/// fields leave what an earlier file set.
+void readTokenIds(JsonFields &fields, ModelSpec &spec) {
+  spec.bosTokenId = fields.getInt("bos_token_id", spec.bosTokenId);
+  std::vector<int64_t> eos = fields.getIntList("eos_token_id");
+  if (!eos.empty())
+    spec.eosTokenIds = std::move(eos);
+}
+
+llvm::Error readConfig(llvm::StringRef file, ModelSpec &spec) {
+  llvm::Expected<llvm::json::Object> config = readJsonObject(file);
+  if (!config)
+    return config.takeError();
+  JsonFields fields(*config, file);
+
+  spec.family = fields.getString("model_type");
+  if (llvm::Error error = fields.takeError())
+    return error;
+  if (spec.family != "llama" && spec.family != "qwen2" &&
+      spec.family != "qwen3")
+    fields.fail("model_type", "'" + spec.family +
+                                  "' is not supported (llmc reads llama, "
+                                  "qwen2 and qwen3)");
+
+  spec.hiddenSize = fields.getInt("hidden_size");
+  spec.intermediateSize = fields.getInt("intermediate_size");
+  spec.numLayers = fields.getInt("num_hidden_layers");
+  spec.numHeads = fields.getInt("num_attention_heads");
+  spec.numKvHeads = fields.getInt("num_key_value_heads", spec.numHeads);
+  spec.vocabSize = fields.getInt("vocab_size");
+  spec.maxPositions = fields.getInt("max_position_embeddings");
+  spec.headDim = fields.getInt(
+      "head_dim", spec.numHeads > 0 ? spec.hiddenSize / spec.numHeads : 0);
+  spec.rotaryDim = spec.headDim;
+  spec.ropePairing = plugins::RopePairing::Half;
+  spec.rmsNormEps = fields.getNumber("rms_norm_eps", 1e-6);
+  spec.ropeTheta = fields.getNumber("rope_theta", 10000.0);
+  spec.tieWordEmbeddings = fields.getBool("tie_word_embeddings", false);
+
+  std::string activation = fields.getString("hidden_act", "silu");
+  if (std::optional<llvm::StringRef> mapped = mapActivation(activation))
+    spec.hiddenAct = mapped->str();
+  else
+    fields.fail("hidden_act", "'" + activation + "' is not supported");
+
+  // Qwen2 always has Q/K/V biases; its config has no field for them.
+  spec.attentionBias =
+      spec.family == "qwen2" || fields.getBool("attention_bias", false);
+  spec.qkNorm = spec.family == "qwen3";
+  if (fields.getBool("mlp_bias", false))
+    fields.fail("mlp_bias", "is not supported (MLP projections without bias)");
+  if (fields.getBool("use_sliding_window", false))
+    fields.fail("use_sliding_window",
+                "is not supported (full attention in every layer)");
+
+  readTokenIds(fields, spec);
+  if (llvm::Error error = fields.takeError())
+    return error;
+  llvm::Expected<RopeScaling> scaling = readRopeScaling(*config, file);
+  if (!scaling)
+    return scaling.takeError();
+  spec.ropeScaling = *scaling;
+  nameTensors(spec);
+  return llvm::Error::success();
+}
+
+llvm::Error readGenerationConfig(llvm::StringRef file, ModelSpec &spec) {
+  llvm::Expected<llvm::json::Object> config = readJsonObject(file);
+  if (!config)
+    return config.takeError();
+  JsonFields fields(*config, file);
+  readTokenIds(fields, spec);
+  return fields.takeError();
+}
+
+llvm::Expected<std::string> readText(llvm::StringRef file) {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> text =
+      llvm::MemoryBuffer::getFile(file, /*IsText=*/true);
+  if (!text)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        file + ": cannot read: " + text.getError().message());
+  return (*text)->getBuffer().str();
+}
+
+/// The tokenizer config's `chat_template`: a string, or a list of named
+/// templates of which the one called `default` is what transformers applies.
+llvm::Expected<std::string> readChatTemplateField(llvm::StringRef file) {
+  llvm::Expected<llvm::json::Object> config = readJsonObject(file);
+  if (!config)
+    return config.takeError();
+  JsonFields fields(*config, file);
+  if (const llvm::json::Array *named = config->getArray("chat_template")) {
+    for (const llvm::json::Value &entry : *named)
+      if (const llvm::json::Object *object = entry.getAsObject())
+        if (object->getString("name") == "default")
+          if (std::optional<llvm::StringRef> text =
+                  object->getString("template"))
+            return text->str();
+    fields.fail("chat_template", "lists no template named 'default'");
+    return fields.takeError();
+  }
+  std::string chatTemplate = fields.getString("chat_template", "");
+  if (llvm::Error error = fields.takeError())
+    return std::move(error);
+  return chatTemplate;
+}
+
+/// Newer transformers releases save the template as `chat_template.jinja`
+/// and prefer it over the tokenizer config's field.
+llvm::Error readChatTemplate(llvm::StringRef directory, ModelSpec &spec) {
+  std::string jinja = joinPath(directory, "chat_template.jinja");
+  std::string tokenizerConfig = joinPath(directory, "tokenizer_config.json");
+  llvm::Expected<std::string> chatTemplate =
+      llvm::sys::fs::exists(jinja) ? readText(jinja)
+      : llvm::sys::fs::exists(tokenizerConfig)
+          ? readChatTemplateField(tokenizerConfig)
+          : std::string();
+  if (!chatTemplate)
+    return chatTemplate.takeError();
+  spec.chatTemplate = std::move(*chatTemplate);
+  return llvm::Error::success();
+}
+
+} // namespace
+
+llvm::Expected<ModelSpec> readModelSpec(llvm::StringRef directory) {
+  ModelSpec spec;
+  spec.source = directory.str();
+  if (llvm::Error error = readConfig(joinPath(directory, "config.json"), spec))
+    return std::move(error);
+
+  std::string generation = joinPath(directory, "generation_config.json");
+  if (llvm::sys::fs::exists(generation))
+    if (llvm::Error error = readGenerationConfig(generation, spec))
+      return std::move(error);
+
+  if (llvm::Error error = readChatTemplate(directory, spec))
+    return std::move(error);
+
+  std::string tokenizer = joinPath(directory, "tokenizer.json");
+  if (llvm::sys::fs::exists(tokenizer)) {
+    llvm::Expected<std::string> text = readText(tokenizer);
+    if (!text)
+      return text.takeError();
+    spec.tokenizerJson = std::move(*text);
+  }
+
+  if (llvm::Error error = spec.validate())
+    return std::move(error);
+  return spec;
+}
+
+} // namespace llmc::hf

@@ -1,0 +1,25 @@
+//===- HfConfig.h - a Hugging Face checkpoint's description ----*- C++ -*-===//
+//
+// Turns the JSON files of a Hugging Face checkpoint directory into a
+// plugins::ModelSpec for the families llmc builds (`llama`, `qwen2`,
+// `qwen3`), with the checkpoint's tensor names.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLMC_FRONTENDS_HF_HFCONFIG_H
+#define LLMC_FRONTENDS_HF_HFCONFIG_H
+
+#include "plugins/ModelSpec.h"
+
+namespace llmc::hf {
+
+/// Reads the description of the checkpoint in `directory`: `config.json`
+/// (required), and when present `generation_config.json` (its BOS/EOS ids
+/// override the config's), `tokenizer_config.json` or `chat_template.jinja`
+/// (the chat template) and `tokenizer.json` (kept verbatim). The result is
+/// validated; errors name the file and the field.
+llvm::Expected<plugins::ModelSpec> readModelSpec(llvm::StringRef directory);
+
+} // namespace llmc::hf
+
+#endif // LLMC_FRONTENDS_HF_HFCONFIG_H

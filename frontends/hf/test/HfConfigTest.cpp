@@ -1,0 +1,377 @@
+//===- HfConfigTest.cpp - config.json and companions as a ModelSpec -------===//
+
+#include "frontends/hf/HfConfig.h"
+
+#include "frontends/hf/test/ErrorMessage.h"
+#include "frontends/hf/test/SafetensorsWriter.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+using namespace llmc::hf;
+using namespace llmc::hf::test;
+using llmc::plugins::ModelSpec;
+using llmc::plugins::RopePairing;
+using llmc::plugins::RopeScalingType;
+using llmc::plugins::TensorRole;
+using ::testing::AllOf;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+namespace {
+
+llvm::json::Object llamaConfig() {
+  return llvm::json::Object{
+      {"model_type", "llama"},    {"hidden_size", 64},
+      {"intermediate_size", 128}, {"num_hidden_layers", 2},
+      {"num_attention_heads", 4}, {"num_key_value_heads", 2},
+      {"vocab_size", 100},        {"max_position_embeddings", 256},
+      {"rms_norm_eps", 1e-5},     {"rope_theta", 500000.0},
+      {"rope_scaling", nullptr},  {"tie_word_embeddings", false},
+      {"bos_token_id", 1},        {"eos_token_id", 2},
+      {"hidden_act", "silu"},
+  };
+}
+
+class HfConfigTest : public ::testing::Test {
+protected:
+  /// Writes `object` as `name` in the checkpoint directory.
+  std::string writeJson(llvm::StringRef name, llvm::json::Object object) {
+    std::string text;
+    llvm::raw_string_ostream(text)
+        << llvm::formatv("{0:2}", llvm::json::Value(std::move(object)));
+    return writeFile(dir, name, text);
+  }
+  std::string writeConfig(llvm::json::Object config) {
+    return configPath = writeJson("config.json", std::move(config));
+  }
+  /// Reads a spec that must be valid.
+  ModelSpec read() {
+    llvm::Expected<ModelSpec> spec = readModelSpec(dir);
+    if (!spec) {
+      ADD_FAILURE() << llvm::toString(spec.takeError());
+      return {};
+    }
+    return std::move(*spec);
+  }
+  std::string readError() { return errorMessage(readModelSpec(dir)); }
+
+  std::string dir = makeTestDir();
+  std::string configPath;
+};
+
+TEST_F(HfConfigTest, ReadsLlama) {
+  writeConfig(llamaConfig());
+  ModelSpec spec = read();
+  EXPECT_EQ(spec.family, "llama");
+  EXPECT_EQ(spec.source, dir);
+  EXPECT_EQ(spec.hiddenSize, 64);
+  EXPECT_EQ(spec.intermediateSize, 128);
+  EXPECT_EQ(spec.numLayers, 2);
+  EXPECT_EQ(spec.numHeads, 4);
+  EXPECT_EQ(spec.numKvHeads, 2);
+  EXPECT_EQ(spec.headDim, 16) << "hidden_size / num_attention_heads";
+  EXPECT_EQ(spec.rotaryDim, 16);
+  EXPECT_EQ(spec.ropePairing, RopePairing::Half);
+  EXPECT_EQ(spec.vocabSize, 100);
+  EXPECT_EQ(spec.maxPositions, 256);
+  EXPECT_DOUBLE_EQ(spec.rmsNormEps, 1e-5);
+  EXPECT_DOUBLE_EQ(spec.ropeTheta, 500000.0);
+  EXPECT_EQ(spec.ropeScaling.type, RopeScalingType::None);
+  EXPECT_FALSE(spec.attentionBias);
+  EXPECT_FALSE(spec.qkNorm);
+  EXPECT_FALSE(spec.tieWordEmbeddings);
+  EXPECT_EQ(spec.hiddenAct, "silu");
+  EXPECT_EQ(spec.bosTokenId, 1);
+  EXPECT_THAT(spec.eosTokenIds, ElementsAre(2));
+  EXPECT_TRUE(spec.chatTemplate.empty());
+  EXPECT_TRUE(spec.tokenizerJson.empty());
+
+  EXPECT_EQ(cantFail(spec.tensorName(TensorRole::TokenEmbedding)),
+            "model.embed_tokens.weight");
+  EXPECT_EQ(cantFail(spec.tensorName(TensorRole::FinalNorm)),
+            "model.norm.weight");
+  EXPECT_EQ(cantFail(spec.tensorName(TensorRole::LmHead)), "lm_head.weight");
+  EXPECT_EQ(cantFail(spec.tensorName(TensorRole::AttentionNorm, 1)),
+            "model.layers.1.input_layernorm.weight");
+  EXPECT_EQ(cantFail(spec.tensorName(TensorRole::QueryWeight, 1)),
+            "model.layers.1.self_attn.q_proj.weight");
+  EXPECT_EQ(cantFail(spec.tensorName(TensorRole::OutputWeight, 0)),
+            "model.layers.0.self_attn.o_proj.weight");
+  EXPECT_EQ(cantFail(spec.tensorName(TensorRole::MlpNorm, 0)),
+            "model.layers.0.post_attention_layernorm.weight");
+  EXPECT_EQ(cantFail(spec.tensorName(TensorRole::DownWeight, 1)),
+            "model.layers.1.mlp.down_proj.weight");
+  EXPECT_FALSE(spec.hasTensor(TensorRole::QueryBias));
+  EXPECT_FALSE(spec.hasTensor(TensorRole::QueryNorm));
+}
+
+TEST_F(HfConfigTest, LlamaWithBiasesAndTiedEmbeddings) {
+  llvm::json::Object config = llamaConfig();
+  config["attention_bias"] = true;
+  config["tie_word_embeddings"] = true;
+  config["hidden_act"] = "gelu_pytorch_tanh";
+  config.erase("num_key_value_heads");
+  writeConfig(std::move(config));
+  ModelSpec spec = read();
+  EXPECT_TRUE(spec.attentionBias);
+  EXPECT_TRUE(spec.tieWordEmbeddings);
+  EXPECT_FALSE(spec.hasTensor(TensorRole::LmHead));
+  EXPECT_EQ(cantFail(spec.tensorName(TensorRole::ValueBias, 1)),
+            "model.layers.1.self_attn.v_proj.bias");
+  EXPECT_EQ(spec.numKvHeads, 4) << "defaults to num_attention_heads";
+  EXPECT_EQ(spec.hiddenAct, "gelu_tanh");
+}
+
+TEST_F(HfConfigTest, Qwen2AlwaysHasBiases) {
+  llvm::json::Object config = llamaConfig();
+  config["model_type"] = "qwen2";
+  config["head_dim"] = 32;
+  writeConfig(std::move(config));
+  ModelSpec spec = read();
+  EXPECT_EQ(spec.family, "qwen2");
+  EXPECT_TRUE(spec.attentionBias);
+  EXPECT_FALSE(spec.qkNorm);
+  EXPECT_EQ(spec.headDim, 32) << "an explicit head_dim wins";
+  EXPECT_EQ(spec.rotaryDim, 32);
+  EXPECT_EQ(cantFail(spec.tensorName(TensorRole::QueryBias, 0)),
+            "model.layers.0.self_attn.q_proj.bias");
+  EXPECT_EQ(cantFail(spec.tensorName(TensorRole::KeyBias, 0)),
+            "model.layers.0.self_attn.k_proj.bias");
+}
+
+TEST_F(HfConfigTest, Qwen3HasQkNorms) {
+  llvm::json::Object config = llamaConfig();
+  config["model_type"] = "qwen3";
+  writeConfig(std::move(config));
+  ModelSpec spec = read();
+  EXPECT_TRUE(spec.qkNorm);
+  EXPECT_FALSE(spec.attentionBias);
+  EXPECT_EQ(cantFail(spec.tensorName(TensorRole::QueryNorm, 1)),
+            "model.layers.1.self_attn.q_norm.weight");
+  EXPECT_EQ(cantFail(spec.tensorName(TensorRole::KeyNorm, 1)),
+            "model.layers.1.self_attn.k_norm.weight");
+}
+
+TEST_F(HfConfigTest, Qwen3AttentionBias) {
+  llvm::json::Object config = llamaConfig();
+  config["model_type"] = "qwen3";
+  config["attention_bias"] = true;
+  writeConfig(std::move(config));
+  EXPECT_TRUE(read().hasTensor(TensorRole::KeyBias));
+}
+
+//===----------------------------------------------------------------------===//
+// RoPE scaling
+//===----------------------------------------------------------------------===//
+
+TEST_F(HfConfigTest, LinearRopeScaling) {
+  llvm::json::Object config = llamaConfig();
+  config["rope_scaling"] =
+      llvm::json::Object{{"rope_type", "linear"}, {"factor", 4.0}};
+  writeConfig(std::move(config));
+  ModelSpec spec = read();
+  EXPECT_EQ(spec.ropeScaling.type, RopeScalingType::Linear);
+  EXPECT_DOUBLE_EQ(spec.ropeScaling.factor, 4.0);
+}
+
+TEST_F(HfConfigTest, Llama3RopeScalingUnderLegacyTypeKey) {
+  llvm::json::Object config = llamaConfig();
+  config["rope_scaling"] =
+      llvm::json::Object{{"type", "llama3"},
+                         {"factor", 8.0},
+                         {"low_freq_factor", 1.0},
+                         {"high_freq_factor", 4.0},
+                         {"original_max_position_embeddings", 8192}};
+  writeConfig(std::move(config));
+  ModelSpec spec = read();
+  EXPECT_EQ(spec.ropeScaling.type, RopeScalingType::Llama3);
+  EXPECT_DOUBLE_EQ(spec.ropeScaling.factor, 8.0);
+  EXPECT_DOUBLE_EQ(spec.ropeScaling.lowFreqFactor, 1.0);
+  EXPECT_DOUBLE_EQ(spec.ropeScaling.highFreqFactor, 4.0);
+  EXPECT_EQ(spec.ropeScaling.originalMaxPositions, 8192);
+}
+
+TEST_F(HfConfigTest, DefaultRopeTypeMeansNoScaling) {
+  llvm::json::Object config = llamaConfig();
+  config["rope_scaling"] = llvm::json::Object{{"rope_type", "default"}};
+  writeConfig(std::move(config));
+  EXPECT_EQ(read().ropeScaling.type, RopeScalingType::None);
+}
+
+TEST_F(HfConfigTest, UnsupportedRopeScaling) {
+  llvm::json::Object config = llamaConfig();
+  config["rope_scaling"] =
+      llvm::json::Object{{"rope_type", "yarn"}, {"factor", 4.0}};
+  writeConfig(std::move(config));
+  EXPECT_THAT(readError(),
+              AllOf(HasSubstr(configPath), HasSubstr("rope_scaling.rope_type"),
+                    HasSubstr("'yarn'")));
+}
+
+TEST_F(HfConfigTest, Llama3RopeScalingMissingParameter) {
+  llvm::json::Object config = llamaConfig();
+  config["rope_scaling"] = llvm::json::Object{
+      {"rope_type", "llama3"}, {"factor", 8.0}, {"high_freq_factor", 4.0}};
+  writeConfig(std::move(config));
+  EXPECT_THAT(readError(),
+              HasSubstr(configPath +
+                        ": field 'rope_scaling.low_freq_factor' is missing"));
+}
+
+TEST_F(HfConfigTest, RopeScalingNotAnObject) {
+  llvm::json::Object config = llamaConfig();
+  config["rope_scaling"] = "linear";
+  writeConfig(std::move(config));
+  EXPECT_THAT(readError(),
+              HasSubstr(configPath + ": field 'rope_scaling' must be an "
+                                     "object"));
+}
+
+//===----------------------------------------------------------------------===//
+// Generation config, chat template and tokenizer
+//===----------------------------------------------------------------------===//
+
+TEST_F(HfConfigTest, GenerationConfigOverridesTokenIds) {
+  writeConfig(llamaConfig());
+  writeJson("generation_config.json",
+            llvm::json::Object{{"bos_token_id", 5},
+                               {"eos_token_id", llvm::json::Array{2, 7}}});
+  ModelSpec spec = read();
+  EXPECT_EQ(spec.bosTokenId, 5);
+  EXPECT_THAT(spec.eosTokenIds, ElementsAre(2, 7));
+}
+
+TEST_F(HfConfigTest, GenerationConfigWithMistypedEos) {
+  writeConfig(llamaConfig());
+  std::string file = writeJson("generation_config.json",
+                               llvm::json::Object{{"eos_token_id", "</s>"}});
+  EXPECT_THAT(readError(),
+              HasSubstr(file + ": field 'eos_token_id' must be an integer or "
+                               "a list of integers"));
+}
+
+TEST_F(HfConfigTest, KeepsChatTemplateAndTokenizerText) {
+  writeConfig(llamaConfig());
+  writeJson("tokenizer_config.json",
+            llvm::json::Object{{"chat_template", "{{ messages }}"}});
+  std::string tokenizer = "{\n  \"model\":  {\"type\": \"BPE\"}\n}\n";
+  writeFile(dir, "tokenizer.json", tokenizer);
+  ModelSpec spec = read();
+  EXPECT_EQ(spec.chatTemplate, "{{ messages }}");
+  EXPECT_EQ(spec.tokenizerJson, tokenizer);
+}
+
+TEST_F(HfConfigTest, PrefersChatTemplateFile) {
+  writeConfig(llamaConfig());
+  writeJson("tokenizer_config.json",
+            llvm::json::Object{{"chat_template", "old"}});
+  writeFile(dir, "chat_template.jinja", "{% for m in messages %}{% endfor %}");
+  EXPECT_EQ(read().chatTemplate, "{% for m in messages %}{% endfor %}");
+}
+
+TEST_F(HfConfigTest, PicksDefaultOfNamedChatTemplates) {
+  writeConfig(llamaConfig());
+  writeJson(
+      "tokenizer_config.json",
+      llvm::json::Object{
+          {"chat_template",
+           llvm::json::Array{
+               llvm::json::Object{{"name", "tool_use"}, {"template", "t"}},
+               llvm::json::Object{{"name", "default"}, {"template", "d"}}}}});
+  EXPECT_EQ(read().chatTemplate, "d");
+}
+
+//===----------------------------------------------------------------------===//
+// Bad configs: each error names the file and the field.
+//===----------------------------------------------------------------------===//
+
+TEST_F(HfConfigTest, MissingConfig) {
+  EXPECT_THAT(readError(),
+              AllOf(HasSubstr(dir + "/config.json"), HasSubstr("cannot read")));
+}
+
+TEST_F(HfConfigTest, MalformedConfig) {
+  std::string file = writeFile(dir, "config.json", "{\"model_type\": ");
+  EXPECT_THAT(readError(), AllOf(HasSubstr(file), HasSubstr("not valid JSON")));
+}
+
+TEST_F(HfConfigTest, MissingRequiredField) {
+  llvm::json::Object config = llamaConfig();
+  config.erase("hidden_size");
+  writeConfig(std::move(config));
+  EXPECT_THAT(readError(),
+              HasSubstr(configPath + ": field 'hidden_size' is missing"));
+}
+
+TEST_F(HfConfigTest, MistypedField) {
+  llvm::json::Object config = llamaConfig();
+  config["num_hidden_layers"] = "2";
+  writeConfig(std::move(config));
+  EXPECT_THAT(readError(),
+              HasSubstr(configPath + ": field 'num_hidden_layers' must be an "
+                                     "integer, got \"2\""));
+}
+
+TEST_F(HfConfigTest, MistypedOptionalField) {
+  llvm::json::Object config = llamaConfig();
+  config["tie_word_embeddings"] = 1;
+  writeConfig(std::move(config));
+  EXPECT_THAT(readError(),
+              HasSubstr(configPath + ": field 'tie_word_embeddings' must be "
+                                     "true or false"));
+}
+
+TEST_F(HfConfigTest, MissingModelType) {
+  llvm::json::Object config = llamaConfig();
+  config.erase("model_type");
+  writeConfig(std::move(config));
+  EXPECT_THAT(readError(),
+              HasSubstr(configPath + ": field 'model_type' is missing"));
+}
+
+TEST_F(HfConfigTest, UnknownModelType) {
+  llvm::json::Object config = llamaConfig();
+  config["model_type"] = "mistral";
+  writeConfig(std::move(config));
+  EXPECT_THAT(readError(), AllOf(HasSubstr(configPath + ": field 'model_type'"),
+                                 HasSubstr("'mistral' is not supported")));
+}
+
+TEST_F(HfConfigTest, UnsupportedActivation) {
+  llvm::json::Object config = llamaConfig();
+  config["hidden_act"] = "mish";
+  writeConfig(std::move(config));
+  EXPECT_THAT(readError(), AllOf(HasSubstr(configPath + ": field 'hidden_act'"),
+                                 HasSubstr("'mish'")));
+}
+
+TEST_F(HfConfigTest, MlpBiasUnsupported) {
+  llvm::json::Object config = llamaConfig();
+  config["mlp_bias"] = true;
+  writeConfig(std::move(config));
+  EXPECT_THAT(readError(), HasSubstr(configPath + ": field 'mlp_bias'"));
+}
+
+TEST_F(HfConfigTest, SlidingWindowUnsupported) {
+  llvm::json::Object config = llamaConfig();
+  config["model_type"] = "qwen2";
+  config["use_sliding_window"] = true;
+  writeConfig(std::move(config));
+  EXPECT_THAT(readError(),
+              HasSubstr(configPath + ": field 'use_sliding_window'"));
+}
+
+TEST_F(HfConfigTest, InconsistentHeadCounts) {
+  llvm::json::Object config = llamaConfig();
+  config["num_key_value_heads"] = 3;
+  writeConfig(std::move(config));
+  EXPECT_THAT(readError(),
+              AllOf(HasSubstr(dir), HasSubstr("num_key_value_heads")));
+}
+
+} // namespace
