@@ -162,10 +162,10 @@ llvm::Error OverlayWeightSource::addTensor(llvm::StringRef name,
 }
 
 std::vector<std::string> OverlayWeightSource::getTensorNames() const {
+  // addTensor keeps generated names distinct from the base's.
   std::vector<std::string> names = base->getTensorNames();
   for (const auto &entry : own)
-    if (!llvm::is_contained(names, entry.getKey()))
-      names.push_back(entry.getKey().str());
+    names.push_back(entry.getKey().str());
   llvm::sort(names);
   return names;
 }
