@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Counts the passed and failed test cases of one `bazel test` run.
 
   count_tests.py <build event JSON file> <bazel exit code>

@@ -20,5 +20,5 @@ trap 'rm -f "$events"' EXIT
 bazel test //... --build_event_json_file="$events" "$@"
 status=$?
 
-python3 tools/count_tests.py "$events" "$status" || status=1
+/usr/bin/python3 tools/count_tests.py "$events" "$status" || status=1
 exit $status

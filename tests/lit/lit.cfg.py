@@ -10,3 +10,6 @@ config.test_source_root = os.path.dirname(__file__)
 config.environment["PATH"] = os.pathsep.join(
     [lit_config.params["tool_path"], config.environment.get("PATH", "/usr/bin:/bin")]
 )
+
+# %refdata: the reference models and outputs (../shared/refdata).
+config.substitutions.append(("%refdata", lit_config.params["refdata"]))

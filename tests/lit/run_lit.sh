@@ -15,5 +15,9 @@ tool_path=$(dirname "$(readlink -f external/llvm/FileCheck)")
 for tool in "$@"; do
   tool_path="$(cd "$(dirname "$tool")" && pwd):$tool_path"
 done
+# The test file links into the source tree; the reference data sits beside
+# the repository (../shared/refdata), as in CI.
+repo=$(dirname "$test_file")
+while [[ "$repo" != / && ! -f "$repo/WORKSPACE" ]]; do repo=$(dirname "$repo"); done
 exec /usr/bin/python3 external/llvm/lit -v --param tool_path="$tool_path" \
-  "$suite/$(basename "$test_file")"
+  --param refdata="$repo/../shared/refdata" "$suite/$(basename "$test_file")"

@@ -1,0 +1,139 @@
+//===- GraphBuilder.cpp - pieces list, embedding and heads ----------------===//
+
+#include "frontends/llm/GraphBuilder.h"
+
+#include "dialects/top/IR/TopOps.h"
+#include "frontends/llm/PieceEmitter.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+using namespace mlir;
+using llmc::plugins::TensorRole;
+
+namespace llmc::llm {
+
+llvm::Expected<GraphBuilder> GraphBuilder::create(MLIRContext &context,
+                                                  const plugins::ModelSpec &spec,
+                                                  BuildOptions options) {
+  if (llvm::Error error = spec.validate())
+    return std::move(error);
+  auto invalid = [&](const llvm::Twine &problem) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   spec.source + ": " + problem);
+  };
+  if (options.maxInputLength < 1)
+    return invalid("--max-input-length must be at least 1");
+  if (options.seqLength <= options.maxInputLength)
+    return invalid("--seq-length (" + llvm::Twine(options.seqLength) +
+                   ") must exceed --max-input-length (" +
+                   llvm::Twine(options.maxInputLength) +
+                   ") so that prefill_kv has room for history");
+  context.loadDialect<top::TopDialect, func::FuncDialect>();
+  return GraphBuilder(context, spec, options);
+}
+
+int64_t GraphBuilder::getQueryLength(Phase phase) const {
+  return phase == Phase::Decode ? 1 : options.maxInputLength;
+}
+
+int64_t GraphBuilder::getHistoryLength(Phase phase) const {
+  switch (phase) {
+  case Phase::None:
+  case Phase::Prefill: return 0;
+  case Phase::PrefillKV: return options.seqLength - options.maxInputLength;
+  case Phase::Decode: return options.seqLength;
+  }
+  llvm_unreachable("unknown phase");
+}
+
+int64_t GraphBuilder::getKeyLength(Phase phase) const {
+  return getHistoryLength(phase) + getQueryLength(phase);
+}
+
+std::vector<std::string> GraphBuilder::getPieceNames() const {
+  std::vector<std::string> names = {"embed.prefill", "embed.decode"};
+  for (int64_t layer = 0; layer < spec.numLayers; ++layer)
+    for (Phase phase : {Phase::Prefill, Phase::PrefillKV, Phase::Decode})
+      names.push_back("block." + std::to_string(layer) + "." +
+                      stringifyPhase(phase).str());
+  names.push_back("lm_head");
+  names.push_back("greedy_head");
+  return names;
+}
+
+llvm::Expected<Piece> GraphBuilder::build(llvm::StringRef name) const {
+  if (name == "embed.prefill")
+    return buildEmbedding(Phase::Prefill);
+  if (name == "embed.decode")
+    return buildEmbedding(Phase::Decode);
+  if (name == "lm_head")
+    return buildLmHead();
+  if (name == "greedy_head")
+    return buildGreedyHead();
+  llvm::SmallVector<llvm::StringRef, 3> parts;
+  name.split(parts, '.');
+  int64_t layer;
+  if (parts.size() == 3 && parts[0] == "block" &&
+      !parts[1].getAsInteger(10, layer) && layer >= 0 &&
+      layer < spec.numLayers) {
+    for (Phase phase : {Phase::Prefill, Phase::PrefillKV, Phase::Decode})
+      if (parts[2] == stringifyPhase(phase))
+        return buildBlock(layer, phase);
+  }
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 "no piece named '%s' in this model",
+                                 name.str().c_str());
+}
+
+Piece GraphBuilder::buildEmbedding(Phase phase) const {
+  Piece piece;
+  piece.name = phase == Phase::Decode ? "embed.decode" : "embed.prefill";
+  piece.phase = phase;
+  PieceEmitter emit(*context, spec, piece);
+  int64_t length = getQueryLength(phase);
+  Value ids = emit.input(IORole::InputIds, {1, length}, /*isInteger=*/true);
+  Value table = emit.weight(TensorRole::TokenEmbedding, 0,
+                            {spec.vocabSize, spec.hiddenSize});
+  Value hidden = top::GatherOp::create(
+      emit.getBuilder(), emit.locOf(TensorRole::TokenEmbedding, 0),
+      emit.f32Type({1, length, spec.hiddenSize}), table, ids, /*axis=*/0);
+  emit.output(IORole::Hidden, hidden);
+  emit.finish();
+  return piece;
+}
+
+Piece GraphBuilder::buildLmHead() const {
+  Piece piece;
+  piece.name = "lm_head";
+  PieceEmitter emit(*context, spec, piece);
+  OpBuilder &b = emit.getBuilder();
+  Value hidden = emit.input(IORole::Hidden, {1, spec.hiddenSize});
+  Value normWeight = emit.weight(TensorRole::FinalNorm, 0, {spec.hiddenSize});
+  Value normed = top::RMSNormOp::create(
+      b, emit.locOf(TensorRole::FinalNorm, 0), emit.f32Type({1, spec.hiddenSize}),
+      hidden, normWeight, b.getF64FloatAttr(spec.rmsNormEps));
+  TensorRole headRole = spec.tieWordEmbeddings ? TensorRole::TokenEmbedding
+                                               : TensorRole::LmHead;
+  Value head = emit.weight(headRole, 0, {spec.vocabSize, spec.hiddenSize});
+  Value logits = top::MatMulOp::create(
+      b, emit.locOf(headRole, 0), emit.f32Type({1, spec.vocabSize}), normed,
+      head, emit.none(), /*left_transpose=*/false, /*right_transpose=*/true);
+  emit.output(IORole::Logits, logits);
+  emit.finish();
+  return piece;
+}
+
+Piece GraphBuilder::buildGreedyHead() const {
+  Piece piece;
+  piece.name = "greedy_head";
+  PieceEmitter emit(*context, spec, piece);
+  Value logits = emit.input(IORole::Logits, {1, spec.vocabSize});
+  Value token = top::ArgOp::create(emit.getBuilder(), emit.loc("greedy_head"),
+                                   emit.i32Type({1, 1}), logits, /*axis=*/1,
+                                   /*keepdims=*/true, top::ArgMode::ArgMax);
+  emit.output(IORole::Token, token);
+  emit.finish();
+  return piece;
+}
+
+} // namespace llmc::llm

@@ -1,0 +1,35 @@
+//===- Masks.h - attention masks the pieces expect -------------*- C++ -*-===//
+//
+// Block pieces take an additive attention mask: 0 where a query may look,
+// kMaskedScore where it may not. These helpers are the one definition of the
+// masks of each phase, shared by everything that runs pieces.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLMC_FRONTENDS_LLM_MASKS_H
+#define LLMC_FRONTENDS_LLM_MASKS_H
+
+#include <cstdint>
+#include <vector>
+
+namespace llmc::llm {
+
+/// Large enough that exp() of it underflows to zero, small enough to stay
+/// finite in F16 so masked rows never produce inf - inf.
+inline constexpr float kMaskedScore = -10000.0f;
+
+/// [1, L, L]: query i sees keys j <= i (padding rows stay causal).
+std::vector<float> buildPrefillMask(int64_t length);
+
+/// [1, L, H + L]: query i sees the first `history` of the H history slots
+/// and new keys j <= i.
+std::vector<float> buildPrefillKVMask(int64_t length, int64_t historySlots,
+                                      int64_t history);
+
+/// [1, 1, S + 1]: the token sees the first `history` of the S cache slots
+/// and itself (the last key).
+std::vector<float> buildDecodeMask(int64_t cacheSlots, int64_t history);
+
+} // namespace llmc::llm
+
+#endif // LLMC_FRONTENDS_LLM_MASKS_H

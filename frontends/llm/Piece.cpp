@@ -1,0 +1,54 @@
+//===- Piece.cpp - one separately compiled part of a model ----------------===//
+
+#include "frontends/llm/Piece.h"
+
+#include "llvm/ADT/StringSwitch.h"
+
+namespace llmc::llm {
+
+llvm::StringRef stringifyPhase(Phase phase) {
+  switch (phase) {
+  case Phase::None: return "none";
+  case Phase::Prefill: return "prefill";
+  case Phase::PrefillKV: return "prefill_kv";
+  case Phase::Decode: return "decode";
+  }
+  llvm_unreachable("unknown phase");
+}
+
+llvm::StringRef stringifyIORole(IORole role) {
+  switch (role) {
+  case IORole::InputIds: return "input_ids";
+  case IORole::Hidden: return "hidden";
+  case IORole::PositionIds: return "position_ids";
+  case IORole::Mask: return "mask";
+  case IORole::HistoryK: return "history_k";
+  case IORole::HistoryV: return "history_v";
+  case IORole::NewK: return "new_k";
+  case IORole::NewV: return "new_v";
+  case IORole::Logits: return "logits";
+  case IORole::Token: return "token";
+  }
+  llvm_unreachable("unknown IO role");
+}
+
+std::optional<IORole> symbolizeIORole(llvm::StringRef name) {
+  return llvm::StringSwitch<std::optional<IORole>>(name)
+      .Case("input_ids", IORole::InputIds)
+      .Case("hidden", IORole::Hidden)
+      .Case("position_ids", IORole::PositionIds)
+      .Case("mask", IORole::Mask)
+      .Case("history_k", IORole::HistoryK)
+      .Case("history_v", IORole::HistoryV)
+      .Case("new_k", IORole::NewK)
+      .Case("new_v", IORole::NewV)
+      .Case("logits", IORole::Logits)
+      .Case("token", IORole::Token)
+      .Default(std::nullopt);
+}
+
+mlir::Operation *Piece::getFunction() const {
+  return &module.get().getBody()->front();
+}
+
+} // namespace llmc::llm

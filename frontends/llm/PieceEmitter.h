@@ -1,0 +1,67 @@
+//===- PieceEmitter.h - builds the function of one piece -------*- C++ -*-===//
+//
+// A thin layer over OpBuilder for the graph builder: it creates the piece's
+// function, turns declared inputs into arguments wrapped in `top.Input`,
+// names weights by role, and records IO roles and weight names in the Piece.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLMC_FRONTENDS_LLM_PIECEEMITTER_H
+#define LLMC_FRONTENDS_LLM_PIECEEMITTER_H
+
+#include "frontends/llm/Piece.h"
+#include "plugins/ModelSpec.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+
+namespace llmc::llm {
+
+class PieceEmitter {
+public:
+  PieceEmitter(mlir::MLIRContext &context, const plugins::ModelSpec &spec,
+               Piece &piece);
+
+  mlir::OpBuilder &getBuilder() { return builder; }
+  /// A location named `name`, for ops that are not a checkpoint tensor.
+  mlir::Location loc(const llvm::Twine &name);
+
+  mlir::RankedTensorType f32Type(llvm::ArrayRef<int64_t> shape);
+  mlir::RankedTensorType i32Type(llvm::ArrayRef<int64_t> shape);
+
+  /// Adds a function argument of `role` and returns its `top.Input`.
+  mlir::Value input(IORole role, llvm::ArrayRef<int64_t> shape,
+                    bool isInteger = false);
+  /// A `top.Weight` of the checkpoint tensor of `role` in `layer`, located
+  /// at the tensor's name.
+  mlir::Value weight(plugins::TensorRole role, int64_t layer,
+                     llvm::ArrayRef<int64_t> shape);
+  /// A `top.Weight` of any named tensor (generated tables).
+  mlir::Value namedWeight(llvm::StringRef name, llvm::ArrayRef<int64_t> shape);
+  /// The weight of `role` when the model has it, else `top.None`.
+  mlir::Value optionalWeight(plugins::TensorRole role, int64_t layer,
+                             llvm::ArrayRef<int64_t> shape);
+  mlir::Value none();
+
+  /// The location of the op that applies the weight of `role`: the tensor's
+  /// name without its `.weight`/`.bias` suffix.
+  mlir::Location locOf(plugins::TensorRole role, int64_t layer);
+
+  /// Appends `value` as a result of the piece with `role`.
+  void output(IORole role, mlir::Value value);
+  /// Terminates the function and fixes its type.
+  void finish();
+
+private:
+  mlir::MLIRContext *context;
+  const plugins::ModelSpec &spec;
+  Piece &piece;
+  mlir::OpBuilder builder;
+  mlir::func::FuncOp function;
+  llvm::SmallVector<mlir::Value> results;
+  mlir::Value noneValue;
+};
+
+} // namespace llmc::llm
+
+#endif // LLMC_FRONTENDS_LLM_PIECEEMITTER_H

@@ -1,0 +1,33 @@
+//===- RopeTables.h - the rotary cos/sin tables a model needs --*- C++ -*-===//
+//
+// Rotary angles depend only on the position, rope_theta and rope_scaling, so
+// llmc computes them once into [S, rotary_dim] tables that block pieces
+// gather by position id. The tables are weights llmc generates itself.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLMC_FRONTENDS_LLM_ROPETABLES_H
+#define LLMC_FRONTENDS_LLM_ROPETABLES_H
+
+#include "plugins/ModelSpec.h"
+#include "plugins/WeightSource.h"
+
+#include <vector>
+
+namespace llmc::llm {
+
+inline constexpr llvm::StringLiteral kRopeCosName = "llmc.rope.cos";
+inline constexpr llvm::StringLiteral kRopeSinName = "llmc.rope.sin";
+
+/// The inverse frequency of each rotated channel pair, after rope_scaling
+/// (Hugging Face's `_compute_*_parameters`).
+std::vector<double> computeInverseFrequencies(const plugins::ModelSpec &spec);
+
+/// Adds the cos and sin tables for positions [0, positions) to `weights`,
+/// laid out for the model's channel pairing.
+llvm::Error addRopeTables(const plugins::ModelSpec &spec, int64_t positions,
+                          plugins::OverlayWeightSource &weights);
+
+} // namespace llmc::llm
+
+#endif // LLMC_FRONTENDS_LLM_ROPETABLES_H
