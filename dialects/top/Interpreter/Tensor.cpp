@@ -1,0 +1,118 @@
+//===- Tensor.cpp - owned tensor values of the top interpreter ------------===//
+
+#include "dialects/top/Interpreter/Tensor.h"
+
+#include "llvm/Support/ErrorHandling.h"
+
+#include <cassert>
+
+namespace llmc::top {
+
+llvm::StringRef stringifyElementKind(ElementKind kind) {
+  switch (kind) {
+  case ElementKind::F32: return "f32";
+  case ElementKind::I32: return "i32";
+  }
+  llvm_unreachable("unknown element kind");
+}
+
+int64_t getElementCount(llvm::ArrayRef<int64_t> shape) {
+  int64_t count = 1;
+  for (int64_t dim : shape)
+    count *= dim;
+  return count;
+}
+
+llvm::SmallVector<int64_t, 4>
+getRowMajorStrides(llvm::ArrayRef<int64_t> shape) {
+  llvm::SmallVector<int64_t, 4> strides(shape.size(), 1);
+  for (int64_t i = static_cast<int64_t>(shape.size()) - 2; i >= 0; --i)
+    strides[i] = strides[i + 1] * shape[i + 1];
+  return strides;
+}
+
+std::string formatShape(llvm::ArrayRef<int64_t> shape) {
+  std::string text = "[";
+  for (auto [i, dim] : llvm::enumerate(shape)) {
+    if (i)
+      text += ", ";
+    text += dim < 0 ? "?" : std::to_string(dim);
+  }
+  return text + "]";
+}
+
+Tensor::Tensor() : kind(ElementKind::F32), shape({0}), numElements(0) {}
+
+Tensor::Tensor(ElementKind kind, llvm::ArrayRef<int64_t> shape)
+    : kind(kind), shape(shape), numElements(getElementCount(shape)) {
+  assert(llvm::all_of(shape, [](int64_t dim) { return dim >= 0; }) &&
+         "tensor dimensions must be known and non-negative");
+  if (kind == ElementKind::F32)
+    f32Values.assign(numElements, 0.0f);
+  else
+    i32Values.assign(numElements, 0);
+}
+
+Tensor Tensor::fromF32(llvm::ArrayRef<int64_t> shape,
+                       std::vector<float> values) {
+  Tensor tensor(ElementKind::F32, {});
+  tensor.shape.assign(shape.begin(), shape.end());
+  tensor.numElements = getElementCount(shape);
+  assert(tensor.numElements == static_cast<int64_t>(values.size()) &&
+         "value count does not match the shape");
+  tensor.f32Values = std::move(values);
+  return tensor;
+}
+
+Tensor Tensor::fromI32(llvm::ArrayRef<int64_t> shape,
+                       std::vector<int32_t> values) {
+  Tensor tensor(ElementKind::I32, {});
+  tensor.shape.assign(shape.begin(), shape.end());
+  tensor.numElements = getElementCount(shape);
+  assert(tensor.numElements == static_cast<int64_t>(values.size()) &&
+         "value count does not match the shape");
+  tensor.i32Values = std::move(values);
+  return tensor;
+}
+
+llvm::ArrayRef<float> Tensor::getF32() const {
+  assert(isF32() && "not an f32 tensor");
+  return f32Values;
+}
+
+llvm::MutableArrayRef<float> Tensor::getF32() {
+  assert(isF32() && "not an f32 tensor");
+  return f32Values;
+}
+
+llvm::ArrayRef<int32_t> Tensor::getI32() const {
+  assert(isI32() && "not an i32 tensor");
+  return i32Values;
+}
+
+llvm::MutableArrayRef<int32_t> Tensor::getI32() {
+  assert(isI32() && "not an i32 tensor");
+  return i32Values;
+}
+
+const char *Tensor::getRawData() const {
+  return isF32() ? reinterpret_cast<const char *>(f32Values.data())
+                 : reinterpret_cast<const char *>(i32Values.data());
+}
+
+char *Tensor::getRawData() {
+  return isF32() ? reinterpret_cast<char *>(f32Values.data())
+                 : reinterpret_cast<char *>(i32Values.data());
+}
+
+void Tensor::setShape(llvm::ArrayRef<int64_t> newShape) {
+  assert(getElementCount(newShape) == numElements &&
+         "a new shape must keep the element count");
+  shape.assign(newShape.begin(), newShape.end());
+}
+
+std::string Tensor::describe() const {
+  return stringifyElementKind(kind).str() + formatShape(shape);
+}
+
+} // namespace llmc::top

@@ -1,0 +1,118 @@
+//===- NpyFileTest.cpp - .npy reading and writing -------------------------===//
+//
+// The byte strings are what NumPy 1.24's `numpy.save` writes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/top/Interpreter/NpyFile.h"
+
+#include <gtest/gtest.h>
+
+using namespace llmc::top;
+
+namespace {
+
+template <size_t N> llvm::StringRef bytes(const char (&literal)[N]) {
+  return llvm::StringRef(literal, N - 1);
+}
+
+const char kF32[] =
+    "\x93NUMPY\x01\x00v\x00{'descr': '<f4', 'fortran_order': False, 'shape': "
+    "(2, 3), }                                                          "
+    "\x0a\x00\x00\xc0?\x00\x00\x00\xc0\x00\x00@@\x00\x00\x80@\x00\x00\xa0@"
+    "\x00\x00\xc8@";
+const char kI32[] =
+    "\x93NUMPY\x01\x00v\x00{'descr': '<i4', 'fortran_order': False, 'shape': "
+    "(3,), }                                                            "
+    "\x0a\x07\x00\x00\x00\xf8\xff\xff\xff\x09\x00\x00\x00";
+const char kScalar[] =
+    "\x93NUMPY\x01\x00v\x00{'descr': '<f4', 'fortran_order': False, 'shape': "
+    "(), }                                                              "
+    "\x0a\x00\x00`@";
+const char kI64[] =
+    "\x93NUMPY\x01\x00v\x00{'descr': '<i8', 'fortran_order': False, 'shape': "
+    "(1, 2), }                                                          "
+    "\x0a\x01\x00\x00\x00\x00\x00\x00\x00\xfe\xff\xff\xff\xff\xff\xff\xff";
+const char kF64[] =
+    "\x93NUMPY\x01\x00v\x00{'descr': '<f8', 'fortran_order': False, 'shape': "
+    "(1,), }                                                            "
+    "\x0a\x00\x00\x00\x00\x00\x00\xf0?";
+const char kFortran[] =
+    "\x93NUMPY\x01\x00v\x00{'descr': '<f4', 'fortran_order': True, 'shape': "
+    "(2, 2), }                                                           "
+    "\x0a\x00\x00\x80?\x00\x00@@\x00\x00\x00@\x00\x00\x80@";
+
+std::string errorOf(llvm::Expected<Tensor> tensor) {
+  if (tensor) {
+    ADD_FAILURE() << "parsing was expected to fail";
+    return {};
+  }
+  return toString(tensor.takeError());
+}
+
+TEST(Npy, ReadsWhatNumPyWrites) {
+  llvm::Expected<Tensor> f32 = parseNpy(bytes(kF32));
+  ASSERT_TRUE(bool(f32)) << toString(f32.takeError());
+  EXPECT_EQ(f32->describe(), "f32[2, 3]");
+  EXPECT_EQ(f32->getF32(),
+            llvm::ArrayRef<float>({1.5f, -2.0f, 3.0f, 4.0f, 5.0f, 6.25f}));
+
+  llvm::Expected<Tensor> i32 = parseNpy(bytes(kI32));
+  ASSERT_TRUE(bool(i32)) << toString(i32.takeError());
+  EXPECT_EQ(i32->describe(), "i32[3]");
+  EXPECT_EQ(i32->getI32(), llvm::ArrayRef<int32_t>({7, -8, 9}));
+
+  llvm::Expected<Tensor> scalar = parseNpy(bytes(kScalar));
+  ASSERT_TRUE(bool(scalar)) << toString(scalar.takeError());
+  EXPECT_EQ(scalar->describe(), "f32[]");
+  EXPECT_EQ(scalar->getF32(), llvm::ArrayRef<float>({3.5f}));
+}
+
+TEST(Npy, NarrowsInt64ThatFits) {
+  llvm::Expected<Tensor> ids = parseNpy(bytes(kI64));
+  ASSERT_TRUE(bool(ids)) << toString(ids.takeError());
+  EXPECT_EQ(ids->describe(), "i32[1, 2]");
+  EXPECT_EQ(ids->getI32(), llvm::ArrayRef<int32_t>({1, -2}));
+
+  std::string tooLarge(bytes(kI64));
+  tooLarge[tooLarge.size() - 12] = '\x01'; // the first value becomes 2^32 + 1
+  EXPECT_NE(errorOf(parseNpy(tooLarge)).find("does not fit in int32"),
+            std::string::npos);
+}
+
+TEST(Npy, WritesByteForByteLikeNumPy) {
+  EXPECT_EQ(serializeNpy(Tensor::fromF32(
+                {2, 3}, {1.5f, -2.0f, 3.0f, 4.0f, 5.0f, 6.25f})),
+            bytes(kF32).str());
+  EXPECT_EQ(serializeNpy(Tensor::fromI32({3}, {7, -8, 9})), bytes(kI32).str());
+  EXPECT_EQ(serializeNpy(Tensor::fromF32({}, {3.5f})), bytes(kScalar).str());
+}
+
+TEST(Npy, FileRoundTrip) {
+  std::string path = ::testing::TempDir() + "/logits.npy";
+  Tensor logits =
+      Tensor::fromF32({1, 2, 3}, {0.1f, -0.2f, 3e30f, -0.0f, 1e-40f, 7.0f});
+  ASSERT_FALSE(bool(writeNpyFile(path, logits)));
+  llvm::Expected<Tensor> read = readNpyFile(path);
+  ASSERT_TRUE(bool(read)) << toString(read.takeError());
+  EXPECT_EQ(read->describe(), "f32[1, 2, 3]");
+  EXPECT_EQ(serializeNpy(*read), serializeNpy(logits));
+
+  std::string missing = errorOf(readNpyFile(path + ".absent"));
+  EXPECT_NE(missing.find("cannot read"), std::string::npos) << missing;
+}
+
+TEST(Npy, RejectsWhatItCannotRepresent) {
+  EXPECT_NE(errorOf(parseNpy(bytes(kF64))).find("unsupported element type"),
+            std::string::npos);
+  EXPECT_NE(errorOf(parseNpy(bytes(kFortran))).find("Fortran"),
+            std::string::npos);
+  EXPECT_NE(errorOf(parseNpy("PK\x03\x04 not numpy")).find("bad magic"),
+            std::string::npos);
+  EXPECT_NE(errorOf(parseNpy(bytes(kF32).drop_back(1))).find("data bytes"),
+            std::string::npos);
+  EXPECT_NE(errorOf(parseNpy(bytes(kF32).take_front(40))).find("truncated"),
+            std::string::npos);
+}
+
+} // namespace
