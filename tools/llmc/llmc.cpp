@@ -1,11 +1,14 @@
 //===- llmc.cpp - the llmc command-line driver ----------------------------===//
 //
-// Composes the linked frontend and backend plugins. Subcommands that convert
-// and run models build on the registry created here.
+// Composes the linked frontend and backend plugins:
+//   llmc --list-plugins
+//   llmc pieces -m <checkpoint> [--piece NAME] [--list]
+//   llmc eval -m <checkpoint> --input-ids 1,2,3 [--max-new-tokens N] ...
 //
 //===----------------------------------------------------------------------===//
 
 #include "plugins/LinkedPlugins.h"
+#include "tools/llmc/Commands.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
@@ -14,16 +17,45 @@
 
 namespace cl = llvm::cl;
 
-static cl::OptionCategory llmcCategory("llmc options");
-
 static cl::opt<bool> listPlugins(
     "list-plugins",
-    cl::desc("Print the frontends and chip backends linked into llmc"),
-    cl::cat(llmcCategory));
+    cl::desc("Print the frontends and chip backends linked into llmc"));
+
+namespace llmc {
+
+cl::SubCommand &getPiecesCommand() {
+  static cl::SubCommand command("pieces",
+                                "Print the top IR of a model's pieces");
+  return command;
+}
+
+cl::SubCommand &getEvalCommand() {
+  static cl::SubCommand command(
+      "eval", "Generate greedily with the top interpreter (the golden model)");
+  return command;
+}
+
+int reportError(llvm::Error error) {
+  llvm::WithColor::error(llvm::errs(), "llmc")
+      << llvm::toString(std::move(error)) << "\n";
+  return 1;
+}
+
+llvm::Error writeFileAtomically(
+    llvm::StringRef path,
+    llvm::function_ref<llvm::Error(llvm::raw_ostream &)> write) {
+  // writeToOutput writes a temporary file beside `path` and renames it.
+  if (llvm::Error error = llvm::writeToOutput(path, write))
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "cannot write %s: %s", path.str().c_str(),
+                                   llvm::toString(std::move(error)).c_str());
+  return llvm::Error::success();
+}
+
+} // namespace llmc
 
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
-  cl::HideUnrelatedOptions(llmcCategory);
   cl::ParseCommandLineOptions(
       argc, argv,
       "llmc: compiles LLM checkpoints into binaries for TPU-class "
@@ -31,12 +63,13 @@ int main(int argc, char **argv) {
 
   llvm::Expected<std::unique_ptr<llmc::plugins::Registry>> registry =
       llmc::plugins::createLinkedPluginRegistry();
-  if (!registry) {
-    llvm::WithColor::error(llvm::errs(), "llmc")
-        << llvm::toString(registry.takeError()) << "\n";
-    return 1;
-  }
+  if (!registry)
+    return llmc::reportError(registry.takeError());
 
+  if (llmc::getPiecesCommand())
+    return llmc::runPiecesCommand(**registry);
+  if (llmc::getEvalCommand())
+    return llmc::runEvalCommand(**registry);
   if (listPlugins) {
     llvm::outs() << (*registry)->describe();
     return 0;

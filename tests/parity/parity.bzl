@@ -1,0 +1,27 @@
+"""A test that compares an llmc command's output with ../shared/refdata."""
+
+def parity_test(name, model, refs, cases, command, max_abs = None, min_cosine = None, extra_args = [], **kwargs):
+    args = [
+        "--llmc=$(location //tools/llmc)",
+        "--command=" + command,
+        "--model=" + model,
+        "--refs=" + refs,
+        "--cases=" + cases,
+    ]
+    if max_abs:
+        args.append("--max-abs=" + max_abs)
+    if min_cosine:
+        args.append("--min-cosine=" + min_cosine)
+    if extra_args:
+        args += ["--"] + extra_args
+    native.sh_test(
+        name = name,
+        srcs = ["//tests/parity:run_parity.sh"],
+        args = args,
+        data = ["//tests/parity:parity.py", "//tools/llmc"],
+        # The reference data lives outside the workspace, where Bazel cannot
+        # see it change: never serve these results from the cache.
+        tags = ["external"],
+        size = "medium",
+        **kwargs
+    )

@@ -1,0 +1,96 @@
+#!/usr/bin/python3
+"""Runs llmc on reference prompts and compares with ../shared/refdata.
+
+  parity.py --llmc <binary> --command eval --model models/tiny-llama \
+            --refs refs/tiny-llama.f32 --cases short,long,turns [--max-abs 1e-4]
+
+For each case it feeds every turn of `<refs>.<case>.json` as --input-ids,
+generates as many tokens per turn as the reference did, and requires the same
+greedy ids and max |logit difference| within --max-abs (or logits cosine at
+least --min-cosine). Paths are relative to the reference data directory,
+which sits beside the repository (../shared/refdata), as in CI.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+
+def refdata_root():
+    repo = os.path.dirname(os.path.realpath(__file__))
+    while not os.path.exists(os.path.join(repo, "WORKSPACE")):
+        parent = os.path.dirname(repo)
+        if parent == repo:
+            sys.exit("cannot find the repository root above " + __file__)
+        repo = parent
+    root = os.environ.get("LLMC_REFDATA") or os.path.join(repo, "..", "shared", "refdata")
+    if not os.path.isdir(root):
+        sys.exit(f"reference data not found at {root}")
+    return root
+
+
+def run_case(args, root, case, scratch):
+    ref_json = json.load(open(os.path.join(root, f"{args.refs}.{case}.json")))
+    ref_logits = np.load(os.path.join(root, f"{args.refs}.{case}.npy"))
+    turns = ref_json.get("turns") or [
+        {"input_ids": ref_json["prompt"], "generated": ref_json["generated"]}]
+    new_tokens = {len(t["generated"]) for t in turns}
+    if len(new_tokens) != 1:
+        sys.exit(f"{case}: turns generate different token counts")
+    logits_path = os.path.join(scratch, case + ".npy")
+    ids_path = os.path.join(scratch, case + ".json")
+    command = [args.llmc, args.command, "-m", os.path.join(root, args.model),
+               "--max-new-tokens", str(new_tokens.pop()),
+               "--logits-out", logits_path, "--ids-out", ids_path] + args.extra
+    for turn in turns:
+        command += ["--input-ids", ",".join(map(str, turn["input_ids"]))]
+    result = subprocess.run(command, capture_output=True, text=True)
+    if result.returncode != 0:
+        print(f"FAIL {case}: {' '.join(command)}\n{result.stderr}")
+        return False
+    ids = json.load(open(ids_path))
+    logits = np.load(logits_path)
+    ok = True
+    if ids["generated"] != ref_json["generated"]:
+        print(f"FAIL {case}: generated {ids['generated']}, reference {ref_json['generated']}")
+        ok = False
+    if logits.shape != ref_logits.shape:
+        print(f"FAIL {case}: logits shape {logits.shape}, reference {ref_logits.shape}")
+        return False
+    max_abs = float(np.abs(logits - ref_logits).max())
+    a, b = logits.astype(np.float64).ravel(), ref_logits.astype(np.float64).ravel()
+    cosine = float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
+    if args.max_abs is not None and max_abs > args.max_abs:
+        print(f"FAIL {case}: max |dlogit| {max_abs:.3e} > {args.max_abs:.1e}")
+        ok = False
+    if args.min_cosine is not None and cosine < args.min_cosine:
+        print(f"FAIL {case}: logits cosine {cosine:.6f} < {args.min_cosine}")
+        ok = False
+    print(f"{'ok  ' if ok else 'FAIL'} {args.model} {case}: max |dlogit| {max_abs:.3e}, "
+          f"cosine {cosine:.8f}, {logits.shape[0]} tokens")
+    return ok
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--llmc", required=True)
+    parser.add_argument("--command", default="eval")
+    parser.add_argument("--model", required=True)
+    parser.add_argument("--refs", required=True)
+    parser.add_argument("--cases", required=True)
+    parser.add_argument("--max-abs", type=float)
+    parser.add_argument("--min-cosine", type=float)
+    parser.add_argument("extra", nargs="*", help="more llmc arguments (after --)")
+    args = parser.parse_args()
+    root = refdata_root()
+    with tempfile.TemporaryDirectory(dir=os.environ.get("TEST_TMPDIR")) as scratch:
+        results = [run_case(args, root, case, scratch) for case in args.cases.split(",")]
+    return 0 if all(results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,33 @@
+//===- Commands.h - the subcommands of llmc --------------------*- C++ -*-===//
+
+#ifndef LLMC_TOOLS_LLMC_COMMANDS_H
+#define LLMC_TOOLS_LLMC_COMMANDS_H
+
+#include "plugins/Registry.h"
+
+#include "llvm/Support/CommandLine.h"
+
+namespace llmc {
+
+/// The subcommands, constructed on first use: options in any translation
+/// unit may refer to them during static initialization.
+llvm::cl::SubCommand &getPiecesCommand();
+llvm::cl::SubCommand &getEvalCommand();
+
+/// `llmc pieces`: prints the top IR of a model's pieces.
+int runPiecesCommand(const plugins::Registry &registry);
+/// `llmc eval`: runs a model through the top interpreter.
+int runEvalCommand(const plugins::Registry &registry);
+
+/// Prints `error` as `llmc: error: ...` and returns exit code 1.
+int reportError(llvm::Error error);
+
+/// Writes `path` through a temporary file renamed into place, so a failure
+/// never leaves a half-written output.
+llvm::Error
+writeFileAtomically(llvm::StringRef path,
+                    llvm::function_ref<llvm::Error(llvm::raw_ostream &)> write);
+
+} // namespace llmc
+
+#endif // LLMC_TOOLS_LLMC_COMMANDS_H
