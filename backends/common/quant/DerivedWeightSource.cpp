@@ -1,0 +1,189 @@
+//===- DerivedWeightSource.cpp - derived tensors served by name -----------===//
+
+#include "backends/common/quant/DerivedWeightSource.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace llmc::quant {
+
+using plugins::TensorInfo;
+using plugins::WeightType;
+
+static llvm::Error sourceError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+DerivedWeightSource::DerivedWeightSource(const plugins::WeightSource &base)
+    : base(base) {}
+
+std::string DerivedWeightSource::describe() const {
+  return base.describe() + " (with derived tensors)";
+}
+
+static WeightType storageOf(FloatType type) {
+  switch (type) {
+  case FloatType::F32: return WeightType::F32;
+  case FloatType::F16: return WeightType::F16;
+  case FloatType::BF16: return WeightType::BF16;
+  }
+  llvm_unreachable("unknown float type");
+}
+
+llvm::Expected<TensorInfo>
+DerivedWeightSource::getDerivedInfo(const DerivedWeightName &name) const {
+  llvm::Expected<TensorInfo> source = base.getTensorInfo(name.source);
+  if (!source)
+    return source.takeError();
+  TensorInfo info{WeightType::F32, source->shape};
+  const std::optional<QuantScheme> &scheme = name.derivation.scheme;
+  if (!scheme)
+    return info;
+  if (info.shape.size() != 2)
+    return sourceError("cannot quantize '" + name.source + "' of " +
+                       base.describe() + ": it has rank " +
+                       llvm::Twine(info.shape.size()) + ", not [N, K]");
+  int64_t rows = info.shape[0], cols = info.shape[1];
+  if (llvm::Error error = checkScheme(*scheme, cols))
+    return sourceError("cannot quantize '" + name.source + "': " +
+                       llvm::toString(std::move(error)));
+  int64_t groups = scheme->groupSize == 0 ? 1 : cols / scheme->groupSize;
+  auto packedWidth = [&](int64_t width) {
+    return scheme->bits == 4 ? (width + 1) / 2 : width;
+  };
+  if (!name.part)
+    return info;
+  switch (*name.part) {
+  case WeightPart::QWeight:
+    info.type = scheme->bits == 8 && !scheme->asymmetric ? WeightType::I8
+                                                          : WeightType::U8;
+    info.shape = {rows, packedWidth(cols)};
+    break;
+  case WeightPart::Scale:
+    info.type = storageOf(scheme->scaleType);
+    info.shape = {rows, groups};
+    break;
+  case WeightPart::ZeroPoint:
+    info.type = WeightType::U8;
+    info.shape = {rows, packedWidth(groups)};
+    break;
+  }
+  return info;
+}
+
+llvm::Error DerivedWeightSource::addDerivedName(llvm::StringRef name) {
+  std::optional<DerivedWeightName> parsed = DerivedWeightName::parse(name);
+  if (!parsed)
+    return sourceError("'" + name + "' is not a derived tensor name");
+  llvm::Expected<TensorInfo> info = getDerivedInfo(*parsed);
+  if (!info)
+    return info.takeError();
+  if (!llvm::is_contained(listed, name))
+    listed.push_back(name.str());
+  return llvm::Error::success();
+}
+
+std::vector<std::string> DerivedWeightSource::getTensorNames() const {
+  std::vector<std::string> names = base.getTensorNames();
+  names.insert(names.end(), listed.begin(), listed.end());
+  llvm::sort(names);
+  return names;
+}
+
+llvm::Expected<TensorInfo>
+DerivedWeightSource::getTensorInfo(llvm::StringRef name) const {
+  std::optional<DerivedWeightName> parsed = DerivedWeightName::parse(name);
+  if (!parsed)
+    return base.getTensorInfo(name);
+  return getDerivedInfo(*parsed);
+}
+
+llvm::Expected<const QuantizedTensor *>
+DerivedWeightSource::getQuantized(const DerivedWeightName &name) const {
+  DerivedWeightName logical{name.source, name.derivation, std::nullopt};
+  std::string key = logical.str();
+  auto found = quantized.find(key);
+  if (found != quantized.end())
+    return &found->second;
+  llvm::Expected<TensorInfo> info = base.getTensorInfo(name.source);
+  if (!info)
+    return info.takeError();
+  std::vector<float> values(info->getNumElements());
+  if (llvm::Error error = base.readAsF32(name.source, values))
+    return std::move(error);
+  llvm::Expected<QuantizedTensor> result =
+      quantize(values, info->shape[0], info->shape[1], *name.derivation.scheme);
+  if (!result)
+    return sourceError("cannot quantize '" + name.source + "': " +
+                       llvm::toString(result.takeError()));
+  return &quantized.try_emplace(key, std::move(*result)).first->second;
+}
+
+/// The little-endian bytes of `values` stored as `type`.
+static std::vector<uint8_t> storeFloats(llvm::ArrayRef<float> values,
+                                        FloatType type) {
+  if (type == FloatType::F32) {
+    std::vector<uint8_t> bytes(values.size() * 4);
+    std::memcpy(bytes.data(), values.data(), bytes.size());
+    return bytes;
+  }
+  std::vector<uint8_t> bytes(values.size() * 2);
+  for (auto [index, value] : llvm::enumerate(values)) {
+    uint16_t bits = type == FloatType::F16 ? floatToHalfBits(value)
+                                           : floatToBFloat16Bits(value);
+    bytes[2 * index] = bits & 0xff;
+    bytes[2 * index + 1] = bits >> 8;
+  }
+  return bytes;
+}
+
+llvm::Expected<std::vector<uint8_t>>
+DerivedWeightSource::computeBytes(const DerivedWeightName &name) const {
+  if (!name.derivation.scheme) {
+    llvm::Expected<TensorInfo> info = base.getTensorInfo(name.source);
+    if (!info)
+      return info.takeError();
+    std::vector<float> values(info->getNumElements());
+    if (llvm::Error error = base.readAsF32(name.source, values))
+      return std::move(error);
+    for (float &value : values)
+      value = roundToFloatType(value, name.derivation.roundTo);
+    return storeFloats(values, FloatType::F32);
+  }
+  llvm::Expected<const QuantizedTensor *> tensor = getQuantized(name);
+  if (!tensor)
+    return tensor.takeError();
+  const QuantizedTensor &q = **tensor;
+  if (!name.part)
+    return storeFloats(dequantize(q), FloatType::F32);
+  bool packed = q.scheme.bits == 4;
+  switch (*name.part) {
+  case WeightPart::QWeight:
+    return packed ? packInt4(q.values, q.rows, q.cols) : q.values;
+  case WeightPart::Scale:
+    return storeFloats(q.scales, q.scheme.scaleType);
+  case WeightPart::ZeroPoint:
+    return packed ? packInt4(q.zeroPoints, q.rows, q.groups) : q.zeroPoints;
+  }
+  llvm_unreachable("unknown weight part");
+}
+
+llvm::Expected<llvm::ArrayRef<uint8_t>>
+DerivedWeightSource::getTensorData(llvm::StringRef name) const {
+  std::optional<DerivedWeightName> parsed = DerivedWeightName::parse(name);
+  if (!parsed)
+    return base.getTensorData(name);
+  if (llvm::Expected<TensorInfo> info = getDerivedInfo(*parsed); !info)
+    return info.takeError();
+  std::lock_guard<std::mutex> lock(mutex);
+  auto found = served.find(name);
+  if (found != served.end())
+    return llvm::ArrayRef<uint8_t>(found->second);
+  llvm::Expected<std::vector<uint8_t>> bytes = computeBytes(*parsed);
+  if (!bytes)
+    return bytes.takeError();
+  return llvm::ArrayRef<uint8_t>(
+      served.try_emplace(name, std::move(*bytes)).first->second);
+}
+
+} // namespace llmc::quant

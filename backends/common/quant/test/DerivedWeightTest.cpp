@@ -1,0 +1,187 @@
+//===- DerivedWeightTest.cpp - derived tensor names and their source ------===//
+
+#include "backends/common/quant/DerivedWeightSource.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+#include <cstring>
+
+using namespace llmc;
+using namespace llmc::quant;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+namespace {
+
+/// An in-memory source of F32 tensors.
+class MemorySource : public plugins::WeightSource {
+public:
+  void add(std::string name, llvm::SmallVector<int64_t> shape,
+           std::vector<float> values) {
+    tensors[name] = {{plugins::WeightType::F32, std::move(shape)},
+                     std::move(values)};
+  }
+  std::vector<std::string> getTensorNames() const override {
+    std::vector<std::string> names;
+    for (const auto &entry : tensors)
+      names.push_back(entry.getKey().str());
+    llvm::sort(names);
+    return names;
+  }
+  llvm::Expected<plugins::TensorInfo>
+  getTensorInfo(llvm::StringRef name) const override {
+    auto found = tensors.find(name);
+    if (found == tensors.end())
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "no tensor '" + name + "'");
+    return found->second.info;
+  }
+  llvm::Expected<llvm::ArrayRef<uint8_t>>
+  getTensorData(llvm::StringRef name) const override {
+    auto found = tensors.find(name);
+    if (found == tensors.end())
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "no tensor '" + name + "'");
+    const std::vector<float> &values = found->second.values;
+    return llvm::ArrayRef(reinterpret_cast<const uint8_t *>(values.data()),
+                          values.size() * 4);
+  }
+  std::string describe() const override { return "memory"; }
+
+private:
+  struct Tensor {
+    plugins::TensorInfo info;
+    std::vector<float> values;
+  };
+  llvm::StringMap<Tensor> tensors;
+};
+
+std::vector<float> floatsOf(llvm::ArrayRef<uint8_t> bytes) {
+  std::vector<float> values(bytes.size() / 4);
+  std::memcpy(values.data(), bytes.data(), bytes.size());
+  return values;
+}
+
+//===----------------------------------------------------------------------===//
+// Names
+//===----------------------------------------------------------------------===//
+
+TEST(DerivedWeightNameTest, FormatsAndParses) {
+  DerivedWeightName name{"model.layers.0.mlp.up_proj.weight",
+                         Derivation::quantized({4, 64, true, FloatType::BF16}),
+                         WeightPart::Scale};
+  EXPECT_EQ(name.str(), "model.layers.0.mlp.up_proj.weight#w4_g64_asym_bf16.scale");
+  std::optional<DerivedWeightName> parsed = DerivedWeightName::parse(name.str());
+  ASSERT_TRUE(parsed);
+  EXPECT_EQ(parsed->source, name.source);
+  EXPECT_EQ(parsed->derivation, name.derivation);
+  EXPECT_EQ(parsed->part, WeightPart::Scale);
+
+  parsed = DerivedWeightName::parse("lm_head.weight#w8_ch_sym_f16");
+  ASSERT_TRUE(parsed);
+  EXPECT_EQ(parsed->derivation.scheme->groupSize, 0);
+  EXPECT_FALSE(parsed->part);
+  parsed = DerivedWeightName::parse("norm.weight#bf16");
+  ASSERT_TRUE(parsed);
+  EXPECT_EQ(parsed->derivation, Derivation::rounded(FloatType::BF16));
+}
+
+TEST(DerivedWeightNameTest, RejectsWhatIsNotDerived) {
+  for (llvm::StringRef name :
+       {"model.norm.weight", "w#f32", "w#f16.scale", "w#w4_g64_sym_f16.zp",
+        "w#w4_g064_sym_f16", "w#w3_g64_sym_f16", "w#w4_g0_sym_f16",
+        "w#w4_g64_sym_f64", "w#w4_g64_sym_f16.bias", "#f16", "w#w4_g64_sym"})
+    EXPECT_FALSE(DerivedWeightName::parse(name)) << name.str();
+}
+
+//===----------------------------------------------------------------------===//
+// The source
+//===----------------------------------------------------------------------===//
+
+class DerivedWeightSourceTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    base.add("w", {2, 8},
+             {0.5f, -1.25f, 0.1f, 0.0f, 2.0f, -0.3f, 0.75f, -2.1f, //
+              0.02f, 0.04f, -0.01f, 0.03f, 0.2f, 0.1f, 0.3f, 0.25f});
+    base.add("norm", {3}, {0.1f, 1.0f, -3.0f});
+  }
+  MemorySource base;
+};
+
+TEST_F(DerivedWeightSourceTest, ServesQuantizedParts) {
+  DerivedWeightSource source(base);
+  llvm::Expected<plugins::TensorInfo> info =
+      source.getTensorInfo("w#w4_g4_sym_f32.qweight");
+  ASSERT_TRUE(static_cast<bool>(info)) << llvm::toString(info.takeError());
+  EXPECT_EQ(info->type, plugins::WeightType::U8);
+  EXPECT_THAT(info->shape, ElementsAre(2, 4)) << "two 4-bit values per byte";
+  llvm::Expected<llvm::ArrayRef<uint8_t>> qweight =
+      source.getTensorData("w#w4_g4_sym_f32.qweight");
+  ASSERT_TRUE(static_cast<bool>(qweight));
+  // 3, -7 | 1, 0 | 7, -1 | 3, -7 and 4, 7 | -2, 5 | 5, 2 | 7, 6.
+  EXPECT_THAT(*qweight, ElementsAre(0x93, 0x01, 0xf7, 0x93, //
+                                    0x74, 0x5e, 0x25, 0x67));
+  llvm::Expected<llvm::ArrayRef<uint8_t>> scale =
+      source.getTensorData("w#w4_g4_sym_f32.scale");
+  ASSERT_TRUE(static_cast<bool>(scale));
+  EXPECT_THAT(floatsOf(*scale),
+              ElementsAre(1.25f / 7, 2.1f / 7, 0.04f / 7, 0.3f / 7));
+}
+
+TEST_F(DerivedWeightSourceTest, ServesEightBitAndZeroPoints) {
+  DerivedWeightSource source(base);
+  llvm::Expected<plugins::TensorInfo> info =
+      source.getTensorInfo("w#w8_g4_asym_f16.zp");
+  ASSERT_TRUE(static_cast<bool>(info));
+  EXPECT_EQ(info->type, plugins::WeightType::U8);
+  EXPECT_THAT(info->shape, ElementsAre(2, 2));
+  llvm::Expected<llvm::ArrayRef<uint8_t>> zp =
+      source.getTensorData("w#w8_g4_asym_f16.zp");
+  ASSERT_TRUE(static_cast<bool>(zp));
+  EXPECT_THAT(*zp, ElementsAre(182, 131, 51, 0));
+  info = source.getTensorInfo("w#w8_g4_asym_f16.scale");
+  ASSERT_TRUE(static_cast<bool>(info));
+  EXPECT_EQ(info->type, plugins::WeightType::F16);
+  info = source.getTensorInfo("w#w8_ch_sym_f16.qweight");
+  ASSERT_TRUE(static_cast<bool>(info));
+  EXPECT_EQ(info->type, plugins::WeightType::I8);
+  EXPECT_THAT(info->shape, ElementsAre(2, 8));
+}
+
+TEST_F(DerivedWeightSourceTest, ServesReferenceValuesAsF32) {
+  DerivedWeightSource source(base);
+  llvm::Expected<llvm::ArrayRef<uint8_t>> dequantized =
+      source.getTensorData("w#w4_g4_sym_f32");
+  ASSERT_TRUE(static_cast<bool>(dequantized));
+  std::vector<float> values = floatsOf(*dequantized);
+  ASSERT_EQ(values.size(), 16u);
+  EXPECT_EQ(values[1], -1.25f);
+  EXPECT_EQ(values[0], 3 * (1.25f / 7));
+  llvm::Expected<llvm::ArrayRef<uint8_t>> rounded =
+      source.getTensorData("norm#f16");
+  ASSERT_TRUE(static_cast<bool>(rounded));
+  EXPECT_THAT(floatsOf(*rounded), ElementsAre(0.0999755859375f, 1.0f, -3.0f));
+  // Base names pass through.
+  llvm::Expected<llvm::ArrayRef<uint8_t>> plain = source.getTensorData("norm");
+  ASSERT_TRUE(static_cast<bool>(plain));
+  EXPECT_THAT(floatsOf(*plain), ElementsAre(0.1f, 1.0f, -3.0f));
+}
+
+TEST_F(DerivedWeightSourceTest, ListsAddedNamesAndReportsBadOnes) {
+  DerivedWeightSource source(base);
+  EXPECT_FALSE(static_cast<bool>(source.addDerivedName("w#w4_g4_sym_f16.qweight")));
+  EXPECT_THAT(source.getTensorNames(),
+              ElementsAre("norm", "w", "w#w4_g4_sym_f16.qweight"));
+  EXPECT_THAT(llvm::toString(source.addDerivedName("w")),
+              HasSubstr("not a derived tensor name"));
+  EXPECT_THAT(llvm::toString(source.addDerivedName("w#w4_g3_sym_f16.scale")),
+              HasSubstr("group size 3 does not divide K = 8"));
+  EXPECT_THAT(llvm::toString(source.addDerivedName("norm#w8_ch_sym_f16")),
+              HasSubstr("rank 1"));
+  EXPECT_THAT(llvm::toString(source.getTensorData("nope#f16").takeError()),
+              HasSubstr("no tensor 'nope'"));
+}
+
+} // namespace
