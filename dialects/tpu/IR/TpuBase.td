@@ -35,6 +35,16 @@ def Tpu_Dialect : Dialect {
     Every tensor with a per-axis or sub-channel quantized element type is
     checked against its shape: the quantized dimension exists, and there is
     one scale per channel or per block.
+
+    Lowering may read a weight in a narrower float type (the `top.Weight`
+    result type says which), and replaces a weight-only quantized weight by
+    derived tensors: the integers (a `!quant.any` element type), their
+    scales and, when asymmetric, zero points. A derived `top.Weight` is
+    named after its source and its derivation,
+    `<source>#<derivation>[.<part>]` (`model.layers.0.mlp.up_proj.weight#w4_g64_sym_f16.qweight`,
+    `.scale`, `.zp`), and located at its source's name; the compiler
+    computes its bytes from the checkpoint when it writes the binary (see
+    docs/quantization.md).
   }];
   let dependentDialects = [
     "::mlir::quant::QuantDialect",

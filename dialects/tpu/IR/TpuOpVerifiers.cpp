@@ -91,62 +91,118 @@ static bool isSymmetric(quant::QuantizedType type) {
 }
 
 /// A quantized weight type must group the weight the way the attributes do:
-/// the kernel reads `scale` and `zp`, the reference interpreter the type.
-static LogicalResult verifyQuantizedWeight(A16MatMulOp op,
+/// the kernel reads `scale` and `zp`, the reference interpreter the type. A
+/// `!quant.any` type leaves the parameters to `scale` and `zp` alone.
+static LogicalResult verifyQuantizedWeight(Operation *op, Value weight,
                                            quant::QuantizedType type,
+                                           Value scale, Value zp,
                                            int64_t group) {
-  ArrayRef<int64_t> shape =
-      cast<RankedTensorType>(op.getWeight().getType()).getShape();
+  ArrayRef<int64_t> shape = cast<RankedTensorType>(weight.getType()).getShape();
+  bool hasZp = !isa<NoneType>(zp.getType());
+  if (auto any = dyn_cast<quant::AnyQuantizedType>(type)) {
+    Type scaleType = elementTypeOf(scale);
+    if (any.getExpressedType() && any.getExpressedType() != scaleType)
+      return op->emitOpError("a !quant.any weight expresses ")
+             << any.getExpressedType() << " but its scale is " << scaleType;
+    if (!hasZp && !any.isSigned())
+      return op->emitOpError("an unsigned !quant.any weight needs a zp");
+    return success();
+  }
   if (auto perAxis = dyn_cast<quant::UniformQuantizedPerAxisType>(type)) {
     if (perAxis.getQuantizedDimension() != 0)
-      return op.emitOpError("a per-axis weight must be quantized along N "
-                            "(dimension 0)");
+      return op->emitOpError("a per-axis weight must be quantized along N "
+                             "(dimension 0)");
     if (group != shape[1])
-      return op.emitOpError("a per-axis weight needs per-channel "
-                            "q_group_size (0 or K)");
+      return op->emitOpError("a per-axis weight needs per-channel "
+                             "q_group_size (0 or K)");
   } else if (auto subChannel =
                  dyn_cast<quant::UniformQuantizedSubChannelType>(type)) {
     SmallVector<int64_t> blocks(shape);
     for (auto [axis, block] : subChannel.getBlockSizeInfo())
       blocks[axis] = block;
     if (blocks[0] != 1 || blocks[1] != group)
-      return op.emitOpError("a sub-channel weight needs blocks {0:1, 1:")
+      return op->emitOpError("a sub-channel weight needs blocks {0:1, 1:")
              << group << "} to match q_group_size";
   } else {
-    return op.emitOpError("a quantized weight must be per-axis (per-channel) "
-                          "or sub-channel (group-wise), got ")
+    return op->emitOpError("a quantized weight must be per-axis "
+                           "(per-channel), sub-channel (group-wise) or "
+                           "!quant.any, got ")
            << type;
   }
-  if (isa<NoneType>(op.getZp().getType()) && !isSymmetric(type))
-    return op.emitOpError("has no zp but its weight type has nonzero zero "
-                          "points");
+  if (!hasZp && !isSymmetric(type))
+    return op->emitOpError("has no zp but its weight type has nonzero zero "
+                           "points");
+  return success();
+}
+
+/// Checks one weight of a weight-only quantized op: `bits`-bit elements and,
+/// when quantized, a type that agrees with the grouping. `name` is the
+/// weight operand's name in messages.
+static LogicalResult verifyWeightOnlyWeight(Operation *op, StringRef name,
+                                            Value weight, Value scale,
+                                            Value zp, int64_t bits,
+                                            int64_t groupSize) {
+  Type element = elementTypeOf(weight);
+  if (storageBits(element) != bits)
+    return op->emitOpError()
+           << name << " elements are " << storageBits(element)
+           << "-bit but weight_bits is " << bits;
+  auto quantized = dyn_cast<quant::QuantizedType>(element);
+  // The shape function reports a weight that is not [N, K]; it does not run
+  // while an operand is unranked.
+  auto weightType = dyn_cast<RankedTensorType>(weight.getType());
+  if (!quantized || !weightType || weightType.getRank() != 2)
+    return success();
+  int64_t k = weightType.getDimSize(1);
+  if (ShapedType::isDynamic(k))
+    return op->emitOpError("a quantized weight needs a static K");
+  return verifyQuantizedWeight(op, weight, quantized, scale, zp,
+                               groupSize == 0 ? k : groupSize);
+}
+
+/// The activation and weight bits every weight-only quantized op shares.
+static LogicalResult verifyWeightOnlyOp(Operation *op, Value input,
+                                        Value output, int64_t bits) {
+  if (bits != 4 && bits != 8)
+    return op->emitOpError("weight_bits must be 4 or 8, got ") << bits;
+  Type inputType = elementTypeOf(input);
+  if (elementTypeOf(output) != inputType)
+    return op->emitOpError("output element type must be the input's (")
+           << inputType << "), got " << elementTypeOf(output);
   return success();
 }
 
 LogicalResult A16MatMulOp::verify() {
   auto bits = static_cast<int64_t>(getWeightBits());
-  if (bits != 4 && bits != 8)
-    return emitOpError("weight_bits must be 4 or 8, got ") << bits;
-  Type weight = elementTypeOf(getWeight());
-  if (storageBits(weight) != bits)
-    return emitOpError("weight elements are ")
-           << storageBits(weight) << "-bit but weight_bits is " << bits;
-  Type input = elementTypeOf(getInput());
-  if (elementTypeOf(getOutput()) != input)
-    return emitOpError("output element type must be the input's (")
-           << input << "), got " << elementTypeOf(getOutput());
-  auto quantized = dyn_cast<quant::QuantizedType>(weight);
-  // The shape function reports a weight that is not [N, K]; it does not run
-  // while an operand is unranked.
-  auto weightType = dyn_cast<RankedTensorType>(getWeight().getType());
-  if (!quantized || !weightType || weightType.getRank() != 2)
-    return success();
-  int64_t k = weightType.getDimSize(1);
-  if (ShapedType::isDynamic(k))
-    return emitOpError("a quantized weight needs a static K");
+  if (failed(verifyWeightOnlyOp(*this, getInput(), getOutput(), bits)))
+    return failure();
+  return verifyWeightOnlyWeight(*this, "weight", getWeight(), getScale(),
+                                getZp(), bits,
+                                static_cast<int64_t>(getQGroupSize()));
+}
+
+//===----------------------------------------------------------------------===//
+// A16MLP
+//===----------------------------------------------------------------------===//
+
+LogicalResult A16MLPOp::verify() {
+  auto bits = static_cast<int64_t>(getWeightBits());
+  if (failed(verifyWeightOnlyOp(*this, getInput(), getOutput(), bits)))
+    return failure();
   auto groupSize = static_cast<int64_t>(getQGroupSize());
-  return verifyQuantizedWeight(*this, quantized,
-                               groupSize == 0 ? k : groupSize);
+  if (failed(verifyWeightOnlyWeight(*this, "gate", getGate(), getGateScale(),
+                                    getGateZp(), bits, groupSize)) ||
+      failed(verifyWeightOnlyWeight(*this, "up", getUp(), getUpScale(),
+                                    getUpZp(), bits, groupSize)) ||
+      failed(verifyWeightOnlyWeight(*this, "down", getDown(), getDownScale(),
+                                    getDownZp(), bits, groupSize)))
+    return failure();
+  bool gateZp = !isa<NoneType>(getGateZp().getType());
+  if (gateZp != !isa<NoneType>(getUpZp().getType()) ||
+      gateZp != !isa<NoneType>(getDownZp().getType()))
+    return emitOpError("gate_zp, up_zp and down_zp must all be given "
+                       "(asymmetric) or all be none (symmetric)");
+  return success();
 }
 
 //===----------------------------------------------------------------------===//

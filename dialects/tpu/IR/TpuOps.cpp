@@ -31,6 +31,43 @@ static LogicalResult checkGroupParams(StringRef what, ArrayRef<int64_t> shape,
                      << ", " << formatDim(groups) << "]";
 }
 
+/// Checks the group-wise parameters of a weight-only quantized weight
+/// [N, K] in groups of `groupSize` (K when 0): `scale` and `zp` are
+/// [N, K / G]. `prefix` names the weight's operands (`gate_`) in messages.
+static LogicalResult checkQuantizedWeight(StringRef prefix,
+                                          ArrayRef<int64_t> weight,
+                                          ArrayRef<int64_t> scale,
+                                          OptionalShape zp, int64_t groupSize,
+                                          EmitErrorFn emitError) {
+  if (weight.size() != 2)
+    return emitError() << prefix << "weight must be [N, K], got rank "
+                       << weight.size();
+  if (groupSize < 0)
+    return emitError()
+           << "q_group_size must be positive, or 0 for per-channel; got "
+           << groupSize;
+  int64_t n = weight[0], k = weight[1];
+  int64_t groups = 1;
+  if (groupSize != 0) {
+    if (ShapedType::isDynamic(k)) {
+      groups = ShapedType::kDynamic;
+    } else if (k % groupSize != 0) {
+      return emitError() << "q_group_size " << groupSize
+                         << " does not divide K = " << k
+                         << (prefix.empty() ? "" : " of ")
+                         << prefix.drop_back();
+    } else {
+      groups = k / groupSize;
+    }
+  }
+  std::string scaleName = (prefix + "scale").str();
+  std::string zpName = (prefix + "zp").str();
+  if (failed(checkGroupParams(scaleName, scale, n, groups, emitError)) ||
+      (zp && failed(checkGroupParams(zpName, *zp, n, groups, emitError))))
+    return failure();
+  return success();
+}
+
 /// The weight-only quantized matmul: a right-transposed matmul of `input`
 /// [..., M, K] by `weight` [N, K], whose `scale` and `zp` are [N, K / G] with
 /// G = `groupSize`, or K when `groupSize` is 0.
@@ -39,30 +76,8 @@ inferGroupQuantMatMulShape(ArrayRef<int64_t> input, ArrayRef<int64_t> weight,
                            ArrayRef<int64_t> scale, OptionalShape zp,
                            OptionalShape bias, int64_t groupSize,
                            EmitErrorFn emitError) {
-  if (weight.size() != 2) {
-    emitError() << "weight must be [N, K], got rank " << weight.size();
-    return failure();
-  }
-  if (groupSize < 0) {
-    emitError() << "q_group_size must be positive, or 0 for per-channel; got "
-                << groupSize;
-    return failure();
-  }
-  int64_t n = weight[0], k = weight[1];
-  int64_t groups = 1;
-  if (groupSize != 0) {
-    if (ShapedType::isDynamic(k)) {
-      groups = ShapedType::kDynamic;
-    } else if (k % groupSize != 0) {
-      emitError() << "q_group_size " << groupSize
-                  << " does not divide K = " << k;
-      return failure();
-    } else {
-      groups = k / groupSize;
-    }
-  }
-  if (failed(checkGroupParams("scale", scale, n, groups, emitError)) ||
-      (zp && failed(checkGroupParams("zp", *zp, n, groups, emitError))))
+  if (failed(checkQuantizedWeight("", weight, scale, zp, groupSize,
+                                  emitError)))
     return failure();
   return inferMatMulShape(input, weight, bias, /*leftTranspose=*/false,
                           /*rightTranspose=*/true, emitError);
@@ -136,6 +151,29 @@ MLPOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
   return appendShape(inferGatedMLPShape(shapeOf(getInput()), shapeOf(getGate()),
                                         shapeOf(getUp()), shapeOf(getDown()),
                                         errorEmitter(*this)),
+                     shapes);
+}
+
+LogicalResult
+A16MLPOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
+  auto groupSize = static_cast<int64_t>(getQGroupSize());
+  auto emitError = errorEmitter(*this);
+  if (failed(checkQuantizedWeight("gate_", shapeOf(getGate()),
+                                  shapeOf(getGateScale()),
+                                  optionalShapeOf(getGateZp()), groupSize,
+                                  emitError)) ||
+      failed(checkQuantizedWeight("up_", shapeOf(getUp()),
+                                  shapeOf(getUpScale()),
+                                  optionalShapeOf(getUpZp()), groupSize,
+                                  emitError)) ||
+      failed(checkQuantizedWeight("down_", shapeOf(getDown()),
+                                  shapeOf(getDownScale()),
+                                  optionalShapeOf(getDownZp()), groupSize,
+                                  emitError)))
+    return failure();
+  return appendShape(inferGatedMLPShape(shapeOf(getInput()), shapeOf(getGate()),
+                                        shapeOf(getUp()), shapeOf(getDown()),
+                                        emitError),
                      shapes);
 }
 

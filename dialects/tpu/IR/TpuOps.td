@@ -80,7 +80,11 @@ def Tpu_A16MatMulOp : Tpu_ComputeOp<"A16MatMul"> {
     must state the same grouping as the attributes (per-axis along N when
     per-channel, sub-channel with blocks {0:1, 1:G} otherwise) and be
     symmetric when `zp` is none; `scale` and `zp` then hold its parameters as
-    the tensors the kernel reads.
+    the tensors the kernel reads. A `!quant.any` weight type states storage
+    and expressed type only (`!quant.any<i4<-7:7>:f16>`): its parameters are
+    `scale` and `zp`, whose values the compiler derives from the checkpoint
+    when it writes the binary. Its expressed type is the element type of
+    `scale`, and an unsigned storage type needs `zp`.
 
     ```mlir
     %y = tpu.A16MatMul %x, %w, %s, %zp, %none {weight_bits = 4, q_group_size = 128}
@@ -198,6 +202,52 @@ def Tpu_MLPOp : Tpu_ComputeOp<"MLP"> {
                                 "::llmc::top::Activation::SiLU">:$activation),
                        chipAttrs);
   let results = (outs Tpu_FloatTensor:$output);
+}
+
+def Tpu_A16MLPOp : Tpu_ComputeOp<"A16MLP"> {
+  let summary = "fused gated MLP with weight-only quantized weights";
+  let description = [{
+    `tpu.MLP` whose three weights are quantized as `tpu.A16MatMul`'s weight
+    is: `down(act(gate(x)) * up(x))` for a float `input` [..., D] (f16,
+    bf16 or f32; the output has its element type), with `gate` and `up`
+    [F, D] and `down` [D, F] in Linear layout, each holding `weight_bits`-bit
+    integers dequantized group-wise along its own K (D for gate and up, F
+    for down):
+
+      `dequant(w)[n, k] = (w[n, k] - w_zp[n, k / G]) * w_scale[n, k / G]`
+
+    `q_group_size` = 0 is per-channel (G = K); otherwise G must divide both
+    D and F. The three weights share bits and grouping; their zero points
+    are all given (asymmetric) or all none (symmetric). The MLP stays one op
+    so a kernel streams the three quantized weights once per token.
+
+    ```mlir
+    %y = tpu.A16MLP %x, %g, %u, %d, %gs, %us, %ds, %none, %none, %none
+        {weight_bits = 4 : i64, q_group_size = 64 : i64}
+        : (tensor<1x16x256xf16>, tensor<768x256x!quant.any<i4<-7:7>:f16>>,
+           tensor<768x256x!quant.any<i4<-7:7>:f16>>,
+           tensor<256x768x!quant.any<i4<-7:7>:f16>>, tensor<768x4xf16>,
+           tensor<768x4xf16>, tensor<256x12xf16>, none, none, none)
+        -> tensor<1x16x256xf16>
+    ```
+  }];
+  let arguments = !con((ins Tpu_ActivationTensor:$input,
+                            Tpu_QuantWeightTensor:$gate,
+                            Tpu_QuantWeightTensor:$up,
+                            Tpu_QuantWeightTensor:$down,
+                            Tpu_FloatTensor:$gate_scale,
+                            Tpu_FloatTensor:$up_scale,
+                            Tpu_FloatTensor:$down_scale,
+                            Tpu_ZeroPointTensorOrNone:$gate_zp,
+                            Tpu_ZeroPointTensorOrNone:$up_zp,
+                            Tpu_ZeroPointTensorOrNone:$down_zp,
+                            I64Attr:$weight_bits,
+                            DefaultValuedAttr<I64Attr, "0">:$q_group_size,
+                            DefaultValuedAttr<Top_ActivationAttr,
+                                "::llmc::top::Activation::SiLU">:$activation),
+                       chipAttrs);
+  let results = (outs Tpu_ActivationTensor:$output);
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//

@@ -432,7 +432,7 @@ func.func @a16_input_k(%x: tensor<2x6xf16>, %w: tensor<4x8xi8>, %s: tensor<4x1xf
 
 func.func @a16_per_tensor_weight(%x: tensor<2x8xf16>, %w: tensor<4x8x!quant.uniform<i8:f16, 0.5>>, %s: tensor<4x1xf16>) -> tensor<2x4xf16> {
   %none = top.None : none
-  // expected-error @+1 {{'tpu.A16MatMul' op a quantized weight must be per-axis (per-channel) or sub-channel (group-wise), got '!quant.uniform<i8:f16, 5.000000e-01>'}}
+  // expected-error @+1 {{'tpu.A16MatMul' op a quantized weight must be per-axis (per-channel), sub-channel (group-wise) or !quant.any, got '!quant.uniform<i8:f16, 5.000000e-01>'}}
   %y = tpu.A16MatMul %x, %w, %s, %none, %none {weight_bits = 8} : (tensor<2x8xf16>, tensor<4x8x!quant.uniform<i8:f16, 0.5>>, tensor<4x1xf16>, none, none) -> tensor<2x4xf16>
   return %y : tensor<2x4xf16>
 }
@@ -480,6 +480,73 @@ func.func @a16_quantized_dynamic_k(%x: tensor<2x?xf16>, %w: tensor<2x?x!quant.un
   // expected-error @+1 {{'tpu.A16MatMul' op a quantized weight needs a static K}}
   %y = tpu.A16MatMul %x, %w, %s, %none, %none {weight_bits = 8} : (tensor<2x?xf16>, tensor<2x?x!quant.uniform<i8:f16:0, {0.5, 0.5}>>, tensor<2x1xf16>, none, none) -> tensor<2x2xf16>
   return %y : tensor<2x2xf16>
+}
+
+// -----
+
+func.func @a16_any_expressed_type_differs(%x: tensor<2x8xf16>, %w: tensor<2x8x!quant.any<i4<-7:7>:bf16>>, %s: tensor<2x2xf16>) -> tensor<2x2xf16> {
+  %none = top.None : none
+  // expected-error @+1 {{'tpu.A16MatMul' op a !quant.any weight expresses 'bf16' but its scale is 'f16'}}
+  %y = tpu.A16MatMul %x, %w, %s, %none, %none {weight_bits = 4, q_group_size = 4} : (tensor<2x8xf16>, tensor<2x8x!quant.any<i4<-7:7>:bf16>>, tensor<2x2xf16>, none, none) -> tensor<2x2xf16>
+  return %y : tensor<2x2xf16>
+}
+
+// -----
+
+func.func @a16_any_unsigned_without_zp(%x: tensor<2x8xf16>, %w: tensor<2x8x!quant.any<u4:f16>>, %s: tensor<2x2xf16>) -> tensor<2x2xf16> {
+  %none = top.None : none
+  // expected-error @+1 {{'tpu.A16MatMul' op an unsigned !quant.any weight needs a zp}}
+  %y = tpu.A16MatMul %x, %w, %s, %none, %none {weight_bits = 4, q_group_size = 4} : (tensor<2x8xf16>, tensor<2x8x!quant.any<u4:f16>>, tensor<2x2xf16>, none, none) -> tensor<2x2xf16>
+  return %y : tensor<2x2xf16>
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// A16MLP
+//===----------------------------------------------------------------------===//
+
+func.func @a16mlp_bits(%x: tensor<1x8xf16>, %g: tensor<4x8xi4>, %d: tensor<8x4xi8>, %gs: tensor<4x1xf16>, %ds: tensor<8x1xf16>) -> tensor<1x8xf16> {
+  %none = top.None : none
+  // expected-error @+1 {{'tpu.A16MLP' op down elements are 8-bit but weight_bits is 4}}
+  %y = tpu.A16MLP %x, %g, %g, %d, %gs, %gs, %ds, %none, %none, %none {weight_bits = 4} : (tensor<1x8xf16>, tensor<4x8xi4>, tensor<4x8xi4>, tensor<8x4xi8>, tensor<4x1xf16>, tensor<4x1xf16>, tensor<8x1xf16>, none, none, none) -> tensor<1x8xf16>
+  return %y : tensor<1x8xf16>
+}
+
+// -----
+
+func.func @a16mlp_group_does_not_divide_f(%x: tensor<1x8xf16>, %g: tensor<4x8xi8>, %d: tensor<8x4xi8>, %gs: tensor<4x1xf16>, %ds: tensor<8x1xf16>) -> tensor<1x8xf16> {
+  %none = top.None : none
+  // expected-error @+1 {{'tpu.A16MLP' op q_group_size 8 does not divide K = 4 of down}}
+  %y = tpu.A16MLP %x, %g, %g, %d, %gs, %gs, %ds, %none, %none, %none {weight_bits = 8, q_group_size = 8} : (tensor<1x8xf16>, tensor<4x8xi8>, tensor<4x8xi8>, tensor<8x4xi8>, tensor<4x1xf16>, tensor<4x1xf16>, tensor<8x1xf16>, none, none, none) -> tensor<1x8xf16>
+  return %y : tensor<1x8xf16>
+}
+
+// -----
+
+func.func @a16mlp_scale_shape(%x: tensor<1x8xf16>, %g: tensor<4x8xi8>, %d: tensor<8x4xi8>, %gs: tensor<4x1xf16>, %ds: tensor<8x2xf16>) -> tensor<1x8xf16> {
+  %none = top.None : none
+  // expected-error @+1 {{'tpu.A16MLP' op down_scale must be [N, K / group] = [8, 1]}}
+  %y = tpu.A16MLP %x, %g, %g, %d, %gs, %gs, %ds, %none, %none, %none {weight_bits = 8} : (tensor<1x8xf16>, tensor<4x8xi8>, tensor<4x8xi8>, tensor<8x4xi8>, tensor<4x1xf16>, tensor<4x1xf16>, tensor<8x2xf16>, none, none, none) -> tensor<1x8xf16>
+  return %y : tensor<1x8xf16>
+}
+
+// -----
+
+func.func @a16mlp_mixed_zero_points(%x: tensor<1x8xf16>, %g: tensor<4x8xui8>, %d: tensor<8x4xui8>, %gs: tensor<4x1xf16>, %ds: tensor<8x1xf16>, %gz: tensor<4x1xui8>, %dz: tensor<8x1xui8>) -> tensor<1x8xf16> {
+  %none = top.None : none
+  // expected-error @+1 {{'tpu.A16MLP' op gate_zp, up_zp and down_zp must all be given (asymmetric) or all be none (symmetric)}}
+  %y = tpu.A16MLP %x, %g, %g, %d, %gs, %gs, %ds, %gz, %gz, %none {weight_bits = 8} : (tensor<1x8xf16>, tensor<4x8xui8>, tensor<4x8xui8>, tensor<8x4xui8>, tensor<4x1xf16>, tensor<4x1xf16>, tensor<8x1xf16>, tensor<4x1xui8>, tensor<4x1xui8>, none) -> tensor<1x8xf16>
+  return %y : tensor<1x8xf16>
+}
+
+// -----
+
+func.func @a16mlp_output_type(%x: tensor<1x8xf16>, %g: tensor<4x8xi8>, %d: tensor<8x4xi8>, %gs: tensor<4x1xf16>, %ds: tensor<8x1xf16>) -> tensor<1x8xf32> {
+  %none = top.None : none
+  // expected-error @+1 {{'tpu.A16MLP' op output element type must be the input's ('f16'), got 'f32'}}
+  %y = tpu.A16MLP %x, %g, %g, %d, %gs, %gs, %ds, %none, %none, %none {weight_bits = 8} : (tensor<1x8xf16>, tensor<4x8xi8>, tensor<4x8xi8>, tensor<8x4xi8>, tensor<4x1xf16>, tensor<4x1xf16>, tensor<8x1xf16>, none, none, none) -> tensor<1x8xf32>
+  return %y : tensor<1x8xf32>
 }
 
 // -----

@@ -59,6 +59,26 @@ func.func @a16_w8_per_axis(%x: tensor<16x128xf16>, %w: tensor<2x128x!quant.unifo
   return %y : tensor<16x2xf16>
 }
 
+// W4 symmetric group-wise with a !quant.any weight: the values of scale and
+// zp are the weight's parameters.
+// CHECK-LABEL: func.func @a16_w4_any
+// CHECK: tpu.A16MatMul {{.*}} : (tensor<16x128xbf16>, tensor<2x128x!quant.any<i4<-7:7>:bf16>>, tensor<2x2xbf16>, none, none) -> tensor<16x2xbf16>
+// CHECK: tpu.A16MatMul {{.*}} : (tensor<16x128xbf16>, tensor<2x128x!quant.any<u8:bf16>>, tensor<2x1xbf16>, tensor<2x1xui8>, none) -> tensor<16x2xbf16>
+func.func @a16_w4_any(%x: tensor<16x128xbf16>, %w: tensor<2x128x!quant.any<i4<-7:7>:bf16>>, %s: tensor<2x2xbf16>, %u: tensor<2x128x!quant.any<u8:bf16>>, %us: tensor<2x1xbf16>, %zp: tensor<2x1xui8>) -> (tensor<16x2xbf16>, tensor<16x2xbf16>) {
+  %none = top.None : none
+  %y = tpu.A16MatMul %x, %w, %s, %none, %none {weight_bits = 4, q_group_size = 64} : (tensor<16x128xbf16>, tensor<2x128x!quant.any<i4<-7:7>:bf16>>, tensor<2x2xbf16>, none, none) -> tensor<16x2xbf16>
+  %z = tpu.A16MatMul %x, %u, %us, %zp, %none {weight_bits = 8} : (tensor<16x128xbf16>, tensor<2x128x!quant.any<u8:bf16>>, tensor<2x1xbf16>, tensor<2x1xui8>, none) -> tensor<16x2xbf16>
+  return %y, %z : tensor<16x2xbf16>, tensor<16x2xbf16>
+}
+
+// The fused MLP with W4 asymmetric group-wise weights.
+// CHECK-LABEL: func.func @a16_mlp
+// CHECK: tpu.A16MLP {{.*}} {activation = #top<activation gelu>, q_group_size = 4 : i64, weight_bits = 4 : i64} : (tensor<1x4x8xf16>, tensor<16x8x!quant.any<u4:f16>>, tensor<16x8x!quant.any<u4:f16>>, tensor<8x16x!quant.any<u4:f16>>, tensor<16x2xf16>, tensor<16x2xf16>, tensor<8x4xf16>, tensor<16x2xui4>, tensor<16x2xui4>, tensor<8x4xui4>) -> tensor<1x4x8xf16>
+func.func @a16_mlp(%x: tensor<1x4x8xf16>, %g: tensor<16x8x!quant.any<u4:f16>>, %d: tensor<8x16x!quant.any<u4:f16>>, %gs: tensor<16x2xf16>, %ds: tensor<8x4xf16>, %gz: tensor<16x2xui4>, %dz: tensor<8x4xui4>) -> tensor<1x4x8xf16> {
+  %y = tpu.A16MLP %x, %g, %g, %d, %gs, %gs, %ds, %gz, %gz, %dz {weight_bits = 4, q_group_size = 4, activation = #top<activation gelu>} : (tensor<1x4x8xf16>, tensor<16x8x!quant.any<u4:f16>>, tensor<16x8x!quant.any<u4:f16>>, tensor<8x16x!quant.any<u4:f16>>, tensor<16x2xf16>, tensor<16x2xf16>, tensor<8x4xf16>, tensor<16x2xui4>, tensor<16x2xui4>, tensor<8x4xui4>) -> tensor<1x4x8xf16>
+  return %y : tensor<1x4x8xf16>
+}
+
 // CHECK-LABEL: func.func @norms
 // CHECK: tpu.RMSNorm {{.*}} {eps = 9.9999999999999995E-7 : f64} : (tensor<1x16x256xf16>, tensor<256xf16>) -> tensor<1x16x256xf16>
 // CHECK: tpu.LayerNorm {{.*}} {eps = 1.000000e-05 : f64} : (tensor<1x16x256xf16>, tensor<256xf16>, none) -> tensor<1x16x256xf16>
