@@ -1,4 +1,4 @@
-//===- GraphBuilder.cpp - pieces list, embedding and heads ----------------===//
+//===- GraphBuilder.cpp - options, the list of pieces and the embedding ---===//
 
 #include "frontends/llm/GraphBuilder.h"
 
@@ -6,6 +6,8 @@
 #include "frontends/llm/PieceEmitter.h"
 
 #include "llvm/ADT/StringExtras.h"
+
+#include <algorithm>
 
 using namespace mlir;
 using llmc::plugins::TensorRole;
@@ -28,6 +30,9 @@ llvm::Expected<GraphBuilder> GraphBuilder::create(MLIRContext &context,
                    ") must exceed --max-input-length (" +
                    llvm::Twine(options.maxInputLength) +
                    ") so that prefill_kv has room for history");
+  if (options.penaltyWindow < 1 || options.sampleTopK < 1)
+    return invalid("the penalty window and the sampling top-k must be at "
+                   "least 1");
   context.loadDialect<top::TopDialect, func::FuncDialect>();
   return GraphBuilder(context, spec, options);
 }
@@ -50,6 +55,10 @@ int64_t GraphBuilder::getKeyLength(Phase phase) const {
   return getHistoryLength(phase) + getQueryLength(phase);
 }
 
+int64_t GraphBuilder::getSampleTopK() const {
+  return std::min(options.sampleTopK, spec.vocabSize);
+}
+
 std::vector<std::string> GraphBuilder::getPieceNames() const {
   std::vector<std::string> names = {"embed.prefill", "embed.decode"};
   for (int64_t layer = 0; layer < spec.numLayers; ++layer)
@@ -58,6 +67,7 @@ std::vector<std::string> GraphBuilder::getPieceNames() const {
                       stringifyPhase(phase).str());
   names.push_back("lm_head");
   names.push_back("greedy_head");
+  names.push_back("sample_head");
   return names;
 }
 
@@ -70,6 +80,8 @@ llvm::Expected<Piece> GraphBuilder::build(llvm::StringRef name) const {
     return buildLmHead();
   if (name == "greedy_head")
     return buildGreedyHead();
+  if (name == "sample_head")
+    return buildSampleHead();
   llvm::SmallVector<llvm::StringRef, 3> parts;
   name.split(parts, '.');
   int64_t layer;
@@ -98,40 +110,6 @@ Piece GraphBuilder::buildEmbedding(Phase phase) const {
       emit.getBuilder(), emit.locOf(TensorRole::TokenEmbedding, 0),
       emit.f32Type({1, length, spec.hiddenSize}), table, ids, /*axis=*/0);
   emit.output(IORole::Hidden, hidden);
-  emit.finish();
-  return piece;
-}
-
-Piece GraphBuilder::buildLmHead() const {
-  Piece piece;
-  piece.name = "lm_head";
-  PieceEmitter emit(*context, spec, piece);
-  OpBuilder &b = emit.getBuilder();
-  Value hidden = emit.input(IORole::Hidden, {1, spec.hiddenSize});
-  Value normWeight = emit.weight(TensorRole::FinalNorm, 0, {spec.hiddenSize});
-  Value normed = top::RMSNormOp::create(
-      b, emit.locOf(TensorRole::FinalNorm, 0), emit.f32Type({1, spec.hiddenSize}),
-      hidden, normWeight, b.getF64FloatAttr(spec.rmsNormEps));
-  TensorRole headRole = spec.tieWordEmbeddings ? TensorRole::TokenEmbedding
-                                               : TensorRole::LmHead;
-  Value head = emit.weight(headRole, 0, {spec.vocabSize, spec.hiddenSize});
-  Value logits = top::MatMulOp::create(
-      b, emit.locOf(headRole, 0), emit.f32Type({1, spec.vocabSize}), normed,
-      head, emit.none(), /*left_transpose=*/false, /*right_transpose=*/true);
-  emit.output(IORole::Logits, logits);
-  emit.finish();
-  return piece;
-}
-
-Piece GraphBuilder::buildGreedyHead() const {
-  Piece piece;
-  piece.name = "greedy_head";
-  PieceEmitter emit(*context, spec, piece);
-  Value logits = emit.input(IORole::Logits, {1, spec.vocabSize});
-  Value token = top::ArgOp::create(emit.getBuilder(), emit.loc("greedy_head"),
-                                   emit.i32Type({1, 1}), logits, /*axis=*/1,
-                                   /*keepdims=*/true, top::ArgMode::ArgMax);
-  emit.output(IORole::Token, token);
   emit.finish();
   return piece;
 }

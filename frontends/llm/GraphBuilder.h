@@ -28,6 +28,10 @@ struct BuildOptions {
   /// L: the tokens one prefill or prefill_kv piece processes; longer
   /// prompts run in chunks.
   int64_t maxInputLength = 128;
+  /// W: the recent tokens sample_head's repetition penalty looks at.
+  int64_t penaltyWindow = 64;
+  /// K: the candidates sample_head keeps (at most the vocabulary size).
+  int64_t sampleTopK = 50;
 };
 
 class GraphBuilder {
@@ -39,7 +43,8 @@ public:
                                              BuildOptions options);
 
   /// Every piece of the model in a fixed order: embed.prefill, embed.decode,
-  /// block.<i>.{prefill,prefill_kv,decode} per layer, lm_head, greedy_head.
+  /// block.<i>.{prefill,prefill_kv,decode} per layer, lm_head, greedy_head,
+  /// sample_head.
   std::vector<std::string> getPieceNames() const;
 
   /// Builds the piece called `name` (one of getPieceNames()).
@@ -49,6 +54,7 @@ public:
   Piece buildBlock(int64_t layer, Phase phase) const;
   Piece buildLmHead() const;
   Piece buildGreedyHead() const;
+  Piece buildSampleHead() const;
 
   const BuildOptions &getOptions() const { return options; }
   const plugins::ModelSpec &getSpec() const { return spec; }
@@ -59,6 +65,8 @@ public:
   int64_t getKeyLength(Phase phase) const;
   /// The cached history slots a block of `phase` reads (0, S - L or S).
   int64_t getHistoryLength(Phase phase) const;
+  /// The candidates sample_head returns: K capped at the vocabulary size.
+  int64_t getSampleTopK() const;
 
 private:
   GraphBuilder(mlir::MLIRContext &context, const plugins::ModelSpec &spec,

@@ -28,6 +28,12 @@ llvm::StringRef stringifyIORole(IORole role) {
   case IORole::NewV: return "new_v";
   case IORole::Logits: return "logits";
   case IORole::Token: return "token";
+  case IORole::RecentIds: return "recent_ids";
+  case IORole::Penalty: return "penalty";
+  case IORole::Temperature: return "temperature";
+  case IORole::TopP: return "top_p";
+  case IORole::Probs: return "probs";
+  case IORole::TokenIds: return "token_ids";
   }
   llvm_unreachable("unknown IO role");
 }
@@ -44,6 +50,12 @@ std::optional<IORole> symbolizeIORole(llvm::StringRef name) {
       .Case("new_v", IORole::NewV)
       .Case("logits", IORole::Logits)
       .Case("token", IORole::Token)
+      .Case("recent_ids", IORole::RecentIds)
+      .Case("penalty", IORole::Penalty)
+      .Case("temperature", IORole::Temperature)
+      .Case("top_p", IORole::TopP)
+      .Case("probs", IORole::Probs)
+      .Case("token_ids", IORole::TokenIds)
       .Default(std::nullopt);
 }
 

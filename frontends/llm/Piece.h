@@ -45,6 +45,19 @@ enum class IORole {
   NewV,
   Logits,
   Token,
+  /// sample_head: the last W generated or prompt ids for the repetition
+  /// penalty; negative ids are empty slots.
+  RecentIds,
+  /// sample_head: the [1, 1] repetition penalty (1 disables it).
+  Penalty,
+  /// sample_head: the [1, 1] temperature (positive).
+  Temperature,
+  /// sample_head: the [1, 1] probability mass the candidates keep.
+  TopP,
+  /// sample_head: the candidates' probabilities, best first.
+  Probs,
+  /// sample_head: the candidates' token ids.
+  TokenIds,
 };
 
 llvm::StringRef stringifyPhase(Phase phase);
@@ -59,7 +72,7 @@ struct PieceIO {
 };
 
 struct Piece {
-  /// `embed.prefill`, `block.3.decode`, `lm_head`, `greedy_head`, ...
+  /// `embed.prefill`, `block.3.decode`, `lm_head`, `sample_head`, ...
   std::string name;
   Phase phase = Phase::None;
   /// The layer index of a block piece.

@@ -56,6 +56,18 @@ FailureOr<Shape> inferBroadcastShape(ArrayRef<int64_t> lhs,
   return result;
 }
 
+FailureOr<Shape> inferBroadcastShape(ArrayRef<ArrayRef<int64_t>> shapes,
+                                     EmitErrorFn emitError) {
+  Shape result;
+  for (ArrayRef<int64_t> shape : shapes) {
+    FailureOr<Shape> merged = inferBroadcastShape(result, shape, emitError);
+    if (failed(merged))
+      return failure();
+    result = std::move(*merged);
+  }
+  return result;
+}
+
 FailureOr<Shape> inferMatMulShape(ArrayRef<int64_t> lhs, ArrayRef<int64_t> rhs,
                                   OptionalShape bias, bool leftTranspose,
                                   bool rightTranspose, EmitErrorFn emitError) {
@@ -342,6 +354,37 @@ FailureOr<Shape> inferSliceShape(ArrayRef<int64_t> input,
     result.push_back((end - start + steps[i] - 1) / steps[i]);
   }
   return result;
+}
+
+FailureOr<Shape> inferScatterElementsShape(ArrayRef<int64_t> data,
+                                           ArrayRef<int64_t> indices,
+                                           ArrayRef<int64_t> updates,
+                                           int64_t axis,
+                                           EmitErrorFn emitError) {
+  FailureOr<int64_t> dim = normalizeAxis(axis, data.size(), emitError);
+  if (failed(dim))
+    return failure();
+  if (indices.size() != data.size() || updates.size() != data.size()) {
+    emitError() << "data, indices and updates must have the same rank";
+    return failure();
+  }
+  for (size_t i = 0; i < data.size(); ++i) {
+    if (!dimsCompatible(indices[i], updates[i])) {
+      emitError() << "indices and updates differ in dimension " << i << " ("
+                  << formatDim(indices[i]) << " and " << formatDim(updates[i])
+                  << ")";
+      return failure();
+    }
+    // Along the axis, indices pick the position; elsewhere a position of
+    // indices is also a position of data, so it must exist there.
+    if (static_cast<int64_t>(i) != *dim && !ShapedType::isDynamic(data[i]) &&
+        !ShapedType::isDynamic(indices[i]) && indices[i] > data[i]) {
+      emitError() << "indices dimension " << i << " (" << indices[i]
+                  << ") exceeds the data dimension (" << data[i] << ")";
+      return failure();
+    }
+  }
+  return Shape(data);
 }
 
 FailureOr<Shape> inferReduceAxisShape(ArrayRef<int64_t> input, int64_t axis,

@@ -33,6 +33,12 @@ llvm::FailureOr<Shape> inferBroadcastShape(llvm::ArrayRef<int64_t> lhs,
                                            llvm::ArrayRef<int64_t> rhs,
                                            EmitErrorFn emitError);
 
+/// NumPy-style broadcast of any number of shapes (the three operands of a
+/// select, for example).
+llvm::FailureOr<Shape>
+inferBroadcastShape(llvm::ArrayRef<llvm::ArrayRef<int64_t>> shapes,
+                    EmitErrorFn emitError);
+
 /// `lhs` is [..., M, K] (or [..., K, M] transposed), `rhs` is [..., K, N] (or
 /// [..., N, K] transposed) with broadcast batch dimensions; `bias` must
 /// broadcast to [..., M, N] and its last dimension must be N or 1.
@@ -98,6 +104,12 @@ llvm::FailureOr<Shape> inferSliceShape(llvm::ArrayRef<int64_t> input,
                                        llvm::ArrayRef<int64_t> ends,
                                        llvm::ArrayRef<int64_t> steps,
                                        EmitErrorFn emitError);
+
+/// ONNX ScatterElements: `indices` and `updates` share one shape of `data`'s
+/// rank that fits inside `data` except along `axis`; the result is `data`'s.
+llvm::FailureOr<Shape> inferScatterElementsShape(
+    llvm::ArrayRef<int64_t> data, llvm::ArrayRef<int64_t> indices,
+    llvm::ArrayRef<int64_t> updates, int64_t axis, EmitErrorFn emitError);
 
 /// Reduces `axis` to 1 (keepDims) or removes it.
 llvm::FailureOr<Shape> inferReduceAxisShape(llvm::ArrayRef<int64_t> input,

@@ -51,4 +51,21 @@ def Top_GELUApproximation : I32EnumAttr<"GELUApproximation",
 def Top_GELUApproximationAttr
     : EnumAttr<Top_Dialect, Top_GELUApproximation, "gelu_approximation">;
 
+def Top_CompareMode : I32EnumAttr<"CompareMode", "the relation a Compare tests", [
+    I32EnumAttrCase<"Eq", 0, "eq">,
+    I32EnumAttrCase<"Ne", 1, "ne">,
+    I32EnumAttrCase<"Lt", 2, "lt">,
+    I32EnumAttrCase<"Le", 3, "le">,
+    I32EnumAttrCase<"Gt", 4, "gt">,
+    I32EnumAttrCase<"Ge", 5, "ge">,
+  ]> {
+  let cppNamespace = "::llmc::top";
+  let genSpecializedAttr = 0;
+  let description = [{
+    `lhs == rhs`, `!=`, `<`, `<=`, `>` or `>=`. Floats compare as IEEE 754
+    does: a NaN operand makes every relation false except `ne`.
+  }];
+}
+def Top_CompareModeAttr : EnumAttr<Top_Dialect, Top_CompareMode, "compare_mode">;
+
 #endif // LLMC_DIALECTS_TOP_TOPATTRS_TD

@@ -18,8 +18,9 @@ def Top_Dialect : Dialect {
     every chip backend starts from them.
 
     Values are tensors of floating-point elements (integer tensors for token
-    ids and indices). Weights are never stored in the IR: `top.Weight` names
-    a tensor of the model's external weight source. Attention (`top.FAttention`)
+    ids and indices, i1 tensors for masks). Weights are never stored in the
+    IR: `top.Weight` names a tensor of the model's external weight source;
+    only small values a piece computes with are `top.Constant`s. Attention (`top.FAttention`)
     and the gated MLP (`top.MLP`) stay fused so that backends can schedule them
     as units. Optional operands are the result of `top.None`.
 
@@ -39,6 +40,9 @@ class Top_Op<string mnemonic, list<Trait> traits = []>
 def Top_FloatTensor : TensorOf<[AnyFloat]>;
 /// A tensor of token ids, positions or indices.
 def Top_IndexTensor : TensorOf<[AnySignlessInteger]>;
+/// A tensor of floats or of signless integers, for ops that work on both
+/// (comparison, selection, scatter).
+def Top_NumericTensor : TensorOf<[AnyFloat, AnySignlessInteger]>;
 /// An optional operand: a tensor, or the result of `top.None`.
 def Top_FloatTensorOrNone : AnyTypeOf<[Top_FloatTensor, NoneType]>;
 

@@ -7,6 +7,8 @@
 using namespace mlir;
 using namespace llmc::top;
 
+OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
+
 OpFoldResult MulConstOp::fold(FoldAdaptor) {
   if (getConstVal().convertToDouble() == 1.0)
     return getInput();

@@ -4,6 +4,8 @@
 
 #include "dialects/common/IR/OpShapes.h"
 
+#include "mlir/IR/TypeUtilities.h"
+
 using namespace mlir;
 using namespace llmc;
 using namespace llmc::top;
@@ -18,6 +20,10 @@ LogicalResult InputOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &
 
 LogicalResult WeightOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
   return appendShape(Shape(getOutput().getType().getShape()), shapes);
+}
+
+LogicalResult ConstantOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
+  return appendShape(Shape(getValue().getShapedType().getShape()), shapes);
 }
 
 LogicalResult MatMulOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
@@ -83,6 +89,12 @@ LogicalResult MulOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &sh
                      shapes);
 }
 
+LogicalResult DivOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
+  return appendShape(inferBroadcastShape(shapeOf(getLhs()), shapeOf(getRhs()),
+                                         errorEmitter(*this)),
+                     shapes);
+}
+
 LogicalResult MulConstOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
   return appendShape(Shape(shapeOf(getInput())), shapes);
 }
@@ -96,6 +108,13 @@ LogicalResult GELUOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &s
 }
 
 LogicalResult SoftmaxOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
+  ArrayRef<int64_t> input = shapeOf(getInput());
+  if (failed(normalizeAxis(getAxis(), input.size(), errorEmitter(*this))))
+    return failure();
+  return appendShape(Shape(input), shapes);
+}
+
+LogicalResult CumSumOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
   ArrayRef<int64_t> input = shapeOf(getInput());
   if (failed(normalizeAxis(getAxis(), input.size(), errorEmitter(*this))))
     return failure();
@@ -128,6 +147,26 @@ LogicalResult SliceOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &
                      shapes);
 }
 
+LogicalResult ScatterElementsOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
+  return appendShape(inferScatterElementsShape(shapeOf(getData()),
+                                               shapeOf(getIndices()),
+                                               shapeOf(getUpdates()), getAxis(),
+                                               errorEmitter(*this)),
+                     shapes);
+}
+
+LogicalResult CompareOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
+  return appendShape(inferBroadcastShape(shapeOf(getLhs()), shapeOf(getRhs()),
+                                         errorEmitter(*this)),
+                     shapes);
+}
+
+LogicalResult WhereOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
+  ArrayRef<int64_t> operands[] = {shapeOf(getCond()), shapeOf(getX()),
+                                  shapeOf(getY())};
+  return appendShape(inferBroadcastShape(operands, errorEmitter(*this)), shapes);
+}
+
 LogicalResult ArgOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
   return appendShape(inferReduceAxisShape(shapeOf(getInput()), getAxis(),
                                           getKeepdims(), errorEmitter(*this)),
@@ -151,6 +190,14 @@ LogicalResult TopKOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &s
 LogicalResult WeightOp::verify() {
   if (getName().empty())
     return emitOpError("needs the name of a tensor in the weight source");
+  return success();
+}
+
+LogicalResult ConstantOp::verify() {
+  // The interpreter and the backends read the elements directly; resource
+  // blobs and sparse forms are for weights, which are top.Weight.
+  if (!isa<DenseIntOrFPElementsAttr>(getValue()))
+    return emitOpError("value must be a dense attribute of integers or floats");
   return success();
 }
 

@@ -69,6 +69,29 @@ def Top_NoneOp : Top_Op<"None", [Pure]> {
   let assemblyFormat = "attr-dict `:` type($output)";
 }
 
+def Top_ConstantOp : Top_ComputeOp<"Constant", [ConstantLike,
+    AllTypesMatch<["value", "output"]>]> {
+  let summary = "a small tensor stated in the IR";
+  let description = [{
+    The tensor `value`, held in the IR: thresholds, fill values and masks
+    that a piece computes with, such as the 0 a sampling head compares
+    logits with or the -inf that filtered logits become. Checkpoint tensors
+    never become constants; they stay `top.Weight` so that the IR stays
+    small and backends place them once. `value` is a dense attribute of
+    floats or signless integers (i1 for masks).
+
+    ```mlir
+    %zero = top.Constant dense<0.0> : tensor<1x1xf32>
+    %first = top.Constant dense<[[true, false, false]]> : tensor<1x3xi1>
+    ```
+  }];
+  let arguments = (ins ElementsAttr:$value);
+  let results = (outs AnyStaticShapeTensor:$output);
+  let assemblyFormat = "$value attr-dict";
+  let hasFolder = 1;
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Linear algebra and normalization
 //===----------------------------------------------------------------------===//
@@ -208,6 +231,17 @@ def Top_MulOp : Top_ComputeOp<"Mul", [Commutative,
   let results = (outs Top_FloatTensor:$output);
 }
 
+def Top_DivOp : Top_ComputeOp<"Div", [SameOperandsAndResultElementType]> {
+  let summary = "elementwise quotient with broadcasting";
+  let description = [{
+    `lhs / rhs` with NumPy broadcasting and IEEE 754 semantics (x / 0 is an
+    infinity, 0 / 0 is NaN). A sampling head divides logits by the
+    temperature and by the repetition penalty, both [1, 1] inputs.
+  }];
+  let arguments = (ins Top_FloatTensor:$lhs, Top_FloatTensor:$rhs);
+  let results = (outs Top_FloatTensor:$output);
+}
+
 def Top_MulConstOp : Top_ComputeOp<"MulConst", [SameOperandsAndResultType]> {
   let summary = "multiplies by a constant";
   let description = [{
@@ -247,6 +281,25 @@ def Top_SoftmaxOp : Top_ComputeOp<"Softmax", [SameOperandsAndResultType]> {
   }];
   let arguments = (ins Top_FloatTensor:$input,
                    DefaultValuedAttr<I64Attr, "-1">:$axis);
+  let results = (outs Top_FloatTensor:$output);
+}
+
+def Top_CumSumOp : Top_ComputeOp<"CumSum", [SameOperandsAndResultType]> {
+  let summary = "running sum along one axis";
+  let description = [{
+    `output[i] = input[0] + ... + input[i]` along `axis` (negative counts
+    from the end), as ONNX's CumSum: with `exclusive` the element itself is
+    left out (`output[0] = 0`), with `reverse` the sum runs from the end.
+    Sums accumulate in higher precision and each output is rounded once, so
+    an exclusive sum equals the inclusive sum of the previous position
+    exactly. Top-p filtering compares the exclusive running sum of sorted
+    probabilities with p: a token stays when the tokens ranked above it
+    hold less than p.
+  }];
+  let arguments = (ins Top_FloatTensor:$input,
+                   DefaultValuedAttr<I64Attr, "-1">:$axis,
+                   DefaultValuedAttr<BoolAttr, "false">:$exclusive,
+                   DefaultValuedAttr<BoolAttr, "false">:$reverse);
   let results = (outs Top_FloatTensor:$output);
 }
 
@@ -297,9 +350,63 @@ def Top_SliceOp : Top_ComputeOp<"Slice", [SameOperandsAndResultElementType]> {
   let results = (outs AnyRankedTensor:$output);
 }
 
+def Top_ScatterElementsOp : Top_ComputeOp<"ScatterElements", [
+    AllElementTypesMatch<["data", "updates", "output"]>]> {
+  let summary = "writes updates into a copy of data at indexed positions";
+  let description = [{
+    ONNX's ScatterElements without reduction: the result is `data` with, for
+    every position p of `indices`, the element at p with p[axis] replaced by
+    `indices[p]` set to `updates[p]`. `indices` and `updates` have one shape,
+    of `data`'s rank and no larger than `data` outside `axis`. An index
+    outside [0, data.shape[axis]) is an error at run time; unlike ONNX,
+    negative indices do not count from the end (as for `top.Gather`, an
+    importer normalizes them).
+
+    Updates apply in row-major order of `indices`, so when several name one
+    element the last one wins. The repetition penalty relies on this only
+    where it cannot matter: repeated token ids carry identical updates.
+  }];
+  let arguments = (ins Top_NumericTensor:$data, Top_IndexTensor:$indices,
+                   Top_NumericTensor:$updates,
+                   DefaultValuedAttr<I64Attr, "0">:$axis);
+  let results = (outs Top_NumericTensor:$output);
+}
+
 //===----------------------------------------------------------------------===//
 // Selection
 //===----------------------------------------------------------------------===//
+
+def Top_CompareOp : Top_ComputeOp<"Compare", [
+    AllElementTypesMatch<["lhs", "rhs"]>]> {
+  let summary = "elementwise comparison with broadcasting";
+  let description = [{
+    `lhs <mode> rhs` with NumPy broadcasting, for floats or integers of one
+    element type. The result holds 1 where the relation holds and 0 where it
+    does not, in its integer type: i1 normally, a wider integer where a
+    consumer wants one. A NaN makes every relation false except `ne`.
+
+    ```mlir
+    %empty = top.Compare %ids, %zero {mode = #top<compare_mode lt>} : (tensor<1x64xi32>, tensor<1x1xi32>) -> tensor<1x64xi1>
+    ```
+  }];
+  let arguments = (ins Top_NumericTensor:$lhs, Top_NumericTensor:$rhs,
+                   Top_CompareModeAttr:$mode);
+  let results = (outs Top_IndexTensor:$output);
+}
+
+def Top_WhereOp : Top_ComputeOp<"Where", [
+    AllElementTypesMatch<["x", "y", "output"]>]> {
+  let summary = "elementwise choice between two tensors";
+  let description = [{
+    `cond ? x : y` elementwise with NumPy broadcasting of all three operands:
+    an element of `cond` (any integer type; nonzero is true) picks the
+    element of `x`, zero picks `y`. With integer `x` and `y` it also
+    combines masks: `Where(a, a, b)` is `a or b`.
+  }];
+  let arguments = (ins Top_IndexTensor:$cond, Top_NumericTensor:$x,
+                   Top_NumericTensor:$y);
+  let results = (outs Top_NumericTensor:$output);
+}
 
 def Top_ArgOp : Top_ComputeOp<"Arg"> {
   let summary = "index of the largest or smallest element";

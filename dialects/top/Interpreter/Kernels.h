@@ -92,9 +92,10 @@ llvm::Expected<Tensor> attention(const Tensor &q, const Tensor &k,
 // KernelsElementwise.cpp
 //===----------------------------------------------------------------------===//
 
-enum class BinaryOp { Add, Mul };
+enum class BinaryOp { Add, Mul, Div };
 
-/// `lhs op rhs` with NumPy broadcasting.
+/// `lhs op rhs` with NumPy broadcasting; Div is IEEE 754 division (x / 0 is
+/// an infinity, 0 / 0 NaN).
 llvm::Expected<Tensor> broadcastBinary(BinaryOp op, const Tensor &lhs,
                                        const Tensor &rhs,
                                        const ThreadRunner &runner);
@@ -139,6 +140,31 @@ llvm::Expected<Tensor> slice(const Tensor &input,
                              llvm::ArrayRef<int64_t> steps);
 
 //===----------------------------------------------------------------------===//
+// KernelsSelect.cpp
+//===----------------------------------------------------------------------===//
+
+enum class CompareMode { Eq, Ne, Lt, Le, Gt, Ge };
+
+/// `lhs mode rhs` with NumPy broadcasting, for two tensors of one kind; the
+/// I32 result holds 1 where the relation holds and 0 elsewhere (a NaN makes
+/// every relation false except Ne).
+llvm::Expected<Tensor> compare(CompareMode mode, const Tensor &lhs,
+                               const Tensor &rhs);
+
+/// `cond ? x : y` with NumPy broadcasting of all three; `cond` is I32
+/// (nonzero is true), `x` and `y` are of one kind, which the result takes.
+llvm::Expected<Tensor> where(const Tensor &cond, const Tensor &x,
+                             const Tensor &y);
+
+/// A copy of `data` in which each element of `updates` replaces the element
+/// at its own position with the `axis` coordinate taken from `indices` (I32,
+/// same shape as `updates`). Updates apply in row-major order, so the last of
+/// repeated indices wins; an index outside [0, data dim) is an error.
+llvm::Expected<Tensor> scatterElements(const Tensor &data,
+                                       const Tensor &indices,
+                                       const Tensor &updates, int64_t axis);
+
+//===----------------------------------------------------------------------===//
 // KernelsReduce.cpp
 //===----------------------------------------------------------------------===//
 
@@ -146,6 +172,12 @@ llvm::Expected<Tensor> slice(const Tensor &input,
 /// their sum in double.
 llvm::Expected<Tensor> softmax(const Tensor &input, int64_t axis,
                                const ThreadRunner &runner);
+
+/// Running sums along `axis`, accumulated in double and rounded once per
+/// output; `exclusive` leaves each element out of its own sum, `reverse`
+/// sums from the end.
+llvm::Expected<Tensor> cumSum(const Tensor &input, int64_t axis,
+                              bool exclusive, bool reverse);
 
 /// The I32 index of the largest (`max`) or smallest element along `axis`,
 /// the first on ties; a NaN counts as the extreme, as in NumPy.

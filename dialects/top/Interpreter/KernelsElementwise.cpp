@@ -41,12 +41,20 @@ llvm::Expected<Tensor> broadcastBinary(BinaryOp op, const Tensor &lhs,
       const float *x = a + offsetOf(row, rowShape, lhsStrides);
       const float *y = b + offsetOf(row, rowShape, rhsStrides);
       float *z = out + row * width;
-      if (op == BinaryOp::Add)
+      switch (op) {
+      case BinaryOp::Add:
         for (int64_t i = 0; i < width; ++i)
           z[i] = x[i * lhsStep] + y[i * rhsStep];
-      else
+        break;
+      case BinaryOp::Mul:
         for (int64_t i = 0; i < width; ++i)
           z[i] = x[i * lhsStep] * y[i * rhsStep];
+        break;
+      case BinaryOp::Div:
+        for (int64_t i = 0; i < width; ++i)
+          z[i] = x[i * lhsStep] / y[i * rhsStep];
+        break;
+      }
     }
   });
   return result;

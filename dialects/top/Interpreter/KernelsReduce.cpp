@@ -1,4 +1,4 @@
-//===- KernelsReduce.cpp - softmax, arg and top-k along one axis ----------===//
+//===- KernelsReduce.cpp - softmax, cumsum, arg and top-k along one axis --===//
 
 #include "dialects/top/Interpreter/KernelSupport.h"
 #include "dialects/top/Interpreter/Parallel.h"
@@ -42,6 +42,36 @@ llvm::Expected<Tensor> softmax(const Tensor &input, int64_t axis,
                 std::exp(double(x[i * split.inner]) - maximum) / sum);
         }
       });
+  return result;
+}
+
+llvm::Expected<Tensor> cumSum(const Tensor &input, int64_t axis,
+                              bool exclusive, bool reverse) {
+  if (llvm::Error error = requireF32(input, "input"))
+    return std::move(error);
+  llvm::Expected<int64_t> dim = normalizeAxis(axis, input.getRank());
+  if (!dim)
+    return dim.takeError();
+  AxisSplit split = splitAtAxis(input.getShape(), *dim);
+  Tensor result(ElementKind::F32, input.getShape());
+  const float *in = input.getF32().data();
+  float *out = result.getF32().data();
+  for (int64_t line = 0; line < split.outer * split.inner; ++line) {
+    int64_t base =
+        (line / split.inner) * split.size * split.inner + line % split.inner;
+    double sum = 0.0;
+    for (int64_t step = 0; step < split.size; ++step) {
+      int64_t i = reverse ? split.size - 1 - step : step;
+      int64_t at = base + i * split.inner;
+      // One running sum serves both forms, so an exclusive output equals
+      // the inclusive output of the previous position bit for bit.
+      if (exclusive)
+        out[at] = static_cast<float>(sum);
+      sum += in[at];
+      if (!exclusive)
+        out[at] = static_cast<float>(sum);
+    }
+  }
   return result;
 }
 

@@ -12,6 +12,8 @@
 
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <limits>
+
 using namespace mlir;
 
 namespace llmc::top {
@@ -34,6 +36,45 @@ static kernels::Activation convert(Activation activation) {
   case Activation::ReLU: return kernels::Activation::ReLU;
   }
   llvm_unreachable("unknown activation");
+}
+
+static kernels::CompareMode convert(CompareMode mode) {
+  switch (mode) {
+  case CompareMode::Eq: return kernels::CompareMode::Eq;
+  case CompareMode::Ne: return kernels::CompareMode::Ne;
+  case CompareMode::Lt: return kernels::CompareMode::Lt;
+  case CompareMode::Le: return kernels::CompareMode::Le;
+  case CompareMode::Gt: return kernels::CompareMode::Gt;
+  case CompareMode::Ge: return kernels::CompareMode::Ge;
+  }
+  llvm_unreachable("unknown compare mode");
+}
+
+/// The elements of a constant as the interpreter holds them: floats of any
+/// width as F32, integers as I32 (an i1 true is 1, not -1).
+static llvm::Expected<Tensor> constantTensor(ConstantOp constant) {
+  auto value = cast<DenseIntOrFPElementsAttr>(constant.getValue());
+  llvm::ArrayRef<int64_t> shape = value.getType().getShape();
+  if (isa<FloatType>(value.getElementType())) {
+    std::vector<float> elements;
+    elements.reserve(value.getNumElements());
+    for (const APFloat &element : value.getValues<APFloat>())
+      elements.push_back(
+          static_cast<float>(FloatAttr::getValueAsDouble(element)));
+    return Tensor::fromF32(shape, std::move(elements));
+  }
+  bool isBool = value.getElementType().isInteger(1);
+  std::vector<int32_t> elements;
+  elements.reserve(value.getNumElements());
+  for (const APInt &element : value.getValues<APInt>()) {
+    int64_t number = isBool ? element.getZExtValue() : element.getSExtValue();
+    if (number < std::numeric_limits<int32_t>::min() ||
+        number > std::numeric_limits<int32_t>::max())
+      return kernels::kernelError("constant element " + llvm::Twine(number) +
+                                  " does not fit in int32");
+    elements.push_back(static_cast<int32_t>(number));
+  }
+  return Tensor::fromI32(shape, std::move(elements));
 }
 
 /// I64 attributes come back as unsigned; axes and counts are signed.
@@ -87,6 +128,10 @@ llvm::Expected<Results> runComputeOp(Operation &op,
         return single(kernels::broadcastBinary(kernels::BinaryOp::Mul, in(0),
                                                in(1), runner));
       })
+      .Case([&](DivOp) {
+        return single(kernels::broadcastBinary(kernels::BinaryOp::Div, in(0),
+                                               in(1), runner));
+      })
       .Case([&](MulConstOp mul) {
         return single(kernels::mulConst(
             in(0), mul.getConstVal().convertToDouble(), runner));
@@ -105,6 +150,12 @@ llvm::Expected<Results> runComputeOp(Operation &op,
         return single(
             kernels::softmax(in(0), asSigned(softmax.getAxis()), runner));
       })
+      .Case([&](CumSumOp cumsum) {
+        return single(kernels::cumSum(in(0), asSigned(cumsum.getAxis()),
+                                      cumsum.getExclusive(),
+                                      cumsum.getReverse()));
+      })
+      .Case([&](ConstantOp constant) { return single(constantTensor(constant)); })
       .Case([&](GatherOp gather) {
         return single(
             kernels::gather(in(0), in(1), asSigned(gather.getAxis())));
@@ -122,6 +173,17 @@ llvm::Expected<Results> runComputeOp(Operation &op,
       .Case([&](SliceOp slice) {
         return single(kernels::slice(in(0), slice.getStarts(), slice.getEnds(),
                                      slice.getSteps()));
+      })
+      .Case([&](ScatterElementsOp scatter) {
+        return single(kernels::scatterElements(in(0), in(1), in(2),
+                                               asSigned(scatter.getAxis())));
+      })
+      .Case([&](CompareOp compare) {
+        return single(
+            kernels::compare(convert(compare.getMode()), in(0), in(1)));
+      })
+      .Case([&](WhereOp) {
+        return single(kernels::where(in(0), in(1), in(2)));
       })
       .Case([&](ArgOp arg) {
         return single(kernels::argExtreme(in(0), asSigned(arg.getAxis()),

@@ -128,3 +128,21 @@ func.func @permute_identity_refines_type(%x: tensor<?x4xf32>) -> tensor<2x4xf32>
   %0 = top.Permute %x {order = array<i64: 0, 1>} : (tensor<?x4xf32>) -> tensor<2x4xf32>
   return %0 : tensor<2x4xf32>
 }
+
+// -----
+
+// Constants are ConstantLike: equal ones merge and unused ones go.
+// CHECK-LABEL: func.func @constants_merge
+// CHECK-SAME: (%[[X:.*]]: tensor<1x4xf32>)
+// CHECK: %[[ZERO:.*]] = top.Constant dense<0.000000e+00> : tensor<1x1xf32>
+// CHECK-NOT: top.Constant
+// CHECK: top.Compare %[[X]], %[[ZERO]] {mode = #top<compare_mode gt>}
+// CHECK: top.Compare %[[X]], %[[ZERO]] {mode = #top<compare_mode lt>}
+func.func @constants_merge(%x: tensor<1x4xf32>) -> (tensor<1x4xi1>, tensor<1x4xi1>) {
+  %a = top.Constant dense<0.0> : tensor<1x1xf32>
+  %0 = top.Compare %x, %a {mode = #top<compare_mode gt>} : (tensor<1x4xf32>, tensor<1x1xf32>) -> tensor<1x4xi1>
+  %b = top.Constant dense<0.0> : tensor<1x1xf32>
+  %1 = top.Compare %x, %b {mode = #top<compare_mode lt>} : (tensor<1x4xf32>, tensor<1x1xf32>) -> tensor<1x4xi1>
+  %unused = top.Constant dense<1.0> : tensor<1x1xf32>
+  return %0, %1 : tensor<1x4xi1>, tensor<1x4xi1>
+}

@@ -788,3 +788,170 @@ func.func @enum_as_integer_generic(%x: tensor<1x8x4x64xf32>, %c: tensor<1x8x64xf
   %0 = "top.Rope"(%x, %c, %c) <{mode = 1 : i32}> : (tensor<1x8x4x64xf32>, tensor<1x8x64xf32>, tensor<1x8x64xf32>) -> tensor<1x8x4x64xf32>
   return %0 : tensor<1x8x4x64xf32>
 }
+
+//===----------------------------------------------------------------------===//
+// Constant, Div, Compare, Where, ScatterElements, CumSum
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @constant_type_mismatch() -> tensor<1x2xf32> {
+  // expected-error @+1 {{'top.Constant' op failed to verify that all of {value, output} have same type}}
+  %0 = "top.Constant"() <{value = dense<0.0> : tensor<1x1xf32>}> : () -> tensor<1x2xf32>
+  return %0 : tensor<1x2xf32>
+}
+
+// -----
+
+func.func @constant_resource() -> tensor<2xf32> {
+  // expected-error @+1 {{'top.Constant' op value must be a dense attribute of integers or floats}}
+  %0 = top.Constant dense_resource<blob> : tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+{-#
+  dialect_resources: {
+    builtin: {
+      blob: "0x040000000000803F00000040"
+    }
+  }
+#-}
+
+// -----
+
+func.func @div_integer(%a: tensor<4xi32>, %b: tensor<4xi32>) -> tensor<4xi32> {
+  // expected-error @+1 {{'top.Div' op operand #0 must be tensor of floating-point values, but got 'tensor<4xi32>'}}
+  %0 = top.Div %a, %b : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  return %0 : tensor<4xi32>
+}
+
+// -----
+
+func.func @div_no_broadcast(%a: tensor<1x512xf32>, %b: tensor<1x50xf32>) -> tensor<1x512xf32> {
+  // expected-error @+1 {{'top.Div' op operands do not broadcast: dimension 1 is 512 and 50}}
+  %0 = top.Div %a, %b : (tensor<1x512xf32>, tensor<1x50xf32>) -> tensor<1x512xf32>
+  return %0 : tensor<1x512xf32>
+}
+
+// -----
+
+func.func @compare_mixed_types(%ids: tensor<1x64xi32>, %zero: tensor<1x1xf32>) -> tensor<1x64xi1> {
+  // expected-error @+1 {{'top.Compare' op failed to verify that all of {lhs, rhs} have same element type}}
+  %0 = top.Compare %ids, %zero {mode = #top<compare_mode lt>} : (tensor<1x64xi32>, tensor<1x1xf32>) -> tensor<1x64xi1>
+  return %0 : tensor<1x64xi1>
+}
+
+// -----
+
+func.func @compare_float_result(%x: tensor<1x64xf32>, %y: tensor<1x1xf32>) -> tensor<1x64xf32> {
+  // expected-error @+1 {{'top.Compare' op result #0 must be tensor of signless integer values, but got 'tensor<1x64xf32>'}}
+  %0 = top.Compare %x, %y {mode = #top<compare_mode gt>} : (tensor<1x64xf32>, tensor<1x1xf32>) -> tensor<1x64xf32>
+  return %0 : tensor<1x64xf32>
+}
+
+// -----
+
+func.func @compare_missing_mode(%x: tensor<1x64xf32>, %y: tensor<1x1xf32>) -> tensor<1x64xi1> {
+  // expected-error @+1 {{'top.Compare' op requires attribute 'mode'}}
+  %0 = top.Compare %x, %y : (tensor<1x64xf32>, tensor<1x1xf32>) -> tensor<1x64xi1>
+  return %0 : tensor<1x64xi1>
+}
+
+// -----
+
+func.func @compare_no_broadcast(%x: tensor<1x64xf32>, %y: tensor<1x50xf32>) -> tensor<1x64xi1> {
+  // expected-error @+1 {{'top.Compare' op operands do not broadcast: dimension 1 is 64 and 50}}
+  %0 = top.Compare %x, %y {mode = #top<compare_mode ge>} : (tensor<1x64xf32>, tensor<1x50xf32>) -> tensor<1x64xi1>
+  return %0 : tensor<1x64xi1>
+}
+
+// -----
+
+func.func @where_float_condition(%c: tensor<1x64xf32>, %x: tensor<1x64xf32>, %y: tensor<1x64xf32>) -> tensor<1x64xf32> {
+  // expected-error @+1 {{'top.Where' op operand #0 must be tensor of signless integer values, but got 'tensor<1x64xf32>'}}
+  %0 = top.Where %c, %x, %y : (tensor<1x64xf32>, tensor<1x64xf32>, tensor<1x64xf32>) -> tensor<1x64xf32>
+  return %0 : tensor<1x64xf32>
+}
+
+// -----
+
+func.func @where_branch_types(%c: tensor<1x64xi1>, %x: tensor<1x64xf32>, %y: tensor<1x64xi32>) -> tensor<1x64xf32> {
+  // expected-error @+1 {{'top.Where' op failed to verify that all of {x, y, output} have same element type}}
+  %0 = top.Where %c, %x, %y : (tensor<1x64xi1>, tensor<1x64xf32>, tensor<1x64xi32>) -> tensor<1x64xf32>
+  return %0 : tensor<1x64xf32>
+}
+
+// -----
+
+func.func @where_condition_no_broadcast(%c: tensor<1x50xi1>, %x: tensor<1x64xf32>, %y: tensor<1x1xf32>) -> tensor<1x64xf32> {
+  // expected-error @+1 {{'top.Where' op operands do not broadcast: dimension 1 is 50 and 64}}
+  %0 = top.Where %c, %x, %y : (tensor<1x50xi1>, tensor<1x64xf32>, tensor<1x1xf32>) -> tensor<1x64xf32>
+  return %0 : tensor<1x64xf32>
+}
+
+// -----
+
+// The result is the broadcast of all three operands, the condition's too.
+func.func @where_result_ignores_condition(%c: tensor<4x1xi1>, %x: tensor<3xf32>, %y: tensor<1xf32>) -> tensor<3xf32> {
+  // expected-error @+1 {{'top.Where' op result #0 has shape [3] but the operands imply [4, 3]}}
+  %0 = top.Where %c, %x, %y : (tensor<4x1xi1>, tensor<3xf32>, tensor<1xf32>) -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+
+// -----
+
+func.func @scatter_rank_mismatch(%d: tensor<1x513xf32>, %i: tensor<64xi32>, %u: tensor<64xf32>) -> tensor<1x513xf32> {
+  // expected-error @+1 {{'top.ScatterElements' op data, indices and updates must have the same rank}}
+  %0 = top.ScatterElements %d, %i, %u {axis = 1 : i64} : (tensor<1x513xf32>, tensor<64xi32>, tensor<64xf32>) -> tensor<1x513xf32>
+  return %0 : tensor<1x513xf32>
+}
+
+// -----
+
+func.func @scatter_updates_shape(%d: tensor<1x513xf32>, %i: tensor<1x64xi32>, %u: tensor<1x?xf32>, %v: tensor<1x32xf32>) -> tensor<1x513xf32> {
+  // A dynamic dimension of updates is compatible with the indices'.
+  %0 = top.ScatterElements %d, %i, %u {axis = 1 : i64} : (tensor<1x513xf32>, tensor<1x64xi32>, tensor<1x?xf32>) -> tensor<1x513xf32>
+  // expected-error @+1 {{'top.ScatterElements' op indices and updates differ in dimension 1 (64 and 32)}}
+  %1 = top.ScatterElements %0, %i, %v {axis = 1 : i64} : (tensor<1x513xf32>, tensor<1x64xi32>, tensor<1x32xf32>) -> tensor<1x513xf32>
+  return %1 : tensor<1x513xf32>
+}
+
+// -----
+
+func.func @scatter_indices_exceed_data(%d: tensor<1x513xf32>, %i: tensor<2x64xi32>, %u: tensor<2x64xf32>) -> tensor<1x513xf32> {
+  // expected-error @+1 {{'top.ScatterElements' op indices dimension 0 (2) exceeds the data dimension (1)}}
+  %0 = top.ScatterElements %d, %i, %u {axis = 1 : i64} : (tensor<1x513xf32>, tensor<2x64xi32>, tensor<2x64xf32>) -> tensor<1x513xf32>
+  return %0 : tensor<1x513xf32>
+}
+
+// -----
+
+func.func @scatter_axis_out_of_range(%d: tensor<1x513xf32>, %i: tensor<1x64xi32>, %u: tensor<1x64xf32>) -> tensor<1x513xf32> {
+  // expected-error @+1 {{'top.ScatterElements' op axis 2 is out of range for rank 2}}
+  %0 = top.ScatterElements %d, %i, %u {axis = 2 : i64} : (tensor<1x513xf32>, tensor<1x64xi32>, tensor<1x64xf32>) -> tensor<1x513xf32>
+  return %0 : tensor<1x513xf32>
+}
+
+// -----
+
+func.func @scatter_updates_type(%d: tensor<1x513xf32>, %i: tensor<1x64xi32>, %u: tensor<1x64xf16>) -> tensor<1x513xf32> {
+  // expected-error @+1 {{'top.ScatterElements' op failed to verify that all of {data, updates, output} have same element type}}
+  %0 = top.ScatterElements %d, %i, %u {axis = 1 : i64} : (tensor<1x513xf32>, tensor<1x64xi32>, tensor<1x64xf16>) -> tensor<1x513xf32>
+  return %0 : tensor<1x513xf32>
+}
+
+// -----
+
+func.func @cumsum_axis_out_of_range(%p: tensor<1x50xf32>) -> tensor<1x50xf32> {
+  // expected-error @+1 {{'top.CumSum' op axis -3 is out of range for rank 2}}
+  %0 = top.CumSum %p {axis = -3 : i64} : (tensor<1x50xf32>) -> tensor<1x50xf32>
+  return %0 : tensor<1x50xf32>
+}
+
+// -----
+
+func.func @cumsum_integer(%p: tensor<1x50xi32>) -> tensor<1x50xi32> {
+  // expected-error @+1 {{'top.CumSum' op operand #0 must be tensor of floating-point values, but got 'tensor<1x50xi32>'}}
+  %0 = top.CumSum %p : (tensor<1x50xi32>) -> tensor<1x50xi32>
+  return %0 : tensor<1x50xi32>
+}

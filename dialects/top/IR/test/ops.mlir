@@ -187,3 +187,76 @@ func.func @selection(%logits: tensor<1x1000xf32>, %seq: tensor<1x8x1000xf32>, %h
   %3:2 = top.TopK %h {k = 3 : i64, axis = 0 : i64, largest = false} : (tensor<8x1000xf16>) -> (tensor<3x1000xf16>, tensor<3x1000xi64>)
   return %0, %1, %2#0, %2#1, %3#0, %3#1 : tensor<1x1xi32>, tensor<1x8xi64>, tensor<1x40xf32>, tensor<1x40xi32>, tensor<3x1000xf16>, tensor<3x1000xi64>
 }
+
+// Constants print their type once; a splat prints one element.
+// CHECK-LABEL: func.func @constant
+// CHECK: top.Constant dense<0.000000e+00> : tensor<1x1xf32>
+// CHECK: top.Constant dense<0xFF800000> : tensor<1x1xf32>
+// CHECK: top.Constant dense<512> : tensor<1x1xi32>
+// CHECK: top.Constant dense<{{\[}}[true, false, false]]> : tensor<1x3xi1>
+func.func @constant() -> (tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x1xi32>, tensor<1x3xi1>) {
+  %0 = top.Constant dense<0.0> : tensor<1x1xf32>
+  %1 = top.Constant dense<0xFF800000> : tensor<1x1xf32>
+  %2 = top.Constant dense<512> : tensor<1x1xi32>
+  %3 = top.Constant dense<[[true, false, false]]> : tensor<1x3xi1>
+  return %0, %1, %2, %3 : tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x1xi32>, tensor<1x3xi1>
+}
+
+// CHECK-LABEL: func.func @div
+// CHECK: top.Div {{.*}} : (tensor<1x512xf32>, tensor<1x1xf32>) -> tensor<1x512xf32>
+// CHECK: top.Div {{.*}} : (tensor<4x1xf16>, tensor<3xf16>) -> tensor<4x3xf16>
+func.func @div(%logits: tensor<1x512xf32>, %t: tensor<1x1xf32>, %a: tensor<4x1xf16>, %b: tensor<3xf16>) -> (tensor<1x512xf32>, tensor<4x3xf16>) {
+  %0 = top.Div %logits, %t : (tensor<1x512xf32>, tensor<1x1xf32>) -> tensor<1x512xf32>
+  %1 = top.Div %a, %b : (tensor<4x1xf16>, tensor<3xf16>) -> tensor<4x3xf16>
+  return %0, %1 : tensor<1x512xf32>, tensor<4x3xf16>
+}
+
+// CHECK-LABEL: func.func @compare
+// CHECK: top.Compare {{.*}} {mode = #top<compare_mode lt>} : (tensor<1x64xi32>, tensor<1x1xi32>) -> tensor<1x64xi1>
+// CHECK: top.Compare {{.*}} {mode = #top<compare_mode gt>} : (tensor<1x64xf32>, tensor<1x1xf32>) -> tensor<1x64xi1>
+// CHECK: top.Compare {{.*}} {mode = #top<compare_mode eq>} : (tensor<2x1xf32>, tensor<3xf32>) -> tensor<2x3xi32>
+// CHECK: top.Compare {{.*}} {mode = #top<compare_mode ne>} :
+// CHECK: top.Compare {{.*}} {mode = #top<compare_mode le>} :
+// CHECK: top.Compare {{.*}} {mode = #top<compare_mode ge>} :
+func.func @compare(%ids: tensor<1x64xi32>, %zero: tensor<1x1xi32>, %x: tensor<1x64xf32>, %p: tensor<1x1xf32>, %a: tensor<2x1xf32>, %b: tensor<3xf32>) -> (tensor<1x64xi1>, tensor<1x64xi1>, tensor<2x3xi32>, tensor<1x64xi1>, tensor<1x64xi1>, tensor<1x64xi1>) {
+  %0 = top.Compare %ids, %zero {mode = #top<compare_mode lt>} : (tensor<1x64xi32>, tensor<1x1xi32>) -> tensor<1x64xi1>
+  %1 = top.Compare %x, %p {mode = #top<compare_mode gt>} : (tensor<1x64xf32>, tensor<1x1xf32>) -> tensor<1x64xi1>
+  %2 = top.Compare %a, %b {mode = #top<compare_mode eq>} : (tensor<2x1xf32>, tensor<3xf32>) -> tensor<2x3xi32>
+  %3 = top.Compare %x, %p {mode = #top<compare_mode ne>} : (tensor<1x64xf32>, tensor<1x1xf32>) -> tensor<1x64xi1>
+  %4 = top.Compare %x, %p {mode = #top<compare_mode le>} : (tensor<1x64xf32>, tensor<1x1xf32>) -> tensor<1x64xi1>
+  %5 = top.Compare %x, %p {mode = #top<compare_mode ge>} : (tensor<1x64xf32>, tensor<1x1xf32>) -> tensor<1x64xi1>
+  return %0, %1, %2, %3, %4, %5 : tensor<1x64xi1>, tensor<1x64xi1>, tensor<2x3xi32>, tensor<1x64xi1>, tensor<1x64xi1>, tensor<1x64xi1>
+}
+
+// All three operands broadcast; integer branches select ids or combine masks.
+// CHECK-LABEL: func.func @where
+// CHECK: top.Where {{.*}} : (tensor<1x64xi1>, tensor<1x1xi32>, tensor<1x64xi32>) -> tensor<1x64xi32>
+// CHECK: top.Where {{.*}} : (tensor<4x1xi1>, tensor<3xf32>, tensor<1x1xf32>) -> tensor<4x3xf32>
+// CHECK: top.Where %[[M:.*]], %[[M]], %{{.*}} : (tensor<1x64xi1>, tensor<1x64xi1>, tensor<1x64xi1>) -> tensor<1x64xi1>
+func.func @where(%empty: tensor<1x64xi1>, %spare: tensor<1x1xi32>, %ids: tensor<1x64xi32>, %c: tensor<4x1xi1>, %x: tensor<3xf32>, %y: tensor<1x1xf32>, %other: tensor<1x64xi1>) -> (tensor<1x64xi32>, tensor<4x3xf32>, tensor<1x64xi1>) {
+  %0 = top.Where %empty, %spare, %ids : (tensor<1x64xi1>, tensor<1x1xi32>, tensor<1x64xi32>) -> tensor<1x64xi32>
+  %1 = top.Where %c, %x, %y : (tensor<4x1xi1>, tensor<3xf32>, tensor<1x1xf32>) -> tensor<4x3xf32>
+  %2 = top.Where %empty, %empty, %other : (tensor<1x64xi1>, tensor<1x64xi1>, tensor<1x64xi1>) -> tensor<1x64xi1>
+  return %0, %1, %2 : tensor<1x64xi32>, tensor<4x3xf32>, tensor<1x64xi1>
+}
+
+// Indices may be smaller than data outside the axis.
+// CHECK-LABEL: func.func @scatter_elements
+// CHECK: top.ScatterElements {{.*}} {axis = 1 : i64} : (tensor<1x513xf32>, tensor<1x64xi32>, tensor<1x64xf32>) -> tensor<1x513xf32>
+// CHECK: top.ScatterElements {{.*}} : (tensor<4x3xi32>, tensor<2x2xi64>, tensor<2x2xi32>) -> tensor<4x3xi32>
+func.func @scatter_elements(%data: tensor<1x513xf32>, %slots: tensor<1x64xi32>, %values: tensor<1x64xf32>, %d: tensor<4x3xi32>, %i: tensor<2x2xi64>, %u: tensor<2x2xi32>) -> (tensor<1x513xf32>, tensor<4x3xi32>) {
+  %0 = top.ScatterElements %data, %slots, %values {axis = 1 : i64} : (tensor<1x513xf32>, tensor<1x64xi32>, tensor<1x64xf32>) -> tensor<1x513xf32>
+  %1 = top.ScatterElements %d, %i, %u : (tensor<4x3xi32>, tensor<2x2xi64>, tensor<2x2xi32>) -> tensor<4x3xi32>
+  return %0, %1 : tensor<1x513xf32>, tensor<4x3xi32>
+}
+
+// CHECK-LABEL: func.func @cumsum
+// CHECK: top.CumSum {{.*}} : (tensor<1x50xf32>) -> tensor<1x50xf32>
+// CHECK: top.CumSum {{.*}} {exclusive = true} : (tensor<1x50xf32>) -> tensor<1x50xf32>
+// CHECK: top.CumSum {{.*}} {axis = 0 : i64, exclusive = true, reverse = true} : (tensor<1x50xf32>) -> tensor<1x50xf32>
+func.func @cumsum(%p: tensor<1x50xf32>) -> (tensor<1x50xf32>, tensor<1x50xf32>, tensor<1x50xf32>) {
+  %0 = top.CumSum %p : (tensor<1x50xf32>) -> tensor<1x50xf32>
+  %1 = top.CumSum %p {axis = -1 : i64, exclusive = true} : (tensor<1x50xf32>) -> tensor<1x50xf32>
+  %2 = top.CumSum %p {axis = 0 : i64, exclusive = true, reverse = true} : (tensor<1x50xf32>) -> tensor<1x50xf32>
+  return %0, %1, %2 : tensor<1x50xf32>, tensor<1x50xf32>, tensor<1x50xf32>
+}
