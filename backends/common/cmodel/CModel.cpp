@@ -1,0 +1,260 @@
+//===- CModel.cpp - the simulator of llmc's command stream ----------------===//
+//
+// The two queues run concurrently in modelled time. The event loop repeatedly
+// starts the queue head that can start earliest: a head is ready once every
+// command it waits for has run, and starts when its queue is free and those
+// commands have ended (ties go to the DMA queue). Numerics run in that same
+// order. Any order the waits allow gives the same results for a stream
+// without races, and races trap (SyncTracker), so the order is only a
+// choice, never a source of different answers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "backends/common/cmodel/CModel.h"
+
+#include "backends/common/cmodel/Execute.h"
+#include "backends/common/cmodel/Operands.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <array>
+
+namespace llmc::cmodel {
+
+using CommandList = google::protobuf::RepeatedPtrField<cmd::Command>;
+
+struct CModel::Impl {
+  Impl(const plugins::ChipDescriptor &chip, const CModelOptions &options)
+      : chip(chip), time(this->chip, options.time), runner(options.threads),
+        local(chip.npuLanes, chip.localMemoryBytesPerLane),
+        sync(chip.npuLanes, chip.localMemoryBytesPerLane,
+             chip.euBytesPerLane) {}
+
+  plugins::ChipDescriptor chip;
+  TimeModel time;
+  LaneRunner runner;
+  GlobalMemory global;
+  LocalMemory local;
+  SyncTracker sync;
+};
+
+namespace {
+
+/// The state of one run of a stream.
+class Run {
+public:
+  Run(const cmd::CommandStream &stream, Device device)
+      : stream(stream), device(device),
+        queues{&stream.dma_queue(), &stream.compute_queue()} {}
+
+  llvm::Expected<RunStats> execute();
+
+private:
+  const cmd::Command &get(CommandRef ref) const {
+    return queues[int(ref.queue)]->Get(ref.index);
+  }
+  std::string name(CommandRef ref) const;
+  /// Checks the version, ids, waits and queue placement.
+  llvm::Error indexStream();
+  llvm::Error deadlock() const;
+  /// Runs the head of `queue`, which starts at `start`.
+  llvm::Error step(Queue queue, uint64_t start);
+
+  const cmd::CommandStream &stream;
+  Device device;
+  std::array<const CommandList *, 2> queues;
+  llvm::DenseMap<uint32_t, CommandRef> ids;
+  std::array<uint32_t, 2> next = {0, 0};
+  std::array<uint64_t, 2> freeAt = {0, 0};
+  std::array<std::vector<uint64_t>, 2> endCycles;
+  std::array<std::vector<VectorClock>, 2> clocks;
+  RunStats stats;
+};
+
+} // namespace
+
+std::string Run::name(CommandRef ref) const {
+  const cmd::Command &command = get(ref);
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "command " << command.id() << " (" << getQueueName(ref.queue) << " #"
+     << ref.index << ", ";
+  if (command.has_dma())
+    os << cmd::Dma::Kind_Name(command.dma().kind());
+  else if (command.has_compute())
+    os << getOpcodeName(command.compute().opcode());
+  else
+    os << "empty";
+  os << ")";
+  return text;
+}
+
+llvm::Error Run::indexStream() {
+  if (stream.version() != 1)
+    return makeTrap(TrapKind::BadStream,
+                    "stream '" + stream.name() + "' has version " +
+                        llvm::Twine(stream.version()) +
+                        "; this cmodel runs version 1");
+  for (Queue queue : {Queue::Dma, Queue::Compute}) {
+    const CommandList &list = *queues[int(queue)];
+    if (list.size() >= (1 << 30))
+      return makeTrap(TrapKind::BadStream, "too many commands");
+    for (int i = 0; i < list.size(); ++i) {
+      CommandRef ref{queue, uint32_t(i)};
+      const cmd::Command &command = list.Get(i);
+      bool right = queue == Queue::Dma ? command.has_dma()
+                                       : command.has_compute();
+      if (!right)
+        return makeTrap(TrapKind::BadStream,
+                        name(ref) + " is not a " + getQueueName(queue) +
+                            " command");
+      auto [it, inserted] = ids.try_emplace(command.id(), ref);
+      if (!inserted)
+        return makeTrap(TrapKind::BadStream,
+                        name(ref) + " reuses the id of " + name(it->second));
+    }
+  }
+  for (Queue queue : {Queue::Dma, Queue::Compute})
+    for (int i = 0; i < queues[int(queue)]->size(); ++i) {
+      CommandRef ref{queue, uint32_t(i)};
+      for (uint32_t wait : get(ref).waits()) {
+        auto it = ids.find(wait);
+        if (it == ids.end())
+          return makeTrap(TrapKind::BadStream,
+                          name(ref) + " waits for unknown id " +
+                              llvm::Twine(wait));
+        if (it->second.queue == queue)
+          return makeTrap(TrapKind::BadStream,
+                          name(ref) + " waits for " + name(it->second) +
+                              " on its own queue, which runs in order");
+      }
+    }
+  return llvm::Error::success();
+}
+
+llvm::Error Run::deadlock() const {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "no queue can start its next command:";
+  for (Queue queue : {Queue::Dma, Queue::Compute}) {
+    CommandRef head{queue, next[int(queue)]};
+    os << " " << name(head) << " waits for";
+    for (uint32_t wait : get(head).waits()) {
+      CommandRef ref = ids.lookup(wait);
+      if (ref.index >= next[int(ref.queue)])
+        os << " " << name(ref);
+    }
+    os << ";";
+  }
+  return makeTrap(TrapKind::Deadlock, os.str());
+}
+
+llvm::Error Run::step(Queue queue, uint64_t start) {
+  int q = int(queue);
+  CommandRef ref{queue, next[q]};
+  const cmd::Command &command = get(ref);
+  // Queue order, then every wait and what happened before it.
+  VectorClock clock;
+  if (ref.index > 0)
+    clock = clocks[q][ref.index - 1];
+  clock.seen[q] = ref.index;
+  for (uint32_t wait : command.waits()) {
+    CommandRef waited = ids.lookup(wait);
+    int w = int(waited.queue);
+    clock.join(clocks[w][waited.index]);
+    clock.seen[w] = std::max(clock.seen[w], waited.index + 1);
+  }
+  auto namer = [this](CommandRef other) { return name(other); };
+  CommandContext context{ref, clock, namer};
+  llvm::Expected<CommandCost> cost =
+      command.has_dma()
+          ? executeDma(command.dma(), device, context, stats)
+          : executeCompute(command.compute(), device, context);
+  if (!cost)
+    return prefixTrap(cost.takeError(), name(ref) + ": ");
+
+  uint64_t end = start + cost->cycles;
+  endCycles[q].push_back(end);
+  clocks[q].push_back(clock);
+  freeAt[q] = end;
+  ++next[q];
+  stats.macs += cost->macs;
+  if (queue == Queue::Dma) {
+    stats.dmaCycles += cost->cycles;
+    ++stats.dmaCommands;
+  } else {
+    stats.computeCycles += cost->cycles;
+    ++stats.computeCommands;
+  }
+  return llvm::Error::success();
+}
+
+llvm::Expected<RunStats> Run::execute() {
+  if (llvm::Error error = indexStream())
+    return std::move(error);
+  for (int q = 0; q < 2; ++q) {
+    endCycles[q].reserve(queues[q]->size());
+    clocks[q].reserve(queues[q]->size());
+  }
+  while (true) {
+    std::optional<Queue> best;
+    uint64_t bestStart = 0;
+    bool pending = false;
+    for (Queue queue : {Queue::Dma, Queue::Compute}) {
+      int q = int(queue);
+      if (next[q] == uint32_t(queues[q]->size()))
+        continue;
+      pending = true;
+      uint64_t start = freeAt[q];
+      bool ready = true;
+      for (uint32_t wait : get({queue, next[q]}).waits()) {
+        CommandRef waited = ids.lookup(wait);
+        if (waited.index >= next[int(waited.queue)]) {
+          ready = false;
+          break;
+        }
+        start = std::max(start, endCycles[int(waited.queue)][waited.index]);
+      }
+      // Strictly earlier wins, so ties go to the DMA queue.
+      if (ready && (!best || start < bestStart)) {
+        best = queue;
+        bestStart = start;
+      }
+    }
+    if (!pending)
+      break;
+    if (!best)
+      return deadlock();
+    if (llvm::Error error = step(*best, bestStart))
+      return std::move(error);
+  }
+  stats.totalCycles = std::max(freeAt[0], freeAt[1]);
+  stats.seconds = device.time.getSeconds(stats.totalCycles);
+  return stats;
+}
+
+//===----------------------------------------------------------------------===//
+// CModel
+//===----------------------------------------------------------------------===//
+
+CModel::CModel(const plugins::ChipDescriptor &chip,
+               const CModelOptions &options)
+    : impl(std::make_unique<Impl>(chip, options)) {}
+
+CModel::~CModel() = default;
+
+GlobalMemory &CModel::global() { return impl->global; }
+const GlobalMemory &CModel::global() const { return impl->global; }
+const LocalMemory &CModel::local() const { return impl->local; }
+const plugins::ChipDescriptor &CModel::getChip() const { return impl->chip; }
+const TimeModel &CModel::getTimeModel() const { return impl->time; }
+
+llvm::Expected<RunStats> CModel::run(const cmd::CommandStream &stream) {
+  impl->sync.reset();
+  Device device{impl->chip, impl->global, impl->local,
+                impl->sync, impl->runner, impl->time};
+  return Run(stream, device).execute();
+}
+
+} // namespace llmc::cmodel

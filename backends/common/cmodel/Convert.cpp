@@ -1,0 +1,222 @@
+//===- Convert.cpp - element conversions of packed rows -------------------===//
+
+#include "backends/common/cmodel/Convert.h"
+
+#include "backends/common/cmodel/Float16.h"
+
+#include <cassert>
+#include <cstring>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+namespace llmc::cmodel {
+
+//===----------------------------------------------------------------------===//
+// binary16 arrays
+//===----------------------------------------------------------------------===//
+
+static uint16_t loadU16(const uint8_t *at) {
+  uint16_t value;
+  std::memcpy(&value, at, sizeof(value));
+  return value;
+}
+
+static void storeU16(uint8_t *at, uint16_t value) {
+  std::memcpy(at, &value, sizeof(value));
+}
+
+#if defined(__x86_64__)
+// F16C converts with round-to-nearest-even, keeps subnormals (the default
+// MXCSR has neither DAZ nor FTZ) and quiets NaNs keeping their top payload
+// bits: bit for bit the scalar functions of Float16.h.
+__attribute__((target("avx,f16c"))) static void
+halfToFloatF16c(const uint8_t *halves, int64_t count, float *out) {
+  int64_t i = 0;
+  for (; i + 8 <= count; i += 8) {
+    __m128i packed =
+        _mm_loadu_si128(reinterpret_cast<const __m128i *>(halves + 2 * i));
+    _mm256_storeu_ps(out + i, _mm256_cvtph_ps(packed));
+  }
+  for (; i < count; ++i)
+    out[i] = halfToFloat(loadU16(halves + 2 * i));
+}
+
+__attribute__((target("avx,f16c"))) static void
+floatToHalfF16c(const float *values, int64_t count, uint8_t *halves) {
+  int64_t i = 0;
+  for (; i + 8 <= count; i += 8) {
+    __m128i packed = _mm256_cvtps_ph(_mm256_loadu_ps(values + i),
+                                     _MM_FROUND_TO_NEAREST_INT);
+    _mm_storeu_si128(reinterpret_cast<__m128i *>(halves + 2 * i), packed);
+  }
+  for (; i < count; ++i)
+    storeU16(halves + 2 * i, floatToHalf(values[i]));
+}
+
+static bool detectF16c() {
+  return __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c");
+}
+#else
+static bool detectF16c() { return false; }
+#endif
+
+bool usesF16c() {
+  static const bool available = detectF16c();
+  return available;
+}
+
+void halfToFloatArray(const uint8_t *halves, int64_t count, float *out) {
+#if defined(__x86_64__)
+  if (usesF16c())
+    return halfToFloatF16c(halves, count, out);
+#endif
+  for (int64_t i = 0; i < count; ++i)
+    out[i] = halfToFloat(loadU16(halves + 2 * i));
+}
+
+void floatToHalfArray(const float *values, int64_t count, uint8_t *halves) {
+#if defined(__x86_64__)
+  if (usesF16c())
+    return floatToHalfF16c(values, count, halves);
+#endif
+  for (int64_t i = 0; i < count; ++i)
+    storeU16(halves + 2 * i, floatToHalf(values[i]));
+}
+
+//===----------------------------------------------------------------------===//
+// Rows
+//===----------------------------------------------------------------------===//
+
+int32_t readIntElement(DType type, const uint8_t *row, int64_t index) {
+  switch (type) {
+  case cmd::DTYPE_I8:
+    return int8_t(row[index]);
+  case cmd::DTYPE_U8:
+    return row[index];
+  case cmd::DTYPE_I4:
+  case cmd::DTYPE_U4: {
+    unsigned nibble = (row[index / 2] >> (4 * (index % 2))) & 0xfu;
+    // Sign-extend a signed nibble: 8..15 stand for -8..-1.
+    return type == cmd::DTYPE_I4 ? int32_t(nibble ^ 8u) - 8 : int32_t(nibble);
+  }
+  case cmd::DTYPE_I32: {
+    int32_t value;
+    std::memcpy(&value, row + 4 * index, sizeof(value));
+    return value;
+  }
+  default:
+    assert(false && "not an integer type");
+    return 0;
+  }
+}
+
+void writeIntElement(DType type, uint8_t *row, int64_t index, int32_t value) {
+  switch (type) {
+  case cmd::DTYPE_I8:
+  case cmd::DTYPE_U8:
+    row[index] = uint8_t(value);
+    return;
+  case cmd::DTYPE_I4:
+  case cmd::DTYPE_U4: {
+    unsigned shift = 4 * (index % 2);
+    uint8_t &byte = row[index / 2];
+    byte = uint8_t((byte & ~(0xfu << shift)) | ((unsigned(value) & 0xfu) << shift));
+    return;
+  }
+  case cmd::DTYPE_I32:
+    std::memcpy(row + 4 * index, &value, sizeof(value));
+    return;
+  default:
+    assert(false && "not an integer type");
+  }
+}
+
+void widenElements(DType type, const uint8_t *row, int64_t first,
+                   int64_t count, float *out) {
+  switch (type) {
+  case cmd::DTYPE_F32:
+    std::memcpy(out, row + 4 * first, 4 * count);
+    return;
+  case cmd::DTYPE_F16:
+    halfToFloatArray(row + 2 * first, count, out);
+    return;
+  case cmd::DTYPE_BF16: {
+    const uint8_t *at = row + 2 * first;
+    for (int64_t i = 0; i < count; ++i)
+      out[i] = bfloat16ToFloat(loadU16(at + 2 * i));
+    return;
+  }
+  case cmd::DTYPE_I8: {
+    const uint8_t *at = row + first;
+    for (int64_t i = 0; i < count; ++i)
+      out[i] = float(int8_t(at[i]));
+    return;
+  }
+  case cmd::DTYPE_U8: {
+    const uint8_t *at = row + first;
+    for (int64_t i = 0; i < count; ++i)
+      out[i] = float(at[i]);
+    return;
+  }
+  default:
+    for (int64_t i = 0; i < count; ++i)
+      out[i] = float(readIntElement(type, row, first + i));
+    return;
+  }
+}
+
+void narrowElements(DType type, const float *values, int64_t count,
+                    uint8_t *row) {
+  switch (type) {
+  case cmd::DTYPE_F32:
+    std::memcpy(row, values, 4 * count);
+    return;
+  case cmd::DTYPE_F16:
+    floatToHalfArray(values, count, row);
+    return;
+  case cmd::DTYPE_BF16:
+    for (int64_t i = 0; i < count; ++i)
+      storeU16(row + 2 * i, floatToBFloat16(values[i]));
+    return;
+  default:
+    assert(false && "narrowElements needs a float type");
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Host helpers
+//===----------------------------------------------------------------------===//
+
+std::vector<uint8_t> encodeFloats(DType type, llvm::ArrayRef<float> values) {
+  std::vector<uint8_t> bytes(getDTypeBytes(type, values.size()));
+  narrowElements(type, values.data(), values.size(), bytes.data());
+  return bytes;
+}
+
+std::vector<uint8_t> encodeInts(DType type, llvm::ArrayRef<int32_t> values) {
+  std::vector<uint8_t> bytes(getDTypeBytes(type, values.size()));
+  for (size_t i = 0; i < values.size(); ++i)
+    writeIntElement(type, bytes.data(), i, values[i]);
+  return bytes;
+}
+
+std::vector<float> decodeFloats(DType type, llvm::ArrayRef<uint8_t> bytes,
+                                int64_t count) {
+  assert(int64_t(bytes.size()) >= getDTypeBytes(type, count));
+  std::vector<float> values(count);
+  widenElements(type, bytes.data(), 0, count, values.data());
+  return values;
+}
+
+std::vector<int32_t> decodeInts(DType type, llvm::ArrayRef<uint8_t> bytes,
+                                int64_t count) {
+  assert(int64_t(bytes.size()) >= getDTypeBytes(type, count));
+  std::vector<int32_t> values(count);
+  for (int64_t i = 0; i < count; ++i)
+    values[i] = readIntElement(type, bytes.data(), i);
+  return values;
+}
+
+} // namespace llmc::cmodel

@@ -1,0 +1,184 @@
+//===- Execute.cpp - runs one DMA or compute command ---------------------===//
+
+#include "backends/common/cmodel/Execute.h"
+
+#include "backends/common/cmodel/Convert.h"
+#include "backends/common/cmodel/Kernels.h"
+
+#include <cstring>
+
+namespace llmc::cmodel {
+
+/// Checks the operands of `dma`; for a GATHER, reads its indices into
+/// `rows` (trapping on any outside the table).
+static llvm::Error checkDma(const cmd::Dma &dma, const GlobalGeometry &global,
+                            const LocalGeometry &local,
+                            const GlobalGeometry *index,
+                            const GlobalMemory &memory,
+                            std::vector<int64_t> &rows) {
+  if (global.dtype != local.dtype)
+    return makeTrap(TrapKind::DTypeMismatch,
+                    global.describe() + " and " + local.describe() +
+                        " differ in type; a DMA does not convert");
+  if (!index && (global.rows != local.rows || global.cols != local.cols))
+    return makeTrap(TrapKind::BadOperand, global.describe() + " and " +
+                                              local.describe() +
+                                              " differ in shape");
+  if (index) {
+    if (index->dtype != cmd::DTYPE_I32)
+      return makeTrap(TrapKind::DTypeMismatch,
+                      index->describe() + " must be i32");
+    if (index->rows * index->cols != local.rows || global.cols != local.cols)
+      return makeTrap(TrapKind::BadOperand,
+                      "a gather of " + index->describe() + " rows of " +
+                          global.describe() + " does not fill " +
+                          local.describe());
+  }
+  if (llvm::Error error =
+          memory.checkAccess(global, dma.kind() == cmd::Dma::STORE))
+    return error;
+  if (!index)
+    return llvm::Error::success();
+  if (llvm::Error error = memory.checkAccess(*index, /*write=*/false))
+    return error;
+  const uint8_t *base = memory.getData(index->region) + index->offset;
+  for (int64_t r = 0; r < index->rows; ++r)
+    for (int64_t c = 0; c < index->cols; ++c) {
+      int32_t row = readIntElement(cmd::DTYPE_I32, base + r * index->stride, c);
+      if (row < 0 || row >= global.rows)
+        return makeTrap(TrapKind::OutOfBounds,
+                        "gathered index " + llvm::Twine(row) + " (element " +
+                            llvm::Twine(rows.size()) + " of " +
+                            index->describe() + ") is outside the " +
+                            llvm::Twine(global.rows) + " rows of " +
+                            global.describe());
+      rows.push_back(row);
+    }
+  return llvm::Error::success();
+}
+
+llvm::Expected<CommandCost> executeDma(const cmd::Dma &dma, Device &device,
+                                       const CommandContext &context,
+                                       RunStats &stats) {
+  if (!cmd::Dma::Kind_IsValid(dma.kind()))
+    return makeTrap(TrapKind::BadOperand, "invalid DMA kind");
+  bool gather = dma.kind() == cmd::Dma::GATHER;
+  bool store = dma.kind() == cmd::Dma::STORE;
+  auto global = GlobalGeometry::create(dma.global(), "global");
+  if (!global)
+    return global.takeError();
+  auto local = LocalGeometry::create(dma.local(), device.chip, "local");
+  if (!local)
+    return local.takeError();
+  std::optional<GlobalGeometry> index;
+  if (gather) {
+    auto created = GlobalGeometry::create(dma.index(), "index");
+    if (!created)
+      return created.takeError();
+    index = std::move(*created);
+  }
+  std::vector<int64_t> rows;
+  if (llvm::Error error = checkDma(dma, *global, *local,
+                                   index ? &*index : nullptr, device.global,
+                                   rows))
+    return std::move(error);
+  // A replicated tensor stores its first lane's copy, and reads no other.
+  LocalGeometry touched = *local;
+  if (store && local->layout == cmd::LAYOUT_REPLICATED)
+    touched.laneEnd = touched.laneBegin + 1;
+  if (llvm::Error error = device.sync.check(touched, /*write=*/!store,
+                                            context.ref, context.clock,
+                                            context.namer))
+    return std::move(error);
+
+  CommandCost cost = device.time.getDmaCost(*global, index ? &*index : nullptr);
+  int64_t laneEnd = touched.laneEnd;
+  uint8_t *globalBase =
+      store ? device.global.getMutableData(global->region)
+            : const_cast<uint8_t *>(device.global.getData(global->region));
+  globalBase += global->offset;
+  device.runner.forEach(
+      laneEnd - local->laneBegin, cost.hostWork >= kParallelWork,
+      [&](int64_t i) {
+        int64_t lane = local->laneBegin + i;
+        LaneBlock block = local->getBlock(lane);
+        if (block.empty())
+          return;
+        // Lanes split 4-bit columns evenly, so every block starts a byte.
+        uint64_t column = getDTypeBytes(local->dtype, block.colBegin);
+        uint64_t bytes = getDTypeBytes(local->dtype, block.colCount);
+        uint8_t *localRow = device.local.getLane(lane) + local->address;
+        for (int64_t r = block.rowBegin; r < block.rowEnd();
+             ++r, localRow += local->stride) {
+          int64_t source = gather ? rows[r] : r;
+          uint8_t *globalRow = globalBase + source * global->stride + column;
+          if (store)
+            std::memcpy(globalRow, localRow, bytes);
+          else
+            std::memcpy(localRow, globalRow, bytes);
+        }
+      });
+  device.sync.record(touched, /*write=*/!store, context.ref);
+
+  uint64_t tensorBytes = local->rows * getDTypeBytes(local->dtype, local->cols);
+  (store ? stats.bytesStored : stats.bytesLoaded) += tensorBytes;
+  stats.ddrBytes += cost.ddrBytes;
+  return cost;
+}
+
+llvm::Expected<CommandCost> executeCompute(const cmd::Compute &compute,
+                                           Device &device,
+                                           const CommandContext &context) {
+  auto operands = createComputeOperands(compute, device.chip);
+  if (!operands)
+    return operands.takeError();
+  if (llvm::Error error = checkComputeRules(compute, *operands))
+    return std::move(error);
+  auto cost = device.time.getComputeCost(compute, *operands);
+  if (!cost)
+    return cost.takeError();
+
+  // Outputs whose old values the command reads: an accumulating matmul's,
+  // and the state of a resumed attention chunk.
+  auto readsOutput = [&](size_t i) {
+    switch (compute.opcode()) {
+    case cmd::MATMUL:
+    case cmd::A16MATMUL:
+      return compute.accumulate();
+    case cmd::ATTENTION:
+      return compute.resume() && i >= 1;
+    default:
+      return false;
+    }
+  };
+  for (const auto &input : operands->inputs)
+    if (input)
+      if (llvm::Error error = device.sync.check(
+              *input, false, context.ref, context.clock, context.namer))
+        return std::move(error);
+  for (size_t i = 0; i < operands->outputs.size(); ++i) {
+    const LocalGeometry *output = operands->getOutput(i);
+    if (!output)
+      continue;
+    if (readsOutput(i))
+      if (llvm::Error error = device.sync.check(
+              *output, false, context.ref, context.clock, context.namer))
+        return std::move(error);
+    if (llvm::Error error = device.sync.check(*output, true, context.ref,
+                                              context.clock, context.namer))
+      return std::move(error);
+  }
+
+  runComputeKernels(compute, *operands, device.local, device.runner,
+                    cost->hostWork >= kParallelWork);
+
+  for (const auto &input : operands->inputs)
+    if (input)
+      device.sync.record(*input, false, context.ref);
+  for (const auto &output : operands->outputs)
+    if (output)
+      device.sync.record(*output, true, context.ref);
+  return *cost;
+}
+
+} // namespace llmc::cmodel

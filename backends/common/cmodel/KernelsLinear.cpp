@@ -1,0 +1,186 @@
+//===- KernelsLinear.cpp - dot products and the matmul kernels ------------===//
+//
+// The dot product is the inner loop of MATMUL, A16MATMUL, RMSNORM and
+// ATTENTION. It keeps 16 partial sums in a 64-byte vector: GCC's vector
+// extension maps that to one AVX-512, two AVX2 or four SSE2 registers, and
+// target_clones picks the best the host has at load time. The order of the
+// additions is that of the vector lanes, so every clone computes the same
+// bits (the build disables floating-point contraction, so no clone fuses a
+// multiply and an add either).
+//
+//===----------------------------------------------------------------------===//
+
+#include "backends/common/cmodel/Kernels.h"
+
+#include "backends/common/cmodel/Float16.h"
+
+#include <algorithm>
+#include <cstring>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define LLMC_CLONES                                                            \
+  __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define LLMC_CLONES
+#endif
+
+namespace llmc::cmodel::kernels {
+
+typedef float Vec16 __attribute__((vector_size(64)));
+
+__attribute__((always_inline)) static inline Vec16 loadVec(const float *at) {
+  Vec16 v;
+  std::memcpy(&v, at, sizeof(v));
+  return v;
+}
+
+/// Elements [0, n) of `at`, zeros after (n < 16).
+__attribute__((always_inline)) static inline Vec16 loadTail(const float *at, int64_t n) {
+  Vec16 v = {};
+  std::memcpy(&v, at, n * sizeof(float));
+  return v;
+}
+
+__attribute__((always_inline)) static inline float reduce(Vec16 v) {
+  float p[16];
+  std::memcpy(p, &v, sizeof(p));
+  for (int width = 8; width >= 1; width /= 2)
+    for (int j = 0; j < width; ++j)
+      p[j] += p[j + width];
+  return p[0];
+}
+
+LLMC_CLONES float dot16(const float *a, const float *b, int64_t n) {
+  Vec16 acc = {};
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16)
+    acc += loadVec(a + i) * loadVec(b + i);
+  if (i < n)
+    acc += loadTail(a + i, n - i) * loadTail(b + i, n - i);
+  return reduce(acc);
+}
+
+LLMC_CLONES void dot16x4(const float *a, const float *const b[4], int64_t n,
+                         float out[4]) {
+  Vec16 acc0 = {}, acc1 = {}, acc2 = {}, acc3 = {};
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    Vec16 x = loadVec(a + i);
+    acc0 += x * loadVec(b[0] + i);
+    acc1 += x * loadVec(b[1] + i);
+    acc2 += x * loadVec(b[2] + i);
+    acc3 += x * loadVec(b[3] + i);
+  }
+  if (i < n) {
+    Vec16 x = loadTail(a + i, n - i);
+    acc0 += x * loadTail(b[0] + i, n - i);
+    acc1 += x * loadTail(b[1] + i, n - i);
+    acc2 += x * loadTail(b[2] + i, n - i);
+    acc3 += x * loadTail(b[3] + i, n - i);
+  }
+  out[0] = reduce(acc0);
+  out[1] = reduce(acc1);
+  out[2] = reduce(acc2);
+  out[3] = reduce(acc3);
+}
+
+LLMC_CLONES float sum16(const float *a, int64_t n) {
+  Vec16 acc = {};
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16)
+    acc += loadVec(a + i);
+  if (i < n)
+    acc += loadTail(a + i, n - i);
+  return reduce(acc);
+}
+
+float roundTo(DType type, float value) {
+  switch (type) {
+  case cmd::DTYPE_F16:
+    return roundToHalf(value);
+  case cmd::DTYPE_BF16:
+    return roundToBFloat16(value);
+  default:
+    return value;
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// MATMUL and A16MATMUL
+//===----------------------------------------------------------------------===//
+
+/// Weight rows [first, first + count) of an A16MATMUL, dequantized:
+/// (q - zp) * scale in float32, then rounded to the activation type, whose
+/// arithmetic the product uses.
+static void dequantize(const LaneView &w, const LaneView &scale,
+                       const LaneView *zp, DType activation, int64_t first,
+                       int64_t count, int64_t k, float *out) {
+  int64_t groups = scale.tensor->cols, groupSize = k / groups;
+  std::vector<float> scales(groups), zeros(groups, 0.0f);
+  for (int64_t n = 0; n < count; ++n) {
+    float *row = out + n * k;
+    w.load(first + n, 0, k, row);
+    scale.load(first + n, 0, groups, scales.data());
+    if (zp)
+      zp->load(first + n, 0, groups, zeros.data());
+    for (int64_t g = 0; g < groups; ++g) {
+      float *group = row + g * groupSize;
+      for (int64_t i = 0; i < groupSize; ++i)
+        group[i] = (group[i] - zeros[g]) * scales[g];
+    }
+    if (activation != cmd::DTYPE_F32)
+      for (int64_t i = 0; i < k; ++i)
+        row[i] = roundTo(activation, row[i]);
+  }
+}
+
+void matMul(const cmd::Compute &compute, const LaneOperands &lane) {
+  bool quantized = compute.opcode() == cmd::A16MATMUL;
+  const LaneView &x = *lane.in(0), &w = *lane.in(1), &y = *lane.out(0);
+  const LaneView *bias = lane.in(quantized ? 4 : 2);
+  const LaneBlock &b = lane.block;
+  int64_t k = x.tensor->cols, m = b.rowCount, n = b.colCount;
+
+  std::vector<float> xs(m * k), ws(n * k), result(m * n);
+  for (int64_t r = 0; r < m; ++r)
+    x.load(b.rowBegin + r, 0, k, xs.data() + r * k);
+  if (quantized)
+    dequantize(w, *lane.in(2), lane.in(3), x.dtype(), b.colBegin, n, k,
+               ws.data());
+  else
+    for (int64_t c = 0; c < n; ++c)
+      w.load(b.colBegin + c, 0, k, ws.data() + c * k);
+
+  // Four weight rows at a time stay in cache while every x row streams by.
+  int64_t c = 0;
+  for (; c + 4 <= n; c += 4) {
+    const float *rows[4] = {&ws[c * k], &ws[(c + 1) * k], &ws[(c + 2) * k],
+                            &ws[(c + 3) * k]};
+    float sums[4];
+    for (int64_t r = 0; r < m; ++r) {
+      dot16x4(&xs[r * k], rows, k, sums);
+      std::copy(sums, sums + 4, &result[r * n + c]);
+    }
+  }
+  for (; c < n; ++c)
+    for (int64_t r = 0; r < m; ++r)
+      result[r * n + c] = dot16(&xs[r * k], &ws[c * k], k);
+
+  std::vector<float> biases(n), old(n);
+  if (bias)
+    bias->load(0, b.colBegin, n, biases.data());
+  for (int64_t r = 0; r < m; ++r) {
+    float *row = &result[r * n];
+    if (bias)
+      for (int64_t i = 0; i < n; ++i)
+        row[i] += biases[i];
+    if (compute.accumulate()) {
+      y.load(b.rowBegin + r, b.colBegin, n, old.data());
+      for (int64_t i = 0; i < n; ++i)
+        row[i] = old[i] + row[i];
+    }
+    y.store(b.rowBegin + r, b.colBegin, n, row);
+  }
+}
+
+} // namespace llmc::cmodel::kernels

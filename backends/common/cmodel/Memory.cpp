@@ -1,0 +1,95 @@
+//===- Memory.cpp - the device's global and local memory ------------------===//
+
+#include "backends/common/cmodel/Memory.h"
+
+#include "backends/common/cmodel/Trap.h"
+
+#include <cassert>
+#include <cstring>
+
+namespace llmc::cmodel {
+
+size_t GlobalMemory::index(cmd::Region region) {
+  assert(cmd::Region_IsValid(region) && "invalid region");
+  return size_t(region);
+}
+
+void GlobalMemory::allocate(cmd::Region region, uint64_t bytes) {
+  Block &block = get(region);
+  block.owned.assign(bytes, 0);
+  block.data = block.owned.data();
+  block.size = bytes;
+  block.readOnly = false;
+}
+
+void GlobalMemory::attach(cmd::Region region,
+                          llvm::MutableArrayRef<uint8_t> bytes) {
+  Block &block = get(region);
+  block.owned.clear();
+  block.owned.shrink_to_fit();
+  block.data = bytes.data();
+  block.size = bytes.size();
+  block.readOnly = false;
+}
+
+void GlobalMemory::attachReadOnly(cmd::Region region,
+                                  llvm::ArrayRef<uint8_t> bytes) {
+  // The device never writes a read-only region (STOREs into it trap), so
+  // holding it through a mutable pointer is safe.
+  attach(region, llvm::MutableArrayRef<uint8_t>(
+                     const_cast<uint8_t *>(bytes.data()), bytes.size()));
+  get(region).readOnly = true;
+}
+
+uint8_t *GlobalMemory::getMutableData(cmd::Region region) {
+  assert(!isReadOnly(region) && "region is read-only");
+  return get(region).data;
+}
+
+static llvm::Error checkRange(uint64_t offset, uint64_t size,
+                              uint64_t regionSize, cmd::Region region,
+                              const llvm::Twine &what) {
+  if (offset > regionSize || size > regionSize - offset)
+    return makeTrap(TrapKind::OutOfBounds,
+                    what + " accesses bytes [" + llvm::Twine(offset) + ", " +
+                        llvm::Twine(offset + size) + ") of region " +
+                        getRegionName(region) + ", which has " +
+                        llvm::Twine(regionSize) + " bytes");
+  return llvm::Error::success();
+}
+
+llvm::Error GlobalMemory::write(cmd::Region region, uint64_t offset,
+                                llvm::ArrayRef<uint8_t> bytes) {
+  if (llvm::Error error = checkRange(offset, bytes.size(), getSize(region),
+                                     region, "a host write"))
+    return error;
+  if (isReadOnly(region))
+    return makeTrap(TrapKind::ReadOnly, "a host write into read-only region " +
+                                            getRegionName(region));
+  if (!bytes.empty())
+    std::memcpy(get(region).data + offset, bytes.data(), bytes.size());
+  return llvm::Error::success();
+}
+
+llvm::Expected<llvm::ArrayRef<uint8_t>>
+GlobalMemory::read(cmd::Region region, uint64_t offset, uint64_t size) const {
+  if (llvm::Error error =
+          checkRange(offset, size, getSize(region), region, "a host read"))
+    return std::move(error);
+  return llvm::ArrayRef<uint8_t>(getData(region) + offset, size);
+}
+
+llvm::Error GlobalMemory::checkAccess(const GlobalGeometry &tensor,
+                                      bool write) const {
+  if (llvm::Error error =
+          checkRange(tensor.offset, tensor.getExtent(), getSize(tensor.region),
+                     tensor.region, tensor.describe()))
+    return error;
+  if (write && isReadOnly(tensor.region))
+    return makeTrap(TrapKind::ReadOnly, tensor.describe() +
+                                            " is stored into read-only region " +
+                                            getRegionName(tensor.region));
+  return llvm::Error::success();
+}
+
+} // namespace llmc::cmodel

@@ -1,0 +1,97 @@
+//===- SyncTracker.cpp - finds missing synchronisation --------------------===//
+
+#include "backends/common/cmodel/SyncTracker.h"
+
+#include "backends/common/cmodel/Trap.h"
+
+namespace llmc::cmodel {
+
+llvm::StringRef getQueueName(Queue queue) {
+  return queue == Queue::Dma ? "dma" : "compute";
+}
+
+static uint32_t encodeWriter(CommandRef command) {
+  return (uint32_t(command.queue) << 31) | (command.index + 1);
+}
+
+static CommandRef decodeWriter(uint32_t writer) {
+  return {Queue(writer >> 31), (writer & 0x7fffffffu) - 1};
+}
+
+SyncTracker::SyncTracker(int64_t lanes, int64_t bytesPerLane, int64_t granule)
+    : granule(granule), granulesPerLane(bytesPerLane / granule),
+      granules(size_t(lanes * granulesPerLane)) {}
+
+void SyncTracker::reset() { std::fill(granules.begin(), granules.end(), Granule()); }
+
+std::pair<size_t, size_t> SyncTracker::span(const LocalGeometry &tensor,
+                                             int64_t lane) const {
+  size_t base = size_t(lane * granulesPerLane);
+  uint64_t bytes = tensor.getFootprint(lane);
+  // Footprints start and end on granules: address and stride are multiples.
+  return {base + tensor.address / granule,
+          base + (tensor.address + bytes) / granule};
+}
+
+llvm::Error SyncTracker::check(const LocalGeometry &tensor, bool write,
+                               CommandRef command, const VectorClock &clock,
+                               Namer namer) const {
+  Queue other = otherQueue(command.queue);
+  auto where = [&](int64_t lane, size_t at) {
+    uint64_t offset = (at - size_t(lane * granulesPerLane)) * granule;
+    return (llvm::Twine("local bytes [") + llvm::Twine(offset) + ", " +
+            llvm::Twine(offset + granule) + ") of lane " + llvm::Twine(lane) +
+            " (" + tensor.describe() + ")")
+        .str();
+  };
+  for (int64_t lane = tensor.laneBegin; lane < tensor.laneEnd; ++lane) {
+    auto [first, last] = span(tensor, lane);
+    for (size_t at = first; at < last; ++at) {
+      const Granule &cell = granules[at];
+      if (!cell.writer) {
+        if (write)
+          continue;
+        return makeTrap(TrapKind::UninitializedRead,
+                        namer(command) + " reads " + where(lane, at) +
+                            ", which no command wrote in this run");
+      }
+      CommandRef writer = decodeWriter(cell.writer);
+      if (writer.queue != command.queue &&
+          !clock.orders(writer.queue, writer.index))
+        return makeTrap(TrapKind::MissingSync,
+                        namer(command) + (write ? " writes " : " reads ") +
+                            where(lane, at) + " last written by " +
+                            namer(writer) +
+                            ", which it does not wait for (directly or "
+                            "through other waits)");
+      uint32_t reader = cell.readers[int(other)];
+      if (write && reader && !clock.orders(other, reader - 1))
+        return makeTrap(TrapKind::MissingSync,
+                        namer(command) + " writes " + where(lane, at) +
+                            " that " + namer({other, reader - 1}) +
+                            " reads, which it does not wait for (directly "
+                            "or through other waits)");
+    }
+  }
+  return llvm::Error::success();
+}
+
+void SyncTracker::record(const LocalGeometry &tensor, bool write,
+                         CommandRef command) {
+  uint32_t mark = write ? encodeWriter(command) : command.index + 1;
+  int queue = int(command.queue);
+  for (int64_t lane = tensor.laneBegin; lane < tensor.laneEnd; ++lane) {
+    auto [first, last] = span(tensor, lane);
+    for (size_t at = first; at < last; ++at) {
+      Granule &cell = granules[at];
+      if (write) {
+        cell.writer = mark;
+        cell.readers = {0, 0};
+      } else {
+        cell.readers[queue] = std::max(cell.readers[queue], mark);
+      }
+    }
+  }
+}
+
+} // namespace llmc::cmodel

@@ -1,0 +1,217 @@
+//===- TestSupport.cpp - helpers for cmodel tests -------------------------===//
+
+#include "backends/common/cmodel/test/TestSupport.h"
+
+#include "backends/common/cmodel/Convert.h"
+
+#include "gtest/gtest.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <cmath>
+#include <limits>
+#include <random>
+
+namespace llmc::cmodel::test {
+
+plugins::ChipDescriptor getBm1684xLikeChip() {
+  plugins::ChipDescriptor chip;
+  chip.id = "bm1684x_like";
+  chip.npuLanes = 64;
+  chip.localMemoryBytesPerLane = 256 * 1024;
+  chip.localMemoryBanks = 16;
+  chip.euBytesPerLane = 64;
+  chip.l2SramBytes = 2 * 1024 * 1024;
+  chip.cores = 1;
+  chip.clockMHz = 1000;
+  chip.int8Tops = 32;
+  chip.f16Tflops = 16;
+  chip.bf16Tflops = 16;
+  chip.f32Tflops = 2;
+  chip.ddrBandwidthGBps = 64;
+  chip.quantModes = {"F16"};
+  return chip;
+}
+
+plugins::ChipDescriptor getSmallChip() {
+  plugins::ChipDescriptor chip = getBm1684xLikeChip();
+  chip.id = "small";
+  chip.npuLanes = 4;
+  chip.localMemoryBytesPerLane = 16 * 1024;
+  chip.localMemoryBanks = 4;
+  return chip;
+}
+
+double roundToFormat(double x, int precision, int minExponent,
+                     double maxFinite) {
+  if (std::isnan(x) || std::isinf(x) || x == 0)
+    return x;
+  int exponent;
+  std::frexp(x, &exponent); // x = m * 2^exponent, 0.5 <= |m| < 1
+  int lead = std::max(exponent - 1, minExponent);
+  double quantum = std::ldexp(1.0, lead - (precision - 1));
+  // The default rounding mode rounds halfway cases to even.
+  double rounded = std::nearbyint(x / quantum) * quantum;
+  if (std::fabs(rounded) > maxFinite)
+    return std::copysign(std::numeric_limits<double>::infinity(), x);
+  if (rounded == 0)
+    return std::copysign(0.0, x);
+  return rounded;
+}
+
+double roundF16(double x) { return roundToFormat(x, 11, -14, 65504.0); }
+
+double roundBF16(double x) {
+  return roundToFormat(x, 8, -126, 3.3895313892515355e38);
+}
+
+double roundTo(cmd::DType type, double x) {
+  switch (type) {
+  case cmd::DTYPE_F16:
+    return roundF16(x);
+  case cmd::DTYPE_BF16:
+    return roundBF16(x);
+  default:
+    return double(float(x));
+  }
+}
+
+std::vector<float> randomValues(size_t count, uint32_t seed, float low,
+                                float high) {
+  std::mt19937 engine(seed);
+  std::vector<float> values(count);
+  for (float &value : values) {
+    // From the raw engine output, so the values do not depend on the
+    // standard library's distribution implementation.
+    double unit = double(engine()) / 4294967296.0;
+    value = float(low + (high - low) * unit);
+  }
+  return values;
+}
+
+TrapKind getTrapKind(llvm::Error error, std::string *message) {
+  TrapKind kind = TrapKind::BadStream;
+  bool found = false;
+  llvm::handleAllErrors(
+      std::move(error),
+      [&](const Trap &trap) {
+        kind = trap.getKind();
+        found = true;
+        if (message)
+          *message = trap.getMessage();
+      },
+      [&](const llvm::ErrorInfoBase &other) {
+        ADD_FAILURE() << "not a trap: " << other.message();
+      });
+  if (!found)
+    ADD_FAILURE() << "expected a trap, got success";
+  return kind;
+}
+
+Harness::Harness(const plugins::ChipDescriptor &chip, unsigned threads,
+                 uint64_t ioBytes)
+    : model(chip, CModelOptions{threads, {}}), builder("test") {
+  model.global().allocate(cmd::REGION_IO, ioBytes);
+}
+
+uint64_t Harness::allocateGlobal(uint64_t bytes) {
+  uint64_t offset = nextGlobal;
+  nextGlobal = llvm::alignTo(nextGlobal + bytes, 64);
+  EXPECT_LE(nextGlobal, model.global().getSize(cmd::REGION_IO));
+  return offset;
+}
+
+cmd::GlobalTensor Harness::put(cmd::DType type, int64_t rows, int64_t cols,
+                               const std::vector<float> &values) {
+  EXPECT_EQ(int64_t(values.size()), rows * cols);
+  if (!isFloatDType(type))
+    return putInts(type, rows, cols,
+                   std::vector<int32_t>(values.begin(), values.end()));
+  cmd::GlobalTensor tensor = reserve(type, rows, cols);
+  std::vector<uint8_t> bytes;
+  for (int64_t r = 0; r < rows; ++r) {
+    std::vector<uint8_t> row = encodeFloats(
+        type, llvm::ArrayRef<float>(values).slice(r * cols, cols));
+    bytes.insert(bytes.end(), row.begin(), row.end());
+  }
+  llvm::cantFail(model.global().write(cmd::REGION_IO, tensor.offset(), bytes));
+  return tensor;
+}
+
+cmd::GlobalTensor Harness::putInts(cmd::DType type, int64_t rows, int64_t cols,
+                                   const std::vector<int32_t> &values) {
+  EXPECT_EQ(int64_t(values.size()), rows * cols);
+  cmd::GlobalTensor tensor = reserve(type, rows, cols);
+  std::vector<uint8_t> bytes;
+  for (int64_t r = 0; r < rows; ++r) {
+    std::vector<uint8_t> row = encodeInts(
+        type, llvm::ArrayRef<int32_t>(values).slice(r * cols, cols));
+    bytes.insert(bytes.end(), row.begin(), row.end());
+  }
+  llvm::cantFail(model.global().write(cmd::REGION_IO, tensor.offset(), bytes));
+  return tensor;
+}
+
+cmd::GlobalTensor Harness::reserve(cmd::DType type, int64_t rows,
+                                   int64_t cols) {
+  uint64_t bytes = rows * getDTypeBytes(type, cols);
+  return globalTensor(cmd::REGION_IO, allocateGlobal(bytes), rows, cols,
+                      type);
+}
+
+std::vector<float> Harness::get(const cmd::GlobalTensor &tensor) {
+  int64_t rowBytes = getDTypeBytes(tensor.dtype(), tensor.cols());
+  std::vector<float> values;
+  for (int64_t r = 0; r < tensor.rows(); ++r) {
+    auto bytes = llvm::cantFail(model.global().read(
+        tensor.region(), tensor.offset() + r * rowBytes, rowBytes));
+    std::vector<float> row = decodeFloats(tensor.dtype(), bytes, tensor.cols());
+    values.insert(values.end(), row.begin(), row.end());
+  }
+  return values;
+}
+
+std::vector<int32_t> Harness::getInts(const cmd::GlobalTensor &tensor) {
+  int64_t rowBytes = getDTypeBytes(tensor.dtype(), tensor.cols());
+  std::vector<int32_t> values;
+  for (int64_t r = 0; r < tensor.rows(); ++r) {
+    auto bytes = llvm::cantFail(model.global().read(
+        tensor.region(), tensor.offset() + r * rowBytes, rowBytes));
+    std::vector<int32_t> row = decodeInts(tensor.dtype(), bytes, tensor.cols());
+    values.insert(values.end(), row.begin(), row.end());
+  }
+  return values;
+}
+
+cmd::LocalTensor Harness::local(cmd::DType type, int64_t rows, int64_t cols,
+                                cmd::Layout layout, uint32_t laneBegin,
+                                uint32_t laneCount, int64_t perLane) {
+  int64_t eu = model.getChip().euBytesPerLane;
+  int64_t split = layout == cmd::LAYOUT_COLS ? cols : rows;
+  int64_t per = perLane ? perLane : llvm::divideCeil(split, laneCount);
+  int64_t laneRows = layout == cmd::LAYOUT_ROWS ? std::min(per, rows) : rows;
+  int64_t laneCols = layout == cmd::LAYOUT_COLS ? std::min(per, cols) : cols;
+  uint64_t stride = llvm::alignTo(getDTypeBytes(type, laneCols), eu);
+  cmd::LocalTensor tensor = localTensor(laneBegin, laneCount, nextLocal, rows,
+                                        cols, type, layout, perLane);
+  nextLocal += laneRows * stride;
+  return tensor;
+}
+
+uint32_t Harness::load(const cmd::GlobalTensor &tensor,
+                       const cmd::LocalTensor &into) {
+  return builder.load(tensor, into);
+}
+
+cmd::GlobalTensor Harness::store(const cmd::LocalTensor &from,
+                                 uint32_t after) {
+  cmd::GlobalTensor tensor = reserve(from.dtype(), from.rows(), from.cols());
+  builder.store(from, tensor, {after});
+  return tensor;
+}
+
+llvm::Expected<RunStats> Harness::run() {
+  cmd::CommandStream stream = builder.take();
+  return model.run(stream);
+}
+
+} // namespace llmc::cmodel::test
