@@ -16,6 +16,7 @@
 #include "backends/common/cmodel/Operands.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <array>
@@ -58,6 +59,10 @@ private:
   /// Checks the version, ids, waits and queue placement.
   llvm::Error indexStream();
   llvm::Error deadlock() const;
+  /// An uninitialized read by `reader` may only be the symptom of a race:
+  /// a command of the other queue that has not run yet, and need not run
+  /// after `reader`, writes what it reads. Such a race becomes the trap.
+  llvm::Error explainUninitialized(llvm::Error error, CommandRef reader) const;
   /// Runs the head of `queue`, which starts at `start`.
   llvm::Error step(Queue queue, uint64_t start);
 
@@ -150,6 +155,44 @@ llvm::Error Run::deadlock() const {
   return makeTrap(TrapKind::Deadlock, os.str());
 }
 
+llvm::Error Run::explainUninitialized(llvm::Error error,
+                                     CommandRef reader) const {
+  bool uninitialized = false;
+  error = llvm::handleErrors(std::move(error), [&](std::unique_ptr<Trap> trap) {
+    uninitialized = trap->getKind() == TrapKind::UninitializedRead;
+    return llvm::Error(std::move(trap));
+  });
+  if (!uninitialized)
+    return error;
+  LocalAccesses reads = getLocalAccesses(get(reader), device.chip);
+  Queue other = otherQueue(reader.queue);
+  const CommandList &list = *queues[int(other)];
+  // The other queue's commands from its head on are unordered with the
+  // reader until one waits for the reader or a later command of its queue.
+  for (int i = next[int(other)]; i < list.size(); ++i) {
+    CommandRef writer{other, uint32_t(i)};
+    const cmd::Command &command = list.Get(i);
+    bool after = llvm::any_of(command.waits(), [&](uint32_t wait) {
+      CommandRef waited = ids.lookup(wait);
+      return waited.queue == reader.queue && waited.index >= reader.index;
+    });
+    if (after)
+      break;
+    for (const LocalGeometry &write :
+         getLocalAccesses(command, device.chip).writes)
+      for (const LocalGeometry &read : reads.reads)
+        if (findOverlappingLane(write, read) >= 0) {
+          llvm::consumeError(std::move(error));
+          return makeTrap(TrapKind::MissingSync,
+                          name(reader) + " reads " + read.describe() +
+                              ", which " + name(writer) +
+                              " writes, and it does not wait for it "
+                              "(directly or through other waits)");
+        }
+  }
+  return error;
+}
+
 llvm::Error Run::step(Queue queue, uint64_t start) {
   int q = int(queue);
   CommandRef ref{queue, next[q]};
@@ -172,7 +215,8 @@ llvm::Error Run::step(Queue queue, uint64_t start) {
           ? executeDma(command.dma(), device, context, stats)
           : executeCompute(command.compute(), device, context);
   if (!cost)
-    return prefixTrap(cost.takeError(), name(ref) + ": ");
+    return prefixTrap(explainUninitialized(cost.takeError(), ref),
+                      name(ref) + ": ");
 
   uint64_t end = start + cost->cycles;
   endCycles[q].push_back(end);

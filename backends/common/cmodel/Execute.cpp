@@ -57,6 +57,48 @@ static llvm::Error checkDma(const cmd::Dma &dma, const GlobalGeometry &global,
   return llvm::Error::success();
 }
 
+bool readsOutput(const cmd::Compute &compute, size_t i) {
+  switch (compute.opcode()) {
+  case cmd::MATMUL:
+  case cmd::A16MATMUL:
+    return compute.accumulate();
+  case cmd::ATTENTION:
+    return compute.resume() && i >= 1;
+  default:
+    return false;
+  }
+}
+
+LocalAccesses getLocalAccesses(const cmd::Command &command,
+                               const plugins::ChipDescriptor &chip) {
+  LocalAccesses accesses;
+  auto add = [&](const cmd::LocalTensor &tensor, bool write, bool read) {
+    if (tensor.rows() == 0)
+      return;
+    llvm::Expected<LocalGeometry> geometry =
+        LocalGeometry::create(tensor, chip, "tensor");
+    if (!geometry) {
+      llvm::consumeError(geometry.takeError());
+      return;
+    }
+    if (read)
+      accesses.reads.push_back(*geometry);
+    if (write)
+      accesses.writes.push_back(*geometry);
+  };
+  if (command.has_dma()) {
+    bool store = command.dma().kind() == cmd::Dma::STORE;
+    add(command.dma().local(), !store, store);
+  } else if (command.has_compute()) {
+    const cmd::Compute &compute = command.compute();
+    for (const cmd::LocalTensor &input : compute.inputs())
+      add(input, false, true);
+    for (int i = 0; i < compute.outputs_size(); ++i)
+      add(compute.outputs(i), true, readsOutput(compute, i));
+  }
+  return accesses;
+}
+
 llvm::Expected<CommandCost> executeDma(const cmd::Dma &dma, Device &device,
                                        const CommandContext &context,
                                        RunStats &stats) {
@@ -138,19 +180,6 @@ llvm::Expected<CommandCost> executeCompute(const cmd::Compute &compute,
   if (!cost)
     return cost.takeError();
 
-  // Outputs whose old values the command reads: an accumulating matmul's,
-  // and the state of a resumed attention chunk.
-  auto readsOutput = [&](size_t i) {
-    switch (compute.opcode()) {
-    case cmd::MATMUL:
-    case cmd::A16MATMUL:
-      return compute.accumulate();
-    case cmd::ATTENTION:
-      return compute.resume() && i >= 1;
-    default:
-      return false;
-    }
-  };
   for (const auto &input : operands->inputs)
     if (input)
       if (llvm::Error error = device.sync.check(
@@ -160,7 +189,7 @@ llvm::Expected<CommandCost> executeCompute(const cmd::Compute &compute,
     const LocalGeometry *output = operands->getOutput(i);
     if (!output)
       continue;
-    if (readsOutput(i))
+    if (readsOutput(compute, i))
       if (llvm::Error error = device.sync.check(
               *output, false, context.ref, context.clock, context.namer))
         return std::move(error);

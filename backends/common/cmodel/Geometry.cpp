@@ -177,6 +177,18 @@ std::string LocalGeometry::describe() const {
   return text;
 }
 
+int64_t findOverlappingLane(const LocalGeometry &a, const LocalGeometry &b) {
+  int64_t begin = std::max(a.laneBegin, b.laneBegin);
+  int64_t end = std::min(a.laneEnd, b.laneEnd);
+  for (int64_t lane = begin; lane < end; ++lane) {
+    uint64_t aSize = a.getFootprint(lane), bSize = b.getFootprint(lane);
+    if (aSize && bSize && a.address < b.address + bSize &&
+        b.address < a.address + aSize)
+      return lane;
+  }
+  return -1;
+}
+
 //===----------------------------------------------------------------------===//
 // GlobalGeometry
 //===----------------------------------------------------------------------===//

@@ -98,6 +98,9 @@ public:
   uint64_t rowBytes = 0;
 };
 
+/// The first lane on which `a` and `b` share a local byte, or -1.
+int64_t findOverlappingLane(const LocalGeometry &a, const LocalGeometry &b);
+
 /// `coeff`, `activation`, `io`.
 llvm::StringRef getRegionName(cmd::Region region);
 /// `rows`, `cols`, `replicated`.

@@ -70,19 +70,6 @@ static bool isSameTensor(const LocalGeometry &a, const LocalGeometry &b) {
          a.perLane == b.perLane && getDTypeBits(a.dtype) == getDTypeBits(b.dtype);
 }
 
-/// The first lane on which `a` and `b` share local bytes, or -1.
-static int64_t findOverlap(const LocalGeometry &a, const LocalGeometry &b) {
-  int64_t begin = std::max(a.laneBegin, b.laneBegin);
-  int64_t end = std::min(a.laneEnd, b.laneEnd);
-  for (int64_t lane = begin; lane < end; ++lane) {
-    uint64_t aSize = a.getFootprint(lane), bSize = b.getFootprint(lane);
-    if (aSize && bSize && a.address < b.address + bSize &&
-        b.address < a.address + aSize)
-      return lane;
-  }
-  return -1;
-}
-
 llvm::Error checkOperandOverlaps(const cmd::Compute &compute,
                           const ComputeOperands &operands) {
   bool inPlace = isRowLocal(compute.opcode());
@@ -99,13 +86,13 @@ llvm::Error checkOperandOverlaps(const cmd::Compute &compute,
       const LocalGeometry *input = operands.getInput(i);
       if (!input || (inPlace && isSameTensor(*output, *input)))
         continue;
-      int64_t lane = findOverlap(*output, *input);
+      int64_t lane = findOverlappingLane(*output, *input);
       if (lane >= 0)
         return overlapTrap(*input, lane);
     }
     for (size_t p = 0; p < o; ++p) {
       const LocalGeometry *previous = operands.getOutput(p);
-      int64_t lane = previous ? findOverlap(*output, *previous) : -1;
+      int64_t lane = previous ? findOverlappingLane(*output, *previous) : -1;
       if (lane >= 0)
         return overlapTrap(*previous, lane);
     }

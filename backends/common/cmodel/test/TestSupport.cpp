@@ -211,7 +211,47 @@ cmd::GlobalTensor Harness::store(const cmd::LocalTensor &from,
 
 llvm::Expected<RunStats> Harness::run() {
   cmd::CommandStream stream = builder.take();
-  return model.run(stream);
+  llvm::Expected<RunStats> result = model.run(stream);
+  if (result)
+    stats = *result;
+  return result;
+}
+
+llvm::Expected<std::vector<cmd::GlobalTensor>> Harness::runOp(
+    const cmd::Compute &compute,
+    const std::vector<std::pair<cmd::GlobalTensor, cmd::LocalTensor>>
+        &loads) {
+  std::vector<uint32_t> ids;
+  for (const auto &[global, local] : loads)
+    ids.push_back(builder.load(global, local));
+  uint32_t id = builder.compute(compute, ids);
+  std::vector<cmd::GlobalTensor> stored;
+  for (const cmd::LocalTensor &output : compute.outputs())
+    if (output.rows())
+      stored.push_back(store(output, id));
+  if (llvm::Expected<RunStats> result = run(); !result)
+    return result.takeError();
+  return stored;
+}
+
+void expectClose(const std::vector<float> &got,
+                 const std::vector<double> &want, double tolerance) {
+  ASSERT_EQ(got.size(), want.size());
+  int reported = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    double bound = tolerance * std::max(1.0, std::fabs(want[i]));
+    bool same = got[i] == want[i] || (std::isnan(got[i]) && std::isnan(want[i]));
+    if (!same && !(std::fabs(got[i] - want[i]) <= bound) && reported++ < 8)
+      ADD_FAILURE() << "element " << i << ": got " << got[i] << ", want "
+                    << want[i] << " (tolerance " << bound << ")";
+  }
+}
+
+std::vector<double> asStored(cmd::DType type, const std::vector<float> &values) {
+  std::vector<double> result;
+  for (float value : values)
+    result.push_back(roundTo(type, value));
+  return result;
 }
 
 } // namespace llmc::cmodel::test

@@ -78,6 +78,16 @@ public:
   /// Runs the builder's stream (which it takes).
   llvm::Expected<RunStats> run();
 
+  /// Loads every (global, local) pair of `loads`, runs `compute` after all
+  /// the loads, stores each present output into a fresh global tensor and
+  /// runs the stream: the stored tensors, in output order.
+  llvm::Expected<std::vector<cmd::GlobalTensor>>
+  runOp(const cmd::Compute &compute,
+        const std::vector<std::pair<cmd::GlobalTensor, cmd::LocalTensor>>
+            &loads);
+  /// The statistics of the last run.
+  const RunStats &getStats() const { return stats; }
+
 private:
   uint64_t allocateGlobal(uint64_t bytes);
 
@@ -85,7 +95,15 @@ private:
   StreamBuilder builder;
   uint64_t nextGlobal = 0;
   uint64_t nextLocal = 0;
+  RunStats stats;
 };
+
+/// Expects |got[i] - want[i]| <= tolerance * max(1, |want[i]|) for all i.
+void expectClose(const std::vector<float> &got,
+                 const std::vector<double> &want, double tolerance);
+/// The values as float32 stores them in `type` would read back (the inputs a
+/// reference computes with).
+std::vector<double> asStored(cmd::DType type, const std::vector<float> &values);
 
 } // namespace llmc::cmodel::test
 
