@@ -11,6 +11,8 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "onnx/onnx_pb.h"
+#include "unicode/normalizer2.h"
+#include "unicode/uchar.h"
 
 namespace {
 
@@ -45,6 +47,17 @@ TEST(SystemPackagesTest, OnnxProtoRoundTrips) {
   onnx::ModelProto parsed;
   ASSERT_TRUE(parsed.ParseFromString(model.SerializeAsString()));
   EXPECT_EQ(parsed.graph().node(0).op_type(), "MatMul");
+}
+
+TEST(SystemPackagesTest, IcuComposesAndClassifies) {
+  UErrorCode status = U_ZERO_ERROR;
+  const icu::Normalizer2 *nfc = icu::Normalizer2::getNFCInstance(status);
+  ASSERT_TRUE(U_SUCCESS(status));
+  std::string composed;
+  icu::StringByteSink<std::string> sink(&composed);
+  nfc->normalizeUTF8(0, "e\xCC\x81", sink, nullptr, status);
+  EXPECT_EQ(composed, "\xC3\xA9");
+  EXPECT_EQ(u_charType(0x4E2D), U_OTHER_LETTER);
 }
 
 } // namespace

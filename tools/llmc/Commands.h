@@ -13,11 +13,14 @@ namespace llmc {
 /// unit may refer to them during static initialization.
 llvm::cl::SubCommand &getPiecesCommand();
 llvm::cl::SubCommand &getEvalCommand();
+llvm::cl::SubCommand &getTokenizeCommand();
 
 /// `llmc pieces`: prints the top IR of a model's pieces.
 int runPiecesCommand(const plugins::Registry &registry);
 /// `llmc eval`: runs a model through the top interpreter.
 int runEvalCommand(const plugins::Registry &registry);
+/// `llmc tokenize`: prints the token ids of lines of text.
+int runTokenizeCommand(const plugins::Registry &registry);
 
 /// Prints `error` as `llmc: error: ...` and returns exit code 1.
 int reportError(llvm::Error error);

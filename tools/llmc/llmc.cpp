@@ -4,6 +4,7 @@
 //   llmc --list-plugins
 //   llmc pieces -m <checkpoint> [--piece NAME] [--list]
 //   llmc eval -m <checkpoint> --input-ids 1,2,3 [--max-new-tokens N] ...
+//   llmc tokenize -m <checkpoint dir | tokenizer.json> --text-file F.jsonl
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,6 +33,12 @@ cl::SubCommand &getPiecesCommand() {
 cl::SubCommand &getEvalCommand() {
   static cl::SubCommand command(
       "eval", "Generate greedily with the top interpreter (the golden model)");
+  return command;
+}
+
+cl::SubCommand &getTokenizeCommand() {
+  static cl::SubCommand command(
+      "tokenize", "Print the token ids of lines of text (JSON strings)");
   return command;
 }
 
@@ -70,6 +77,8 @@ int main(int argc, char **argv) {
     return llmc::runPiecesCommand(**registry);
   if (llmc::getEvalCommand())
     return llmc::runEvalCommand(**registry);
+  if (llmc::getTokenizeCommand())
+    return llmc::runTokenizeCommand(**registry);
   if (listPlugins) {
     llvm::outs() << (*registry)->describe();
     return 0;

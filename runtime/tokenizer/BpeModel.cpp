@@ -1,0 +1,260 @@
+//===- BpeModel.cpp - the BPE model of a tokenizer.json -------------------===//
+
+#include "runtime/tokenizer/BpeModel.h"
+
+#include "runtime/tokenizer/Utf8.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+#include "llvm/Support/Format.h"
+
+#include <queue>
+
+namespace llmc::tokenizer {
+namespace {
+
+/// Cache only short pieces, and at most this many, as HF does: long pieces
+/// rarely repeat.
+constexpr size_t kMaxCachedWordLength = 256;
+constexpr size_t kCacheCapacity = 10000;
+
+uint64_t pairKey(int32_t left, int32_t right) {
+  return (static_cast<uint64_t>(static_cast<uint32_t>(left)) << 32) |
+         static_cast<uint32_t>(right);
+}
+
+} // namespace
+
+std::unique_ptr<BpeModel> BpeModel::parse(const llvm::json::Object &object,
+                                          JsonReader &reader,
+                                          const llvm::Twine &path) {
+  std::unique_ptr<BpeModel> model(new BpeModel());
+  std::string unkToken = reader.getString(object, "unk_token", path, "");
+  model->fuseUnk = reader.getBool(object, "fuse_unk", path, false);
+  model->byteFallback = reader.getBool(object, "byte_fallback", path, false);
+  model->ignoreMerges = reader.getBool(object, "ignore_merges", path, false);
+  for (llvm::StringRef affix :
+       {"continuing_subword_prefix", "end_of_word_suffix"})
+    if (!reader.getString(object, affix, path, "").empty())
+      reader.fail(path + "." + affix, "is not supported (must be empty)");
+  if (const llvm::json::Value *dropout = reader.find(object, "dropout"))
+    if (dropout->getAsNumber().value_or(1) != 0)
+      reader.fail(path + ".dropout", "is not supported (must be null)");
+
+  const llvm::json::Object *vocab = reader.getObject(object, "vocab", path);
+  const llvm::json::Array *merges = reader.getArray(object, "merges", path);
+  if (reader.failed())
+    return nullptr;
+
+  model->vocab = llvm::StringMap<int32_t>(vocab->size());
+  for (const auto &[key, value] : *vocab) {
+    std::optional<int64_t> id = value.getAsInteger();
+    if (!id || *id < 0 || *id > INT32_MAX) {
+      reader.fail(path + ".vocab", "entry '" + key.str() +
+                                       "' must have a non-negative integer id");
+      return nullptr;
+    }
+    model->vocab[key.str()] = static_cast<int32_t>(*id);
+  }
+
+  if (!unkToken.empty()) {
+    auto it = model->vocab.find(unkToken);
+    if (it == model->vocab.end()) {
+      reader.fail(path + ".unk_token",
+                  "'" + unkToken + "' is not in the vocabulary");
+      return nullptr;
+    }
+    model->unkId = it->second;
+  }
+
+  model->byteIds.fill(-1);
+  for (unsigned byte = 0; byte < 256; ++byte) {
+    std::string name;
+    llvm::raw_string_ostream(name)
+        << "<0x" << llvm::format_hex_no_prefix(byte, 2, /*Upper=*/true) << ">";
+    auto it = model->vocab.find(name);
+    if (it != model->vocab.end())
+      model->byteIds[byte] = it->second;
+  }
+
+  if (!model->parseMerges(*merges, reader, path + ".merges"))
+    return nullptr;
+  return model;
+}
+
+bool BpeModel::parseMerges(const llvm::json::Array &list, JsonReader &reader,
+                           const llvm::Twine &path) {
+  merges.reserve(list.size());
+  for (auto [rank, item] : llvm::enumerate(list)) {
+    auto itemPath = [&] {
+      return (path + "[" + llvm::Twine(rank) + "]").str();
+    };
+    // Older files spell a merge "left right", newer ones ["left", "right"].
+    llvm::StringRef left, right;
+    if (std::optional<llvm::StringRef> text = item.getAsString()) {
+      llvm::SmallVector<llvm::StringRef, 3> parts;
+      text->split(parts, ' ');
+      if (parts.size() != 2) {
+        reader.fail(itemPath(),
+                    "'" + *text + "' is not two tokens separated by a space");
+        return false;
+      }
+      left = parts[0];
+      right = parts[1];
+    } else if (const llvm::json::Array *pair = item.getAsArray();
+               pair && pair->size() == 2 && (*pair)[0].getAsString() &&
+               (*pair)[1].getAsString()) {
+      left = *(*pair)[0].getAsString();
+      right = *(*pair)[1].getAsString();
+    } else {
+      reader.fail(itemPath(),
+                  "must be \"left right\" or [\"left\", \"right\"]");
+      return false;
+    }
+
+    std::string merged = (left + right).str();
+    int32_t ids[3];
+    llvm::StringRef names[3] = {left, right, merged};
+    for (int i = 0; i < 3; ++i) {
+      auto it = vocab.find(names[i]);
+      if (it == vocab.end()) {
+        reader.fail(itemPath(), "merges '" + left + "' and '" + right +
+                                    "', but '" + names[i] +
+                                    "' is not in the vocabulary");
+        return false;
+      }
+      ids[i] = it->second;
+    }
+    // A repeated pair keeps its last rank, as HF's map does.
+    merges[pairKey(ids[0], ids[1])] = {static_cast<int32_t>(rank), ids[2]};
+  }
+  return true;
+}
+
+std::optional<BpeModel::Merge> BpeModel::findMerge(int32_t left,
+                                                   int32_t right) const {
+  auto it = merges.find(pairKey(left, right));
+  if (it == merges.end())
+    return std::nullopt;
+  return it->second;
+}
+
+std::vector<int32_t> BpeModel::splitIntoSymbols(llvm::StringRef word) const {
+  std::vector<int32_t> symbols;
+  symbols.reserve(word.size());
+  // A run of unknown characters, pending until a known one ends it.
+  bool unkPending = false;
+  for (size_t offset = 0; offset < word.size();) {
+    size_t length = readUtf8(word, offset).length;
+    llvm::StringRef c = word.substr(offset, length);
+    offset += length;
+    auto it = vocab.find(c);
+    if (it != vocab.end()) {
+      if (unkPending)
+        symbols.push_back(*unkId);
+      unkPending = false;
+      symbols.push_back(it->second);
+      continue;
+    }
+    if (byteFallback && llvm::all_of(c, [&](char byte) {
+          return byteIds[static_cast<uint8_t>(byte)] >= 0;
+        })) {
+      // HF emits the bytes without first flushing a pending unknown token;
+      // doing the same keeps ids identical.
+      for (char byte : c)
+        symbols.push_back(byteIds[static_cast<uint8_t>(byte)]);
+      continue;
+    }
+    if (!unkId)
+      continue;
+    if (unkPending && !fuseUnk)
+      symbols.push_back(*unkId);
+    unkPending = true;
+  }
+  if (unkPending)
+    symbols.push_back(*unkId);
+  return symbols;
+}
+
+void BpeModel::mergeSymbols(std::vector<int32_t> &symbols) const {
+  int32_t count = static_cast<int32_t>(symbols.size());
+  if (count < 2)
+    return;
+  // A doubly linked list over the symbols; merged-away ones are marked -1.
+  std::vector<int32_t> prev(count), next(count);
+  for (int32_t i = 0; i < count; ++i) {
+    prev[i] = i - 1;
+    next[i] = i + 1 < count ? i + 1 : -1;
+  }
+
+  struct Candidate {
+    int32_t rank;
+    int32_t pos;
+    int32_t result;
+    bool operator>(const Candidate &other) const {
+      return rank != other.rank ? rank > other.rank : pos > other.pos;
+    }
+  };
+  std::priority_queue<Candidate, std::vector<Candidate>, std::greater<>> queue;
+  auto push = [&](int32_t pos) {
+    if (pos < 0 || next[pos] < 0)
+      return;
+    if (std::optional<Merge> merge =
+            findMerge(symbols[pos], symbols[next[pos]]))
+      queue.push({merge->rank, pos, merge->result});
+  };
+  for (int32_t i = 0; i + 1 < count; ++i)
+    push(i);
+
+  while (!queue.empty()) {
+    Candidate top = queue.top();
+    queue.pop();
+    int32_t right = next[top.pos];
+    // Skip entries that earlier merges made stale.
+    if (symbols[top.pos] < 0 || right < 0)
+      continue;
+    std::optional<Merge> merge = findMerge(symbols[top.pos], symbols[right]);
+    if (!merge || merge->result != top.result)
+      continue;
+    symbols[top.pos] = top.result;
+    symbols[right] = -1;
+    next[top.pos] = next[right];
+    if (next[right] >= 0)
+      prev[next[right]] = top.pos;
+    push(prev[top.pos]);
+    push(top.pos);
+  }
+  llvm::erase(symbols, -1);
+}
+
+void BpeModel::tokenize(llvm::StringRef word, std::vector<int32_t> &ids) const {
+  if (word.empty())
+    return;
+  if (ignoreMerges) {
+    auto it = vocab.find(word);
+    if (it != vocab.end()) {
+      ids.push_back(it->second);
+      return;
+    }
+  }
+  bool cacheable = word.size() < kMaxCachedWordLength;
+  if (cacheable) {
+    std::lock_guard<std::mutex> lock(cacheMutex);
+    auto it = cache.find(word);
+    if (it != cache.end()) {
+      ids.insert(ids.end(), it->second.begin(), it->second.end());
+      return;
+    }
+  }
+  std::vector<int32_t> symbols = splitIntoSymbols(word);
+  mergeSymbols(symbols);
+  ids.insert(ids.end(), symbols.begin(), symbols.end());
+  if (cacheable) {
+    std::lock_guard<std::mutex> lock(cacheMutex);
+    if (cache.size() >= kCacheCapacity)
+      cache.clear();
+    cache[word] = std::move(symbols);
+  }
+}
+
+} // namespace llmc::tokenizer

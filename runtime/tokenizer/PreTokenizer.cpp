@@ -1,0 +1,332 @@
+//===- PreTokenizer.cpp - tokenizer.json pre-tokenizers -------------------===//
+
+#include "runtime/tokenizer/PreTokenizer.h"
+
+#include "runtime/tokenizer/ByteLevel.h"
+#include "runtime/tokenizer/SplitPatterns.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/ErrorHandling.h"
+
+#include <algorithm>
+
+namespace llmc::tokenizer {
+
+PreTokenizer::~PreTokenizer() = default;
+
+namespace {
+
+/// What a split keeps of the pattern's matches (HF SplitDelimiterBehavior).
+enum class SplitBehavior {
+  Removed,
+  Isolated,
+  MergedWithPrevious,
+  MergedWithNext,
+  Contiguous,
+};
+
+struct Span {
+  size_t begin, end;
+  bool isMatch;
+};
+
+using MatchFinder =
+    llvm::function_ref<std::vector<std::pair<size_t, size_t>>(llvm::StringRef)>;
+
+/// The matches of a piece and the gaps between them, in order, as the spans
+/// that `behavior` keeps or merges.
+std::vector<Span> splitSpans(llvm::StringRef text, MatchFinder findMatches,
+                             SplitBehavior behavior, bool invert) {
+  std::vector<Span> spans;
+  size_t last = 0;
+  for (auto [begin, end] : findMatches(text)) {
+    if (begin > last)
+      spans.push_back({last, begin, invert});
+    spans.push_back({begin, end, !invert});
+    last = end;
+  }
+  if (last < text.size())
+    spans.push_back({last, text.size(), invert});
+
+  std::vector<Span> result;
+  bool previousMatch = false;
+  switch (behavior) {
+  case SplitBehavior::Isolated:
+    return spans;
+  case SplitBehavior::Removed:
+    for (const Span &span : spans)
+      if (!span.isMatch)
+        result.push_back(span);
+    return result;
+  case SplitBehavior::MergedWithPrevious:
+    for (const Span &span : spans) {
+      if (span.isMatch && !previousMatch && !result.empty())
+        result.back().end = span.end;
+      else
+        result.push_back(span);
+      previousMatch = span.isMatch;
+    }
+    return result;
+  case SplitBehavior::MergedWithNext:
+    for (auto it = spans.rbegin(); it != spans.rend(); ++it) {
+      if (it->isMatch && !previousMatch && !result.empty())
+        result.back().begin = it->begin;
+      else
+        result.push_back(*it);
+      previousMatch = it->isMatch;
+    }
+    std::reverse(result.begin(), result.end());
+    return result;
+  case SplitBehavior::Contiguous:
+    for (const Span &span : spans) {
+      if (span.isMatch == previousMatch && !result.empty())
+        result.back().end = span.end;
+      else
+        result.push_back(span);
+      previousMatch = span.isMatch;
+    }
+    return result;
+  }
+  llvm_unreachable("unknown split behavior");
+}
+
+void splitPieces(std::vector<PreToken> &pieces, MatchFinder findMatches,
+                 SplitBehavior behavior, bool invert) {
+  std::vector<PreToken> result;
+  for (PreToken &piece : pieces)
+    for (const Span &span :
+         splitSpans(piece.text, findMatches, behavior, invert))
+      if (span.end > span.begin)
+        result.push_back({piece.text.substr(span.begin, span.end - span.begin),
+                          piece.atInputStart && span.begin == 0});
+  pieces = std::move(result);
+}
+
+/// Every non-overlapping occurrence of `literal`, left to right.
+std::vector<std::pair<size_t, size_t>> findLiteral(llvm::StringRef text,
+                                                   llvm::StringRef literal) {
+  std::vector<std::pair<size_t, size_t>> matches;
+  if (literal.empty())
+    return matches;
+  for (size_t found = text.find(literal); found != llvm::StringRef::npos;
+       found = text.find(literal, found + literal.size()))
+    matches.emplace_back(found, found + literal.size());
+  return matches;
+}
+
+class SplitPreTokenizer : public PreTokenizer {
+public:
+  SplitPreTokenizer(std::optional<SplitPattern> regex, std::string literal,
+                    SplitBehavior behavior, bool invert)
+      : regex(regex), literal(std::move(literal)), behavior(behavior),
+        invert(invert) {}
+
+  void preTokenize(std::vector<PreToken> &pieces) const override {
+    splitPieces(
+        pieces,
+        [&](llvm::StringRef text) {
+          return regex ? findSplitMatches(*regex, text)
+                       : findLiteral(text, literal);
+        },
+        behavior, invert);
+  }
+
+private:
+  /// The pattern: a recognised regex, or else a literal string.
+  std::optional<SplitPattern> regex;
+  std::string literal;
+  SplitBehavior behavior;
+  bool invert;
+};
+
+class ByteLevelPreTokenizer : public PreTokenizer {
+public:
+  ByteLevelPreTokenizer(bool addPrefixSpace, bool useRegex)
+      : addPrefixSpace(addPrefixSpace), useRegex(useRegex) {}
+
+  void preTokenize(std::vector<PreToken> &pieces) const override {
+    if (addPrefixSpace)
+      for (PreToken &piece : pieces)
+        if (!llvm::StringRef(piece.text).starts_with(" "))
+          piece.text.insert(0, " ");
+    if (useRegex)
+      splitPieces(
+          pieces,
+          [](llvm::StringRef text) {
+            return findSplitMatches(SplitPattern::Gpt2, text);
+          },
+          SplitBehavior::Isolated, /*invert=*/false);
+    for (PreToken &piece : pieces) {
+      std::string chars;
+      appendByteLevelChars(piece.text, chars);
+      piece.text = std::move(chars);
+    }
+  }
+
+private:
+  bool addPrefixSpace;
+  bool useRegex;
+};
+
+enum class PrependScheme { Always, First, Never };
+
+class MetaspacePreTokenizer : public PreTokenizer {
+public:
+  MetaspacePreTokenizer(std::string replacement, PrependScheme scheme,
+                        bool split)
+      : replacement(std::move(replacement)), scheme(scheme), split(split) {}
+
+  void preTokenize(std::vector<PreToken> &pieces) const override {
+    for (PreToken &piece : pieces) {
+      std::string text;
+      for (char c : piece.text) {
+        if (c == ' ')
+          text += replacement;
+        else
+          text += c;
+      }
+      bool prepend = scheme == PrependScheme::Always ||
+                     (scheme == PrependScheme::First && piece.atInputStart);
+      if (prepend && !llvm::StringRef(text).starts_with(replacement))
+        text.insert(0, replacement);
+      piece.text = std::move(text);
+    }
+    if (split)
+      splitPieces(
+          pieces,
+          [&](llvm::StringRef text) { return findLiteral(text, replacement); },
+          SplitBehavior::MergedWithNext, /*invert=*/false);
+  }
+
+private:
+  std::string replacement;
+  PrependScheme scheme;
+  bool split;
+};
+
+class SequencePreTokenizer : public PreTokenizer {
+public:
+  explicit SequencePreTokenizer(
+      std::vector<std::unique_ptr<PreTokenizer>> steps)
+      : steps(std::move(steps)) {}
+  void preTokenize(std::vector<PreToken> &pieces) const override {
+    for (const std::unique_ptr<PreTokenizer> &step : steps)
+      step->preTokenize(pieces);
+  }
+
+private:
+  std::vector<std::unique_ptr<PreTokenizer>> steps;
+};
+
+std::unique_ptr<PreTokenizer> parseSplit(const llvm::json::Object &object,
+                                         JsonReader &reader,
+                                         const llvm::Twine &path) {
+  auto pattern = reader.getPattern(object, "pattern", path);
+  std::string behaviorName = reader.getString(object, "behavior", path);
+  bool invert = reader.getBool(object, "invert", path, false);
+  if (reader.failed())
+    return nullptr;
+  std::optional<SplitBehavior> behavior =
+      llvm::StringSwitch<std::optional<SplitBehavior>>(behaviorName)
+          .Case("Removed", SplitBehavior::Removed)
+          .Case("Isolated", SplitBehavior::Isolated)
+          .Case("MergedWithPrevious", SplitBehavior::MergedWithPrevious)
+          .Case("MergedWithNext", SplitBehavior::MergedWithNext)
+          .Case("Contiguous", SplitBehavior::Contiguous)
+          .Default(std::nullopt);
+  if (!behavior) {
+    reader.fail(path + ".behavior", "'" + behaviorName + "' is unknown");
+    return nullptr;
+  }
+  auto [text, isRegex] = *pattern;
+  if (!isRegex)
+    return std::make_unique<SplitPreTokenizer>(std::nullopt, std::move(text),
+                                               *behavior, invert);
+  std::optional<SplitPattern> regex = recognizeSplitPattern(text);
+  if (!regex) {
+    reader.fail(path + ".pattern",
+                "regex '" + text +
+                    "' is not supported (supported: the GPT-2, Llama 3 and "
+                    "Qwen2 split patterns)");
+    return nullptr;
+  }
+  return std::make_unique<SplitPreTokenizer>(regex, "", *behavior, invert);
+}
+
+std::unique_ptr<PreTokenizer> parseMetaspace(const llvm::json::Object &object,
+                                             JsonReader &reader,
+                                             const llvm::Twine &path) {
+  std::string replacement = reader.getString(object, "replacement", path);
+  bool split = reader.getBool(object, "split", path, true);
+  // Files written before `prepend_scheme` existed say `add_prefix_space`.
+  bool addPrefixSpace = reader.getBool(object, "add_prefix_space", path, true);
+  std::string schemeName = reader.getString(
+      object, "prepend_scheme", path, addPrefixSpace ? "always" : "never");
+  if (reader.failed())
+    return nullptr;
+  std::optional<PrependScheme> scheme =
+      llvm::StringSwitch<std::optional<PrependScheme>>(schemeName)
+          .Case("always", PrependScheme::Always)
+          .Case("first", PrependScheme::First)
+          .Case("never", PrependScheme::Never)
+          .Default(std::nullopt);
+  if (!scheme) {
+    reader.fail(path + ".prepend_scheme", "'" + schemeName + "' is unknown");
+    return nullptr;
+  }
+  return std::make_unique<MetaspacePreTokenizer>(std::move(replacement),
+                                                 *scheme, split);
+}
+
+} // namespace
+
+std::unique_ptr<PreTokenizer> parsePreTokenizer(const llvm::json::Value *value,
+                                                JsonReader &reader,
+                                                const llvm::Twine &path) {
+  if (!value || value->kind() == llvm::json::Value::Null)
+    return nullptr;
+  const llvm::json::Object *object = reader.asObject(*value, path);
+  if (!object)
+    return nullptr;
+  std::string type = reader.getString(*object, "type", path);
+  if (reader.failed())
+    return nullptr;
+
+  if (type == "Split")
+    return parseSplit(*object, reader, path);
+  if (type == "ByteLevel") {
+    bool addPrefixSpace =
+        reader.getBool(*object, "add_prefix_space", path, true);
+    bool useRegex = reader.getBool(*object, "use_regex", path, true);
+    return std::make_unique<ByteLevelPreTokenizer>(addPrefixSpace, useRegex);
+  }
+  if (type == "Metaspace")
+    return parseMetaspace(*object, reader, path);
+  if (type == "Sequence") {
+    const llvm::json::Array *list =
+        reader.getArray(*object, "pretokenizers", path);
+    if (!list)
+      return nullptr;
+    std::vector<std::unique_ptr<PreTokenizer>> steps;
+    for (auto [index, item] : llvm::enumerate(*list)) {
+      std::unique_ptr<PreTokenizer> step = parsePreTokenizer(
+          &item, reader, path + ".pretokenizers[" + llvm::Twine(index) + "]");
+      if (reader.failed())
+        return nullptr;
+      if (step)
+        steps.push_back(std::move(step));
+    }
+    return std::make_unique<SequencePreTokenizer>(std::move(steps));
+  }
+
+  reader.fail(path + ".type",
+              "'" + type +
+                  "' is not supported (supported: Split, ByteLevel, "
+                  "Metaspace, Sequence)");
+  return nullptr;
+}
+
+} // namespace llmc::tokenizer

@@ -1,0 +1,107 @@
+//===- Tokenizer.h - text to token ids and back -----------------*- C++ -*-===//
+//
+// A tokenizer read from a Hugging Face `tokenizer.json`: byte-level BPE
+// (GPT-2, Llama 3, Qwen) and SentencePiece-style BPE with byte fallback
+// (Llama 2). Encoding follows the `tokenizers` library step by step so that
+// ids are identical to its: added tokens are found in the raw text, the rest
+// is normalized, split into pieces and merged by the BPE model.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLMC_RUNTIME_TOKENIZER_TOKENIZER_H
+#define LLMC_RUNTIME_TOKENIZER_TOKENIZER_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace llmc::tokenizer {
+
+class AddedTokenMatcher;
+class BpeModel;
+class Decoder;
+class JsonReader;
+class Normalizer;
+class PreTokenizer;
+struct AddedToken;
+struct SpecialTokenTemplate;
+
+class Tokenizer {
+public:
+  /// Parses the text of a tokenizer.json; `sourceName` names it in errors.
+  static llvm::Expected<std::unique_ptr<Tokenizer>>
+  fromJson(llvm::StringRef json, llvm::StringRef sourceName);
+  /// Reads `path`: a tokenizer.json file, or a checkpoint directory that
+  /// holds one.
+  static llvm::Expected<std::unique_ptr<Tokenizer>>
+  fromFile(llvm::StringRef path);
+
+  ~Tokenizer();
+
+  /// The ids of `text` (UTF-8; ill-formed bytes are read as U+FFFD). Added
+  /// and special tokens in the text are always recognised; with
+  /// `addSpecialTokens` the post-processor's tokens (such as BOS) are added
+  /// around the result. Thread-safe.
+  std::vector<int32_t> encode(llvm::StringRef text,
+                              bool addSpecialTokens = false) const;
+
+  /// The text of `ids`, as HF `decode` gives it: ids that name no token are
+  /// ignored, special tokens too when `skipSpecial` is set, and bytes that do
+  /// not form UTF-8 become U+FFFD.
+  std::string decode(llvm::ArrayRef<int32_t> ids,
+                     bool skipSpecial = false) const;
+
+  /// As decode, but bytes that do not form UTF-8 are kept, so that a
+  /// character split across tokens is visible as its partial bytes.
+  std::string decodeBytes(llvm::ArrayRef<int32_t> ids,
+                          bool skipSpecial = false) const;
+
+  /// The id of a vocabulary or added token, looked up by its exact text.
+  std::optional<int32_t> tokenToId(llvm::StringRef token) const;
+  /// The text of token `id`; empty when no token has that id.
+  std::string idToToken(int32_t id) const;
+  /// Whether `id` is a special added token (skipped by `skipSpecial`).
+  bool isSpecial(int32_t id) const;
+  /// One more than the largest token id: the rows a model's embedding has.
+  int64_t vocabSize() const { return static_cast<int64_t>(tokens.size()); }
+
+private:
+  Tokenizer();
+  /// Builds the id table and the added-token matchers once the model and
+  /// the normalizer are read.
+  llvm::Error indexTokens(llvm::ArrayRef<AddedToken> added,
+                          const JsonReader &reader);
+  std::string runDecoder(llvm::ArrayRef<int32_t> ids, bool skipSpecial,
+                         bool raw) const;
+
+  std::unique_ptr<BpeModel> model;
+  std::unique_ptr<Normalizer> normalizer;
+  std::unique_ptr<PreTokenizer> preTokenizer;
+  std::unique_ptr<Decoder> decoder;
+  std::unique_ptr<SpecialTokenTemplate> postProcessor;
+  /// Added tokens matched in the raw text, and those matched after
+  /// normalization.
+  std::unique_ptr<AddedTokenMatcher> rawAddedTokens;
+  std::unique_ptr<AddedTokenMatcher> normalizedAddedTokens;
+  /// Added tokens by text; they take precedence over the model's vocabulary.
+  llvm::StringMap<int32_t> addedTokenIds;
+
+  struct TokenInfo {
+    std::string text;
+    bool exists = false;
+    bool special = false;
+  };
+  /// Indexed by id.
+  std::vector<TokenInfo> tokens;
+};
+
+} // namespace llmc::tokenizer
+
+#endif // LLMC_RUNTIME_TOKENIZER_TOKENIZER_H

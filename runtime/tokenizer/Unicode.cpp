@@ -1,0 +1,78 @@
+//===- Unicode.cpp - character properties and normalization forms ---------===//
+
+#include "runtime/tokenizer/Unicode.h"
+
+#include "llvm/ADT/Twine.h"
+#include "llvm/Support/ErrorHandling.h"
+
+#include "unicode/bytestream.h"
+#include "unicode/normalizer2.h"
+#include "unicode/uchar.h"
+
+namespace llmc::tokenizer {
+
+CharClass classifyChar(uint32_t codePoint) {
+  auto c = static_cast<UChar32>(codePoint);
+  uint32_t mask = U_GET_GC_MASK(c);
+  if (mask & U_GC_L_MASK)
+    return CharClass::Letter;
+  if (mask & U_GC_N_MASK)
+    return CharClass::Number;
+  if (u_isUWhiteSpace(c))
+    return CharClass::Space;
+  return CharClass::Other;
+}
+
+bool isWhiteSpace(uint32_t codePoint) {
+  return u_isUWhiteSpace(static_cast<UChar32>(codePoint));
+}
+
+bool isWordChar(uint32_t codePoint) {
+  auto c = static_cast<UChar32>(codePoint);
+  return u_isUAlphabetic(c) ||
+         (U_GET_GC_MASK(c) & (U_GC_M_MASK | U_GC_ND_MASK | U_GC_PC_MASK)) ||
+         u_hasBinaryProperty(c, UCHAR_JOIN_CONTROL);
+}
+
+static const icu::Normalizer2 &getNormalizer(NormalizationForm form) {
+  UErrorCode status = U_ZERO_ERROR;
+  const icu::Normalizer2 *normalizer = nullptr;
+  switch (form) {
+  case NormalizationForm::NFC:
+    normalizer = icu::Normalizer2::getNFCInstance(status);
+    break;
+  case NormalizationForm::NFD:
+    normalizer = icu::Normalizer2::getNFDInstance(status);
+    break;
+  case NormalizationForm::NFKC:
+    normalizer = icu::Normalizer2::getNFKCInstance(status);
+    break;
+  case NormalizationForm::NFKD:
+    normalizer = icu::Normalizer2::getNFKDInstance(status);
+    break;
+  }
+  // The instances are built from data linked into libicudata.
+  if (U_FAILURE(status) || !normalizer)
+    llvm::report_fatal_error(llvm::Twine("ICU normalizer unavailable: ") +
+                             u_errorName(status));
+  return *normalizer;
+}
+
+std::string normalizeUnicode(llvm::StringRef text, NormalizationForm form) {
+  const icu::Normalizer2 &normalizer = getNormalizer(form);
+  icu::StringPiece input(text.data(), static_cast<int32_t>(text.size()));
+  UErrorCode status = U_ZERO_ERROR;
+  if (normalizer.isNormalizedUTF8(input, status) && U_SUCCESS(status))
+    return text.str();
+  std::string out;
+  icu::StringByteSink<std::string> sink(&out,
+                                        static_cast<int32_t>(text.size()));
+  status = U_ZERO_ERROR;
+  normalizer.normalizeUTF8(0, input, sink, nullptr, status);
+  if (U_FAILURE(status))
+    llvm::report_fatal_error(llvm::Twine("ICU normalization failed: ") +
+                             u_errorName(status));
+  return out;
+}
+
+} // namespace llmc::tokenizer

@@ -1,0 +1,48 @@
+//===- Unicode.h - character properties and normalization forms -*- C++ -*-===//
+//
+// The properties that tokenizer.json pre-tokenizer patterns and added-token
+// flags test (`\p{L}`, `\p{N}`, `\s`, word characters), and the Unicode
+// normalization forms of its normalizers, both from ICU: LLVM has neither a
+// general-category table nor composition.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLMC_RUNTIME_TOKENIZER_UNICODE_H
+#define LLMC_RUNTIME_TOKENIZER_UNICODE_H
+
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <string>
+
+namespace llmc::tokenizer {
+
+/// The classes the supported split patterns distinguish.
+enum class CharClass : uint8_t {
+  /// General category L (`\p{L}`).
+  Letter,
+  /// General category N (`\p{N}`).
+  Number,
+  /// The White_Space property (`\s`), which includes CR and LF.
+  Space,
+  /// Anything else (`[^\s\p{L}\p{N}]`).
+  Other,
+};
+
+CharClass classifyChar(uint32_t codePoint);
+
+/// White_Space, as Rust's `char::is_whitespace` and regex `\s`.
+bool isWhiteSpace(uint32_t codePoint);
+
+/// A word character, as Rust regex `\w`: Alphabetic, a mark, a decimal
+/// digit, a connector punctuation or a join control.
+bool isWordChar(uint32_t codePoint);
+
+enum class NormalizationForm : uint8_t { NFC, NFD, NFKC, NFKD };
+
+/// `text` (well-formed UTF-8) in normalization form `form`.
+std::string normalizeUnicode(llvm::StringRef text, NormalizationForm form);
+
+} // namespace llmc::tokenizer
+
+#endif // LLMC_RUNTIME_TOKENIZER_UNICODE_H

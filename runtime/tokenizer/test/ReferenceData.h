@@ -1,0 +1,33 @@
+//===- ReferenceData.h - tokenizer data from shared/refdata -----*- C++ -*-===//
+
+#ifndef LLMC_RUNTIME_TOKENIZER_TEST_REFERENCEDATA_H
+#define LLMC_RUNTIME_TOKENIZER_TEST_REFERENCEDATA_H
+
+#include "runtime/tokenizer/Tokenizer.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace llmc::tokenizer::test {
+
+/// One line of a `ref_<name>.jsonl`: a text and the reference's ids.
+struct ReferenceLine {
+  std::string text;
+  std::vector<int32_t> ids;
+};
+
+/// The lines of `refdata/tokenizer/ref_<name>.jsonl`; a test failure when
+/// the file is unreadable.
+std::vector<ReferenceLine> readReferenceLines(llvm::StringRef name);
+
+/// The texts of `refdata/tokenizer/corpus.jsonl`.
+std::vector<std::string> readCorpus();
+
+/// The tokenizer in `refdata/<relative>` (a directory or a file); null, with
+/// a test failure, when it does not load.
+std::unique_ptr<Tokenizer> loadReferenceTokenizer(llvm::StringRef relative);
+
+} // namespace llmc::tokenizer::test
+
+#endif // LLMC_RUNTIME_TOKENIZER_TEST_REFERENCEDATA_H

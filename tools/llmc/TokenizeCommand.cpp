@@ -1,0 +1,73 @@
+//===- TokenizeCommand.cpp - llmc tokenize: text to token ids -------------===//
+//
+//   llmc tokenize -m <checkpoint directory | tokenizer.json> --text-file F
+//
+// F holds one JSON string per line ("-" reads standard input); for each, one
+// line `{"text":...,"ids":[...]}` is printed, with no special tokens added,
+// so the output compares line by line with a reference tokenizer's.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/tokenizer/Tokenizer.h"
+#include "tools/llmc/Commands.h"
+
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/LineIterator.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace cl = llvm::cl;
+
+namespace llmc {
+
+static cl::opt<std::string> tokenizerPath(
+    "model",
+    cl::desc("A checkpoint directory (its tokenizer.json is read) or a "
+             "tokenizer.json file"),
+    cl::value_desc("path"), cl::Required, cl::sub(getTokenizeCommand()));
+static cl::alias tokenizerPathShort("m", cl::desc("Alias for --model"),
+                                    cl::aliasopt(tokenizerPath));
+static cl::opt<std::string> textFile(
+    "text-file", cl::desc("Lines of JSON strings to tokenize ('-': stdin)"),
+    cl::value_desc("path"), cl::Required, cl::sub(getTokenizeCommand()));
+
+int runTokenizeCommand(const plugins::Registry &) {
+  llvm::Expected<std::unique_ptr<tokenizer::Tokenizer>> tokenizer =
+      tokenizer::Tokenizer::fromFile(tokenizerPath);
+  if (!tokenizer)
+    return reportError(tokenizer.takeError());
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> input =
+      llvm::MemoryBuffer::getFileOrSTDIN(textFile, /*IsText=*/true);
+  if (!input)
+    return reportError(llvm::createStringError(
+        input.getError(), "%s: cannot read: %s", textFile.c_str(),
+        input.getError().message().c_str()));
+
+  // Blank lines are skipped, so a trailing newline adds no record.
+  for (llvm::line_iterator line(**input, /*SkipBlanks=*/true);
+       !line.is_at_end(); ++line) {
+    llvm::Expected<llvm::json::Value> value = llvm::json::parse(*line);
+    std::optional<llvm::StringRef> text =
+        value ? value->getAsString() : std::nullopt;
+    if (!text) {
+      if (!value)
+        llvm::consumeError(value.takeError());
+      return reportError(llvm::createStringError(
+          llvm::inconvertibleErrorCode(), "%s:%d: not a JSON string",
+          textFile.c_str(), static_cast<int>(line.line_number())));
+    }
+    std::vector<int32_t> ids = (*tokenizer)->encode(*text);
+    llvm::json::OStream json(llvm::outs());
+    json.object([&] {
+      json.attribute("text", *text);
+      json.attributeArray("ids", [&] {
+        for (int32_t id : ids)
+          json.value(id);
+      });
+    });
+    llvm::outs() << "\n";
+  }
+  return 0;
+}
+
+} // namespace llmc
