@@ -96,4 +96,41 @@ llvm::Error ModelSpec::validate() const {
   return llvm::Error::success();
 }
 
+llvm::SmallVector<int64_t> getExpectedShape(const ModelSpec &spec,
+                                            TensorRole role) {
+  int64_t hidden = spec.hiddenSize;
+  int64_t queries = spec.numHeads * spec.headDim;
+  int64_t keys = spec.numKvHeads * spec.headDim;
+  switch (role) {
+  case TensorRole::TokenEmbedding:
+  case TensorRole::LmHead:
+    return {spec.vocabSize, hidden};
+  case TensorRole::FinalNorm:
+  case TensorRole::AttentionNorm:
+  case TensorRole::MlpNorm:
+    return {hidden};
+  case TensorRole::QueryWeight:
+    return {queries, hidden};
+  case TensorRole::KeyWeight:
+  case TensorRole::ValueWeight:
+    return {keys, hidden};
+  case TensorRole::QueryBias:
+    return {queries};
+  case TensorRole::KeyBias:
+  case TensorRole::ValueBias:
+    return {keys};
+  case TensorRole::QueryNorm:
+  case TensorRole::KeyNorm:
+    return {spec.headDim};
+  case TensorRole::OutputWeight:
+    return {hidden, queries};
+  case TensorRole::GateWeight:
+  case TensorRole::UpWeight:
+    return {spec.intermediateSize, hidden};
+  case TensorRole::DownWeight:
+    return {hidden, spec.intermediateSize};
+  }
+  llvm_unreachable("unknown tensor role");
+}
+
 } // namespace llmc::plugins

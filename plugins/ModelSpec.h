@@ -11,6 +11,7 @@
 #ifndef LLMC_PLUGINS_MODELSPEC_H
 #define LLMC_PLUGINS_MODELSPEC_H
 
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -117,6 +118,12 @@ struct ModelSpec {
   /// the message names `source`.
   llvm::Error validate() const;
 };
+
+/// The row-major shape `spec` implies for a tensor of `role`; linear weights
+/// are [out, in] (Hugging Face's layout, and GGUF's once ggml's dimension
+/// order is reversed).
+llvm::SmallVector<int64_t> getExpectedShape(const ModelSpec &spec,
+                                            TensorRole role);
 
 } // namespace llmc::plugins
 

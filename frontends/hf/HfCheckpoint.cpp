@@ -45,7 +45,8 @@ openWeights(llvm::StringRef directory) {
 llvm::Error checkTensors(const ModelSpec &spec,
                          const SafetensorsSource &weights) {
   for (const auto &[role, pattern] : spec.tensorNames) {
-    llvm::SmallVector<int64_t> expected = getExpectedShape(spec, role);
+    llvm::SmallVector<int64_t> expected =
+        plugins::getExpectedShape(spec, role);
     bool perLayer = llvm::StringRef(pattern).contains("{layer}");
     for (int64_t layer = 0, e = perLayer ? spec.numLayers : 1; layer < e;
          ++layer) {
@@ -74,43 +75,6 @@ llvm::Error checkTensors(const ModelSpec &spec,
 }
 
 } // namespace
-
-llvm::SmallVector<int64_t> getExpectedShape(const ModelSpec &spec,
-                                            TensorRole role) {
-  int64_t hidden = spec.hiddenSize;
-  int64_t queries = spec.numHeads * spec.headDim;
-  int64_t keys = spec.numKvHeads * spec.headDim;
-  switch (role) {
-  case TensorRole::TokenEmbedding:
-  case TensorRole::LmHead:
-    return {spec.vocabSize, hidden};
-  case TensorRole::FinalNorm:
-  case TensorRole::AttentionNorm:
-  case TensorRole::MlpNorm:
-    return {hidden};
-  case TensorRole::QueryWeight:
-    return {queries, hidden};
-  case TensorRole::KeyWeight:
-  case TensorRole::ValueWeight:
-    return {keys, hidden};
-  case TensorRole::QueryBias:
-    return {queries};
-  case TensorRole::KeyBias:
-  case TensorRole::ValueBias:
-    return {keys};
-  case TensorRole::QueryNorm:
-  case TensorRole::KeyNorm:
-    return {spec.headDim};
-  case TensorRole::OutputWeight:
-    return {hidden, queries};
-  case TensorRole::GateWeight:
-  case TensorRole::UpWeight:
-    return {spec.intermediateSize, hidden};
-  case TensorRole::DownWeight:
-    return {hidden, spec.intermediateSize};
-  }
-  llvm_unreachable("unknown tensor role");
-}
 
 llvm::Expected<plugins::Checkpoint> loadCheckpoint(llvm::StringRef directory) {
   llvm::Expected<ModelSpec> spec = readModelSpec(directory);

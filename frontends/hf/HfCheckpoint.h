@@ -16,13 +16,9 @@ namespace llmc::hf {
 /// Loads the checkpoint in `directory`: readModelSpec, then the weights
 /// (`model.safetensors.index.json` and its shards, else `model.safetensors`).
 /// Every tensor the spec names must exist, have a floating-point type and the
-/// shape getExpectedShape gives; errors name the file and the tensor.
+/// shape plugins::getExpectedShape gives; errors name the file and the
+/// tensor.
 llvm::Expected<plugins::Checkpoint> loadCheckpoint(llvm::StringRef directory);
-
-/// The shape `spec` implies for a tensor of `role`, in the Hugging Face
-/// layout (linear weights are [out, in]).
-llvm::SmallVector<int64_t> getExpectedShape(const plugins::ModelSpec &spec,
-                                            plugins::TensorRole role);
 
 } // namespace llmc::hf
 

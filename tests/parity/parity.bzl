@@ -1,6 +1,6 @@
 """A test that compares an llmc command's output with ../shared/refdata."""
 
-def parity_test(name, model, refs, cases, command, max_abs = None, min_cosine = None, extra_args = [], **kwargs):
+def parity_test(name, model, refs, cases, command, max_abs = None, min_cosine = None, near_tie = None, extra_args = [], **kwargs):
     args = [
         "--llmc=$(location //tools/llmc)",
         "--command=" + command,
@@ -12,6 +12,8 @@ def parity_test(name, model, refs, cases, command, max_abs = None, min_cosine = 
         args.append("--max-abs=" + max_abs)
     if min_cosine:
         args.append("--min-cosine=" + min_cosine)
+    if near_tie:
+        args.append("--near-tie=" + near_tie)
     if extra_args:
         args += ["--"] + extra_args
     native.sh_test(

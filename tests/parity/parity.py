@@ -9,6 +9,12 @@ generates as many tokens per turn as the reference did, and requires the same
 greedy ids and max |logit difference| within --max-abs (or logits cosine at
 least --min-cosine). Paths are relative to the reference data directory,
 which sits beside the repository (../shared/refdata), as in CI.
+
+With --near-tie M, generated ids may differ where the reference itself
+quantizes (llama.cpp rounds activations to Q8_0 for quantized weights): at the
+first differing token both runs must rank the two candidates within M of each
+other, and logits are compared up to and including that row only, since later
+rows condition on different histories.
 """
 import argparse
 import json
@@ -55,12 +61,22 @@ def run_case(args, root, case, scratch):
     ids = json.load(open(ids_path))
     logits = np.load(logits_path)
     ok = True
-    if ids["generated"] != ref_json["generated"]:
-        print(f"FAIL {case}: generated {ids['generated']}, reference {ref_json['generated']}")
-        ok = False
     if logits.shape != ref_logits.shape:
         print(f"FAIL {case}: logits shape {logits.shape}, reference {ref_logits.shape}")
         return False
+    ours, theirs = ids["generated"], ref_json["generated"]
+    if ours != theirs:
+        row = next(i for i, (a, b) in enumerate(zip(ours, theirs)) if a != b)
+        gaps = (float(logits[row, ours[row]] - logits[row, theirs[row]]),
+                float(ref_logits[row, theirs[row]] - ref_logits[row, ours[row]]))
+        if args.near_tie is not None and max(gaps) <= args.near_tie:
+            print(f"note {case}: token {row} is a near tie ({ours[row]} vs reference "
+                  f"{theirs[row]}, margins {gaps[0]:.2e} / {gaps[1]:.2e}); "
+                  f"comparing rows 0..{row}")
+            logits, ref_logits = logits[:row + 1], ref_logits[:row + 1]
+        else:
+            print(f"FAIL {case}: generated {ours}, reference {theirs}")
+            ok = False
     max_abs = float(np.abs(logits - ref_logits).max())
     a, b = logits.astype(np.float64).ravel(), ref_logits.astype(np.float64).ravel()
     cosine = float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
@@ -84,6 +100,8 @@ def main():
     parser.add_argument("--cases", required=True)
     parser.add_argument("--max-abs", type=float)
     parser.add_argument("--min-cosine", type=float)
+    parser.add_argument("--near-tie", type=float,
+                        help="accept differing ids at a near tie (logit margin)")
     parser.add_argument("extra", nargs="*", help="more llmc arguments (after --)")
     args = parser.parse_args()
     root = refdata_root()

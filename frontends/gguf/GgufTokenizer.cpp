@@ -1,0 +1,397 @@
+//===- GgufTokenizer.cpp - a GGUF file's tokenizer as tokenizer.json ------===//
+//
+// The JSON mirrors what Hugging Face writes for the same tokenizers (Qwen2,
+// Llama 3, Llama 2), field for field, so the runtime loads it like any other
+// tokenizer.json; the split regexes are spelled exactly as those files spell
+// them, because readers recognise them by their text.
+//
+//===----------------------------------------------------------------------===//
+
+#include "frontends/gguf/GgufTokenizer.h"
+
+#include "frontends/gguf/MetadataFields.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+
+namespace json = llvm::json;
+
+namespace llmc::gguf {
+namespace {
+
+/// `tokenizer.ggml.token_type` values (llama.cpp's llama_token_type).
+enum TokenType : int64_t {
+  Normal = 1,
+  Unknown = 2,
+  Control = 3,
+  UserDefined = 4,
+  Unused = 5,
+  Byte = 6,
+};
+
+constexpr llvm::StringLiteral kQwen2Regex =
+    R"re((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)re";
+constexpr llvm::StringLiteral kLlama3Regex =
+    R"re((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)re";
+/// SentencePiece's visible space.
+constexpr llvm::StringLiteral kSpace = "\xe2\x96\x81";
+
+struct Vocabulary {
+  llvm::ArrayRef<llvm::StringRef> tokens;
+  /// Per token; empty means every token is Normal.
+  std::vector<int64_t> types;
+
+  int64_t getType(size_t id) const {
+    return types.empty() ? Normal : types[id];
+  }
+};
+
+json::Object byteLevel(bool addPrefixSpace, bool trimOffsets, bool useRegex) {
+  return json::Object{{"type", "ByteLevel"},
+                      {"add_prefix_space", addPrefixSpace},
+                      {"trim_offsets", trimOffsets},
+                      {"use_regex", useRegex}};
+}
+
+json::Object splitRegex(llvm::StringRef regex) {
+  return json::Object{{"type", "Split"},
+                      {"pattern", json::Object{{"Regex", regex}}},
+                      {"behavior", "Isolated"},
+                      {"invert", false}};
+}
+
+json::Object replace(llvm::StringRef from, llvm::StringRef to) {
+  return json::Object{{"type", "Replace"},
+                      {"pattern", json::Object{{"String", from}}},
+                      {"content", to}};
+}
+
+/// What `tokenizer.ggml.pre` selects for a byte-level BPE: the normalizer,
+/// the pre-tokenizer and whether whole words in the vocabulary skip merging
+/// (Llama 3's `ignore_merges`).
+struct ByteLevelSetup {
+  json::Value normalizer = nullptr;
+  json::Value preTokenizer = nullptr;
+  bool ignoreMerges = false;
+};
+
+std::optional<ByteLevelSetup> getByteLevelSetup(llvm::StringRef pre) {
+  ByteLevelSetup setup;
+  if (pre == "qwen2" || pre == "deepseek-r1-qwen") {
+    setup.normalizer = json::Object{{"type", "NFC"}};
+    setup.preTokenizer = json::Object{
+        {"type", "Sequence"},
+        {"pretokenizers", json::Array{splitRegex(kQwen2Regex),
+                                      byteLevel(false, false, false)}}};
+  } else if (pre == "llama-bpe" || pre == "llama3" || pre == "llama-v3") {
+    setup.preTokenizer = json::Object{
+        {"type", "Sequence"},
+        {"pretokenizers", json::Array{splitRegex(kLlama3Regex),
+                                      byteLevel(false, true, false)}}};
+    setup.ignoreMerges = true;
+  } else if (pre == "gpt-2" || pre == "default") {
+    // llama.cpp's `default` is a guess it warns about; GPT-2's own split is
+    // what a byte-level BPE without further information means.
+    setup.preTokenizer = byteLevel(false, true, true);
+  } else {
+    return std::nullopt;
+  }
+  return setup;
+}
+
+/// Stored merges, `left right`; the separator is the first space after the
+/// first character, as llama.cpp splits them, so a left part may start with
+/// a space.
+std::optional<json::Array> splitMerges(llvm::ArrayRef<llvm::StringRef> merges) {
+  json::Array pairs;
+  for (llvm::StringRef merge : merges) {
+    size_t space = merge.find(' ', 1);
+    if (space == llvm::StringRef::npos)
+      return std::nullopt;
+    pairs.push_back(
+        json::Array{merge.take_front(space), merge.drop_front(space + 1)});
+  }
+  return pairs;
+}
+
+/// SentencePiece-style merges from scores: every split of a normal token
+/// into two normal tokens, by the merged token's score (highest first), as
+/// transformers' SentencePieceExtractor orders them.
+json::Array deriveMerges(const Vocabulary &vocabulary,
+                         llvm::ArrayRef<double> scores) {
+  llvm::StringMap<size_t> ids;
+  for (size_t id = 0; id < vocabulary.tokens.size(); ++id)
+    if (vocabulary.getType(id) == Normal)
+      ids.try_emplace(vocabulary.tokens[id], id);
+  struct Merge {
+    size_t left, right, merged;
+  };
+  std::vector<Merge> merges;
+  for (size_t id = 0; id < vocabulary.tokens.size(); ++id) {
+    if (vocabulary.getType(id) != Normal)
+      continue;
+    llvm::StringRef token = vocabulary.tokens[id];
+    size_t first = merges.size();
+    for (size_t at = 1; at < token.size(); ++at) {
+      if ((static_cast<uint8_t>(token[at]) & 0xC0) == 0x80)
+        continue; // inside a UTF-8 sequence
+      auto left = ids.find(token.take_front(at));
+      auto right = ids.find(token.drop_front(at));
+      if (left != ids.end() && right != ids.end())
+        merges.push_back({left->second, right->second, id});
+    }
+    std::sort(merges.begin() + first, merges.end(),
+              [](const Merge &a, const Merge &b) {
+                return std::tie(a.left, a.right) < std::tie(b.left, b.right);
+              });
+  }
+  std::stable_sort(merges.begin(), merges.end(),
+                   [&](const Merge &a, const Merge &b) {
+                     return scores[a.merged] > scores[b.merged];
+                   });
+  json::Array result;
+  for (const Merge &merge : merges)
+    result.push_back(json::Array{vocabulary.tokens[merge.left],
+                                 vocabulary.tokens[merge.right]});
+  return result;
+}
+
+json::Array addedTokens(const Vocabulary &vocabulary) {
+  json::Array added;
+  for (size_t id = 0; id < vocabulary.tokens.size(); ++id) {
+    int64_t type = vocabulary.getType(id);
+    if (type != Unknown && type != Control && type != UserDefined &&
+        type != Unused)
+      continue;
+    added.push_back(json::Object{{"id", static_cast<int64_t>(id)},
+                                 {"content", vocabulary.tokens[id]},
+                                 {"single_word", false},
+                                 {"lstrip", false},
+                                 {"rstrip", false},
+                                 {"normalized", false},
+                                 {"special", type != UserDefined}});
+  }
+  return added;
+}
+
+struct SpecialToken {
+  llvm::StringRef text;
+  int64_t id;
+};
+
+/// Adds BOS before and EOS after each sequence; `otherwise` when neither is
+/// added.
+json::Value postProcessor(std::optional<SpecialToken> bos,
+                          std::optional<SpecialToken> eos,
+                          json::Value otherwise) {
+  if (!bos && !eos)
+    return otherwise;
+  auto appendSequence = [&](json::Array &out, llvm::StringRef name,
+                            int64_t typeId) {
+    auto special = [&](const SpecialToken &token) {
+      return json::Object{{"SpecialToken", json::Object{{"id", token.text},
+                                                        {"type_id", typeId}}}};
+    };
+    if (bos)
+      out.push_back(special(*bos));
+    out.push_back(json::Object{
+        {"Sequence", json::Object{{"id", name}, {"type_id", typeId}}}});
+    if (eos)
+      out.push_back(special(*eos));
+  };
+  json::Array single, pair;
+  appendSequence(single, "A", 0);
+  appendSequence(pair, "A", 0);
+  appendSequence(pair, "B", 1);
+  json::Object specials;
+  for (const std::optional<SpecialToken> &token : {bos, eos})
+    if (token)
+      specials[token->text] =
+          json::Object{{"id", token->text},
+                       {"ids", json::Array{token->id}},
+                       {"tokens", json::Array{token->text}}};
+  return json::Object{{"type", "TemplateProcessing"},
+                      {"single", std::move(single)},
+                      {"pair", std::move(pair)},
+                      {"special_tokens", std::move(specials)}};
+}
+
+/// The `llama` model: SentencePiece-style BPE with byte fallback, spaces as
+/// U+2581 and (by default) a space prepended to the text.
+void describeSentencePiece(MetadataFields &fields, const Vocabulary &vocabulary,
+                           std::optional<SpecialToken> unk, json::Object &root,
+                           json::Object &model) {
+  if (fields.has("tokenizer.ggml.merges")) {
+    std::optional<json::Array> merges =
+        splitMerges(fields.getStringArray("tokenizer.ggml.merges"));
+    if (!merges)
+      fields.fail("tokenizer.ggml.merges", "holds an entry without a space");
+    model["merges"] = std::move(merges).value_or(json::Array());
+  } else {
+    std::vector<double> scores = fields.getFloatArray("tokenizer.ggml.scores");
+    if (scores.size() != vocabulary.tokens.size())
+      fields.fail("tokenizer.ggml.scores",
+                  "has " + llvm::Twine(scores.size()) + " entries for " +
+                      llvm::Twine(vocabulary.tokens.size()) +
+                      " tokens; without tokenizer.ggml.merges the merges are "
+                      "derived from the scores");
+    else
+      model["merges"] = deriveMerges(vocabulary, scores);
+  }
+  bool prefix = fields.getBool("tokenizer.ggml.add_space_prefix", true);
+  json::Array normalizers;
+  if (prefix)
+    normalizers.push_back(
+        json::Object{{"type", "Prepend"}, {"prepend", kSpace}});
+  normalizers.push_back(replace(" ", kSpace));
+  root["normalizer"] = json::Object{{"type", "Sequence"},
+                                    {"normalizers", std::move(normalizers)}};
+  root["pre_tokenizer"] = nullptr;
+  json::Array decoders{replace(kSpace, " "),
+                       json::Object{{"type", "ByteFallback"}},
+                       json::Object{{"type", "Fuse"}}};
+  if (prefix)
+    decoders.push_back(json::Object{
+        {"type", "Strip"}, {"content", " "}, {"start", 1}, {"stop", 0}});
+  root["decoder"] =
+      json::Object{{"type", "Sequence"}, {"decoders", std::move(decoders)}};
+  model["unk_token"] = unk ? json::Value(unk->text) : json::Value(nullptr);
+  model["fuse_unk"] = true;
+  model["byte_fallback"] = true;
+  model["ignore_merges"] = false;
+}
+
+/// The `gpt2` model: byte-level BPE with stored merges.
+void describeByteLevel(MetadataFields &fields, json::Object &root,
+                       json::Object &model) {
+  std::string pre = fields.getString("tokenizer.ggml.pre", "default");
+  std::optional<ByteLevelSetup> setup = getByteLevelSetup(pre);
+  if (!setup) {
+    fields.fail("tokenizer.ggml.pre", "'" + pre +
+                                          "' is not supported (llmc reads "
+                                          "qwen2, llama-bpe, gpt-2 and "
+                                          "default)");
+    return;
+  }
+  if (!fields.has("tokenizer.ggml.merges"))
+    fields.fail("tokenizer.ggml.merges", "is missing (a gpt2 tokenizer needs "
+                                         "its merges)");
+  std::optional<json::Array> merges =
+      splitMerges(fields.getStringArray("tokenizer.ggml.merges"));
+  if (!merges)
+    fields.fail("tokenizer.ggml.merges", "holds an entry without a space");
+  model["merges"] = std::move(merges).value_or(json::Array());
+  root["normalizer"] = std::move(setup->normalizer);
+  root["pre_tokenizer"] = std::move(setup->preTokenizer);
+  root["decoder"] = byteLevel(false, false, false);
+  model["unk_token"] = nullptr;
+  model["fuse_unk"] = false;
+  model["byte_fallback"] = false;
+  model["ignore_merges"] = setup->ignoreMerges;
+}
+
+/// Reads the tokens and their types; checks lengths and UTF-8.
+Vocabulary readVocabulary(MetadataFields &fields) {
+  Vocabulary vocabulary;
+  vocabulary.tokens = fields.getStringArray("tokenizer.ggml.tokens");
+  vocabulary.types = fields.getIntArray("tokenizer.ggml.token_type");
+  if (vocabulary.tokens.empty())
+    fields.fail("tokenizer.ggml.tokens", "is missing or empty");
+  if (!vocabulary.types.empty() &&
+      vocabulary.types.size() != vocabulary.tokens.size()) {
+    fields.fail("tokenizer.ggml.token_type",
+                "has " + llvm::Twine(vocabulary.types.size()) +
+                    " entries for " + llvm::Twine(vocabulary.tokens.size()) +
+                    " tokens");
+    vocabulary.types.clear();
+  }
+  for (size_t id = 0; id < vocabulary.tokens.size(); ++id)
+    if (!json::isUTF8(vocabulary.tokens[id])) {
+      fields.fail("tokenizer.ggml.tokens",
+                  "token " + llvm::Twine(id) + " is not valid UTF-8");
+      break;
+    }
+  return vocabulary;
+}
+
+} // namespace
+
+llvm::Expected<std::string> buildTokenizerJson(const GgufFile &file) {
+  MetadataFields fields(file);
+  std::string kind = fields.getString("tokenizer.ggml.model", "none");
+  if (llvm::Error error = fields.takeError())
+    return std::move(error);
+  if (kind == "none")
+    return std::string();
+  if (kind != "gpt2" && kind != "llama") {
+    fields.fail("tokenizer.ggml.model",
+                "'" + kind + "' is not supported (llmc reads gpt2 and llama)");
+    return fields.takeError();
+  }
+  Vocabulary vocabulary = readVocabulary(fields);
+  if (llvm::Error error = fields.takeError())
+    return std::move(error);
+
+  auto readToken = [&](llvm::StringRef key) -> std::optional<SpecialToken> {
+    int64_t id = fields.getInt(key, -1);
+    if (id < 0)
+      return std::nullopt;
+    if (static_cast<uint64_t>(id) >= vocabulary.tokens.size()) {
+      fields.fail(key, "is " + llvm::Twine(id) + ", beyond the " +
+                           llvm::Twine(vocabulary.tokens.size()) + " tokens");
+      return std::nullopt;
+    }
+    return SpecialToken{vocabulary.tokens[id], id};
+  };
+  bool sentencePiece = kind == "llama";
+  std::optional<SpecialToken> bos = readToken("tokenizer.ggml.bos_token_id");
+  std::optional<SpecialToken> eos = readToken("tokenizer.ggml.eos_token_id");
+  std::optional<SpecialToken> unk =
+      readToken("tokenizer.ggml.unknown_token_id");
+  // llama.cpp adds BOS by default for SentencePiece vocabularies only.
+  bool addBos = fields.getBool("tokenizer.ggml.add_bos_token",
+                               sentencePiece && bos.has_value());
+  bool addEos = fields.getBool("tokenizer.ggml.add_eos_token", false);
+  if (addBos && !bos)
+    fields.fail("tokenizer.ggml.add_bos_token",
+                "is set, but tokenizer.ggml.bos_token_id is not");
+  if (addEos && !eos)
+    fields.fail("tokenizer.ggml.add_eos_token",
+                "is set, but tokenizer.ggml.eos_token_id is not");
+
+  json::Object root{{"version", "1.0"},
+                    {"truncation", nullptr},
+                    {"padding", nullptr},
+                    {"added_tokens", addedTokens(vocabulary)}};
+  json::Object model{{"type", "BPE"},
+                     {"dropout", nullptr},
+                     {"continuing_subword_prefix", nullptr},
+                     {"end_of_word_suffix", nullptr}};
+  if (sentencePiece)
+    describeSentencePiece(fields, vocabulary, unk, root, model);
+  else
+    describeByteLevel(fields, root, model);
+  if (llvm::Error error = fields.takeError())
+    return std::move(error);
+  // Hugging Face writes a (no-op) ByteLevel post-processor for byte-level
+  // tokenizers that add nothing.
+  root["post_processor"] = postProcessor(
+      addBos ? bos : std::nullopt, addEos ? eos : std::nullopt,
+      sentencePiece ? json::Value(nullptr) : byteLevel(false, false, false));
+  json::Object vocab;
+  // A repeated token keeps its first id, as a JSON object can map it once.
+  for (size_t id = 0; id < vocabulary.tokens.size(); ++id)
+    vocab.try_emplace(vocabulary.tokens[id], static_cast<int64_t>(id));
+  model["vocab"] = std::move(vocab);
+  root["model"] = std::move(model);
+
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << json::Value(std::move(root));
+  return text;
+}
+
+} // namespace llmc::gguf

@@ -1,0 +1,217 @@
+//===- GgufCheckpointTest.cpp - metadata mapping and tensor checks --------===//
+
+#include "frontends/gguf/GgufCheckpoint.h"
+
+#include "frontends/gguf/GgufSpec.h"
+#include "frontends/gguf/test/ErrorMessage.h"
+#include "frontends/gguf/test/GgufBuilder.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+using namespace llmc::gguf;
+using namespace llmc::gguf::test;
+using llmc::plugins::Checkpoint;
+using llmc::plugins::ModelSpec;
+using llmc::plugins::RopePairing;
+using llmc::plugins::RopeScalingType;
+using llmc::plugins::TensorRole;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+namespace {
+
+/// Hyperparameters of a tiny model: hidden 8, 2 layers, 2 heads of 4, one
+/// KV head, FFN 16, vocabulary 4.
+GgufBuilder tinyMetadata(llvm::StringRef arch) {
+  std::string prefix = arch.str() + ".";
+  GgufBuilder builder;
+  builder.addString("general.architecture", arch)
+      .addU32(prefix + "block_count", 2)
+      .addU32(prefix + "embedding_length", 8)
+      .addU32(prefix + "feed_forward_length", 16)
+      .addU32(prefix + "attention.head_count", 2)
+      .addU32(prefix + "attention.head_count_kv", 1)
+      .addU32(prefix + "context_length", 64)
+      .addF32(prefix + "attention.layer_norm_rms_epsilon", 1e-5f)
+      .addString("tokenizer.ggml.model", "gpt2")
+      .addString("tokenizer.ggml.pre", "qwen2")
+      .addStrings("tokenizer.ggml.tokens", {"a", "b", "ab", "<|end|>"})
+      .addI32s("tokenizer.ggml.token_type", {1, 1, 1, 3})
+      .addStrings("tokenizer.ggml.merges", {"a b"})
+      .addU32("tokenizer.ggml.eos_token_id", 3);
+  return builder;
+}
+
+/// Adds every tensor of a tiny llama (ne in ggml order: [in, out]).
+GgufBuilder &addLlamaTensors(GgufBuilder &builder, bool withOutput = true) {
+  auto add = [&](const std::string &name, std::vector<uint64_t> ne) {
+    uint64_t count = 1;
+    for (uint64_t dim : ne)
+      count *= dim;
+    builder.addF32Tensor(name, ne, std::vector<float>(count, 0.5f));
+  };
+  add("token_embd.weight", {8, 4});
+  add("output_norm.weight", {8});
+  if (withOutput)
+    add("output.weight", {8, 4});
+  for (int layer = 0; layer < 2; ++layer) {
+    std::string blk = "blk." + std::to_string(layer) + ".";
+    add(blk + "attn_norm.weight", {8});
+    add(blk + "attn_q.weight", {8, 8});
+    add(blk + "attn_k.weight", {8, 4});
+    add(blk + "attn_v.weight", {8, 4});
+    add(blk + "attn_output.weight", {8, 8});
+    add(blk + "ffn_norm.weight", {8});
+    add(blk + "ffn_gate.weight", {8, 16});
+    add(blk + "ffn_up.weight", {8, 16});
+    add(blk + "ffn_down.weight", {16, 8});
+  }
+  return builder;
+}
+
+llvm::Expected<ModelSpec> readSpec(const std::string &bytes) {
+  llvm::Expected<std::unique_ptr<GgufFile>> file = GgufFile::parse(
+      "spec.gguf", llvm::MemoryBuffer::getMemBufferCopy(bytes, "spec.gguf"));
+  if (!file)
+    return file.takeError();
+  return readModelSpec(**file);
+}
+
+TEST(GgufCheckpointTest, MapsLlamaMetadataWithDefaults) {
+  GgufBuilder builder = tinyMetadata("llama");
+  builder.addU32("tokenizer.ggml.eot_token_id", 2)
+      .addString("tokenizer.chat_template", "{{ messages }}")
+      .addU32("tokenizer.ggml.bos_token_id", 0);
+  std::string path =
+      writeTempFile("llama.gguf", addLlamaTensors(builder, false).build());
+  EXPECT_TRUE(isGgufFile(path));
+  llvm::Expected<Checkpoint> checkpoint = loadCheckpoint(path);
+  ASSERT_TRUE(static_cast<bool>(checkpoint))
+      << llvm::toString(checkpoint.takeError());
+  const ModelSpec &spec = checkpoint->spec;
+  EXPECT_EQ(spec.family, "llama");
+  EXPECT_EQ(spec.headDim, 4) << "embedding_length / head_count";
+  EXPECT_EQ(spec.rotaryDim, 4);
+  EXPECT_EQ(spec.vocabSize, 4) << "the token count";
+  EXPECT_EQ(spec.ropeTheta, 10000.0);
+  EXPECT_EQ(spec.rmsNormEps, static_cast<double>(1e-5f));
+  EXPECT_EQ(spec.ropePairing, RopePairing::Interleaved);
+  EXPECT_EQ(spec.ropeScaling.type, RopeScalingType::None);
+  EXPECT_TRUE(spec.tieWordEmbeddings) << "no output.weight";
+  EXPECT_FALSE(spec.attentionBias);
+  EXPECT_EQ(spec.bosTokenId, 0);
+  EXPECT_THAT(spec.eosTokenIds, ElementsAre(3, 2));
+  EXPECT_EQ(spec.chatTemplate, "{{ messages }}");
+  EXPECT_THAT(spec.tokenizerJson, StartsWith("{"));
+  EXPECT_EQ(checkpoint->weights->getTensorNames().size(), 20u);
+}
+
+TEST(GgufCheckpointTest, ReadsOptionalHyperparameters) {
+  GgufBuilder builder = tinyMetadata("qwen3");
+  builder.addU32("qwen3.attention.key_length", 8)
+      .addU32("qwen3.attention.value_length", 8)
+      .addU32("qwen3.rope.dimension_count", 4)
+      .addF32("qwen3.rope.freq_base", 1e6f)
+      .addU32("qwen3.vocab_size", 6)
+      .addString("qwen3.rope.scaling.type", "linear")
+      .addF32("qwen3.rope.scaling.factor", 4.0f);
+  llvm::Expected<ModelSpec> spec = readSpec(builder.build());
+  ASSERT_TRUE(static_cast<bool>(spec)) << llvm::toString(spec.takeError());
+  EXPECT_EQ(spec->headDim, 8);
+  EXPECT_EQ(spec->rotaryDim, 4);
+  EXPECT_EQ(spec->vocabSize, 6);
+  EXPECT_EQ(spec->ropeTheta, 1e6);
+  EXPECT_EQ(spec->ropeScaling.type, RopeScalingType::Linear);
+  EXPECT_EQ(spec->ropeScaling.factor, 4.0);
+  EXPECT_EQ(spec->ropePairing, RopePairing::Half);
+  EXPECT_TRUE(spec->qkNorm);
+  EXPECT_EQ(llvm::cantFail(spec->tensorName(TensorRole::KeyNorm, 1)),
+            "blk.1.attn_k_norm.weight");
+  EXPECT_FALSE(spec->hasTensor(TensorRole::QueryBias));
+}
+
+TEST(GgufCheckpointTest, RejectsWhatLlmcCannotHonour) {
+  auto error = [](GgufBuilder builder) {
+    std::string message = errorMessage(readSpec(builder.build()));
+    EXPECT_THAT(message, StartsWith("spec.gguf: ")) << message;
+    return message;
+  };
+  EXPECT_THAT(error(GgufBuilder()), HasSubstr("metadata 'general.architecture' "
+                                              "is missing"));
+  EXPECT_THAT(error(tinyMetadata("gemma")),
+              HasSubstr("'gemma' is not supported (llmc reads llama, qwen2 "
+                        "and qwen3)"));
+  GgufBuilder noLayers;
+  noLayers.addString("general.architecture", "qwen2");
+  EXPECT_THAT(error(noLayers), HasSubstr("metadata 'qwen2.block_count' is "
+                                         "missing"));
+  EXPECT_THAT(error(tinyMetadata("llama").addString(
+                  "llama.rope.scaling.type", "yarn")),
+              HasSubstr("'llama.rope.scaling.type' 'yarn' is not supported"));
+  EXPECT_THAT(error(tinyMetadata("llama").addF32Tensor("rope_freqs.weight",
+                                                        {2}, {1, 1})),
+              HasSubstr("tensor 'rope_freqs.weight' (per-frequency rope "
+                        "factors)"));
+  EXPECT_THAT(error(tinyMetadata("llama").addU32("llama.expert_count", 8)),
+              HasSubstr("'llama.expert_count' is positive"));
+  EXPECT_THAT(error(tinyMetadata("qwen3").addU32(
+                  "qwen3.attention.value_length", 2)),
+              HasSubstr("differs from the key length 4"));
+  EXPECT_THAT(error(tinyMetadata("llama").addString("llama.rope.freq_base",
+                                                     "fast")),
+              HasSubstr("metadata 'llama.rope.freq_base' must be a float, got "
+                        "string 'fast'"));
+  EXPECT_THAT(error(tinyMetadata("qwen2").addU32("qwen2.rope.dimension_count",
+                                                  6)),
+              HasSubstr("the rotary dimension 6 must be even and at most "
+                        "head_dim 4"));
+}
+
+TEST(GgufCheckpointTest, ChecksTensorsAgainstTheSpec) {
+  auto loadError = [](GgufBuilder builder) {
+    std::string path = writeTempFile("broken.gguf", builder.build());
+    std::string message = errorMessage(loadCheckpoint(path));
+    EXPECT_THAT(message, StartsWith(path + ": ")) << message;
+    return message;
+  };
+  GgufBuilder missing = tinyMetadata("qwen2");
+  addLlamaTensors(missing);
+  EXPECT_THAT(loadError(missing),
+              HasSubstr("tensor 'blk.0.attn_q.bias' (query_bias) is missing "
+                        "from the file"));
+
+  GgufBuilder wrongShape = tinyMetadata("llama");
+  wrongShape.addF32Tensor("token_embd.weight", {4, 8},
+                          std::vector<float>(32));
+  EXPECT_THAT(loadError(wrongShape),
+              HasSubstr("tensor 'token_embd.weight' (token_embedding) has "
+                        "shape [8, 4], expected [4, 8]"));
+
+  GgufBuilder unsupported = tinyMetadata("llama");
+  unsupported.addTensor("token_embd.weight", /*IQ4_NL=*/20, {32, 4},
+                        std::string(4 * 18, '\0'));
+  EXPECT_THAT(loadError(unsupported),
+              HasSubstr("tensor 'token_embd.weight' has ggml type iq4_nl, "
+                        "which llmc does not read"));
+
+  GgufBuilder integer = tinyMetadata("llama");
+  integer.addTensor("token_embd.weight", /*I8=*/24, {8, 4},
+                    std::string(32, '\0'));
+  EXPECT_THAT(loadError(integer),
+              HasSubstr("has type i8, expected a floating-point or quantized "
+                        "type"));
+}
+
+TEST(GgufCheckpointTest, RecognisesGgufFilesByTheirMagic) {
+  EXPECT_TRUE(isGgufFile(writeTempFile("a.bin", "GGUF")));
+  EXPECT_FALSE(isGgufFile(writeTempFile("b.gguf", "GGU")));
+  EXPECT_FALSE(isGgufFile(writeTempFile("c.gguf", "{\"GGUF\": 1}")));
+  EXPECT_FALSE(isGgufFile(::testing::TempDir()));
+  EXPECT_FALSE(isGgufFile(::testing::TempDir() + "/absent.gguf"));
+  EXPECT_THAT(errorMessage(loadCheckpoint(writeTempFile("d.gguf", "GGUF"))),
+              HasSubstr("version"));
+}
+
+} // namespace
