@@ -5,6 +5,7 @@
 #include "dialects/top/IR/TopDialect.h"
 #include "dialects/top/Transforms/Passes.h"
 #include "dialects/tpu/IR/TpuDialect.h"
+#include "dialects/tpu/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Quant/IR/Quant.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -17,6 +18,8 @@ void llmc::registerAllDialects(mlir::DialectRegistry &registry) {
 
 void llmc::registerAllPasses() {
   top::registerTopPasses();
+  tpu::registerTpuPasses();
+  tpu::registerTopToTpuPipeline();
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
   mlir::registerSymbolDCEPass();

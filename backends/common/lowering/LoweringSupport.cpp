@@ -1,0 +1,191 @@
+//===- LoweringSupport.cpp - what the top -> tpu patterns share -----------===//
+
+#include "backends/common/lowering/LoweringSupport.h"
+
+#include "backends/common/quant/DerivedWeightName.h"
+#include "dialects/top/IR/TopOps.h"
+#include "dialects/tpu/IR/TpuOps.h"
+
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
+using namespace mlir;
+
+namespace llmc::lowering {
+
+//===----------------------------------------------------------------------===//
+// Modes
+//===----------------------------------------------------------------------===//
+
+ModeSelector::ModeSelector(LoweringOptions options)
+    : options(std::move(options)) {
+  for (const QTableRule &rule : this->options.qtable)
+    globs.push_back(llvm::cantFail(llvm::GlobPattern::create(rule.pattern)));
+}
+
+/// The names a qtable rule may match: the op's location names and the names
+/// of the weights it reads.
+static SmallVector<StringRef> namesOf(Operation *op) {
+  SmallVector<StringRef> names;
+  op->getLoc()->walk([&](Location location) {
+    if (auto name = dyn_cast<NameLoc>(location))
+      names.push_back(name.getName().getValue());
+    return WalkResult::advance();
+  });
+  for (Value operand : op->getOperands())
+    if (auto weight = operand.getDefiningOp<top::WeightOp>())
+      names.push_back(weight.getName());
+  return names;
+}
+
+QuantMode ModeSelector::getMode(Operation *op) const {
+  if (globs.empty())
+    return options.mode;
+  SmallVector<StringRef> names = namesOf(op);
+  for (size_t index = globs.size(); index-- > 0;)
+    if (llvm::any_of(names,
+                     [&](StringRef name) { return globs[index].match(name); }))
+      return options.qtable[index].mode;
+  return options.mode;
+}
+
+FloatType getFloatType(MLIRContext *context, quant::FloatType type) {
+  switch (type) {
+  case quant::FloatType::F32: return Float32Type::get(context);
+  case quant::FloatType::F16: return Float16Type::get(context);
+  case quant::FloatType::BF16: return BFloat16Type::get(context);
+  }
+  llvm_unreachable("unknown float type");
+}
+
+FloatType ModeSelector::getActivationType(Operation *op) const {
+  return getFloatType(op->getContext(),
+                      lowering::getActivationType(getMode(op)));
+}
+
+llvm::Expected<std::optional<quant::QuantScheme>>
+ModeSelector::getWeightScheme(Operation *op, int64_t k) const {
+  QuantMode mode = getMode(op);
+  int64_t bits = getWeightBits(mode);
+  if (bits == 0)
+    return std::nullopt;
+  quant::QuantScheme scheme;
+  scheme.bits = bits;
+  scheme.groupSize = options.groupSize == k ? 0 : options.groupSize;
+  scheme.asymmetric = options.asymmetric;
+  scheme.scaleType = lowering::getActivationType(mode);
+  if (llvm::Error error = quant::checkScheme(scheme, k))
+    return std::move(error);
+  return scheme;
+}
+
+//===----------------------------------------------------------------------===//
+// Casts and weights
+//===----------------------------------------------------------------------===//
+
+bool operandsAreLowered(Operation *op) {
+  return llvm::all_of(op->getOperands(), [](Value operand) {
+    Operation *producer = operand.getDefiningOp();
+    return !producer || !isa<top::TopDialect>(producer->getDialect()) ||
+           isa<top::InputOp, top::WeightOp, top::NoneOp>(producer);
+  });
+}
+
+/// True when `candidate` is in `user`'s block before it, so it dominates
+/// `user`.
+static bool isAvailableAt(Operation *candidate, Operation *user) {
+  return candidate->getBlock() == user->getBlock() &&
+         candidate->isBeforeInBlock(user);
+}
+
+/// A top.Weight reading tensor `name` as `type`, placed right after
+/// `anchor` unless one before `user` already does.
+static Value getOrCreateWeight(PatternRewriter &rewriter, Operation *user,
+                               Operation *anchor, StringRef name,
+                               RankedTensorType type) {
+  for (Operation &other : *anchor->getBlock()) {
+    auto weight = dyn_cast<top::WeightOp>(other);
+    if (weight && weight.getName() == name && weight.getType() == type &&
+        isAvailableAt(weight, user))
+      return weight;
+  }
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPointAfter(anchor);
+  return top::WeightOp::create(rewriter, anchor->getLoc(), type, name);
+}
+
+Value castElements(PatternRewriter &rewriter, Operation *user, Value value,
+                   Type elementType) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type || !isa<FloatType>(type.getElementType()) ||
+      type.getElementType() == elementType)
+    return value;
+  auto target = cast<RankedTensorType>(type.clone(elementType));
+  if (auto weight = value.getDefiningOp<top::WeightOp>())
+    return getOrCreateWeight(rewriter, user, weight, weight.getName(), target);
+  for (Operation *other : value.getUsers()) {
+    auto cast = dyn_cast<tpu::CastOp>(other);
+    if (cast && cast.getType() == target && isAvailableAt(cast, user))
+      return cast;
+  }
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPointAfterValue(value);
+  return tpu::CastOp::create(rewriter, value.getLoc(), target, value);
+}
+
+Value getNone(PatternRewriter &rewriter, Operation *op) {
+  Block *entry = op->getBlock();
+  if (auto function = op->getParentOfType<FunctionOpInterface>())
+    entry = &function.getFunctionBody().front();
+  for (Operation &other : *entry)
+    if (auto none = dyn_cast<top::NoneOp>(other))
+      return none;
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPointToStart(entry);
+  return top::NoneOp::create(rewriter,
+                             NameLoc::get(rewriter.getStringAttr("none")),
+                             rewriter.getNoneType());
+}
+
+QuantizedWeight createQuantizedWeight(PatternRewriter &rewriter,
+                                      Operation *user, top::WeightOp source,
+                                      const quant::QuantScheme &scheme) {
+  MLIRContext *context = rewriter.getContext();
+  ArrayRef<int64_t> shape = source.getType().getShape();
+  int64_t rows = shape[0], cols = shape[1];
+  int64_t groups = scheme.groupSize == 0 ? 1 : cols / scheme.groupSize;
+  FloatType expressed = getFloatType(context, scheme.scaleType);
+  auto storage = IntegerType::get(context, scheme.bits);
+  unsigned flags = scheme.asymmetric ? 0 : mlir::quant::QuantizationFlags::Signed;
+  auto element = mlir::quant::AnyQuantizedType::get(
+      flags, storage, expressed, scheme.minValue(), scheme.maxValue());
+
+  auto nameOf = [&](quant::WeightPart part) {
+    return quant::DerivedWeightName{source.getName().str(),
+                                    quant::Derivation::quantized(scheme), part}
+        .str();
+  };
+  // Each derived weight goes right after the previous one, so the three
+  // stay together after their source.
+  QuantizedWeight result;
+  result.weight = getOrCreateWeight(
+      rewriter, user, source, nameOf(quant::WeightPart::QWeight),
+      RankedTensorType::get({rows, cols}, element));
+  result.scale = getOrCreateWeight(
+      rewriter, user, result.weight.getDefiningOp(),
+      nameOf(quant::WeightPart::Scale),
+      RankedTensorType::get({rows, groups}, expressed));
+  if (scheme.asymmetric) {
+    auto zpElement =
+        IntegerType::get(context, scheme.bits, IntegerType::Unsigned);
+    result.zeroPoint = getOrCreateWeight(
+        rewriter, user, result.scale.getDefiningOp(),
+        nameOf(quant::WeightPart::ZeroPoint),
+        RankedTensorType::get({rows, groups}, zpElement));
+  } else {
+    result.zeroPoint = getNone(rewriter, user);
+  }
+  return result;
+}
+
+} // namespace llmc::lowering

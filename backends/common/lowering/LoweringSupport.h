@@ -1,0 +1,92 @@
+//===- LoweringSupport.h - what the top -> tpu patterns share --*- C++ -*-===//
+//
+// The per-op precision decision (mode, qtable), element-type casts at the
+// boundaries of reduced-precision regions, and the derived weights of
+// weight-only quantization, for the common patterns and for any chip's own.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLMC_BACKENDS_COMMON_LOWERING_LOWERINGSUPPORT_H
+#define LLMC_BACKENDS_COMMON_LOWERING_LOWERINGSUPPORT_H
+
+#include "backends/common/lowering/LoweringOptions.h"
+#include "backends/common/quant/GroupQuantizer.h"
+
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/Support/GlobPattern.h"
+
+namespace llmc::top {
+class WeightOp;
+} // namespace llmc::top
+
+namespace llmc::lowering {
+
+/// Decides the quantization mode of each op from the options and qtable.
+class ModeSelector {
+public:
+  /// `options` must have passed validate().
+  explicit ModeSelector(LoweringOptions options);
+
+  /// The mode of `op`: the last qtable rule matching one of its names (its
+  /// location names and the names of the weights it reads), else the
+  /// options' mode.
+  QuantMode getMode(mlir::Operation *op) const;
+  /// The element type `op` computes in.
+  mlir::FloatType getActivationType(mlir::Operation *op) const;
+  /// The weight-only scheme of a [N, K] weight read by `op`, or std::nullopt
+  /// when `op`'s mode keeps weights float. The group size is canonical: 0
+  /// for per-channel (a group of K included). Fails with a message when the
+  /// group size does not divide K.
+  llvm::Expected<std::optional<quant::QuantScheme>>
+  getWeightScheme(mlir::Operation *op, int64_t k) const;
+
+  const LoweringOptions &getOptions() const { return options; }
+
+private:
+  LoweringOptions options;
+  std::vector<llvm::GlobPattern> globs;
+};
+
+/// The MLIR float type of `type`.
+mlir::FloatType getFloatType(mlir::MLIRContext *context,
+                             quant::FloatType type);
+
+/// True when no operand of `op` is still produced by a top op that needs
+/// lowering (anything but top.Input, top.Weight and top.None): patterns
+/// wait for their producers so every cast sees final element types.
+bool operandsAreLowered(mlir::Operation *op);
+
+/// `value` with float element type `elementType`. A top.Weight is read in
+/// that type (a new top.Weight of the same name: the binary stores it so);
+/// any other value gets a tpu.Cast placed right after its definition, shared
+/// by every user. Non-float values are returned unchanged.
+/// `user` is the op the value is for: a cast or weight read before it is
+/// reused.
+mlir::Value castElements(mlir::PatternRewriter &rewriter, mlir::Operation *user,
+                         mlir::Value value, mlir::Type elementType);
+
+/// The top.None value of the function holding `op`, created at its entry
+/// when there is none.
+mlir::Value getNone(mlir::PatternRewriter &rewriter, mlir::Operation *op);
+
+/// The derived weights of a weight-only quantized [N, K] `source`.
+struct QuantizedWeight {
+  /// [N, K] of `!quant.any<storage:expressed>`.
+  mlir::Value weight;
+  /// [N, K / G] of the activation type.
+  mlir::Value scale;
+  /// [N, K / G] of ui4 or ui8 when asymmetric; top.None otherwise.
+  mlir::Value zeroPoint;
+};
+
+/// Creates the derived top.Weight ops of `source` under `scheme` (see
+/// quant/DerivedWeightName.h for their names), right after `source` and
+/// located at its name; ones already before `user` are reused.
+QuantizedWeight createQuantizedWeight(mlir::PatternRewriter &rewriter,
+                                      mlir::Operation *user,
+                                      top::WeightOp source,
+                                      const quant::QuantScheme &scheme);
+
+} // namespace llmc::lowering
+
+#endif // LLMC_BACKENDS_COMMON_LOWERING_LOWERINGSUPPORT_H

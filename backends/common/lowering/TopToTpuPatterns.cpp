@@ -1,0 +1,257 @@
+//===- TopToTpuPatterns.cpp - patterns lowering top ops to tpu ops --------===//
+
+#include "backends/common/lowering/LoweringSupport.h"
+#include "backends/common/lowering/TopToTpu.h"
+#include "dialects/top/IR/TopOps.h"
+#include "dialects/tpu/IR/TpuOps.h"
+
+using namespace mlir;
+
+namespace llmc::lowering {
+namespace {
+
+using SelectorRef = std::shared_ptr<const ModeSelector>;
+
+//===----------------------------------------------------------------------===//
+// Float lowering: the same op in the mode's element type
+//===----------------------------------------------------------------------===//
+
+/// How an op's element types follow from its mode.
+enum class Precision {
+  /// Float operands are cast to the activation type; float results have it.
+  Compute,
+  /// Operands stay as they are; float results have the first operand's
+  /// element type.
+  Keep,
+};
+
+/// Replaces `op` by a `TpuOp` with the same operands and attributes, in
+/// `elementType` (Compute) or in its input's (Keep, `elementType` null).
+template <typename TpuOp>
+void replaceWithTpuOp(PatternRewriter &rewriter, Operation *op,
+                      Type elementType) {
+  SmallVector<Value> operands;
+  for (Value operand : op->getOperands())
+    operands.push_back(elementType
+                           ? castElements(rewriter, op, operand, elementType)
+                           : operand);
+  Type resultElement = elementType;
+  if (!resultElement)
+    resultElement = cast<ShapedType>(operands.front().getType()).getElementType();
+  SmallVector<Type> results;
+  for (Type type : op->getResultTypes()) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    results.push_back(tensor && isa<FloatType>(tensor.getElementType())
+                          ? tensor.clone(resultElement)
+                          : type);
+  }
+  auto lowered =
+      TpuOp::create(rewriter, op->getLoc(), results, operands, op->getAttrs());
+  rewriter.replaceOp(op, lowered->getResults());
+}
+
+/// True when `op` reads `value` as the [N, K] Linear weight a weight-only
+/// mode quantizes.
+bool isLinearWeight(Value value) {
+  auto weight = value.getDefiningOp<top::WeightOp>();
+  return weight && weight.getType().getRank() == 2;
+}
+
+/// A MatMul that weight-only modes turn into tpu.A16MatMul: a Linear layer
+/// reading its weight [N, K] transposed.
+bool isQuantizableMatMul(top::MatMulOp op) {
+  return op.getRightTranspose() && !op.getLeftTranspose() &&
+         isLinearWeight(op.getRight());
+}
+
+bool isQuantizableMLP(top::MLPOp op) {
+  return isLinearWeight(op.getGate()) && isLinearWeight(op.getUp()) &&
+         isLinearWeight(op.getDown());
+}
+
+template <typename TopOp, typename TpuOp,
+          Precision precision = Precision::Compute>
+class FloatLowering : public OpRewritePattern<TopOp> {
+public:
+  FloatLowering(MLIRContext *context, SelectorRef selector)
+      : OpRewritePattern<TopOp>(context, /*benefit=*/1),
+        selector(std::move(selector)) {}
+
+  LogicalResult matchAndRewrite(TopOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!operandsAreLowered(op))
+      return rewriter.notifyMatchFailure(op, "waits for its operands");
+    if (leftToWeightOnly(op))
+      return rewriter.notifyMatchFailure(op, "is weight-only quantized");
+    Type elementType = precision == Precision::Compute
+                           ? selector->getActivationType(op)
+                           : Type();
+    replaceWithTpuOp<TpuOp>(rewriter, op, elementType);
+    return success();
+  }
+
+private:
+  /// A Linear layer or MLP in a weight-only mode belongs to the weight-only
+  /// patterns, even when they fail (a group size that does not divide K):
+  /// it must not silently stay float.
+  bool leftToWeightOnly(TopOp op) const {
+    if (getWeightBits(selector->getMode(op)) == 0)
+      return false;
+    if constexpr (std::is_same_v<TopOp, top::MatMulOp>)
+      return isQuantizableMatMul(op);
+    if constexpr (std::is_same_v<TopOp, top::MLPOp>)
+      return isQuantizableMLP(op);
+    return false;
+  }
+
+  SelectorRef selector;
+};
+
+//===----------------------------------------------------------------------===//
+// Weight-only quantization
+//===----------------------------------------------------------------------===//
+
+/// The weight-only scheme of `weight` read by `op`; reports on `op` why it
+/// cannot be quantized.
+FailureOr<quant::QuantScheme> getScheme(const ModeSelector &selector,
+                                        Operation *op, top::WeightOp weight) {
+  int64_t k = weight.getType().getDimSize(1);
+  llvm::Expected<std::optional<quant::QuantScheme>> scheme =
+      selector.getWeightScheme(op, k);
+  if (!scheme) {
+    op->emitOpError("cannot quantize '")
+        << weight.getName() << "' in "
+        << stringifyQuantMode(selector.getMode(op)) << ": "
+        << llvm::toString(scheme.takeError());
+    return failure();
+  }
+  if (!*scheme)
+    return failure();
+  return **scheme;
+}
+
+NamedAttribute weightOnlyAttr(PatternRewriter &rewriter, StringRef name,
+                              int64_t value) {
+  return rewriter.getNamedAttr(name, rewriter.getI64IntegerAttr(value));
+}
+
+class MatMulToA16MatMul : public OpRewritePattern<top::MatMulOp> {
+public:
+  MatMulToA16MatMul(MLIRContext *context, SelectorRef selector)
+      : OpRewritePattern(context, /*benefit=*/2),
+        selector(std::move(selector)) {}
+
+  LogicalResult matchAndRewrite(top::MatMulOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!operandsAreLowered(op) || !isQuantizableMatMul(op) ||
+        getWeightBits(selector->getMode(op)) == 0)
+      return rewriter.notifyMatchFailure(op, "is not a weight-only Linear");
+    auto weight = op.getRight().getDefiningOp<top::WeightOp>();
+    FailureOr<quant::QuantScheme> scheme = getScheme(*selector, op, weight);
+    if (failed(scheme))
+      return failure();
+    FloatType act = selector->getActivationType(op);
+    QuantizedWeight quantized =
+        createQuantizedWeight(rewriter, op, weight, *scheme);
+    Value operands[] = {castElements(rewriter, op, op.getInput(), act),
+                        quantized.weight, quantized.scale,
+                        quantized.zeroPoint,
+                        castElements(rewriter, op, op.getBias(), act)};
+    NamedAttribute attrs[] = {
+        weightOnlyAttr(rewriter, "weight_bits", scheme->bits),
+        weightOnlyAttr(rewriter, "q_group_size", scheme->groupSize)};
+    auto lowered = tpu::A16MatMulOp::create(
+        rewriter, op.getLoc(), TypeRange{op.getType().clone(act)}, operands,
+        attrs);
+    rewriter.replaceOp(op, lowered);
+    return success();
+  }
+
+private:
+  SelectorRef selector;
+};
+
+class MLPToA16MLP : public OpRewritePattern<top::MLPOp> {
+public:
+  MLPToA16MLP(MLIRContext *context, SelectorRef selector)
+      : OpRewritePattern(context, /*benefit=*/2),
+        selector(std::move(selector)) {}
+
+  LogicalResult matchAndRewrite(top::MLPOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!operandsAreLowered(op) || !isQuantizableMLP(op) ||
+        getWeightBits(selector->getMode(op)) == 0)
+      return rewriter.notifyMatchFailure(op, "is not a weight-only MLP");
+    top::WeightOp weights[] = {op.getGate().getDefiningOp<top::WeightOp>(),
+                               op.getUp().getDefiningOp<top::WeightOp>(),
+                               op.getDown().getDefiningOp<top::WeightOp>()};
+    SmallVector<QuantizedWeight, 3> quantized;
+    for (top::WeightOp weight : weights) {
+      FailureOr<quant::QuantScheme> scheme = getScheme(*selector, op, weight);
+      if (failed(scheme))
+        return failure();
+      quantized.push_back(createQuantizedWeight(rewriter, op, weight, *scheme));
+    }
+    FloatType act = selector->getActivationType(op);
+    const LoweringOptions &options = selector->getOptions();
+    SmallVector<Value> operands = {castElements(rewriter, op, op.getInput(), act)};
+    for (const QuantizedWeight &weight : quantized)
+      operands.push_back(weight.weight);
+    for (const QuantizedWeight &weight : quantized)
+      operands.push_back(weight.scale);
+    for (const QuantizedWeight &weight : quantized)
+      operands.push_back(weight.zeroPoint);
+    // One group size for the three weights: a group spanning a weight's K
+    // is per-channel for that weight, as q_group_size = K means.
+    NamedAttribute attrs[] = {
+        weightOnlyAttr(rewriter, "weight_bits",
+                       getWeightBits(selector->getMode(op))),
+        weightOnlyAttr(rewriter, "q_group_size", options.groupSize),
+        rewriter.getNamedAttr("activation", op.getActivationAttr())};
+    auto lowered = tpu::A16MLPOp::create(
+        rewriter, op.getLoc(), TypeRange{op.getType().clone(act)}, operands,
+        attrs);
+    rewriter.replaceOp(op, lowered);
+    return success();
+  }
+
+private:
+  SelectorRef selector;
+};
+
+} // namespace
+
+void populateTopToTpuPatterns(RewritePatternSet &patterns,
+                              const LoweringOptions &options) {
+  auto selector = std::make_shared<const ModeSelector>(options);
+  MLIRContext *context = patterns.getContext();
+  constexpr Precision keep = Precision::Keep;
+  patterns.add<
+      // Linear algebra and normalization.
+      FloatLowering<top::MatMulOp, tpu::MatMulOp>,
+      FloatLowering<top::RMSNormOp, tpu::RMSNormOp>,
+      FloatLowering<top::LayerNormOp, tpu::LayerNormOp>,
+      FloatLowering<top::GatherOp, tpu::GatherOp>,
+      // Fused blocks.
+      FloatLowering<top::RopeOp, tpu::RopeOp>,
+      FloatLowering<top::FAttentionOp, tpu::FAttentionOp>,
+      FloatLowering<top::MLPOp, tpu::MLPOp>,
+      // Elementwise.
+      FloatLowering<top::AddOp, tpu::AddOp>,
+      FloatLowering<top::MulOp, tpu::MulOp>,
+      FloatLowering<top::MulConstOp, tpu::MulConstOp>,
+      FloatLowering<top::SiLUOp, tpu::SiLUOp>,
+      FloatLowering<top::GELUOp, tpu::GELUOp>,
+      FloatLowering<top::SoftmaxOp, tpu::SoftmaxOp>,
+      FloatLowering<top::ConcatOp, tpu::ConcatOp>,
+      // Data movement and selection keep their input's element type.
+      FloatLowering<top::ReshapeOp, tpu::ReshapeOp, keep>,
+      FloatLowering<top::PermuteOp, tpu::PermuteOp, keep>,
+      FloatLowering<top::SliceOp, tpu::SliceOp, keep>,
+      FloatLowering<top::ArgOp, tpu::ArgOp, keep>,
+      FloatLowering<top::TopKOp, tpu::TopKOp, keep>,
+      // Weight-only quantization.
+      MatMulToA16MatMul, MLPToA16MLP>(context, selector);
+}
+
+} // namespace llmc::lowering
