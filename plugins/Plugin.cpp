@@ -14,4 +14,16 @@ FrontendPlugin::~FrontendPlugin() = default;
 BackendPlugin::~BackendPlugin() = default;
 Registrar::~Registrar() = default;
 
+// The defaults need no MLIR: a chip without lowering links without it.
+void BackendPlugin::populateLoweringPatterns(
+    mlir::RewritePatternSet &, const lowering::LoweringOptions &) const {}
+
+llvm::Error
+BackendPlugin::buildLoweringPipeline(mlir::OpPassManager &,
+                                     const lowering::LoweringOptions &) const {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 "chip '" + getDescriptor().id +
+                                     "' has no top -> tpu lowering");
+}
+
 } // namespace llmc::plugins

@@ -23,6 +23,15 @@
 
 #include <memory>
 
+namespace mlir {
+class OpPassManager;
+class RewritePatternSet;
+} // namespace mlir
+
+namespace llmc::lowering {
+struct LoweringOptions;
+} // namespace llmc::lowering
+
 namespace llmc::plugins {
 
 /// A checkpoint as a frontend reads it: the model's description and its
@@ -57,6 +66,24 @@ public:
 
   /// The chip's figures; its `id` is the name users pass to `--chip`.
   virtual const ChipDescriptor &getDescriptor() const = 0;
+
+  /// Adds the chip's top -> tpu lowering patterns for `options`. A chip
+  /// dispatches on element types and pattern benefits: it adds the common
+  /// patterns (backends/common/lowering) and, with a higher benefit, its own
+  /// for what it computes differently. The default adds none.
+  virtual void
+  populateLoweringPatterns(mlir::RewritePatternSet &patterns,
+                           const lowering::LoweringOptions &options) const;
+
+  /// Adds to `pm` the passes that lower a piece's top module to tpu under
+  /// `options`, after checking that the chip compiles every mode `options`
+  /// uses (errors name the chip and the mode). The default reports that
+  /// the chip has no lowering; backends/common/lowering's
+  /// CommonBackendPlugin builds the common pipeline with
+  /// populateLoweringPatterns.
+  virtual llvm::Error
+  buildLoweringPipeline(mlir::OpPassManager &pm,
+                        const lowering::LoweringOptions &options) const;
 };
 
 /// What a plugin's register_<id> function receives.

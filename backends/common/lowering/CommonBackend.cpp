@@ -1,0 +1,50 @@
+//===- CommonBackend.cpp - a backend lowering with the common patterns ----===//
+
+#include "backends/common/lowering/CommonBackend.h"
+
+#include "backends/common/lowering/TopToTpu.h"
+#include "dialects/tpu/Transforms/Passes.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+namespace llmc::lowering {
+
+llvm::Error checkQuantModes(const plugins::ChipDescriptor &chip,
+                            const LoweringOptions &options) {
+  auto unsupported = [&](QuantMode mode, const llvm::Twine &where) {
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        where + "chip '" + chip.id + "' does not support quantization mode '" +
+            stringifyQuantMode(mode) + "'; it supports " +
+            llvm::join(chip.quantModes, ", "));
+  };
+  if (!chip.supportsQuantMode(stringifyQuantMode(options.mode)))
+    return unsupported(options.mode, "");
+  for (const QTableRule &rule : options.qtable)
+    if (!chip.supportsQuantMode(stringifyQuantMode(rule.mode)))
+      return unsupported(rule.mode, rule.origin + ": ");
+  return llvm::Error::success();
+}
+
+void CommonBackendPlugin::populateLoweringPatterns(
+    mlir::RewritePatternSet &patterns, const LoweringOptions &options) const {
+  populateTopToTpuPatterns(patterns, options);
+}
+
+llvm::Error
+CommonBackendPlugin::buildLoweringPipeline(mlir::OpPassManager &pm,
+                                           const LoweringOptions &options) const {
+  if (llvm::Error error = checkQuantModes(getDescriptor(), options))
+    return error;
+  if (llvm::Error error = options.validate())
+    return error;
+  tpu::buildTopToTpuPipeline(
+      pm, options,
+      [this](mlir::RewritePatternSet &patterns,
+             const LoweringOptions &patternOptions) {
+        populateLoweringPatterns(patterns, patternOptions);
+      });
+  return llvm::Error::success();
+}
+
+} // namespace llmc::lowering
