@@ -204,7 +204,7 @@ GlobalGeometry::create(const cmd::GlobalTensor &tensor, llvm::StringRef what) {
   g.offset = tensor.offset();
   if (llvm::Error error = checkShape(g.rows, g.cols, g.dtype, what))
     return std::move(error);
-  if (!cmd::Region_IsValid(g.region))
+  if (!cmd::Region_IsValid(g.region) || g.region == cmd::REGION_INVALID)
     return makeTrap(TrapKind::BadOperand, what + " has an invalid region");
   g.rowBytes = getDTypeBytes(g.dtype, g.cols);
   g.stride = tensor.row_stride_bytes() ? tensor.row_stride_bytes()

@@ -10,11 +10,15 @@
 namespace llmc::cmodel {
 
 size_t GlobalMemory::index(cmd::Region region) {
-  assert(cmd::Region_IsValid(region) && "invalid region");
-  return size_t(region);
+  // Block 0 stands for every invalid region: always empty, so any access
+  // to it is out of bounds.
+  return cmd::Region_IsValid(region) ? size_t(region) : 0;
 }
 
 void GlobalMemory::allocate(cmd::Region region, uint64_t bytes) {
+  assert(index(region) != 0 && "allocating an invalid region");
+  if (index(region) == 0)
+    return;
   Block &block = get(region);
   block.owned.assign(bytes, 0);
   block.data = block.owned.data();
@@ -24,6 +28,9 @@ void GlobalMemory::allocate(cmd::Region region, uint64_t bytes) {
 
 void GlobalMemory::attach(cmd::Region region,
                           llvm::MutableArrayRef<uint8_t> bytes) {
+  assert(index(region) != 0 && "attaching an invalid region");
+  if (index(region) == 0)
+    return;
   Block &block = get(region);
   block.owned.clear();
   block.owned.shrink_to_fit();
@@ -38,7 +45,8 @@ void GlobalMemory::attachReadOnly(cmd::Region region,
   // holding it through a mutable pointer is safe.
   attach(region, llvm::MutableArrayRef<uint8_t>(
                      const_cast<uint8_t *>(bytes.data()), bytes.size()));
-  get(region).readOnly = true;
+  if (index(region) != 0)
+    get(region).readOnly = true;
 }
 
 uint8_t *GlobalMemory::getMutableData(cmd::Region region) {

@@ -59,7 +59,8 @@ private:
   const Block &get(cmd::Region region) const { return blocks[index(region)]; }
   static size_t index(cmd::Region region);
 
-  std::array<Block, 3> blocks;
+  /// Indexed by region; block 0 (REGION_INVALID) stays empty.
+  std::array<Block, 4> blocks;
 };
 
 class LocalMemory {
