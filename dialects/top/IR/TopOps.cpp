@@ -201,25 +201,5 @@ LogicalResult ConstantOp::verify() {
   return success();
 }
 
-static LogicalResult verifyEpsilon(Operation *op, double eps) {
-  if (!(eps > 0.0))
-    return op->emitOpError("eps must be positive, got ") << eps;
-  return success();
-}
-
-LogicalResult RMSNormOp::verify() {
-  return verifyEpsilon(*this, getEps().convertToDouble());
-}
-
-LogicalResult LayerNormOp::verify() {
-  return verifyEpsilon(*this, getEps().convertToDouble());
-}
-
-LogicalResult FAttentionOp::verify() {
-  if (!(getScale().convertToDouble() > 0.0))
-    return emitOpError("scale must be positive");
-  return success();
-}
-
 #define GET_OP_CLASSES
 #include "dialects/top/IR/TopOps.cpp.inc"

@@ -5,6 +5,7 @@
 
 include "dialects/top/IR/TopBase.td"
 include "dialects/top/IR/TopAttrs.td"
+include "dialects/common/IR/CommonConstraints.td"
 include "dialects/common/IR/ShapeInferenceInterface.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
@@ -119,9 +120,8 @@ def Top_RMSNormOp : Top_ComputeOp<"RMSNorm"> {
     the last dimension. `weight` is [D] or none (no scaling).
   }];
   let arguments = (ins Top_FloatTensor:$input, Top_FloatTensorOrNone:$weight,
-                   F64Attr:$eps);
+                   PositiveF64Attr:$eps);
   let results = (outs Top_FloatTensor:$output);
-  let hasVerifier = 1;
 }
 
 def Top_LayerNormOp : Top_ComputeOp<"LayerNorm"> {
@@ -132,9 +132,8 @@ def Top_LayerNormOp : Top_ComputeOp<"LayerNorm"> {
     none.
   }];
   let arguments = (ins Top_FloatTensor:$input, Top_FloatTensorOrNone:$weight,
-                   Top_FloatTensorOrNone:$bias, F64Attr:$eps);
+                   Top_FloatTensorOrNone:$bias, PositiveF64Attr:$eps);
   let results = (outs Top_FloatTensor:$output);
-  let hasVerifier = 1;
 }
 
 def Top_GatherOp : Top_ComputeOp<"Gather"> {
@@ -187,11 +186,10 @@ def Top_FAttentionOp : Top_ComputeOp<"FAttention"> {
   }];
   let arguments = (ins Top_FloatTensor:$q, Top_FloatTensor:$k,
                    Top_FloatTensor:$v, Top_FloatTensorOrNone:$mask,
-                   F64Attr:$scale, I64Attr:$q_head, I64Attr:$kv_head,
+                   PositiveF64Attr:$scale, I64Attr:$q_head, I64Attr:$kv_head,
                    I64Attr:$head_dim,
                    DefaultValuedAttr<BoolAttr, "false">:$causal);
   let results = (outs Top_FloatTensor:$output);
-  let hasVerifier = 1;
 }
 
 def Top_MLPOp : Top_ComputeOp<"MLP"> {

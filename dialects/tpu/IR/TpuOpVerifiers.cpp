@@ -17,30 +17,6 @@ static Type elementTypeOf(Value value) {
 }
 
 //===----------------------------------------------------------------------===//
-// Attributes shared with top
-//===----------------------------------------------------------------------===//
-
-static LogicalResult verifyEpsilon(Operation *op, double eps) {
-  if (!(eps > 0.0))
-    return op->emitOpError("eps must be positive, got ") << eps;
-  return success();
-}
-
-LogicalResult RMSNormOp::verify() {
-  return verifyEpsilon(*this, getEps().convertToDouble());
-}
-
-LogicalResult LayerNormOp::verify() {
-  return verifyEpsilon(*this, getEps().convertToDouble());
-}
-
-LogicalResult FAttentionOp::verify() {
-  if (!(getScale().convertToDouble() > 0.0))
-    return emitOpError("scale must be positive");
-  return success();
-}
-
-//===----------------------------------------------------------------------===//
 // MatMul
 //===----------------------------------------------------------------------===//
 

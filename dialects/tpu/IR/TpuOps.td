@@ -6,6 +6,7 @@
 include "dialects/tpu/IR/TpuBase.td"
 include "dialects/tpu/IR/TpuAttrs.td"
 include "dialects/top/IR/TopAttrs.td"
+include "dialects/common/IR/CommonConstraints.td"
 include "dialects/common/IR/ShapeInferenceInterface.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
@@ -112,10 +113,9 @@ def Tpu_RMSNormOp : Tpu_ComputeOp<"RMSNorm"> {
     `weight` is [D] or none.
   }];
   let arguments = !con((ins Tpu_FloatTensor:$input,
-                            Tpu_FloatTensorOrNone:$weight, F64Attr:$eps),
+                            Tpu_FloatTensorOrNone:$weight, PositiveF64Attr:$eps),
                        chipAttrs);
   let results = (outs Tpu_FloatTensor:$output);
-  let hasVerifier = 1;
 }
 
 def Tpu_LayerNormOp : Tpu_ComputeOp<"LayerNorm"> {
@@ -127,10 +127,9 @@ def Tpu_LayerNormOp : Tpu_ComputeOp<"LayerNorm"> {
   }];
   let arguments = !con((ins Tpu_FloatTensor:$input,
                             Tpu_FloatTensorOrNone:$weight,
-                            Tpu_FloatTensorOrNone:$bias, F64Attr:$eps),
+                            Tpu_FloatTensorOrNone:$bias, PositiveF64Attr:$eps),
                        chipAttrs);
   let results = (outs Tpu_FloatTensor:$output);
-  let hasVerifier = 1;
 }
 
 def Tpu_GatherOp : Tpu_ComputeOp<"Gather",
@@ -178,12 +177,11 @@ def Tpu_FAttentionOp : Tpu_ComputeOp<"FAttention"> {
   let arguments = !con((ins Tpu_FloatTensor:$q, Tpu_FloatOrQuantTensor:$k,
                             Tpu_FloatOrQuantTensor:$v,
                             Tpu_FloatTensorOrNone:$mask,
-                            F64Attr:$scale, I64Attr:$q_head, I64Attr:$kv_head,
+                            PositiveF64Attr:$scale, I64Attr:$q_head, I64Attr:$kv_head,
                             I64Attr:$head_dim,
                             DefaultValuedAttr<BoolAttr, "false">:$causal),
                        chipAttrs);
   let results = (outs Tpu_FloatTensor:$output);
-  let hasVerifier = 1;
 }
 
 def Tpu_MLPOp : Tpu_ComputeOp<"MLP"> {

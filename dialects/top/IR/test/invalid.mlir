@@ -17,7 +17,7 @@ func.func @weight_empty_name() -> tensor<4xf32> {
 // -----
 
 func.func @rmsnorm_zero_eps(%x: tensor<2x4xf32>, %w: tensor<4xf32>) -> tensor<2x4xf32> {
-  // expected-error @+1 {{'top.RMSNorm' op eps must be positive, got 0}}
+  // expected-error @+1 {{'top.RMSNorm' op attribute 'eps' failed to satisfy constraint: 64-bit float attribute whose value is positive}}
   %0 = top.RMSNorm %x, %w {eps = 0.0 : f64} : (tensor<2x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
   return %0 : tensor<2x4xf32>
 }
@@ -26,7 +26,7 @@ func.func @rmsnorm_zero_eps(%x: tensor<2x4xf32>, %w: tensor<4xf32>) -> tensor<2x
 
 func.func @rmsnorm_negative_eps(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
   %none = top.None : none
-  // expected-error @+1 {{'top.RMSNorm' op eps must be positive, got -1.0}}
+  // expected-error @+1 {{'top.RMSNorm' op attribute 'eps' failed to satisfy constraint: 64-bit float attribute whose value is positive}}
   %0 = top.RMSNorm %x, %none {eps = -1.0e-6 : f64} : (tensor<2x4xf32>, none) -> tensor<2x4xf32>
   return %0 : tensor<2x4xf32>
 }
@@ -35,7 +35,7 @@ func.func @rmsnorm_negative_eps(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
 
 func.func @rmsnorm_nan_eps(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
   %none = top.None : none
-  // expected-error @+1 {{'top.RMSNorm' op eps must be positive, got nan}}
+  // expected-error @+1 {{'top.RMSNorm' op attribute 'eps' failed to satisfy constraint: 64-bit float attribute whose value is positive}}
   %0 = top.RMSNorm %x, %none {eps = 0x7FF8000000000000 : f64} : (tensor<2x4xf32>, none) -> tensor<2x4xf32>
   return %0 : tensor<2x4xf32>
 }
@@ -43,7 +43,7 @@ func.func @rmsnorm_nan_eps(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
 // -----
 
 func.func @layernorm_zero_eps(%x: tensor<2x4xf32>, %w: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<2x4xf32> {
-  // expected-error @+1 {{'top.LayerNorm' op eps must be positive, got 0}}
+  // expected-error @+1 {{'top.LayerNorm' op attribute 'eps' failed to satisfy constraint: 64-bit float attribute whose value is positive}}
   %0 = top.LayerNorm %x, %w, %b {eps = 0.0 : f64} : (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
   return %0 : tensor<2x4xf32>
 }
@@ -52,7 +52,7 @@ func.func @layernorm_zero_eps(%x: tensor<2x4xf32>, %w: tensor<4xf32>, %b: tensor
 
 func.func @fattention_zero_scale(%q: tensor<1x8x4x16xf32>, %kv: tensor<1x8x2x16xf32>) -> tensor<1x8x64xf32> {
   %none = top.None : none
-  // expected-error @+1 {{'top.FAttention' op scale must be positive}}
+  // expected-error @+1 {{'top.FAttention' op attribute 'scale' failed to satisfy constraint: 64-bit float attribute whose value is positive}}
   %0 = top.FAttention %q, %kv, %kv, %none {scale = 0.0 : f64, q_head = 4 : i64, kv_head = 2 : i64, head_dim = 16 : i64} : (tensor<1x8x4x16xf32>, tensor<1x8x2x16xf32>, tensor<1x8x2x16xf32>, none) -> tensor<1x8x64xf32>
   return %0 : tensor<1x8x64xf32>
 }
@@ -61,7 +61,7 @@ func.func @fattention_zero_scale(%q: tensor<1x8x4x16xf32>, %kv: tensor<1x8x2x16x
 
 func.func @fattention_negative_scale(%q: tensor<1x8x4x16xf32>, %kv: tensor<1x8x2x16xf32>) -> tensor<1x8x64xf32> {
   %none = top.None : none
-  // expected-error @+1 {{'top.FAttention' op scale must be positive}}
+  // expected-error @+1 {{'top.FAttention' op attribute 'scale' failed to satisfy constraint: 64-bit float attribute whose value is positive}}
   %0 = top.FAttention %q, %kv, %kv, %none {scale = -0.25 : f64, q_head = 4 : i64, kv_head = 2 : i64, head_dim = 16 : i64} : (tensor<1x8x4x16xf32>, tensor<1x8x2x16xf32>, tensor<1x8x2x16xf32>, none) -> tensor<1x8x64xf32>
   return %0 : tensor<1x8x64xf32>
 }

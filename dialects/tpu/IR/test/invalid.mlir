@@ -593,7 +593,7 @@ func.func @cast_changes_shape(%x: tensor<4xf32>) -> tensor<2xf16> {
 
 func.func @rmsnorm_eps(%x: tensor<2x8xf16>) -> tensor<2x8xf16> {
   %none = top.None : none
-  // expected-error @+1 {{'tpu.RMSNorm' op eps must be positive, got 0}}
+  // expected-error @+1 {{'tpu.RMSNorm' op attribute 'eps' failed to satisfy constraint: 64-bit float attribute whose value is positive}}
   %y = tpu.RMSNorm %x, %none {eps = 0.0 : f64} : (tensor<2x8xf16>, none) -> tensor<2x8xf16>
   return %y : tensor<2x8xf16>
 }
@@ -602,7 +602,7 @@ func.func @rmsnorm_eps(%x: tensor<2x8xf16>) -> tensor<2x8xf16> {
 
 func.func @layernorm_eps(%x: tensor<2x8xf16>) -> tensor<2x8xf16> {
   %none = top.None : none
-  // expected-error @+1 {{'tpu.LayerNorm' op eps must be positive, got -1}}
+  // expected-error @+1 {{'tpu.LayerNorm' op attribute 'eps' failed to satisfy constraint: 64-bit float attribute whose value is positive}}
   %y = tpu.LayerNorm %x, %none, %none {eps = -1.0 : f64} : (tensor<2x8xf16>, none, none) -> tensor<2x8xf16>
   return %y : tensor<2x8xf16>
 }
@@ -620,7 +620,7 @@ func.func @layernorm_weight_shape(%x: tensor<2x8xf16>, %w: tensor<4xf16>) -> ten
 
 func.func @attention_scale(%q: tensor<1x4x2x8xf16>, %kv: tensor<1x4x2x8xf16>) -> tensor<1x4x16xf16> {
   %none = top.None : none
-  // expected-error @+1 {{'tpu.FAttention' op scale must be positive}}
+  // expected-error @+1 {{'tpu.FAttention' op attribute 'scale' failed to satisfy constraint: 64-bit float attribute whose value is positive}}
   %y = tpu.FAttention %q, %kv, %kv, %none {scale = 0.0 : f64, q_head = 2 : i64, kv_head = 2 : i64, head_dim = 8 : i64} : (tensor<1x4x2x8xf16>, tensor<1x4x2x8xf16>, tensor<1x4x2x8xf16>, none) -> tensor<1x4x16xf16>
   return %y : tensor<1x4x16xf16>
 }

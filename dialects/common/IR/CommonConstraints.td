@@ -1,0 +1,14 @@
+//===- CommonConstraints.td - constraints shared by top and tpu -*- tablegen -*-===//
+
+#ifndef LLMC_DIALECTS_COMMON_COMMONCONSTRAINTS_TD
+#define LLMC_DIALECTS_COMMON_COMMONCONSTRAINTS_TD
+
+include "mlir/IR/CommonAttrConstraints.td"
+
+/// A float attribute that must be strictly positive (NaN is rejected): norm
+/// epsilons and attention scales.
+def PositiveF64Attr : ConfinedAttr<F64Attr, [AttrConstraint<
+    CPred<"::llvm::cast<::mlir::FloatAttr>($_self).getValueAsDouble() > 0.0">,
+    "whose value is positive">]>;
+
+#endif // LLMC_DIALECTS_COMMON_COMMONCONSTRAINTS_TD
