@@ -50,13 +50,6 @@ llvm::SmallVector<int64_t> TensorEntry::getShape() const {
   return llvm::SmallVector<int64_t>(llvm::reverse(ne));
 }
 
-int64_t TensorEntry::getNumElements() const {
-  int64_t count = 1;
-  for (int64_t dim : ne)
-    count *= dim;
-  return count;
-}
-
 //===----------------------------------------------------------------------===//
 // HeaderParser
 //===----------------------------------------------------------------------===//
@@ -300,11 +293,16 @@ llvm::Error HeaderParser::checkTensorData(TensorEntry &tensor,
     return fail(where, "row length ne[0] = " + llvm::Twine(rowLength) +
                            " is not a multiple of the " + traits.name +
                            " block size " + llvm::Twine(traits.blockSize));
+  // Elements outnumber bytes in sub-byte types, so both products are
+  // checked.
   std::optional<int64_t> size =
       llvm::checkedMul(rowLength / traits.blockSize, traits.blockBytes);
-  for (size_t d = 1; d < tensor.ne.size() && size; ++d)
+  std::optional<int64_t> elements = rowLength;
+  for (size_t d = 1; d < tensor.ne.size() && size && elements; ++d) {
     size = llvm::checkedMul(*size, tensor.ne[d]);
-  if (!size)
+    elements = llvm::checkedMul(*elements, tensor.ne[d]);
+  }
+  if (!size || !elements)
     return fail(where, "its size overflows (" + traits.name + ", " +
                            llvm::Twine(tensor.ne.size()) + " dimensions)");
   if (storedOffset % file.alignment != 0)
@@ -326,6 +324,7 @@ llvm::Error HeaderParser::checkTensorData(TensorEntry &tensor,
   }
   tensor.fileOffset = *begin;
   tensor.numBytes = static_cast<uint64_t>(*size);
+  tensor.numElements = *elements;
   return llvm::Error::success();
 }
 

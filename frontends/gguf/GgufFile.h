@@ -44,10 +44,11 @@ struct TensorEntry {
   /// Byte offset in the file (data section start plus the stored offset).
   uint64_t fileOffset = 0;
   uint64_t numBytes = 0;
+  /// The product of ne (checked against overflow when the file is read).
+  int64_t numElements = 0;
 
   /// The row-major shape (ne reversed), as other frontends report shapes.
   llvm::SmallVector<int64_t> getShape() const;
-  int64_t getNumElements() const;
 };
 
 class GgufFile {

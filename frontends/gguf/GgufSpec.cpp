@@ -13,6 +13,8 @@
 #include "frontends/gguf/GgufTokenizer.h"
 #include "frontends/gguf/MetadataFields.h"
 
+#include <limits>
+
 using llmc::plugins::ModelSpec;
 using llmc::plugins::RopePairing;
 using llmc::plugins::RopeScalingType;
@@ -69,26 +71,39 @@ void readRopeScaling(MetadataFields &fields, const std::string &arch,
                          "support");
 }
 
+/// A dimension: an integer that products of two cannot overflow (llama.cpp
+/// stores them as u32); ModelSpec::validate checks that it is positive.
+int64_t getSize(MetadataFields &fields, const std::string &key,
+                std::optional<int64_t> fallback = std::nullopt) {
+  int64_t size = fields.getInt(key, fallback);
+  if (size > std::numeric_limits<int32_t>::max()) {
+    fields.fail(key, "is " + llvm::Twine(size) + ", out of range");
+    return 0;
+  }
+  return size;
+}
+
 void readArchitecture(MetadataFields &fields, ModelSpec &spec) {
   const std::string arch = spec.family + ".";
-  spec.numLayers = fields.getInt(arch + "block_count");
-  spec.hiddenSize = fields.getInt(arch + "embedding_length");
-  spec.intermediateSize = fields.getInt(arch + "feed_forward_length");
-  spec.numHeads = fields.getInt(arch + "attention.head_count");
+  spec.numLayers = getSize(fields, arch + "block_count");
+  spec.hiddenSize = getSize(fields, arch + "embedding_length");
+  spec.intermediateSize = getSize(fields, arch + "feed_forward_length");
+  spec.numHeads = getSize(fields, arch + "attention.head_count");
   spec.numKvHeads =
-      fields.getInt(arch + "attention.head_count_kv", spec.numHeads);
-  spec.headDim = fields.getInt(
-      arch + "attention.key_length",
+      getSize(fields, arch + "attention.head_count_kv", spec.numHeads);
+  spec.headDim = getSize(
+      fields, arch + "attention.key_length",
       spec.numHeads > 0 ? spec.hiddenSize / spec.numHeads : 0);
   std::string valueKey = arch + "attention.value_length";
-  if (fields.getInt(valueKey, spec.headDim) != spec.headDim)
+  if (getSize(fields, valueKey, spec.headDim) != spec.headDim)
     fields.fail(valueKey, "differs from the key length " +
                               llvm::Twine(spec.headDim) +
                               "; llmc needs equal key and value head sizes");
-  spec.rotaryDim = fields.getInt(arch + "rope.dimension_count", spec.headDim);
+  spec.rotaryDim =
+      getSize(fields, arch + "rope.dimension_count", spec.headDim);
   spec.ropeTheta = fields.getFloat(arch + "rope.freq_base", 10000.0);
   spec.rmsNormEps = fields.getFloat(arch + "attention.layer_norm_rms_epsilon");
-  spec.maxPositions = fields.getInt(arch + "context_length");
+  spec.maxPositions = getSize(fields, arch + "context_length");
   std::string expertKey = arch + "expert_count";
   if (fields.getInt(expertKey, 0) > 0)
     fields.fail(expertKey, "is positive; mixture-of-experts models are not "
@@ -142,8 +157,8 @@ llvm::Expected<ModelSpec> readModelSpec(const GgufFile &file) {
   }
   readArchitecture(fields, spec);
   size_t tokens = fields.getStringArray("tokenizer.ggml.tokens").size();
-  spec.vocabSize =
-      fields.getInt(spec.family + ".vocab_size", static_cast<int64_t>(tokens));
+  spec.vocabSize = getSize(fields, spec.family + ".vocab_size",
+                           static_cast<int64_t>(tokens));
   readTokenIds(fields, spec);
   if (llvm::Error error = fields.takeError())
     return std::move(error);

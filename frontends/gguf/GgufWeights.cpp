@@ -82,9 +82,9 @@ GgufWeights::getTensorData(llvm::StringRef name) const {
   auto [it, inserted] = dequantized.try_emplace(name);
   std::vector<float> &values = it->second;
   if (inserted) {
-    values.resize(tensor.getNumElements());
+    values.resize(tensor.numElements);
     dequantize(tensor.type, file->getBytes(tensor).data(),
-               tensor.getNumElements(), values.data());
+               tensor.numElements, values.data());
   }
   return llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(values.data()),
                                  values.size() * sizeof(float));

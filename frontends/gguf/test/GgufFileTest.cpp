@@ -124,7 +124,7 @@ TEST(GgufFileTest, LaysOutTensorsAfterTheAlignedHeader) {
   EXPECT_EQ(q->type, GgmlType::Q8_0);
   EXPECT_THAT(q->ne, ElementsAre(32, 2));
   EXPECT_THAT(q->getShape(), ElementsAre(2, 32));
-  EXPECT_EQ(q->getNumElements(), 64);
+  EXPECT_EQ(q->numElements, 64);
   EXPECT_EQ(q->fileOffset, file->getDataOffset() + 64);
   EXPECT_EQ(file->getBytes(*q).size(), q8.size());
   EXPECT_EQ(file->getBytes(*q)[0], 1);

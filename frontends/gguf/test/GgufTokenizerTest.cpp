@@ -4,9 +4,11 @@
 
 #include "frontends/gguf/test/ErrorMessage.h"
 #include "frontends/gguf/test/GgufBuilder.h"
+#include "runtime/tokenizer/Tokenizer.h"
 #include "tests/TestData.h"
 
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/LineIterator.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 #include "gmock/gmock.h"
@@ -288,6 +290,44 @@ TEST(GgufTokenizerTest, TinyLlamaMatchesItsTokenizerJson) {
     if (next < theirs.size() && merge == theirs[next])
       ++next;
   EXPECT_EQ(next, theirs.size()) << "first missing: " << theirs[next];
+}
+
+/// Encodes every line of the shared corpus with the runtime tokenizer built
+/// from the GGUF file's metadata and from the model's tokenizer.json; the
+/// ids must agree line for line.
+void expectSameIdsOnCorpus(llvm::StringRef model) {
+  std::string directory = llmc::test::getRefdataPath(("models/" + model).str());
+  llvm::Expected<std::unique_ptr<GgufFile>> file =
+      GgufFile::open(directory + "/model-f32.gguf");
+  ASSERT_TRUE(static_cast<bool>(file)) << llvm::toString(file.takeError());
+  std::string text = llvm::cantFail(buildTokenizerJson(**file));
+  auto ours = llmc::tokenizer::Tokenizer::fromJson(text, "gguf");
+  ASSERT_TRUE(static_cast<bool>(ours)) << llvm::toString(ours.takeError());
+  auto theirs = llmc::tokenizer::Tokenizer::fromFile(directory);
+  ASSERT_TRUE(static_cast<bool>(theirs)) << llvm::toString(theirs.takeError());
+  auto corpus = llvm::MemoryBuffer::getFile(
+      llmc::test::getRefdataPath("tokenizer/corpus.jsonl"));
+  ASSERT_TRUE(static_cast<bool>(corpus));
+  int lines = 0;
+  for (llvm::line_iterator line(**corpus, /*SkipBlanks=*/true);
+       !line.is_at_end(); ++line, ++lines) {
+    llvm::Expected<json::Value> value = json::parse(*line);
+    ASSERT_TRUE(value && value->getAsString()) << line->str();
+    llvm::StringRef sample = *value->getAsString();
+    for (bool special : {false, true})
+      EXPECT_EQ((*ours)->encode(sample, special),
+                (*theirs)->encode(sample, special))
+          << model.str() << ": " << sample.str();
+  }
+  EXPECT_GT(lines, 100);
+}
+
+TEST(GgufTokenizerTest, TinyQwen2TokenizesLikeItsTokenizerJson) {
+  expectSameIdsOnCorpus("tiny-qwen2");
+}
+
+TEST(GgufTokenizerTest, TinyLlamaTokenizesLikeItsTokenizerJson) {
+  expectSameIdsOnCorpus("tiny-llama");
 }
 
 } // namespace
