@@ -29,8 +29,8 @@ struct CModel::Impl {
   Impl(const plugins::ChipDescriptor &chip, const CModelOptions &options)
       : chip(chip), time(this->chip, options.time), runner(options.threads),
         local(chip.npuLanes, chip.localMemoryBytesPerLane),
-        sync(chip.npuLanes, chip.localMemoryBytesPerLane,
-             chip.euBytesPerLane) {}
+        sync(chip.npuLanes, chip.localMemoryBytesPerLane, chip.euBytesPerLane) {
+  }
 
   plugins::ChipDescriptor chip;
   TimeModel time;
@@ -46,8 +46,8 @@ namespace {
 class Run {
 public:
   Run(const cmd::CommandStream &stream, Device device)
-      : stream(stream), device(device),
-        queues{&stream.dma_queue(), &stream.compute_queue()} {}
+      : stream(stream),
+        device(device), queues{&stream.dma_queue(), &stream.compute_queue()} {}
 
   llvm::Expected<RunStats> execute();
 
@@ -97,10 +97,10 @@ std::string Run::name(CommandRef ref) const {
 
 llvm::Error Run::indexStream() {
   if (stream.version() != 1)
-    return makeTrap(TrapKind::BadStream,
-                    "stream '" + stream.name() + "' has version " +
-                        llvm::Twine(stream.version()) +
-                        "; this cmodel runs version 1");
+    return makeTrap(TrapKind::BadStream, "stream '" + stream.name() +
+                                             "' has version " +
+                                             llvm::Twine(stream.version()) +
+                                             "; this cmodel runs version 1");
   for (Queue queue : {Queue::Dma, Queue::Compute}) {
     const CommandList &list = *queues[int(queue)];
     if (list.size() >= (1 << 30))
@@ -108,12 +108,12 @@ llvm::Error Run::indexStream() {
     for (int i = 0; i < list.size(); ++i) {
       CommandRef ref{queue, uint32_t(i)};
       const cmd::Command &command = list.Get(i);
-      bool right = queue == Queue::Dma ? command.has_dma()
-                                       : command.has_compute();
+      bool right =
+          queue == Queue::Dma ? command.has_dma() : command.has_compute();
       if (!right)
-        return makeTrap(TrapKind::BadStream,
-                        name(ref) + " is not a " + getQueueName(queue) +
-                            " command");
+        return makeTrap(TrapKind::BadStream, name(ref) + " is not a " +
+                                                 getQueueName(queue) +
+                                                 " command");
       auto [it, inserted] = ids.try_emplace(command.id(), ref);
       if (!inserted)
         return makeTrap(TrapKind::BadStream,
@@ -126,9 +126,9 @@ llvm::Error Run::indexStream() {
       for (uint32_t wait : get(ref).waits()) {
         auto it = ids.find(wait);
         if (it == ids.end())
-          return makeTrap(TrapKind::BadStream,
-                          name(ref) + " waits for unknown id " +
-                              llvm::Twine(wait));
+          return makeTrap(TrapKind::BadStream, name(ref) +
+                                                   " waits for unknown id " +
+                                                   llvm::Twine(wait));
         if (it->second.queue == queue)
           return makeTrap(TrapKind::BadStream,
                           name(ref) + " waits for " + name(it->second) +
@@ -156,7 +156,7 @@ llvm::Error Run::deadlock() const {
 }
 
 llvm::Error Run::explainUninitialized(llvm::Error error,
-                                     CommandRef reader) const {
+                                      CommandRef reader) const {
   bool uninitialized = false;
   error = llvm::handleErrors(std::move(error), [&](std::unique_ptr<Trap> trap) {
     uninitialized = trap->getKind() == TrapKind::UninitializedRead;
@@ -211,9 +211,8 @@ llvm::Error Run::step(Queue queue, uint64_t start) {
   auto namer = [this](CommandRef other) { return name(other); };
   CommandContext context{ref, clock, namer};
   llvm::Expected<CommandCost> cost =
-      command.has_dma()
-          ? executeDma(command.dma(), device, context, stats)
-          : executeCompute(command.compute(), device, context);
+      command.has_dma() ? executeDma(command.dma(), device, context, stats)
+                        : executeCompute(command.compute(), device, context);
   if (!cost)
     return prefixTrap(explainUninitialized(cost.takeError(), ref),
                       name(ref) + ": ");

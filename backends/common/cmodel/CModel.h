@@ -1,4 +1,4 @@
-//===- CModel.h - the simulator of llmc's command stream -------*- C++ -*-===//
+//===- CModel.h - the simulator of llmc's command stream --------*- C++ -*-===//
 //
 // The cmodel executes a command stream (command_stream.proto) as the chip a
 // ChipDescriptor describes would: with the exact numerics of every element

@@ -47,12 +47,24 @@ __attribute__((target("avx,f16c"))) static void
 floatToHalfF16c(const float *values, int64_t count, uint8_t *halves) {
   int64_t i = 0;
   for (; i + 8 <= count; i += 8) {
-    __m128i packed = _mm256_cvtps_ph(_mm256_loadu_ps(values + i),
-                                     _MM_FROUND_TO_NEAREST_INT);
+    __m128i packed =
+        _mm256_cvtps_ph(_mm256_loadu_ps(values + i), _MM_FROUND_TO_NEAREST_INT);
     _mm_storeu_si128(reinterpret_cast<__m128i *>(halves + 2 * i), packed);
   }
   for (; i < count; ++i)
     storeU16(halves + 2 * i, floatToHalf(values[i]));
+}
+
+__attribute__((target("avx,f16c"))) static void roundToHalfF16c(float *values,
+                                                                int64_t count) {
+  int64_t i = 0;
+  for (; i + 8 <= count; i += 8) {
+    __m128i packed =
+        _mm256_cvtps_ph(_mm256_loadu_ps(values + i), _MM_FROUND_TO_NEAREST_INT);
+    _mm256_storeu_ps(values + i, _mm256_cvtph_ps(packed));
+  }
+  for (; i < count; ++i)
+    values[i] = roundToHalf(values[i]);
 }
 
 static bool detectF16c() {
@@ -85,9 +97,49 @@ void floatToHalfArray(const float *values, int64_t count, uint8_t *halves) {
     storeU16(halves + 2 * i, floatToHalf(values[i]));
 }
 
+void roundElements(DType type, float *values, int64_t count) {
+  switch (type) {
+  case cmd::DTYPE_F16:
+#if defined(__x86_64__)
+    if (usesF16c())
+      return roundToHalfF16c(values, count);
+#endif
+    for (int64_t i = 0; i < count; ++i)
+      values[i] = roundToHalf(values[i]);
+    return;
+  case cmd::DTYPE_BF16:
+    for (int64_t i = 0; i < count; ++i)
+      values[i] = roundToBFloat16(values[i]);
+    return;
+  default:
+    return;
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // Rows
 //===----------------------------------------------------------------------===//
+
+/// 4-bit elements [first, first + count): whole bytes at a time.
+static void widenNibbles(bool isSigned, const uint8_t *row, int64_t first,
+                         int64_t count, float *out) {
+  // Sign extension of a nibble n: (n ^ 8) - 8 maps 8..15 to -8..-1.
+  int bias = isSigned ? 8 : 0;
+  auto value = [&](unsigned nibble) {
+    return float(int(nibble ^ unsigned(bias)) - bias);
+  };
+  int64_t i = 0;
+  if (first % 2 && count > 0) {
+    out[i++] = value(row[first / 2] >> 4);
+  }
+  const uint8_t *bytes = row + (first + i) / 2;
+  for (; i + 2 <= count; i += 2, ++bytes) {
+    out[i] = value(*bytes & 0xfu);
+    out[i + 1] = value(*bytes >> 4);
+  }
+  if (i < count)
+    out[i] = value(*bytes & 0xfu);
+}
 
 int32_t readIntElement(DType type, const uint8_t *row, int64_t index) {
   switch (type) {
@@ -122,7 +174,8 @@ void writeIntElement(DType type, uint8_t *row, int64_t index, int32_t value) {
   case cmd::DTYPE_U4: {
     unsigned shift = 4 * (index % 2);
     uint8_t &byte = row[index / 2];
-    byte = uint8_t((byte & ~(0xfu << shift)) | ((unsigned(value) & 0xfu) << shift));
+    byte = uint8_t((byte & ~(0xfu << shift)) |
+                   ((unsigned(value) & 0xfu) << shift));
     return;
   }
   case cmd::DTYPE_I32:
@@ -133,8 +186,8 @@ void writeIntElement(DType type, uint8_t *row, int64_t index, int32_t value) {
   }
 }
 
-void widenElements(DType type, const uint8_t *row, int64_t first,
-                   int64_t count, float *out) {
+void widenElements(DType type, const uint8_t *row, int64_t first, int64_t count,
+                   float *out) {
   switch (type) {
   case cmd::DTYPE_F32:
     std::memcpy(out, row + 4 * first, 4 * count);
@@ -160,6 +213,10 @@ void widenElements(DType type, const uint8_t *row, int64_t first,
       out[i] = float(at[i]);
     return;
   }
+  case cmd::DTYPE_I4:
+  case cmd::DTYPE_U4:
+    widenNibbles(type == cmd::DTYPE_I4, row, first, count, out);
+    return;
   default:
     for (int64_t i = 0; i < count; ++i)
       out[i] = float(readIntElement(type, row, first + i));

@@ -1,4 +1,4 @@
-//===- Convert.h - element conversions of packed rows ----------*- C++ -*-===//
+//===- Convert.h - element conversions of packed rows -----------*- C++ -*-===//
 //
 // Kernels compute in float32: they widen the elements they read (exactly)
 // and narrow what they write (rounding to nearest even, Float16.h). These
@@ -22,13 +22,17 @@ namespace llmc::cmodel {
 
 /// Converts elements [first, first + count) of the packed row `row` to
 /// float32. Exact for every type (I32 beyond 2^24 rounds to nearest).
-void widenElements(DType type, const uint8_t *row, int64_t first,
-                   int64_t count, float *out);
+void widenElements(DType type, const uint8_t *row, int64_t first, int64_t count,
+                   float *out);
 
 /// Stores `count` values as elements [0, count) of the packed row `row`;
 /// `type` is F32, F16 or BF16 (rounded to nearest even).
 void narrowElements(DType type, const float *values, int64_t count,
                     uint8_t *row);
+
+/// Rounds `values` in place as storing them in `type` and reading them back
+/// would (F16 and BF16 round to nearest even; F32 is unchanged).
+void roundElements(DType type, float *values, int64_t count);
 
 /// Element `index` of a packed row of integers (I8, U8, I4, U4, I32).
 int32_t readIntElement(DType type, const uint8_t *row, int64_t index);

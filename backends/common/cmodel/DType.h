@@ -1,4 +1,4 @@
-//===- DType.h - element types of the command stream -----------*- C++ -*-===//
+//===- DType.h - element types of the command stream ------------*- C++ -*-===//
 //
 // Sizes and names of the command stream's element types. 4-bit types pack
 // two elements per byte (low nibble first), so sizes are given in bits and

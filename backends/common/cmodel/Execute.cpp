@@ -1,4 +1,4 @@
-//===- Execute.cpp - runs one DMA or compute command ---------------------===//
+//===- Execute.cpp - runs one DMA or compute command ----------------------===//
 
 #include "backends/common/cmodel/Execute.h"
 
@@ -120,17 +120,15 @@ llvm::Expected<CommandCost> executeDma(const cmd::Dma &dma, Device &device,
     index = std::move(*created);
   }
   std::vector<int64_t> rows;
-  if (llvm::Error error = checkDma(dma, *global, *local,
-                                   index ? &*index : nullptr, device.global,
-                                   rows))
+  if (llvm::Error error = checkDma(
+          dma, *global, *local, index ? &*index : nullptr, device.global, rows))
     return std::move(error);
   // A replicated tensor stores its first lane's copy, and reads no other.
   LocalGeometry touched = *local;
   if (store && local->layout == cmd::LAYOUT_REPLICATED)
     touched.laneEnd = touched.laneBegin + 1;
-  if (llvm::Error error = device.sync.check(touched, /*write=*/!store,
-                                            context.ref, context.clock,
-                                            context.namer))
+  if (llvm::Error error = device.sync.check(
+          touched, /*write=*/!store, context.ref, context.clock, context.namer))
     return std::move(error);
 
   CommandCost cost = device.time.getDmaCost(*global, index ? &*index : nullptr);
@@ -182,16 +180,16 @@ llvm::Expected<CommandCost> executeCompute(const cmd::Compute &compute,
 
   for (const auto &input : operands->inputs)
     if (input)
-      if (llvm::Error error = device.sync.check(
-              *input, false, context.ref, context.clock, context.namer))
+      if (llvm::Error error = device.sync.check(*input, false, context.ref,
+                                                context.clock, context.namer))
         return std::move(error);
   for (size_t i = 0; i < operands->outputs.size(); ++i) {
     const LocalGeometry *output = operands->getOutput(i);
     if (!output)
       continue;
     if (readsOutput(compute, i))
-      if (llvm::Error error = device.sync.check(
-              *output, false, context.ref, context.clock, context.namer))
+      if (llvm::Error error = device.sync.check(*output, false, context.ref,
+                                                context.clock, context.namer))
         return std::move(error);
     if (llvm::Error error = device.sync.check(*output, true, context.ref,
                                               context.clock, context.namer))

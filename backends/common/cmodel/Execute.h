@@ -1,4 +1,4 @@
-//===- Execute.h - runs one command of a stream ----------------*- C++ -*-===//
+//===- Execute.h - runs one command of a stream -----------------*- C++ -*-===//
 //
 // Internal to the cmodel: the checks, sync tracking, numerics and cost of a
 // single DMA or compute command, called by CModel's event loop in an order

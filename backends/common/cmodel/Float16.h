@@ -1,11 +1,12 @@
-//===- Float16.h - IEEE half and bfloat16 conversions ----------*- C++ -*-===//
+//===- Float16.h - IEEE half and bfloat16 conversions -----------*- C++ -*-===//
 //
 // The one place float32 is narrowed to the 16-bit float types. Narrowing
 // rounds to nearest, ties to even, produces subnormals (no flush to zero),
 // overflows to infinity, and keeps NaNs NaN: quiet, with the sign and the
 // top payload bits (what x86 F16C and most accelerators do). Widening is
-// exact, except that a signalling NaN comes out quiet (as F16C does). Everything here is integer arithmetic, so the result does not depend
-// on the host's floating-point environment.
+// exact, except that a signalling NaN comes out quiet (as F16C does).
+// Everything here is integer arithmetic, so the result does not depend on the
+// host's floating-point environment.
 //
 //===----------------------------------------------------------------------===//
 
@@ -51,9 +52,9 @@ inline uint16_t floatToHalf(float value) {
   auto sign = uint16_t((bits >> 16) & 0x8000u);
   uint32_t magnitude = bits & 0x7fffffffu;
   if (magnitude >= 0x7f800000u) // Infinity or NaN.
-    return sign | (magnitude == 0x7f800000u
-                       ? 0x7c00u
-                       : 0x7e00u | ((magnitude >> 13) & 0x3ffu));
+    return sign |
+           (magnitude == 0x7f800000u ? 0x7c00u
+                                     : 0x7e00u | ((magnitude >> 13) & 0x3ffu));
   if (magnitude >= 0x477ff000u) // 65520 and above round to infinity.
     return sign | 0x7c00u;
   if (magnitude >= 0x38800000u) {

@@ -48,9 +48,9 @@ static llvm::Error checkShape(int64_t rows, int64_t cols, DType dtype,
     return makeTrap(TrapKind::DTypeMismatch,
                     what + " has no valid element type");
   if (rows < 1 || cols < 1 || rows > kMaxDim || cols > kMaxDim)
-    return makeTrap(TrapKind::BadOperand,
-                    what + " has an invalid shape [" + llvm::Twine(rows) +
-                        ", " + llvm::Twine(cols) + "]");
+    return makeTrap(TrapKind::BadOperand, what + " has an invalid shape [" +
+                                              llvm::Twine(rows) + ", " +
+                                              llvm::Twine(cols) + "]");
   return llvm::Error::success();
 }
 
@@ -87,11 +87,10 @@ LocalGeometry::create(const cmd::LocalTensor &tensor,
   if (g.layout == cmd::LAYOUT_REPLICATED) {
     g.perLane = extent;
   } else {
-    g.perLane = tensor.per_lane() ? tensor.per_lane()
-                                  : llvm::divideCeil(extent, lanes);
+    g.perLane =
+        tensor.per_lane() ? tensor.per_lane() : llvm::divideCeil(extent, lanes);
     if (g.perLane < 1)
-      return makeTrap(TrapKind::BadOperand,
-                      what + " has a negative per_lane");
+      return makeTrap(TrapKind::BadOperand, what + " has a negative per_lane");
     g.perLane = std::min(g.perLane, extent);
     int64_t needed = llvm::divideCeil(extent, g.perLane);
     if (needed > lanes)
@@ -136,8 +135,7 @@ LocalGeometry::create(const cmd::LocalTensor &tensor,
     return makeTrap(TrapKind::LocalOverflow,
                     what + " needs local bytes [" + llvm::Twine(g.address) +
                         ", " + llvm::Twine(g.address + laneRows * g.stride) +
-                        ") per lane but a lane has " +
-                        llvm::Twine(capacity));
+                        ") per lane but a lane has " + llvm::Twine(capacity));
   return g;
 }
 
@@ -207,8 +205,7 @@ GlobalGeometry::create(const cmd::GlobalTensor &tensor, llvm::StringRef what) {
   if (!cmd::Region_IsValid(g.region) || g.region == cmd::REGION_INVALID)
     return makeTrap(TrapKind::BadOperand, what + " has an invalid region");
   g.rowBytes = getDTypeBytes(g.dtype, g.cols);
-  g.stride = tensor.row_stride_bytes() ? tensor.row_stride_bytes()
-                                       : g.rowBytes;
+  g.stride = tensor.row_stride_bytes() ? tensor.row_stride_bytes() : g.rowBytes;
   if (g.stride < g.rowBytes)
     return makeTrap(TrapKind::BadOperand,
                     what + " has row stride " + llvm::Twine(g.stride) +

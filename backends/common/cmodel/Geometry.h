@@ -1,4 +1,4 @@
-//===- Geometry.h - where a tensor's elements live -------------*- C++ -*-===//
+//===- Geometry.h - where a tensor's elements live --------------*- C++ -*-===//
 //
 // The command stream describes tensors by a few fields with defaults; these
 // classes validate them once against the chip and answer the questions the

@@ -53,8 +53,8 @@ void runComputeKernels(const cmd::Compute &compute,
   runner.forEach(lanes.size(), parallel, [&](int64_t i) {
     int64_t lane = lanes[i];
     LaneOperands laneOperands{views(operands.inputs, lane),
-                        views(operands.outputs, lane),
-                        primary.getBlock(lane)};
+                              views(operands.outputs, lane),
+                              primary.getBlock(lane)};
     runLane(compute, laneOperands);
   });
 }

@@ -1,4 +1,4 @@
-//===- Kernels.h - the compute kernels of the cmodel -----------*- C++ -*-===//
+//===- Kernels.h - the compute kernels of the cmodel ------------*- C++ -*-===//
 //
 // Each kernel computes one lane's block of a validated compute command
 // (checkComputeRules has run): it widens what it reads to float32, computes
@@ -78,9 +78,6 @@ float dot16(const float *a, const float *b, int64_t n);
 void dot16x4(const float *a, const float *const b[4], int64_t n, float out[4]);
 /// Sum of a[i] in the order of dot16.
 float sum16(const float *a, int64_t n);
-
-/// Rounds `value` as storing it in float type `type` would.
-float roundTo(DType type, float value);
 
 // One function per opcode family; each computes `lane.block`.
 void matMul(const cmd::Compute &compute, const LaneOperands &lane);

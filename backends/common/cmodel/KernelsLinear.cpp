@@ -12,14 +12,12 @@
 
 #include "backends/common/cmodel/Kernels.h"
 
-#include "backends/common/cmodel/Float16.h"
-
 #include <algorithm>
 #include <cstring>
+#include <memory>
 
 #if defined(__x86_64__) && defined(__GNUC__)
-#define LLMC_CLONES                                                            \
-  __attribute__((target_clones("avx512f", "avx2", "default")))
+#define LLMC_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define LLMC_CLONES
 #endif
@@ -35,7 +33,8 @@ __attribute__((always_inline)) static inline Vec16 loadVec(const float *at) {
 }
 
 /// Elements [0, n) of `at`, zeros after (n < 16).
-__attribute__((always_inline)) static inline Vec16 loadTail(const float *at, int64_t n) {
+__attribute__((always_inline)) static inline Vec16 loadTail(const float *at,
+                                                            int64_t n) {
   Vec16 v = {};
   std::memcpy(&v, at, n * sizeof(float));
   return v;
@@ -94,17 +93,6 @@ LLMC_CLONES float sum16(const float *a, int64_t n) {
   return reduce(acc);
 }
 
-float roundTo(DType type, float value) {
-  switch (type) {
-  case cmd::DTYPE_F16:
-    return roundToHalf(value);
-  case cmd::DTYPE_BF16:
-    return roundToBFloat16(value);
-  default:
-    return value;
-  }
-}
-
 //===----------------------------------------------------------------------===//
 // MATMUL and A16MATMUL
 //===----------------------------------------------------------------------===//
@@ -128,9 +116,7 @@ static void dequantize(const LaneView &w, const LaneView &scale,
       for (int64_t i = 0; i < groupSize; ++i)
         group[i] = (group[i] - zeros[g]) * scales[g];
     }
-    if (activation != cmd::DTYPE_F32)
-      for (int64_t i = 0; i < k; ++i)
-        row[i] = roundTo(activation, row[i]);
+    roundElements(activation, row, k);
   }
 }
 
@@ -141,15 +127,17 @@ void matMul(const cmd::Compute &compute, const LaneOperands &lane) {
   const LaneBlock &b = lane.block;
   int64_t k = x.tensor->cols, m = b.rowCount, n = b.colCount;
 
-  std::vector<float> xs(m * k), ws(n * k), result(m * n);
+  // Scratch that every element of is written before it is read.
+  std::unique_ptr<float[]> xs(new float[m * k]), ws(new float[n * k]),
+      result(new float[m * n]);
   for (int64_t r = 0; r < m; ++r)
-    x.load(b.rowBegin + r, 0, k, xs.data() + r * k);
+    x.load(b.rowBegin + r, 0, k, xs.get() + r * k);
   if (quantized)
     dequantize(w, *lane.in(2), lane.in(3), x.dtype(), b.colBegin, n, k,
-               ws.data());
+               ws.get());
   else
     for (int64_t c = 0; c < n; ++c)
-      w.load(b.colBegin + c, 0, k, ws.data() + c * k);
+      w.load(b.colBegin + c, 0, k, ws.get() + c * k);
 
   // Four weight rows at a time stay in cache while every x row streams by.
   int64_t c = 0;

@@ -105,10 +105,9 @@ void argMax(const cmd::Compute &, const LaneOperands &lane) {
     int64_t column = source.colBegin + best;
     std::memcpy(values.row(r) + bytes * (b.colBegin - values.block.colBegin),
                 x.row(r) + bytes * best, bytes);
-    int32_t index =
-        map ? readIntElement(cmd::DTYPE_I32, map->row(r),
-                             column - map->block.colBegin)
-            : int32_t(column);
+    int32_t index = map ? readIntElement(cmd::DTYPE_I32, map->row(r),
+                                         column - map->block.colBegin)
+                        : int32_t(column);
     writeIntElement(cmd::DTYPE_I32, indices.row(r),
                     b.colBegin - indices.block.colBegin, index);
   }

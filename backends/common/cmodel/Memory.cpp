@@ -94,9 +94,9 @@ llvm::Error GlobalMemory::checkAccess(const GlobalGeometry &tensor,
                      tensor.region, tensor.describe()))
     return error;
   if (write && isReadOnly(tensor.region))
-    return makeTrap(TrapKind::ReadOnly, tensor.describe() +
-                                            " is stored into read-only region " +
-                                            getRegionName(tensor.region));
+    return makeTrap(TrapKind::ReadOnly,
+                    tensor.describe() + " is stored into read-only region " +
+                        getRegionName(tensor.region));
   return llvm::Error::success();
 }
 

@@ -1,4 +1,4 @@
-//===- Memory.h - the device's global and local memory ---------*- C++ -*-===//
+//===- Memory.h - the device's global and local memory ----------*- C++ -*-===//
 //
 // Global memory (DDR) is three byte arrays, one per region, so a stream's
 // offsets stay valid wherever the runtime places a region; the coeff region
@@ -40,9 +40,8 @@ public:
   llvm::Error write(cmd::Region region, uint64_t offset,
                     llvm::ArrayRef<uint8_t> bytes);
   /// Host access: `size` bytes at `offset` of `region`.
-  llvm::Expected<llvm::ArrayRef<uint8_t>> read(cmd::Region region,
-                                               uint64_t offset,
-                                               uint64_t size) const;
+  llvm::Expected<llvm::ArrayRef<uint8_t>>
+  read(cmd::Region region, uint64_t offset, uint64_t size) const;
 
   /// Traps unless `tensor` lies inside its region and, for a write, the
   /// region is writable.

@@ -187,8 +187,8 @@ llvm::Error Rules::checkMatMul(bool quantized) {
       return error;
     for (const LocalGeometry *rows : {&w, scale, zp})
       if (rows)
-        if (llvm::Error error = holds(*rows, lane, b.colBegin, b.colEnd(), 0,
-                                      rows->cols))
+        if (llvm::Error error =
+                holds(*rows, lane, b.colBegin, b.colEnd(), 0, rows->cols))
           return error;
     if (bias)
       return holds(*bias, lane, 0, 1, b.colBegin, b.colEnd());
@@ -259,8 +259,8 @@ llvm::Error Rules::checkRMSNorm() {
   if (llvm::Error error = requireShape(y, x.rows, x.cols))
     return error;
   if (group < 1 || x.cols % group != 0)
-    return bad("group " + llvm::Twine(compute.group()) +
-               " must divide the " + llvm::Twine(x.cols) + " columns");
+    return bad("group " + llvm::Twine(compute.group()) + " must divide the " +
+               llvm::Twine(x.cols) + " columns");
   if (weight) {
     if (llvm::Error error = requireFloat(*weight))
       return error;
@@ -272,8 +272,8 @@ llvm::Error Rules::checkRMSNorm() {
       return bad("lane " + llvm::Twine(lane) + " computes columns [" +
                  llvm::Twine(b.colBegin) + ", " + llvm::Twine(b.colEnd()) +
                  "), not whole groups of " + llvm::Twine(group));
-    if (llvm::Error error = holds(x, lane, b.rowBegin, b.rowEnd(), b.colBegin,
-                                  b.colEnd()))
+    if (llvm::Error error =
+            holds(x, lane, b.rowBegin, b.rowEnd(), b.colBegin, b.colEnd()))
       return error;
     return weight ? holds(*weight, lane, 0, 1, 0, group)
                   : llvm::Error::success();
@@ -308,8 +308,8 @@ llvm::Error Rules::checkRope() {
       return bad("lane " + llvm::Twine(lane) + " computes columns [" +
                  llvm::Twine(b.colBegin) + ", " + llvm::Twine(b.colEnd()) +
                  "), not whole heads of " + llvm::Twine(headDim));
-    if (llvm::Error error = holds(x, lane, b.rowBegin, b.rowEnd(), b.colBegin,
-                                  b.colEnd()))
+    if (llvm::Error error =
+            holds(x, lane, b.rowBegin, b.rowEnd(), b.colBegin, b.colEnd()))
       return error;
     if (llvm::Error error = holds(cos, lane, b.rowBegin, b.rowEnd(), 0, rotary))
       return error;
@@ -329,8 +329,8 @@ llvm::Error Rules::checkSoftmax() {
     return error;
   return forLanes([&](int64_t lane, const LaneBlock &b) -> llvm::Error {
     if (b.colCount != x.cols)
-      return bad("lane " + llvm::Twine(lane) +
-                 " must compute whole rows of " + y.describe());
+      return bad("lane " + llvm::Twine(lane) + " must compute whole rows of " +
+                 y.describe());
     return holds(x, lane, b.rowBegin, b.rowEnd(), 0, x.cols);
   });
 }

@@ -1,4 +1,4 @@
-//===- OpRules.h - the rule checker of compute opcodes ---------*- C++ -*-===//
+//===- OpRules.h - the rule checker of compute opcodes ----------*- C++ -*-===//
 //
 // Internal to the cmodel: the class behind checkComputeRules, shared by the
 // files that state the rules of each opcode family.

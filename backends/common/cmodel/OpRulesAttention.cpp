@@ -119,8 +119,8 @@ llvm::Error Rules::checkArgMax() {
     if (b.colCount != 1 || source.empty())
       return bad("lane " + llvm::Twine(lane) + " must hold one column of " +
                  values.describe() + " and some columns of " + x.describe());
-    if (llvm::Error error =
-            holds(indices, lane, b.rowBegin, b.rowEnd(), b.colBegin, b.colEnd()))
+    if (llvm::Error error = holds(indices, lane, b.rowBegin, b.rowEnd(),
+                                  b.colBegin, b.colEnd()))
       return error;
     if (llvm::Error error = holds(x, lane, b.rowBegin, b.rowEnd(),
                                   source.colBegin, source.colEnd()))

@@ -67,20 +67,21 @@ static bool isSameTensor(const LocalGeometry &a, const LocalGeometry &b) {
   return a.address == b.address && a.stride == b.stride &&
          a.laneBegin == b.laneBegin && a.laneEnd == b.laneEnd &&
          a.rows == b.rows && a.cols == b.cols && a.layout == b.layout &&
-         a.perLane == b.perLane && getDTypeBits(a.dtype) == getDTypeBits(b.dtype);
+         a.perLane == b.perLane &&
+         getDTypeBits(a.dtype) == getDTypeBits(b.dtype);
 }
 
 llvm::Error checkOperandOverlaps(const cmd::Compute &compute,
-                          const ComputeOperands &operands) {
+                                 const ComputeOperands &operands) {
   bool inPlace = isRowLocal(compute.opcode());
   for (size_t o = 0; o < operands.outputs.size(); ++o) {
     const LocalGeometry *output = operands.getOutput(o);
     if (!output)
       continue;
     auto overlapTrap = [&](const LocalGeometry &other, int64_t lane) {
-      return makeTrap(TrapKind::Overlap,
-                      output->describe() + " overlaps " + other.describe() +
-                          " on lane " + llvm::Twine(lane));
+      return makeTrap(TrapKind::Overlap, output->describe() + " overlaps " +
+                                             other.describe() + " on lane " +
+                                             llvm::Twine(lane));
     };
     for (size_t i = 0; i < operands.inputs.size(); ++i) {
       const LocalGeometry *input = operands.getInput(i);

@@ -1,4 +1,4 @@
-//===- Parallel.h - lanes on host threads ----------------------*- C++ -*-===//
+//===- Parallel.h - lanes on host threads -----------------------*- C++ -*-===//
 //
 // The lanes of a command compute independently, so the cmodel runs them on
 // host threads. Each lane is computed by the same code whichever thread

@@ -55,8 +55,7 @@ StreamBuilder::StreamBuilder(llvm::StringRef name) {
   stream.set_name(name.str());
 }
 
-cmd::Command &StreamBuilder::append(bool dma,
-                                    llvm::ArrayRef<uint32_t> waits) {
+cmd::Command &StreamBuilder::append(bool dma, llvm::ArrayRef<uint32_t> waits) {
   cmd::Command *command =
       dma ? stream.add_dma_queue() : stream.add_compute_queue();
   command->set_id(nextId++);

@@ -1,4 +1,4 @@
-//===- StreamBuilder.h - writing command streams by hand or codegen -*- C++ -*-===//
+//===- StreamBuilder.h - writing command streams ----------------*- C++ -*-===//
 //
 // Builds a CommandStream a command at a time: ids are allocated in order,
 // each method appends to the right queue and returns the new command's id
@@ -77,8 +77,8 @@ public:
                   llvm::ArrayRef<uint32_t> waits = {});
   /// `zp` may be absent().
   uint32_t a16MatMul(const cmd::LocalTensor &x, const cmd::LocalTensor &w,
-                     const cmd::LocalTensor &scale,
-                     const cmd::LocalTensor &zp, const cmd::LocalTensor &y,
+                     const cmd::LocalTensor &scale, const cmd::LocalTensor &zp,
+                     const cmd::LocalTensor &y,
                      llvm::ArrayRef<uint32_t> waits = {});
   /// ADD or MUL.
   uint32_t binary(cmd::Opcode opcode, const cmd::LocalTensor &a,

@@ -20,12 +20,18 @@ static CommandRef decodeWriter(uint32_t writer) {
 
 SyncTracker::SyncTracker(int64_t lanes, int64_t bytesPerLane, int64_t granule)
     : granule(granule), granulesPerLane(bytesPerLane / granule),
-      granules(size_t(lanes * granulesPerLane)) {}
+      granules(size_t(lanes * granulesPerLane)), touchedEnd(lanes, 0) {}
 
-void SyncTracker::reset() { std::fill(granules.begin(), granules.end(), Granule()); }
+void SyncTracker::reset() {
+  for (size_t lane = 0; lane < touchedEnd.size(); ++lane) {
+    auto first = granules.begin() + lane * granulesPerLane;
+    std::fill(first, first + touchedEnd[lane], Granule());
+    touchedEnd[lane] = 0;
+  }
+}
 
 std::pair<size_t, size_t> SyncTracker::span(const LocalGeometry &tensor,
-                                             int64_t lane) const {
+                                            int64_t lane) const {
   size_t base = size_t(lane * granulesPerLane);
   uint64_t bytes = tensor.getFootprint(lane);
   // Footprints start and end on granules: address and stride are multiples.
@@ -48,6 +54,10 @@ llvm::Error SyncTracker::check(const LocalGeometry &tensor, bool write,
     auto [first, last] = span(tensor, lane);
     for (size_t at = first; at < last; ++at) {
       const Granule &cell = granules[at];
+      // Runs of granules share their history (a tensor is written and read
+      // whole): one check covers a run.
+      if (at > first && cell == granules[at - 1])
+        continue;
       if (!cell.writer) {
         if (write)
           continue;
@@ -82,6 +92,8 @@ void SyncTracker::record(const LocalGeometry &tensor, bool write,
   int queue = int(command.queue);
   for (int64_t lane = tensor.laneBegin; lane < tensor.laneEnd; ++lane) {
     auto [first, last] = span(tensor, lane);
+    size_t base = size_t(lane * granulesPerLane);
+    touchedEnd[lane] = std::max(touchedEnd[lane], last - base);
     for (size_t at = first; at < last; ++at) {
       Granule &cell = granules[at];
       if (write) {

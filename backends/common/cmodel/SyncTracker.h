@@ -1,4 +1,4 @@
-//===- SyncTracker.h - finds missing synchronisation -----------*- C++ -*-===//
+//===- SyncTracker.h - finds missing synchronisation ------------*- C++ -*-===//
 //
 // The two queues run concurrently; only `waits` order a command after a
 // command of the other queue. A stream is correct only if every pair of
@@ -72,9 +72,8 @@ public:
   /// Traps if `command`, whose predecessors are `clock`, may not read (or
   /// write) `tensor`: the bytes were never written (reads), or were last
   /// written or read by an unordered command of the other queue.
-  llvm::Error check(const LocalGeometry &tensor, bool write,
-                    CommandRef command, const VectorClock &clock,
-                    Namer namer) const;
+  llvm::Error check(const LocalGeometry &tensor, bool write, CommandRef command,
+                    const VectorClock &clock, Namer namer) const;
   /// Remembers the access once the command has run.
   void record(const LocalGeometry &tensor, bool write, CommandRef command);
 
@@ -84,6 +83,12 @@ private:
     uint32_t writer = 0;
     /// Per queue, 0 or the latest reader's index + 1.
     std::array<uint32_t, 2> readers = {0, 0};
+
+    bool operator==(const Granule &other) const {
+      // Field by field: std::array's == becomes a memcmp call.
+      return writer == other.writer && readers[0] == other.readers[0] &&
+             readers[1] == other.readers[1];
+    }
   };
   /// The granules of `tensor` on `lane`: [first, last).
   std::pair<size_t, size_t> span(const LocalGeometry &tensor,
@@ -92,6 +97,9 @@ private:
   int64_t granule;
   int64_t granulesPerLane;
   std::vector<Granule> granules;
+  /// Per lane, the end of the granules any access touched: reset() clears
+  /// only those.
+  std::vector<size_t> touchedEnd;
 };
 
 } // namespace llmc::cmodel

@@ -16,7 +16,8 @@ TimeModel::TimeModel(const plugins::ChipDescriptor &chip,
     : chip(chip), params(params), clockMHz(chip.clockMHz) {
   // GB/s over cycles/s: bytes per cycle.
   ddrBytesPerCycle = chip.ddrBandwidthGBps * 1e9 / (clockMHz * 1e6);
-  dmaLatencyCycles = uint64_t(std::llround(params.dmaLatencyNs * clockMHz / 1e3));
+  dmaLatencyCycles =
+      uint64_t(std::llround(params.dmaLatencyNs * clockMHz / 1e3));
 }
 
 double TimeModel::getMacsPerCycle(DType type) const {
@@ -40,7 +41,8 @@ double TimeModel::getMacsPerCycle(DType type) const {
 }
 
 double TimeModel::getVectorElementsPerCycle(DType type) const {
-  return double(chip.euBytesPerLane) / std::max<double>(getDTypeBits(type) / 8.0, 1.0);
+  return double(chip.euBytesPerLane) /
+         std::max<double>(getDTypeBits(type) / 8.0, 1.0);
 }
 
 CommandCost TimeModel::getDmaCost(const GlobalGeometry &global,

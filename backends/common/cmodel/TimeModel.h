@@ -1,4 +1,4 @@
-//===- TimeModel.h - modelled cycles of commands ---------------*- C++ -*-===//
+//===- TimeModel.h - modelled cycles of commands ----------------*- C++ -*-===//
 //
 // The cmodel's time is a model, not a measurement: a command's cycles come
 // from the chip's public figures (ChipDescriptor) and a few stated

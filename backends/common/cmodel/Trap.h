@@ -1,4 +1,4 @@
-//===- Trap.h - what the cmodel stops a command stream for -----*- C++ -*-===//
+//===- Trap.h - what the cmodel stops a command stream for ------*- C++ -*-===//
 //
 // A stream that would corrupt memory or race on real hardware must fail in
 // the cmodel, loudly and with a message naming the command: a Trap is the

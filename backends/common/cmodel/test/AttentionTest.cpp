@@ -35,8 +35,8 @@ Inputs makeInputs(const Shape &s) {
 }
 
 /// softmax(q k^T * scale + mask) v per query head, in double.
-std::vector<double> reference(const Shape &s, const Inputs &in,
-                              cmd::DType type, double scale) {
+std::vector<double> reference(const Shape &s, const Inputs &in, cmd::DType type,
+                              double scale) {
   std::vector<double> q = test::asStored(type, in.q),
                       k = test::asStored(type, in.k),
                       v = test::asStored(type, in.v);
@@ -72,18 +72,23 @@ TEST(AttentionTest, GroupedHeadsOneKvHeadPerLane) {
   for (cmd::DType type : {cmd::DTYPE_F16, cmd::DTYPE_BF16}) {
     Harness h(test::getSmallChip());
     // Lane i holds key/value head i and the two query heads that use it.
-    cmd::LocalTensor q = h.local(type, s.queries, s.qCols(), cmd::LAYOUT_COLS, 0, 2);
-    cmd::LocalTensor k = h.local(type, s.keys, s.kvCols(), cmd::LAYOUT_COLS, 0, 2);
-    cmd::LocalTensor v = h.local(type, s.keys, s.kvCols(), cmd::LAYOUT_COLS, 0, 2);
-    cmd::LocalTensor mask = h.local(cmd::DTYPE_F32, s.queries, s.keys, cmd::LAYOUT_REPLICATED, 0, 2);
-    cmd::LocalTensor o = h.local(cmd::DTYPE_F32, s.queries, s.qCols(), cmd::LAYOUT_COLS, 0, 2);
+    cmd::LocalTensor q =
+        h.local(type, s.queries, s.qCols(), cmd::LAYOUT_COLS, 0, 2);
+    cmd::LocalTensor k =
+        h.local(type, s.keys, s.kvCols(), cmd::LAYOUT_COLS, 0, 2);
+    cmd::LocalTensor v =
+        h.local(type, s.keys, s.kvCols(), cmd::LAYOUT_COLS, 0, 2);
+    cmd::LocalTensor mask = h.local(cmd::DTYPE_F32, s.queries, s.keys,
+                                    cmd::LAYOUT_REPLICATED, 0, 2);
+    cmd::LocalTensor o =
+        h.local(cmd::DTYPE_F32, s.queries, s.qCols(), cmd::LAYOUT_COLS, 0, 2);
     cmd::Compute compute = makeCompute(cmd::ATTENTION, {q, k, v, mask}, {o});
     compute.set_group(s.headDim); // scale 0: 1 / sqrt(head_dim).
-    auto outs = h.runOp(compute,
-                        {{h.put(type, s.queries, s.qCols(), in.q), q},
-                         {h.put(type, s.keys, s.kvCols(), in.k), k},
-                         {h.put(type, s.keys, s.kvCols(), in.v), v},
-                         {h.put(cmd::DTYPE_F32, s.queries, s.keys, in.mask), mask}});
+    auto outs = h.runOp(
+        compute, {{h.put(type, s.queries, s.qCols(), in.q), q},
+                  {h.put(type, s.keys, s.kvCols(), in.k), k},
+                  {h.put(type, s.keys, s.kvCols(), in.v), v},
+                  {h.put(cmd::DTYPE_F32, s.queries, s.keys, in.mask), mask}});
     ASSERT_TRUE(bool(outs)) << llvm::toString(outs.takeError());
     test::expectClose(h.get((*outs)[0]), reference(s, in, type, 0.25), 2e-6);
   }
@@ -96,19 +101,24 @@ TEST(AttentionTest, QueryRowsSplitOverLanes) {
   Inputs in = makeInputs(s);
   Harness h(test::getSmallChip());
   cmd::DType type = cmd::DTYPE_F32;
-  cmd::LocalTensor q = h.local(type, s.queries, s.qCols(), cmd::LAYOUT_ROWS, 0, 3);
-  cmd::LocalTensor k = h.local(type, s.keys, s.kvCols(), cmd::LAYOUT_REPLICATED, 0, 3);
-  cmd::LocalTensor v = h.local(type, s.keys, s.kvCols(), cmd::LAYOUT_REPLICATED, 0, 3);
-  cmd::LocalTensor mask = h.local(type, s.queries, s.keys, cmd::LAYOUT_ROWS, 0, 3);
-  cmd::LocalTensor o = h.local(type, s.queries, s.qCols(), cmd::LAYOUT_ROWS, 0, 3);
+  cmd::LocalTensor q =
+      h.local(type, s.queries, s.qCols(), cmd::LAYOUT_ROWS, 0, 3);
+  cmd::LocalTensor k =
+      h.local(type, s.keys, s.kvCols(), cmd::LAYOUT_REPLICATED, 0, 3);
+  cmd::LocalTensor v =
+      h.local(type, s.keys, s.kvCols(), cmd::LAYOUT_REPLICATED, 0, 3);
+  cmd::LocalTensor mask =
+      h.local(type, s.queries, s.keys, cmd::LAYOUT_ROWS, 0, 3);
+  cmd::LocalTensor o =
+      h.local(type, s.queries, s.qCols(), cmd::LAYOUT_ROWS, 0, 3);
   cmd::Compute compute = makeCompute(cmd::ATTENTION, {q, k, v, mask}, {o});
   compute.set_group(s.headDim);
   compute.set_scalar(0.1);
-  auto outs = h.runOp(compute,
-                      {{h.put(type, s.queries, s.qCols(), in.q), q},
-                       {h.put(type, s.keys, s.kvCols(), in.k), k},
-                       {h.put(type, s.keys, s.kvCols(), in.v), v},
-                       {h.put(type, s.queries, s.keys, in.mask), mask}});
+  auto outs =
+      h.runOp(compute, {{h.put(type, s.queries, s.qCols(), in.q), q},
+                        {h.put(type, s.keys, s.kvCols(), in.k), k},
+                        {h.put(type, s.keys, s.kvCols(), in.v), v},
+                        {h.put(type, s.queries, s.keys, in.mask), mask}});
   ASSERT_TRUE(bool(outs)) << llvm::toString(outs.takeError());
   test::expectClose(h.get((*outs)[0]), reference(s, in, type, 0.1), 2e-6);
 }
@@ -125,11 +135,16 @@ TEST(AttentionTest, ChunkedKeysMatchOnePass) {
   cmd::GlobalTensor gk = h.put(type, s.keys, s.kvCols(), in.k);
   cmd::GlobalTensor gv = h.put(type, s.keys, s.kvCols(), in.v);
   cmd::GlobalTensor gmask = h.put(cmd::DTYPE_F32, s.queries, s.keys, in.mask);
-  cmd::LocalTensor q = h.local(type, s.queries, s.qCols(), cmd::LAYOUT_COLS, 0, 2);
-  cmd::LocalTensor acc = h.local(cmd::DTYPE_F32, s.queries, s.qCols(), cmd::LAYOUT_COLS, 0, 2);
-  cmd::LocalTensor max = h.local(cmd::DTYPE_F32, s.queries, s.qHeads, cmd::LAYOUT_COLS, 0, 2);
-  cmd::LocalTensor sum = h.local(cmd::DTYPE_F32, s.queries, s.qHeads, cmd::LAYOUT_COLS, 0, 2);
-  cmd::LocalTensor o = h.local(type, s.queries, s.qCols(), cmd::LAYOUT_COLS, 0, 2);
+  cmd::LocalTensor q =
+      h.local(type, s.queries, s.qCols(), cmd::LAYOUT_COLS, 0, 2);
+  cmd::LocalTensor acc =
+      h.local(cmd::DTYPE_F32, s.queries, s.qCols(), cmd::LAYOUT_COLS, 0, 2);
+  cmd::LocalTensor max =
+      h.local(cmd::DTYPE_F32, s.queries, s.qHeads, cmd::LAYOUT_COLS, 0, 2);
+  cmd::LocalTensor sum =
+      h.local(cmd::DTYPE_F32, s.queries, s.qHeads, cmd::LAYOUT_COLS, 0, 2);
+  cmd::LocalTensor o =
+      h.local(type, s.queries, s.qCols(), cmd::LAYOUT_COLS, 0, 2);
   uint32_t loadQ = b.load(gq, q);
   uint32_t last = 0;
   int64_t chunks[][2] = {{0, 4}, {4, 8}, {8, 10}};
@@ -145,11 +160,12 @@ TEST(AttentionTest, ChunkedKeysMatchOnePass) {
     cm.set_row_stride_bytes(s.keys * 4);
     cmd::LocalTensor k = h.local(type, n, s.kvCols(), cmd::LAYOUT_COLS, 0, 2);
     cmd::LocalTensor v = h.local(type, n, s.kvCols(), cmd::LAYOUT_COLS, 0, 2);
-    cmd::LocalTensor mask = h.local(cmd::DTYPE_F32, s.queries, n, cmd::LAYOUT_REPLICATED, 0, 2);
+    cmd::LocalTensor mask =
+        h.local(cmd::DTYPE_F32, s.queries, n, cmd::LAYOUT_REPLICATED, 0, 2);
     uint32_t loads[] = {b.load(ck, k), b.load(cv, v), b.load(cm, mask)};
     bool final = end == s.keys;
-    cmd::Compute compute = makeCompute(
-        cmd::ATTENTION, {q, k, v, mask}, {final ? o : absent(), acc, max, sum});
+    cmd::Compute compute = makeCompute(cmd::ATTENTION, {q, k, v, mask},
+                                       {final ? o : absent(), acc, max, sum});
     compute.set_group(s.headDim);
     compute.set_resume(begin > 0);
     compute.set_partial(!final);
@@ -158,7 +174,8 @@ TEST(AttentionTest, ChunkedKeysMatchOnePass) {
   cmd::GlobalTensor result = h.store(o, last);
   LLMC_ASSERT_RUN(h, stats);
   test::expectClose(h.get(result), reference(s, in, type, 0.25), 1e-3);
-  EXPECT_EQ(stats.macs, uint64_t(2 * s.queries * s.qHeads * s.keys * s.headDim));
+  EXPECT_EQ(stats.macs,
+            uint64_t(2 * s.queries * s.qHeads * s.keys * s.headDim));
 }
 
 } // namespace

@@ -21,8 +21,9 @@ std::vector<float> iota(size_t count, float start = 0) {
 /// Loads [rows, cols] of `type` into `layout`, stores it back and compares.
 void roundTrip(cmd::DType type, int64_t rows, int64_t cols, cmd::Layout layout,
                uint32_t lanes, int64_t perLane) {
-  SCOPED_TRACE(testing::Message() << getDTypeName(type).str() << " [" << rows << ", "
-                                  << cols << "] layout " << int(layout));
+  SCOPED_TRACE(testing::Message()
+               << getDTypeName(type).str() << " [" << rows << ", " << cols
+               << "] layout " << int(layout));
   Harness h(test::getSmallChip());
   // Small integers: exact in every type of the test.
   std::vector<float> values(rows * cols);
@@ -53,9 +54,11 @@ TEST(DmaTest, FourBitColumnsSplitEvenly) {
   for (size_t i = 0; i < values.size(); ++i)
     values[i] = int32_t(i % 16);
   cmd::GlobalTensor source = h.putInts(cmd::DTYPE_U4, 3, 21, values);
-  cmd::LocalTensor local = h.local(cmd::DTYPE_U4, 3, 21, cmd::LAYOUT_COLS, 0, 3, 8);
+  cmd::LocalTensor local =
+      h.local(cmd::DTYPE_U4, 3, 21, cmd::LAYOUT_COLS, 0, 3, 8);
   uint32_t load = h.load(source, local);
-  cmd::LocalTensor copy = h.local(cmd::DTYPE_U4, 3, 21, cmd::LAYOUT_COLS, 0, 3, 8);
+  cmd::LocalTensor copy =
+      h.local(cmd::DTYPE_U4, 3, 21, cmd::LAYOUT_COLS, 0, 3, 8);
   uint32_t copied = h.getBuilder().unary(cmd::COPY, local, copy, {load});
   cmd::GlobalTensor result = h.store(copy, copied);
   LLMC_ASSERT_RUN(h, stats);
@@ -66,8 +69,8 @@ TEST(DmaTest, LanesHoldTheirPartAtTheSameAddress) {
   Harness h(test::getSmallChip());
   cmd::GlobalTensor source = h.put(cmd::DTYPE_F32, 2, 10, iota(20));
   // Columns 4 per lane: lane 2 holds columns 8 and 9 of both rows.
-  cmd::LocalTensor local = localTensor(0, 3, 128, 2, 10, cmd::DTYPE_F32,
-                                       cmd::LAYOUT_COLS, 4, 64);
+  cmd::LocalTensor local =
+      localTensor(0, 3, 128, 2, 10, cmd::DTYPE_F32, cmd::LAYOUT_COLS, 4, 64);
   h.load(source, local);
   LLMC_ASSERT_RUN(h, stats);
   float lane2[4];
@@ -85,9 +88,11 @@ TEST(DmaTest, StridedGlobalTensorsSelectColumns) {
   head.set_offset(matrix.offset() + 16 * 2);
   head.set_cols(16);
   head.set_row_stride_bytes(64 * 2);
-  cmd::LocalTensor local = h.local(cmd::DTYPE_F16, 8, 16, cmd::LAYOUT_ROWS, 0, 4);
+  cmd::LocalTensor local =
+      h.local(cmd::DTYPE_F16, 8, 16, cmd::LAYOUT_ROWS, 0, 4);
   uint32_t load = h.load(head, local);
-  cmd::LocalTensor copy = h.local(cmd::DTYPE_F16, 8, 16, cmd::LAYOUT_ROWS, 0, 4);
+  cmd::LocalTensor copy =
+      h.local(cmd::DTYPE_F16, 8, 16, cmd::LAYOUT_ROWS, 0, 4);
   uint32_t copied = h.getBuilder().unary(cmd::COPY, local, copy, {load});
   cmd::GlobalTensor result = h.store(copy, copied);
   LLMC_ASSERT_RUN(h, stats);
@@ -103,12 +108,14 @@ TEST(DmaTest, StridedGlobalTensorsSelectColumns) {
 TEST(DmaTest, ReplicatedLoadBroadcastsAndStoreTakesTheFirstLane) {
   Harness h(test::getSmallChip());
   cmd::GlobalTensor source = h.put(cmd::DTYPE_F32, 2, 3, iota(6, 1));
-  cmd::LocalTensor local = h.local(cmd::DTYPE_F32, 2, 3, cmd::LAYOUT_REPLICATED, 0, 4);
+  cmd::LocalTensor local =
+      h.local(cmd::DTYPE_F32, 2, 3, cmd::LAYOUT_REPLICATED, 0, 4);
   h.load(source, local);
   LLMC_ASSERT_RUN(h, stats);
   for (int lane = 0; lane < 4; ++lane) {
     float row[3];
-    std::memcpy(row, h.getModel().local().getLane(lane) + local.address() + 64, 12);
+    std::memcpy(row, h.getModel().local().getLane(lane) + local.address() + 64,
+                12);
     EXPECT_EQ(std::vector<float>(row, row + 3), (std::vector<float>{4, 5, 6}));
   }
 }
@@ -117,9 +124,11 @@ TEST(DmaTest, GatherPicksTableRows) {
   Harness h(test::getSmallChip());
   cmd::GlobalTensor table = h.put(cmd::DTYPE_F16, 10, 16, iota(160));
   cmd::GlobalTensor index = h.putInts(cmd::DTYPE_I32, 1, 4, {7, 0, 9, 7});
-  cmd::LocalTensor rows = h.local(cmd::DTYPE_F16, 4, 16, cmd::LAYOUT_ROWS, 0, 2);
+  cmd::LocalTensor rows =
+      h.local(cmd::DTYPE_F16, 4, 16, cmd::LAYOUT_ROWS, 0, 2);
   uint32_t gathered = h.getBuilder().gather(table, index, rows);
-  cmd::LocalTensor copy = h.local(cmd::DTYPE_F16, 4, 16, cmd::LAYOUT_ROWS, 0, 2);
+  cmd::LocalTensor copy =
+      h.local(cmd::DTYPE_F16, 4, 16, cmd::LAYOUT_ROWS, 0, 2);
   uint32_t copied = h.getBuilder().unary(cmd::COPY, rows, copy, {gathered});
   cmd::GlobalTensor result = h.store(copy, copied);
   LLMC_ASSERT_RUN(h, stats);
@@ -134,7 +143,8 @@ TEST(DmaTest, GatherTrapsOnAnIndexOutsideTheTable) {
   Harness h(test::getSmallChip());
   cmd::GlobalTensor table = h.put(cmd::DTYPE_F16, 10, 16, iota(160));
   cmd::GlobalTensor index = h.putInts(cmd::DTYPE_I32, 1, 2, {3, 10});
-  cmd::LocalTensor rows = h.local(cmd::DTYPE_F16, 2, 16, cmd::LAYOUT_ROWS, 0, 2);
+  cmd::LocalTensor rows =
+      h.local(cmd::DTYPE_F16, 2, 16, cmd::LAYOUT_ROWS, 0, 2);
   h.getBuilder().gather(table, index, rows);
   std::string message;
   EXPECT_EQ(test::getTrapKind(h.run().takeError(), &message),

@@ -22,10 +22,10 @@ std::vector<float> runRowLocal(cmd::Compute compute,
   Harness h(test::getSmallChip());
   std::vector<std::pair<cmd::GlobalTensor, cmd::LocalTensor>> loads;
   for (size_t i = 0; i < inputs.size(); ++i) {
-    cmd::Layout inputLayout = inputRows[i] == 1 && rows != 1 &&
-                                      layout != cmd::LAYOUT_COLS
-                                  ? cmd::LAYOUT_REPLICATED
-                                  : layout;
+    cmd::Layout inputLayout =
+        inputRows[i] == 1 && rows != 1 && layout != cmd::LAYOUT_COLS
+            ? cmd::LAYOUT_REPLICATED
+            : layout;
     cmd::LocalTensor local =
         h.local(types[i], inputRows[i], cols, inputLayout, 0, 4);
     loads.push_back({h.put(types[i], inputRows[i], cols, inputs[i]), local});
@@ -50,12 +50,13 @@ TEST(ElementwiseTest, HalfAndBFloat16ArithmeticIsCorrectlyRounded) {
   for (cmd::DType type : {cmd::DTYPE_F16, cmd::DTYPE_BF16}) {
     std::vector<float> a = test::randomValues(rows * cols, 1, -300, 300);
     std::vector<float> b = test::randomValues(rows * cols, 2, -3, 3);
-    std::vector<double> as = test::asStored(type, a), bs = test::asStored(type, b);
+    std::vector<double> as = test::asStored(type, a),
+                        bs = test::asStored(type, b);
     for (cmd::Opcode opcode : {cmd::ADD, cmd::MUL}) {
       std::vector<double> want;
       for (size_t i = 0; i < as.size(); ++i)
-        want.push_back(test::roundTo(
-            type, opcode == cmd::ADD ? as[i] + bs[i] : as[i] * bs[i]));
+        want.push_back(test::roundTo(type, opcode == cmd::ADD ? as[i] + bs[i]
+                                                              : as[i] * bs[i]));
       for (cmd::Layout layout : {cmd::LAYOUT_ROWS, cmd::LAYOUT_COLS})
         test::expectClose(runRowLocal(op(opcode), {a, b}, {type, type},
                                       {rows, rows}, type, rows, cols, layout),
@@ -81,7 +82,8 @@ TEST(ElementwiseTest, RowVectorsBroadcast) {
 
 TEST(ElementwiseTest, InPlaceAdd) {
   Harness h(test::getSmallChip());
-  std::vector<float> a = test::randomValues(8 * 16, 5), b = test::randomValues(8 * 16, 6);
+  std::vector<float> a = test::randomValues(8 * 16, 5),
+                     b = test::randomValues(8 * 16, 6);
   cmd::LocalTensor la = h.local(cmd::DTYPE_F32, 8, 16, cmd::LAYOUT_ROWS, 0, 4);
   cmd::LocalTensor lb = h.local(cmd::DTYPE_F32, 8, 16, cmd::LAYOUT_ROWS, 0, 4);
   auto outs = h.runOp(makeCompute(cmd::ADD, {la, lb}, {la}),
@@ -152,8 +154,8 @@ TEST(ElementwiseTest, CastRoundsToNearestEven) {
   int64_t rows = 4, cols = 33;
   std::vector<float> x = test::randomValues(rows * cols, 9, -70000, 70000);
   x[0] = 1.0f + 0x1p-11f; // A binary16 tie.
-  x[1] = 65520.0f;         // Rounds to infinity in binary16.
-  x[2] = 0x1p-25f;         // Halfway to the smallest binary16 subnormal.
+  x[1] = 65520.0f;        // Rounds to infinity in binary16.
+  x[2] = 0x1p-25f;        // Halfway to the smallest binary16 subnormal.
   for (cmd::DType to : {cmd::DTYPE_F16, cmd::DTYPE_BF16}) {
     std::vector<double> want;
     for (float v : x)
@@ -185,12 +187,14 @@ TEST(ElementwiseTest, CopyIntoAView) {
   int64_t cols = 32;
   std::vector<float> history = test::randomValues(3 * cols, 11),
                      row = test::randomValues(cols, 12);
-  cmd::LocalTensor buffer = h.local(cmd::DTYPE_F16, 4, cols, cmd::LAYOUT_COLS, 0, 4);
+  cmd::LocalTensor buffer =
+      h.local(cmd::DTYPE_F16, 4, cols, cmd::LAYOUT_COLS, 0, 4);
   cmd::LocalTensor head = buffer, tail = buffer;
   head.set_rows(3);
   tail.set_rows(1);
   tail.set_address(buffer.address() + 3 * 64); // 8 columns of f16 per lane.
-  cmd::LocalTensor fresh = h.local(cmd::DTYPE_F16, 1, cols, cmd::LAYOUT_COLS, 0, 4);
+  cmd::LocalTensor fresh =
+      h.local(cmd::DTYPE_F16, 1, cols, cmd::LAYOUT_COLS, 0, 4);
   StreamBuilder &b = h.getBuilder();
   uint32_t loadHead = b.load(h.put(cmd::DTYPE_F16, 3, cols, history), head);
   uint32_t loadRow = b.load(h.put(cmd::DTYPE_F16, 1, cols, row), fresh);

@@ -1,7 +1,7 @@
 //===- Float16Test.cpp - binary16 and bfloat16 rounding -------------------===//
 
-#include "backends/common/cmodel/Convert.h"
 #include "backends/common/cmodel/Float16.h"
+#include "backends/common/cmodel/Convert.h"
 #include "backends/common/cmodel/test/TestSupport.h"
 
 #include "plugins/WeightSource.h"
@@ -141,9 +141,9 @@ TEST(Float16Test, BulkConversionsMatchTheScalarOnes) {
   std::mt19937 engine(3);
   for (int i = 0; i < 100000; ++i)
     values.push_back(floatFromBits(engine()));
-  for (float special : {0.0f, -0.0f, 65520.0f, 0x1p-25f, 0x1.8p-25f,
-                        3 * 0x1p-25f, INFINITY, -INFINITY,
-                        floatFromBits(0x7f812000u), floatFromBits(0xff800001u)})
+  for (float special :
+       {0.0f, -0.0f, 65520.0f, 0x1p-25f, 0x1.8p-25f, 3 * 0x1p-25f, INFINITY,
+        -INFINITY, floatFromBits(0x7f812000u), floatFromBits(0xff800001u)})
     values.push_back(special);
   std::vector<uint8_t> bulk(2 * values.size());
   floatToHalfArray(values.data(), values.size(), bulk.data());
@@ -171,8 +171,7 @@ TEST(Float16Test, PackedIntegers) {
   EXPECT_EQ(bytes[1], 0x0f);
   EXPECT_EQ(decodeInts(cmd::DTYPE_I4, bytes, 5),
             (std::vector<int32_t>{-8, 7, -1, 0, 3}));
-  EXPECT_EQ(decodeInts(cmd::DTYPE_U4, bytes, 2),
-            (std::vector<int32_t>{8, 7}));
+  EXPECT_EQ(decodeInts(cmd::DTYPE_U4, bytes, 2), (std::vector<int32_t>{8, 7}));
   float widened[3];
   widenElements(cmd::DTYPE_I4, bytes.data(), 1, 3, widened);
   EXPECT_EQ(widened[0], 7.0f);

@@ -28,7 +28,8 @@ std::vector<double> reference(const std::vector<double> &x,
 }
 
 std::vector<float> smallIntegers(size_t count, uint32_t seed, int range) {
-  std::vector<float> values = test::randomValues(count, seed, -range, range + 1);
+  std::vector<float> values =
+      test::randomValues(count, seed, -range, range + 1);
   for (float &value : values)
     value = std::floor(value);
   return values;
@@ -39,10 +40,14 @@ TEST(MatMulTest, IntegerProductsAreExactInEveryLayout) {
   // by columns the same way: each lane computes its output columns.
   Harness h(test::getSmallChip());
   int64_t m = 3, n = 10, k = 20;
-  std::vector<float> x = smallIntegers(m * k, 1, 5), w = smallIntegers(n * k, 2, 5);
-  cmd::LocalTensor lx = h.local(cmd::DTYPE_F32, m, k, cmd::LAYOUT_REPLICATED, 0, 4);
-  cmd::LocalTensor lw = h.local(cmd::DTYPE_F32, n, k, cmd::LAYOUT_ROWS, 0, 4, 3);
-  cmd::LocalTensor ly = h.local(cmd::DTYPE_F32, m, n, cmd::LAYOUT_COLS, 0, 4, 3);
+  std::vector<float> x = smallIntegers(m * k, 1, 5),
+                     w = smallIntegers(n * k, 2, 5);
+  cmd::LocalTensor lx =
+      h.local(cmd::DTYPE_F32, m, k, cmd::LAYOUT_REPLICATED, 0, 4);
+  cmd::LocalTensor lw =
+      h.local(cmd::DTYPE_F32, n, k, cmd::LAYOUT_ROWS, 0, 4, 3);
+  cmd::LocalTensor ly =
+      h.local(cmd::DTYPE_F32, m, n, cmd::LAYOUT_COLS, 0, 4, 3);
   auto outs = h.runOp(makeCompute(cmd::MATMUL, {lx, lw}, {ly}),
                       {{h.put(cmd::DTYPE_F32, m, k, x), lx},
                        {h.put(cmd::DTYPE_F32, n, k, w), lw}});
@@ -64,7 +69,8 @@ TEST(MatMulTest, HalfPrecisionAccumulatesInFloat32) {
                          bias = test::randomValues(n, 5);
       cmd::LocalTensor lx = h.local(type, m, k, cmd::LAYOUT_REPLICATED, 0, 4);
       cmd::LocalTensor lw = h.local(type, n, k, cmd::LAYOUT_ROWS, 0, 4);
-      cmd::LocalTensor lb = h.local(cmd::DTYPE_F32, 1, n, cmd::LAYOUT_COLS, 0, 4);
+      cmd::LocalTensor lb =
+          h.local(cmd::DTYPE_F32, 1, n, cmd::LAYOUT_COLS, 0, 4);
       cmd::LocalTensor ly = h.local(outType, m, n, cmd::LAYOUT_COLS, 0, 4);
       auto outs = h.runOp(makeCompute(cmd::MATMUL, {lx, lw, lb}, {ly}),
                           {{h.put(type, m, k, x), lx},
@@ -72,12 +78,12 @@ TEST(MatMulTest, HalfPrecisionAccumulatesInFloat32) {
                            {h.put(cmd::DTYPE_F32, 1, n, bias), lb}});
       ASSERT_TRUE(bool(outs)) << llvm::toString(outs.takeError());
       std::vector<double> b = test::asStored(cmd::DTYPE_F32, bias);
-      std::vector<double> want = reference(test::asStored(type, x),
-                                           test::asStored(type, w), m, n, k, &b);
+      std::vector<double> want = reference(
+          test::asStored(type, x), test::asStored(type, w), m, n, k, &b);
       // Float32 accumulation is close to exact; the output rounds once.
       double tolerance = outType == cmd::DTYPE_F32 ? 2e-6
-                         : type == cmd::DTYPE_F16 ? 1e-3
-                                                  : 8e-3;
+                         : type == cmd::DTYPE_F16  ? 1e-3
+                                                   : 8e-3;
       test::expectClose(h.get((*outs)[0]), want, tolerance);
     }
   }
@@ -87,7 +93,8 @@ TEST(MatMulTest, AccumulateAddsKChunks) {
   // y = x[:, :32] w[:, :32]^T, then y += x[:, 32:] w[:, 32:]^T.
   Harness h(test::getSmallChip());
   int64_t m = 2, n = 8, k = 64;
-  std::vector<float> x = test::randomValues(m * k, 6), w = test::randomValues(n * k, 7);
+  std::vector<float> x = test::randomValues(m * k, 6),
+                     w = test::randomValues(n * k, 7);
   cmd::GlobalTensor gx = h.put(cmd::DTYPE_F32, m, k, x);
   cmd::GlobalTensor gw = h.put(cmd::DTYPE_F32, n, k, w);
   StreamBuilder &b = h.getBuilder();
@@ -100,8 +107,10 @@ TEST(MatMulTest, AccumulateAddsKChunks) {
       g->set_offset(g->offset() + chunk * 32 * 4);
       g->set_cols(32);
     }
-    cmd::LocalTensor lx = h.local(cmd::DTYPE_F32, m, 32, cmd::LAYOUT_REPLICATED, 0, 4);
-    cmd::LocalTensor lw = h.local(cmd::DTYPE_F32, n, 32, cmd::LAYOUT_ROWS, 0, 4);
+    cmd::LocalTensor lx =
+        h.local(cmd::DTYPE_F32, m, 32, cmd::LAYOUT_REPLICATED, 0, 4);
+    cmd::LocalTensor lw =
+        h.local(cmd::DTYPE_F32, n, 32, cmd::LAYOUT_ROWS, 0, 4);
     uint32_t loadX = b.load(xs, lx), loadW = b.load(ws, lw);
     cmd::Compute compute = makeCompute(cmd::MATMUL, {lx, lw}, {ly});
     compute.set_accumulate(chunk > 0);
@@ -118,14 +127,18 @@ TEST(MatMulTest, AccumulateAddsKChunks) {
 TEST(MatMulTest, ResultsDoNotDependOnThreadsOrLanes) {
   // The same product on 64 lanes with 1 and 4 threads, and on 1 lane.
   int64_t m = 7, n = 256, k = 200;
-  std::vector<float> x = test::randomValues(m * k, 8), w = test::randomValues(n * k, 9);
+  std::vector<float> x = test::randomValues(m * k, 8),
+                     w = test::randomValues(n * k, 9);
   std::vector<std::vector<float>> results;
-  for (auto [threads, lanes] : {std::pair(1u, 64u), std::pair(4u, 64u),
-                                std::pair(2u, 1u)}) {
+  for (auto [threads, lanes] :
+       {std::pair(1u, 64u), std::pair(4u, 64u), std::pair(2u, 1u)}) {
     Harness h(test::getBm1684xLikeChip(), threads);
-    cmd::LocalTensor lx = h.local(cmd::DTYPE_F16, m, k, cmd::LAYOUT_REPLICATED, 0, lanes);
-    cmd::LocalTensor lw = h.local(cmd::DTYPE_F16, n, k, cmd::LAYOUT_ROWS, 0, lanes);
-    cmd::LocalTensor ly = h.local(cmd::DTYPE_F16, m, n, cmd::LAYOUT_COLS, 0, lanes);
+    cmd::LocalTensor lx =
+        h.local(cmd::DTYPE_F16, m, k, cmd::LAYOUT_REPLICATED, 0, lanes);
+    cmd::LocalTensor lw =
+        h.local(cmd::DTYPE_F16, n, k, cmd::LAYOUT_ROWS, 0, lanes);
+    cmd::LocalTensor ly =
+        h.local(cmd::DTYPE_F16, m, n, cmd::LAYOUT_COLS, 0, lanes);
     auto outs = h.runOp(makeCompute(cmd::MATMUL, {lx, lw}, {ly}),
                         {{h.put(cmd::DTYPE_F16, m, k, x), lx},
                          {h.put(cmd::DTYPE_F16, n, k, w), lw}});
@@ -165,7 +178,8 @@ void checkA16(const QuantCase &c, uint32_t seed) {
   std::vector<float> q = test::randomValues(n * k, seed, lo, hi + 1);
   for (float &v : q)
     v = std::floor(v);
-  std::vector<float> scale = test::randomValues(n * groups, seed + 1, 0.01f, 0.1f);
+  std::vector<float> scale =
+      test::randomValues(n * groups, seed + 1, 0.01f, 0.1f);
   std::vector<float> zp = test::randomValues(n * groups, seed + 2, lo, hi + 1);
   for (float &v : zp)
     v = std::floor(v);
@@ -187,16 +201,18 @@ void checkA16(const QuantCase &c, uint32_t seed) {
   for (int64_t r = 0; r < n; ++r)
     for (int64_t i = 0; i < k; ++i) {
       int64_t g = r * groups + i / c.groupSize;
-      w[r * k + i] = test::roundTo(c.activation, double(float((qs[r * k + i] - zs[g]) * ss[g])));
+      w[r * k + i] = test::roundTo(
+          c.activation, double(float((qs[r * k + i] - zs[g]) * ss[g])));
     }
   std::vector<double> want =
       reference(test::asStored(c.activation, x), w, m, n, k);
 
-  cmd::LocalTensor lx = h.local(c.activation, m, k, cmd::LAYOUT_REPLICATED, 0, 4);
+  cmd::LocalTensor lx =
+      h.local(c.activation, m, k, cmd::LAYOUT_REPLICATED, 0, 4);
   cmd::LocalTensor lw = h.local(c.weight, n, k, cmd::LAYOUT_ROWS, 0, 4);
   cmd::LocalTensor ls = h.local(c.scaleType, n, groups, cmd::LAYOUT_ROWS, 0, 4);
-  cmd::LocalTensor lz = hasZp ? h.local(c.zpType, n, groups, cmd::LAYOUT_ROWS, 0, 4)
-                              : absent();
+  cmd::LocalTensor lz =
+      hasZp ? h.local(c.zpType, n, groups, cmd::LAYOUT_ROWS, 0, 4) : absent();
   cmd::LocalTensor ly = h.local(cmd::DTYPE_F32, m, n, cmd::LAYOUT_COLS, 0, 4);
   std::vector<std::pair<cmd::GlobalTensor, cmd::LocalTensor>> loads = {
       {h.put(c.activation, m, k, x), lx},
@@ -204,25 +220,40 @@ void checkA16(const QuantCase &c, uint32_t seed) {
       {h.put(c.scaleType, n, groups, scale), ls}};
   if (hasZp)
     loads.push_back({h.put(c.zpType, n, groups, zp), lz});
-  auto outs = h.runOp(makeCompute(cmd::A16MATMUL, {lx, lw, ls, lz}, {ly}), loads);
+  auto outs =
+      h.runOp(makeCompute(cmd::A16MATMUL, {lx, lw, ls, lz}, {ly}), loads);
   ASSERT_TRUE(bool(outs)) << llvm::toString(outs.takeError());
   test::expectClose(h.get((*outs)[0]), want, c.exact ? 0.0 : 2e-6);
 }
 
 TEST(A16MatMulTest, GroupScalesAndZeroPointsAreExact) {
-  checkA16({cmd::DTYPE_F16, cmd::DTYPE_U4, cmd::DTYPE_F16, cmd::DTYPE_U4, 8, true}, 10);
-  checkA16({cmd::DTYPE_BF16, cmd::DTYPE_U8, cmd::DTYPE_BF16, cmd::DTYPE_U8, 16, true}, 20);
-  checkA16({cmd::DTYPE_F16, cmd::DTYPE_I4, cmd::DTYPE_F16, cmd::DTYPE_INVALID, 32, true}, 30);
+  checkA16(
+      {cmd::DTYPE_F16, cmd::DTYPE_U4, cmd::DTYPE_F16, cmd::DTYPE_U4, 8, true},
+      10);
+  checkA16({cmd::DTYPE_BF16, cmd::DTYPE_U8, cmd::DTYPE_BF16, cmd::DTYPE_U8, 16,
+            true},
+           20);
+  checkA16({cmd::DTYPE_F16, cmd::DTYPE_I4, cmd::DTYPE_F16, cmd::DTYPE_INVALID,
+            32, true},
+           30);
 }
 
 TEST(A16MatMulTest, DequantizedWeightsRoundToTheActivationType) {
   // With random scales, (q - zp) * scale needs more bits than f16 or bf16
   // hold: the comparison (2e-6) fails unless the kernel rounds the weight to
   // the activation type before multiplying, as the contract says.
-  checkA16({cmd::DTYPE_F16, cmd::DTYPE_U4, cmd::DTYPE_F16, cmd::DTYPE_U4, 16, false}, 40);
-  checkA16({cmd::DTYPE_BF16, cmd::DTYPE_I8, cmd::DTYPE_BF16, cmd::DTYPE_INVALID, 64, false}, 50);
-  checkA16({cmd::DTYPE_BF16, cmd::DTYPE_U4, cmd::DTYPE_F32, cmd::DTYPE_F32, 8, false}, 60);
-  checkA16({cmd::DTYPE_F32, cmd::DTYPE_I4, cmd::DTYPE_F32, cmd::DTYPE_INVALID, 16, false}, 70);
+  checkA16(
+      {cmd::DTYPE_F16, cmd::DTYPE_U4, cmd::DTYPE_F16, cmd::DTYPE_U4, 16, false},
+      40);
+  checkA16({cmd::DTYPE_BF16, cmd::DTYPE_I8, cmd::DTYPE_BF16, cmd::DTYPE_INVALID,
+            64, false},
+           50);
+  checkA16({cmd::DTYPE_BF16, cmd::DTYPE_U4, cmd::DTYPE_F32, cmd::DTYPE_F32, 8,
+            false},
+           60);
+  checkA16({cmd::DTYPE_F32, cmd::DTYPE_I4, cmd::DTYPE_F32, cmd::DTYPE_INVALID,
+            16, false},
+           70);
 }
 
 } // namespace

@@ -12,9 +12,8 @@ namespace {
 using test::Harness;
 
 std::vector<double> rmsNormReference(const std::vector<double> &x,
-                                     const std::vector<double> &w,
-                                     int64_t rows, int64_t cols, int64_t group,
-                                     double eps) {
+                                     const std::vector<double> &w, int64_t rows,
+                                     int64_t cols, int64_t group, double eps) {
   std::vector<double> y(x.size());
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t g = 0; g < cols; g += group) {
@@ -34,9 +33,12 @@ TEST(NormTest, RMSNormOfWholeRows) {
   int64_t rows = 7, cols = 96;
   std::vector<float> x = test::randomValues(rows * cols, 1, -3, 3),
                      w = test::randomValues(cols, 2, 0.5, 1.5);
-  cmd::LocalTensor lx = h.local(cmd::DTYPE_F32, rows, cols, cmd::LAYOUT_ROWS, 0, 4);
-  cmd::LocalTensor lw = h.local(cmd::DTYPE_F32, 1, cols, cmd::LAYOUT_REPLICATED, 0, 4);
-  cmd::LocalTensor ly = h.local(cmd::DTYPE_F32, rows, cols, cmd::LAYOUT_ROWS, 0, 4);
+  cmd::LocalTensor lx =
+      h.local(cmd::DTYPE_F32, rows, cols, cmd::LAYOUT_ROWS, 0, 4);
+  cmd::LocalTensor lw =
+      h.local(cmd::DTYPE_F32, 1, cols, cmd::LAYOUT_REPLICATED, 0, 4);
+  cmd::LocalTensor ly =
+      h.local(cmd::DTYPE_F32, rows, cols, cmd::LAYOUT_ROWS, 0, 4);
   cmd::Compute compute = makeCompute(cmd::RMSNORM, {lx, lw}, {ly});
   compute.set_eps(1e-6);
   auto outs = h.runOp(compute, {{h.put(cmd::DTYPE_F32, rows, cols, x), lx},
@@ -55,8 +57,10 @@ TEST(NormTest, RMSNormPerHead) {
   int64_t rows = 3, cols = 64, group = 16;
   std::vector<float> x = test::randomValues(rows * cols, 3, -3, 3),
                      w = test::randomValues(group, 4, 0.5, 1.5);
-  cmd::LocalTensor lx = h.local(cmd::DTYPE_F16, rows, cols, cmd::LAYOUT_COLS, 0, 2);
-  cmd::LocalTensor lw = h.local(cmd::DTYPE_F16, 1, group, cmd::LAYOUT_REPLICATED, 0, 2);
+  cmd::LocalTensor lx =
+      h.local(cmd::DTYPE_F16, rows, cols, cmd::LAYOUT_COLS, 0, 2);
+  cmd::LocalTensor lw =
+      h.local(cmd::DTYPE_F16, 1, group, cmd::LAYOUT_REPLICATED, 0, 2);
   cmd::Compute compute = makeCompute(cmd::RMSNORM, {lx, lw}, {lx}); // In place.
   compute.set_eps(1e-5);
   compute.set_group(group);
@@ -98,16 +102,21 @@ TEST(NormTest, RopeRotatesPairsOfEveryHead) {
         }
     Harness h(test::getSmallChip());
     // One head per lane; the tables replicated.
-    cmd::LocalTensor lx = h.local(cmd::DTYPE_F32, rows, cols, cmd::LAYOUT_COLS, 0, 4);
-    cmd::LocalTensor lc = h.local(cmd::DTYPE_F32, rows, rotary, cmd::LAYOUT_REPLICATED, 0, 4);
-    cmd::LocalTensor ls = h.local(cmd::DTYPE_F32, rows, rotary, cmd::LAYOUT_REPLICATED, 0, 4);
-    cmd::LocalTensor ly = h.local(cmd::DTYPE_F32, rows, cols, cmd::LAYOUT_COLS, 0, 4);
+    cmd::LocalTensor lx =
+        h.local(cmd::DTYPE_F32, rows, cols, cmd::LAYOUT_COLS, 0, 4);
+    cmd::LocalTensor lc =
+        h.local(cmd::DTYPE_F32, rows, rotary, cmd::LAYOUT_REPLICATED, 0, 4);
+    cmd::LocalTensor ls =
+        h.local(cmd::DTYPE_F32, rows, rotary, cmd::LAYOUT_REPLICATED, 0, 4);
+    cmd::LocalTensor ly =
+        h.local(cmd::DTYPE_F32, rows, cols, cmd::LAYOUT_COLS, 0, 4);
     cmd::Compute compute = makeCompute(cmd::ROPE, {lx, lc, ls}, {ly});
     compute.set_group(headDim);
     compute.set_interleaved(interleaved);
-    auto outs = h.runOp(compute, {{h.put(cmd::DTYPE_F32, rows, cols, x), lx},
-                                  {h.put(cmd::DTYPE_F32, rows, rotary, cos), lc},
-                                  {h.put(cmd::DTYPE_F32, rows, rotary, sin), ls}});
+    auto outs =
+        h.runOp(compute, {{h.put(cmd::DTYPE_F32, rows, cols, x), lx},
+                          {h.put(cmd::DTYPE_F32, rows, rotary, cos), lc},
+                          {h.put(cmd::DTYPE_F32, rows, rotary, sin), ls}});
     ASSERT_TRUE(bool(outs)) << llvm::toString(outs.takeError());
     test::expectClose(h.get((*outs)[0]), want, 1e-6);
   }
@@ -129,8 +138,10 @@ TEST(NormTest, SoftmaxOfRows) {
     for (int64_t c = 0; c < cols; ++c)
       want[r * cols + c] = r == 5 ? 0 : std::exp(x[r * cols + c] - max) / sum;
   }
-  cmd::LocalTensor lx = h.local(cmd::DTYPE_F32, rows, cols, cmd::LAYOUT_ROWS, 0, 4);
-  cmd::LocalTensor ly = h.local(cmd::DTYPE_F32, rows, cols, cmd::LAYOUT_ROWS, 0, 4);
+  cmd::LocalTensor lx =
+      h.local(cmd::DTYPE_F32, rows, cols, cmd::LAYOUT_ROWS, 0, 4);
+  cmd::LocalTensor ly =
+      h.local(cmd::DTYPE_F32, rows, cols, cmd::LAYOUT_ROWS, 0, 4);
   auto outs = h.runOp(makeCompute(cmd::SOFTMAX, {lx}, {ly}),
                       {{h.put(cmd::DTYPE_F32, rows, cols, x), lx}});
   ASSERT_TRUE(bool(outs)) << llvm::toString(outs.takeError());
@@ -144,23 +155,32 @@ TEST(NormTest, ArgMaxInTwoStages) {
   Harness h(test::getSmallChip());
   int64_t rows = 3, vocab = 100, lanes = 4;
   std::vector<float> logits = test::randomValues(rows * vocab, 8, -5, 5);
-  logits[0 * vocab + 60] = 9;  // Row 0: the maximum on lane 2.
-  logits[1 * vocab + 30] = 7;  // Row 1: a tie across lanes 1 and 3 ...
-  logits[1 * vocab + 80] = 7;  // ... resolves to 30.
+  logits[0 * vocab + 60] = 9;   // Row 0: the maximum on lane 2.
+  logits[1 * vocab + 30] = 7;   // Row 1: a tie across lanes 1 and 3 ...
+  logits[1 * vocab + 80] = 7;   // ... resolves to 30.
   logits[2 * vocab + 99] = NAN; // Row 2: a NaN counts as the maximum.
   StreamBuilder &b = h.getBuilder();
-  cmd::LocalTensor lx = h.local(cmd::DTYPE_F16, rows, vocab, cmd::LAYOUT_COLS, 0, 4);
-  cmd::LocalTensor values = h.local(cmd::DTYPE_F16, rows, lanes, cmd::LAYOUT_COLS, 0, 4, 1);
-  cmd::LocalTensor indices = h.local(cmd::DTYPE_I32, rows, lanes, cmd::LAYOUT_COLS, 0, 4, 1);
+  cmd::LocalTensor lx =
+      h.local(cmd::DTYPE_F16, rows, vocab, cmd::LAYOUT_COLS, 0, 4);
+  cmd::LocalTensor values =
+      h.local(cmd::DTYPE_F16, rows, lanes, cmd::LAYOUT_COLS, 0, 4, 1);
+  cmd::LocalTensor indices =
+      h.local(cmd::DTYPE_I32, rows, lanes, cmd::LAYOUT_COLS, 0, 4, 1);
   uint32_t load = b.load(h.put(cmd::DTYPE_F16, rows, vocab, logits), lx);
-  uint32_t first = b.compute(makeCompute(cmd::ARGMAX, {lx}, {values, indices}), {load});
+  uint32_t first =
+      b.compute(makeCompute(cmd::ARGMAX, {lx}, {values, indices}), {load});
   cmd::GlobalTensor partialValues = h.store(values, first);
   cmd::GlobalTensor partialIndices = h.store(indices, first);
-  cmd::LocalTensor v2 = h.local(cmd::DTYPE_F16, rows, lanes, cmd::LAYOUT_ROWS, 0, 1);
-  cmd::LocalTensor i2 = h.local(cmd::DTYPE_I32, rows, lanes, cmd::LAYOUT_ROWS, 0, 1);
-  uint32_t loadV = b.load(partialValues, v2), loadI = b.load(partialIndices, i2);
-  cmd::LocalTensor best = h.local(cmd::DTYPE_F16, rows, 1, cmd::LAYOUT_ROWS, 0, 1);
-  cmd::LocalTensor token = h.local(cmd::DTYPE_I32, rows, 1, cmd::LAYOUT_ROWS, 0, 1);
+  cmd::LocalTensor v2 =
+      h.local(cmd::DTYPE_F16, rows, lanes, cmd::LAYOUT_ROWS, 0, 1);
+  cmd::LocalTensor i2 =
+      h.local(cmd::DTYPE_I32, rows, lanes, cmd::LAYOUT_ROWS, 0, 1);
+  uint32_t loadV = b.load(partialValues, v2),
+           loadI = b.load(partialIndices, i2);
+  cmd::LocalTensor best =
+      h.local(cmd::DTYPE_F16, rows, 1, cmd::LAYOUT_ROWS, 0, 1);
+  cmd::LocalTensor token =
+      h.local(cmd::DTYPE_I32, rows, 1, cmd::LAYOUT_ROWS, 0, 1);
   uint32_t second = b.compute(makeCompute(cmd::ARGMAX, {v2, i2}, {best, token}),
                               {loadV, loadI});
   cmd::GlobalTensor tokens = h.store(token, second);

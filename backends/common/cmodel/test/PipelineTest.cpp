@@ -49,8 +49,7 @@ struct QuantWeight {
 };
 
 std::vector<double> linear(const std::vector<double> &x,
-                           const std::vector<double> &w, int64_t n,
-                           int64_t k) {
+                           const std::vector<double> &w, int64_t n, int64_t k) {
   std::vector<double> y(n);
   for (int64_t r = 0; r < n; ++r)
     for (int64_t i = 0; i < k; ++i)
@@ -96,7 +95,8 @@ void runMlp(bool reuseWaits) {
   // 2. Gate and up in tiles of 32 weight rows (8 per lane), two buffers.
   auto tileOf = [&](const cmd::GlobalTensor &g, int64_t t) {
     cmd::GlobalTensor tile = g;
-    tile.set_offset(g.offset() + t * kTile * getDTypeBytes(g.dtype(), g.cols()));
+    tile.set_offset(g.offset() +
+                    t * kTile * getDTypeBytes(g.dtype(), g.cols()));
     tile.set_rows(kTile);
     return tile;
   };
@@ -143,8 +143,7 @@ void runMlp(bool reuseWaits) {
     b.a16MatMul(xn, buf.gate[0], buf.gate[1], buf.gate[2], buf.gateOut, waits);
     b.a16MatMul(xn, buf.up[0], buf.up[1], buf.up[2], buf.upOut);
     b.unary(cmd::SILU, buf.gateOut, buf.gateOut);
-    lastReader.push_back(
-        b.binary(cmd::MUL, buf.gateOut, buf.upOut, buf.hOut));
+    lastReader.push_back(b.binary(cmd::MUL, buf.gateOut, buf.upOut, buf.hOut));
   }
   storeH(tiles - 2);
   storeH(tiles - 1);
@@ -155,7 +154,8 @@ void runMlp(bool reuseWaits) {
   std::array<cmd::LocalTensor, 3> lDown;
   std::vector<uint32_t> downLoads = {loadH};
   for (int i = 0; i < 3; ++i) {
-    lDown[i] = h.local(gDown[i].dtype(), kHidden, gDown[i].cols(), rowsLayout, 0, kLanes);
+    lDown[i] = h.local(gDown[i].dtype(), kHidden, gDown[i].cols(), rowsLayout,
+                       0, kLanes);
     downLoads.push_back(b.load(gDown[i], lDown[i]));
   }
   cmd::LocalTensor ly = h.local(f16, 1, kHidden, cols, 0, kLanes);
@@ -176,7 +176,8 @@ void runMlp(bool reuseWaits) {
   LLMC_ASSERT_RUN(h, stats);
 
   // The reference, in double with the same f16 storage points.
-  std::vector<double> xs = test::asStored(f16, x), ns = test::asStored(f16, norm);
+  std::vector<double> xs = test::asStored(f16, x),
+                      ns = test::asStored(f16, norm);
   double sum = 0;
   for (double v : xs)
     sum += v * v;

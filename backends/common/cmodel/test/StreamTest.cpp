@@ -12,25 +12,28 @@ namespace {
 /// attributes and absent operands, stores, waits on both queues.
 cmd::CommandStream makeStream() {
   StreamBuilder b("block.0.decode");
-  cmd::GlobalTensor table = globalTensor(cmd::REGION_COEFF, 0, 8, 16, cmd::DTYPE_F16);
+  cmd::GlobalTensor table =
+      globalTensor(cmd::REGION_COEFF, 0, 8, 16, cmd::DTYPE_F16);
   cmd::GlobalTensor ids = globalTensor(cmd::REGION_IO, 0, 1, 2, cmd::DTYPE_I32);
-  cmd::LocalTensor rows = localTensor(0, 2, 0, 2, 16, cmd::DTYPE_F16,
-                                      cmd::LAYOUT_REPLICATED);
-  cmd::LocalTensor weight = localTensor(0, 2, 128, 1, 16, cmd::DTYPE_F16,
-                                        cmd::LAYOUT_REPLICATED);
-  cmd::LocalTensor normed = localTensor(0, 2, 256, 2, 16, cmd::DTYPE_F16,
-                                        cmd::LAYOUT_REPLICATED);
+  cmd::LocalTensor rows =
+      localTensor(0, 2, 0, 2, 16, cmd::DTYPE_F16, cmd::LAYOUT_REPLICATED);
+  cmd::LocalTensor weight =
+      localTensor(0, 2, 128, 1, 16, cmd::DTYPE_F16, cmd::LAYOUT_REPLICATED);
+  cmd::LocalTensor normed =
+      localTensor(0, 2, 256, 2, 16, cmd::DTYPE_F16, cmd::LAYOUT_REPLICATED);
   uint32_t gathered = b.gather(table, ids, rows);
-  uint32_t loaded = b.load(globalTensor(cmd::REGION_COEFF, 256, 1, 16, cmd::DTYPE_F16), weight);
+  uint32_t loaded = b.load(
+      globalTensor(cmd::REGION_COEFF, 256, 1, 16, cmd::DTYPE_F16), weight);
   cmd::Compute norm = makeCompute(cmd::RMSNORM, {rows, weight}, {normed});
   norm.set_eps(1e-6);
   uint32_t normId = b.compute(norm, {gathered, loaded});
-  cmd::LocalTensor scaled = localTensor(0, 2, 384, 2, 16, cmd::DTYPE_F16,
-                                        cmd::LAYOUT_REPLICATED);
+  cmd::LocalTensor scaled =
+      localTensor(0, 2, 384, 2, 16, cmd::DTYPE_F16, cmd::LAYOUT_REPLICATED);
   cmd::Compute mul = makeCompute(cmd::MUL_CONST, {normed}, {scaled});
   mul.set_scalar(0.5);
   uint32_t mulId = b.compute(mul);
-  b.store(scaled, globalTensor(cmd::REGION_IO, 64, 2, 16, cmd::DTYPE_F16), {mulId});
+  b.store(scaled, globalTensor(cmd::REGION_IO, 64, 2, 16, cmd::DTYPE_F16),
+          {mulId});
   (void)normId;
   return b.take();
 }
@@ -39,12 +42,12 @@ void fill(CModel &model) {
   model.global().allocate(cmd::REGION_COEFF, 512);
   model.global().allocate(cmd::REGION_IO, 256);
   std::vector<float> table = test::randomValues(8 * 16 + 16, 1, 0.5, 2);
-  llvm::cantFail(model.global().write(cmd::REGION_COEFF, 0,
-                                      encodeFloats(cmd::DTYPE_F16,
-                                                   llvm::ArrayRef(table).take_front(128))));
-  llvm::cantFail(model.global().write(cmd::REGION_COEFF, 256,
-                                      encodeFloats(cmd::DTYPE_F16,
-                                                   llvm::ArrayRef(table).take_back(16))));
+  llvm::cantFail(model.global().write(
+      cmd::REGION_COEFF, 0,
+      encodeFloats(cmd::DTYPE_F16, llvm::ArrayRef(table).take_front(128))));
+  llvm::cantFail(model.global().write(
+      cmd::REGION_COEFF, 256,
+      encodeFloats(cmd::DTYPE_F16, llvm::ArrayRef(table).take_back(16))));
   llvm::cantFail(model.global().write(cmd::REGION_IO, 0,
                                       encodeInts(cmd::DTYPE_I32, {5, 2})));
 }
@@ -87,9 +90,9 @@ TEST(StreamTest, SerializationRoundTripsDeterministically) {
 
 TEST(StreamTest, TextFormatIsReadable) {
   std::string text = printStream(makeStream());
-  for (const char *fragment : {"name: \"block.0.decode\"", "opcode: RMSNORM",
-                               "kind: GATHER", "layout: LAYOUT_REPLICATED",
-                               "region: REGION_COEFF", "eps: 1e-06"})
+  for (const char *fragment :
+       {"name: \"block.0.decode\"", "opcode: RMSNORM", "kind: GATHER",
+        "layout: LAYOUT_REPLICATED", "region: REGION_COEFF", "eps: 1e-06"})
     EXPECT_NE(text.find(fragment), std::string::npos) << fragment << "\n"
                                                       << text;
 }

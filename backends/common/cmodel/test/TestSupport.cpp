@@ -4,8 +4,8 @@
 
 #include "backends/common/cmodel/Convert.h"
 
-#include "gtest/gtest.h"
 #include "llvm/Support/MathExtras.h"
+#include "gtest/gtest.h"
 
 #include <cmath>
 #include <limits>
@@ -129,8 +129,8 @@ cmd::GlobalTensor Harness::put(cmd::DType type, int64_t rows, int64_t cols,
   cmd::GlobalTensor tensor = reserve(type, rows, cols);
   std::vector<uint8_t> bytes;
   for (int64_t r = 0; r < rows; ++r) {
-    std::vector<uint8_t> row = encodeFloats(
-        type, llvm::ArrayRef<float>(values).slice(r * cols, cols));
+    std::vector<uint8_t> row =
+        encodeFloats(type, llvm::ArrayRef<float>(values).slice(r * cols, cols));
     bytes.insert(bytes.end(), row.begin(), row.end());
   }
   llvm::cantFail(model.global().write(cmd::REGION_IO, tensor.offset(), bytes));
@@ -143,8 +143,8 @@ cmd::GlobalTensor Harness::putInts(cmd::DType type, int64_t rows, int64_t cols,
   cmd::GlobalTensor tensor = reserve(type, rows, cols);
   std::vector<uint8_t> bytes;
   for (int64_t r = 0; r < rows; ++r) {
-    std::vector<uint8_t> row = encodeInts(
-        type, llvm::ArrayRef<int32_t>(values).slice(r * cols, cols));
+    std::vector<uint8_t> row =
+        encodeInts(type, llvm::ArrayRef<int32_t>(values).slice(r * cols, cols));
     bytes.insert(bytes.end(), row.begin(), row.end());
   }
   llvm::cantFail(model.global().write(cmd::REGION_IO, tensor.offset(), bytes));
@@ -154,8 +154,7 @@ cmd::GlobalTensor Harness::putInts(cmd::DType type, int64_t rows, int64_t cols,
 cmd::GlobalTensor Harness::reserve(cmd::DType type, int64_t rows,
                                    int64_t cols) {
   uint64_t bytes = rows * getDTypeBytes(type, cols);
-  return globalTensor(cmd::REGION_IO, allocateGlobal(bytes), rows, cols,
-                      type);
+  return globalTensor(cmd::REGION_IO, allocateGlobal(bytes), rows, cols, type);
 }
 
 std::vector<float> Harness::get(const cmd::GlobalTensor &tensor) {
@@ -202,8 +201,7 @@ uint32_t Harness::load(const cmd::GlobalTensor &tensor,
   return builder.load(tensor, into);
 }
 
-cmd::GlobalTensor Harness::store(const cmd::LocalTensor &from,
-                                 uint32_t after) {
+cmd::GlobalTensor Harness::store(const cmd::LocalTensor &from, uint32_t after) {
   cmd::GlobalTensor tensor = reserve(from.dtype(), from.rows(), from.cols());
   builder.store(from, tensor, {after});
   return tensor;
@@ -219,8 +217,7 @@ llvm::Expected<RunStats> Harness::run() {
 
 llvm::Expected<std::vector<cmd::GlobalTensor>> Harness::runOp(
     const cmd::Compute &compute,
-    const std::vector<std::pair<cmd::GlobalTensor, cmd::LocalTensor>>
-        &loads) {
+    const std::vector<std::pair<cmd::GlobalTensor, cmd::LocalTensor>> &loads) {
   std::vector<uint32_t> ids;
   for (const auto &[global, local] : loads)
     ids.push_back(builder.load(global, local));
@@ -234,20 +231,22 @@ llvm::Expected<std::vector<cmd::GlobalTensor>> Harness::runOp(
   return stored;
 }
 
-void expectClose(const std::vector<float> &got,
-                 const std::vector<double> &want, double tolerance) {
+void expectClose(const std::vector<float> &got, const std::vector<double> &want,
+                 double tolerance) {
   ASSERT_EQ(got.size(), want.size());
   int reported = 0;
   for (size_t i = 0; i < got.size(); ++i) {
     double bound = tolerance * std::max(1.0, std::fabs(want[i]));
-    bool same = got[i] == want[i] || (std::isnan(got[i]) && std::isnan(want[i]));
+    bool same =
+        got[i] == want[i] || (std::isnan(got[i]) && std::isnan(want[i]));
     if (!same && !(std::fabs(got[i] - want[i]) <= bound) && reported++ < 8)
       ADD_FAILURE() << "element " << i << ": got " << got[i] << ", want "
                     << want[i] << " (tolerance " << bound << ")";
   }
 }
 
-std::vector<double> asStored(cmd::DType type, const std::vector<float> &values) {
+std::vector<double> asStored(cmd::DType type,
+                             const std::vector<float> &values) {
   std::vector<double> result;
   for (float value : values)
     result.push_back(roundTo(type, value));

@@ -1,4 +1,4 @@
-//===- TestSupport.h - helpers for cmodel tests ----------------*- C++ -*-===//
+//===- TestSupport.h - helpers for cmodel tests -----------------*- C++ -*-===//
 //
 // Chips to test on, a harness that places tensors in global and local
 // memory and runs a stream, references independent of the cmodel (double
@@ -49,8 +49,8 @@ TrapKind getTrapKind(llvm::Error error, std::string *message = nullptr);
 /// Places tensors, runs streams and reads results on one CModel.
 class Harness {
 public:
-  explicit Harness(const plugins::ChipDescriptor &chip,
-                   unsigned threads = 2, uint64_t ioBytes = 8 << 20);
+  explicit Harness(const plugins::ChipDescriptor &chip, unsigned threads = 2,
+                   uint64_t ioBytes = 8 << 20);
 
   CModel &getModel() { return model; }
   StreamBuilder &getBuilder() { return builder; }
@@ -81,10 +81,9 @@ public:
   /// Loads every (global, local) pair of `loads`, runs `compute` after all
   /// the loads, stores each present output into a fresh global tensor and
   /// runs the stream: the stored tensors, in output order.
-  llvm::Expected<std::vector<cmd::GlobalTensor>>
-  runOp(const cmd::Compute &compute,
-        const std::vector<std::pair<cmd::GlobalTensor, cmd::LocalTensor>>
-            &loads);
+  llvm::Expected<std::vector<cmd::GlobalTensor>> runOp(
+      const cmd::Compute &compute,
+      const std::vector<std::pair<cmd::GlobalTensor, cmd::LocalTensor>> &loads);
   /// The statistics of the last run.
   const RunStats &getStats() const { return stats; }
 
@@ -99,8 +98,8 @@ private:
 };
 
 /// Expects |got[i] - want[i]| <= tolerance * max(1, |want[i]|) for all i.
-void expectClose(const std::vector<float> &got,
-                 const std::vector<double> &want, double tolerance);
+void expectClose(const std::vector<float> &got, const std::vector<double> &want,
+                 double tolerance);
 /// The values as float32 stores them in `type` would read back (the inputs a
 /// reference computes with).
 std::vector<double> asStored(cmd::DType type, const std::vector<float> &values);

@@ -33,8 +33,9 @@ TEST(TimeModelTest, DmaBoundStreamTakesBytesOverBandwidth) {
   uint64_t bytes = 0;
   for (int i = 0; i < 64; ++i) {
     // Alternate two buffers of 64 KiB per lane.
-    h.getBuilder().load(source, localTensor(0, 64, (i % 2) * 65536, rows, cols,
-                                            cmd::DTYPE_F16, cmd::LAYOUT_ROWS, 1));
+    h.getBuilder().load(source,
+                        localTensor(0, 64, (i % 2) * 65536, rows, cols,
+                                    cmd::DTYPE_F16, cmd::LAYOUT_ROWS, 1));
     bytes += rows * cols * 2;
   }
   LLMC_ASSERT_RUN(h, stats);
@@ -50,8 +51,8 @@ TEST(TimeModelTest, DmaBoundStreamTakesBytesOverBandwidth) {
 TEST(TimeModelTest, StridedRowsMoveWholeBursts) {
   // 16 rows of 32 bytes out of 4 KiB rows: each costs a 64-byte burst.
   Harness h(test::getBm1684xLikeChip());
-  cmd::GlobalTensor narrow = globalTensor(cmd::REGION_IO, 0, 16, 16,
-                                          cmd::DTYPE_F16, 4096);
+  cmd::GlobalTensor narrow =
+      globalTensor(cmd::REGION_IO, 0, 16, 16, cmd::DTYPE_F16, 4096);
   h.getBuilder().load(narrow, localTensor(0, 16, 0, 16, 16, cmd::DTYPE_F16));
   LLMC_ASSERT_RUN(h, stats);
   EXPECT_EQ(stats.ddrBytes, 16u * 64);
@@ -63,7 +64,8 @@ TEST(TimeModelTest, MatMulCyclesFollowThePeak) {
   // Per lane 16 x 64 outputs of K = 1024: 1 Mi MACs at 125 per cycle.
   Harness h(test::getBm1684xLikeChip(), 2, 16 << 20);
   int64_t m = 16, n = 64 * 64, k = 1024;
-  cmd::LocalTensor x = h.local(cmd::DTYPE_F16, m, k, cmd::LAYOUT_REPLICATED, 0, 64);
+  cmd::LocalTensor x =
+      h.local(cmd::DTYPE_F16, m, k, cmd::LAYOUT_REPLICATED, 0, 64);
   cmd::LocalTensor w = h.local(cmd::DTYPE_F16, n, k, cmd::LAYOUT_ROWS, 0, 64);
   cmd::LocalTensor y = h.local(cmd::DTYPE_F16, m, n, cmd::LAYOUT_COLS, 0, 64);
   StreamBuilder &b = h.getBuilder();

@@ -81,9 +81,9 @@ TEST(TrapTest, LoadBeyondItsRegion) {
   // 4 rows of 1 KiB from offset 1024: the last row ends at 5120.
   h.load(globalTensor(cmd::REGION_IO, 1024, 4, 256, cmd::DTYPE_F32),
          localTensor(0, 4, 0, 4, 256, cmd::DTYPE_F32));
-  expectTrap(h, TrapKind::OutOfBounds,
-             {"command 1 (dma #0, LOAD)", "[1024, 5120)", "region io",
-              "4096 bytes"});
+  expectTrap(
+      h, TrapKind::OutOfBounds,
+      {"command 1 (dma #0, LOAD)", "[1024, 5120)", "region io", "4096 bytes"});
 }
 
 TEST(TrapTest, StridedStoreBeyondItsRegion) {
@@ -96,7 +96,8 @@ TEST(TrapTest, StridedStoreBeyondItsRegion) {
   h.getBuilder().store(
       y, globalTensor(cmd::REGION_IO, 1024, 4, 32, cmd::DTYPE_F16, 1024),
       {copy});
-  expectTrap(h, TrapKind::OutOfBounds, {"command 3 (dma #1, STORE)", "[1024, 4160)"});
+  expectTrap(h, TrapKind::OutOfBounds,
+             {"command 3 (dma #1, STORE)", "[1024, 4160)"});
 }
 
 TEST(TrapTest, UnallocatedRegion) {
@@ -111,10 +112,12 @@ TEST(TrapTest, StoreIntoReadOnlyWeights) {
   std::vector<uint8_t> weights(4096);
   h.getModel().global().attachReadOnly(cmd::REGION_COEFF, weights);
   cmd::LocalTensor x = localTensor(0, 1, 0, 1, 16, cmd::DTYPE_F32);
-  uint32_t load = h.load(globalTensor(cmd::REGION_COEFF, 0, 1, 16, cmd::DTYPE_F32), x);
+  uint32_t load =
+      h.load(globalTensor(cmd::REGION_COEFF, 0, 1, 16, cmd::DTYPE_F32), x);
   cmd::LocalTensor y = localTensor(0, 1, 64, 1, 16, cmd::DTYPE_F32);
   uint32_t copy = h.getBuilder().unary(cmd::COPY, x, y, {load});
-  h.getBuilder().store(y, globalTensor(cmd::REGION_COEFF, 64, 1, 16, cmd::DTYPE_F32), {copy});
+  h.getBuilder().store(
+      y, globalTensor(cmd::REGION_COEFF, 64, 1, 16, cmd::DTYPE_F32), {copy});
   expectTrap(h, TrapKind::ReadOnly, {"read-only region coeff"});
 }
 
@@ -139,8 +142,7 @@ void loadThenCompute(bool wait) {
   }
   expectTrap(h, TrapKind::MissingSync,
              {"command 2 (compute #0, SILU) reads local bytes",
-              "last written by command 1 (dma #0, LOAD)",
-              "does not wait for"});
+              "last written by command 1 (dma #0, LOAD)", "does not wait for"});
 }
 
 TEST(TrapTest, ComputeReadingALoadItDoesNotWaitFor) { loadThenCompute(false); }
@@ -150,7 +152,8 @@ TEST(TrapTest, ComputeWaitingForItsLoadRuns) { loadThenCompute(true); }
 /// compute still reads, unless it waits for the compute.
 void loadOverwritingAReadTile(bool wait) {
   Harness h(test::getSmallChip());
-  cmd::LocalTensor tile = h.local(cmd::DTYPE_F32, 4, 16, cmd::LAYOUT_ROWS, 0, 4);
+  cmd::LocalTensor tile =
+      h.local(cmd::DTYPE_F32, 4, 16, cmd::LAYOUT_ROWS, 0, 4);
   cmd::LocalTensor out = h.local(cmd::DTYPE_F32, 4, 16, cmd::LAYOUT_ROWS, 0, 4);
   StreamBuilder &b = h.getBuilder();
   uint32_t first = b.load(h.put(cmd::DTYPE_F32, 4, 16, zeros(64)), tile);
@@ -170,7 +173,9 @@ void loadOverwritingAReadTile(bool wait) {
               "does not wait for"});
 }
 
-TEST(TrapTest, LoadOverwritingATileStillRead) { loadOverwritingAReadTile(false); }
+TEST(TrapTest, LoadOverwritingATileStillRead) {
+  loadOverwritingAReadTile(false);
+}
 TEST(TrapTest, LoadWaitingForTheReaderRuns) { loadOverwritingAReadTile(true); }
 
 TEST(TrapTest, StoreOfAResultItDoesNotWaitFor) {
@@ -207,7 +212,8 @@ void transitiveOrder(bool waitForLastReader) {
     return;
   }
   expectTrap(h, TrapKind::MissingSync,
-             {"command 5 (dma #2, LOAD) writes", "command 3 (compute #1, SILU) reads"});
+             {"command 5 (dma #2, LOAD) writes",
+              "command 3 (compute #1, SILU) reads"});
 }
 
 TEST(TrapTest, WaitsOrderTransitively) { transitiveOrder(true); }
@@ -246,9 +252,9 @@ TEST(TrapTest, DeadlockThroughQueueOrder) {
   cmd::LocalTensor y = h.local(cmd::DTYPE_F32, 4, 16, cmd::LAYOUT_ROWS, 0, 4);
   StreamBuilder &b = h.getBuilder();
   uint32_t d1 = b.load(h.put(cmd::DTYPE_F32, 4, 16, zeros(64)), x); // id 1
-  b.load(h.put(cmd::DTYPE_F32, 4, 16, zeros(64)), x, {4});            // id 2
-  b.unary(cmd::RELU, x, y, {d1, 2});                                  // id 3
-  b.unary(cmd::RELU, x, y);                                           // id 4
+  b.load(h.put(cmd::DTYPE_F32, 4, 16, zeros(64)), x, {4});          // id 2
+  b.unary(cmd::RELU, x, y, {d1, 2});                                // id 3
+  b.unary(cmd::RELU, x, y);                                         // id 4
   expectTrap(h, TrapKind::Deadlock, {"no queue can start"});
 }
 
@@ -268,9 +274,7 @@ TEST(TrapTest, MalformedStreams) {
       {"waits for unknown id 9",
        [](cmd::CommandStream &s) { s.mutable_compute_queue(0)->add_waits(9); }},
       {"on its own queue",
-       [](cmd::CommandStream &s) {
-         s.mutable_compute_queue(0)->add_waits(2);
-       }},
+       [](cmd::CommandStream &s) { s.mutable_compute_queue(0)->add_waits(2); }},
       {"reuses the id",
        [](cmd::CommandStream &s) { s.mutable_compute_queue(0)->set_id(1); }},
       {"is not a dma command",
@@ -299,7 +303,8 @@ TEST(TrapTest, MalformedStreams) {
 
 TEST(TrapTest, OutputOverlappingAnInput) {
   Harness h(test::getSmallChip());
-  cmd::LocalTensor x = h.local(cmd::DTYPE_F32, 2, 16, cmd::LAYOUT_REPLICATED, 0, 2);
+  cmd::LocalTensor x =
+      h.local(cmd::DTYPE_F32, 2, 16, cmd::LAYOUT_REPLICATED, 0, 2);
   cmd::LocalTensor w = h.local(cmd::DTYPE_F32, 4, 16, cmd::LAYOUT_ROWS, 0, 2);
   cmd::LocalTensor y = localTensor(0, 2, x.address() + 64, 2, 4, cmd::DTYPE_F32,
                                    cmd::LAYOUT_COLS);
@@ -333,7 +338,8 @@ TEST(TrapTest, TypeTheChipCannotCompute) {
   plugins::ChipDescriptor chip = test::getSmallChip();
   chip.bf16Tflops = 0;
   Harness h(chip);
-  cmd::LocalTensor x = h.local(cmd::DTYPE_BF16, 1, 16, cmd::LAYOUT_REPLICATED, 0, 2);
+  cmd::LocalTensor x =
+      h.local(cmd::DTYPE_BF16, 1, 16, cmd::LAYOUT_REPLICATED, 0, 2);
   cmd::LocalTensor w = h.local(cmd::DTYPE_BF16, 4, 16, cmd::LAYOUT_ROWS, 0, 2);
   cmd::LocalTensor y = h.local(cmd::DTYPE_BF16, 1, 4, cmd::LAYOUT_COLS, 0, 2);
   uint32_t lx = h.load(h.put(cmd::DTYPE_BF16, 1, 16, zeros(16)), x);
