@@ -12,7 +12,7 @@ static llvm::Error quantError(const llvm::Twine &message) {
 }
 
 int64_t QuantScheme::minValue() const {
-  return asymmetric ? 0 : -((int64_t{1} << (bits - 1)) - 1);
+  return asymmetric ? 0 : -(int64_t{1} << (bits - 1));
 }
 
 int64_t QuantScheme::maxValue() const {
@@ -44,15 +44,105 @@ static float roundHalfAway(float value) { return std::round(value); }
 
 /// The stored scale for `exact`: rounded to the storage type, and kept
 /// positive and finite so that dividing by it is defined.
-static float storedScale(float exact, bool allZero, FloatType type) {
-  if (allZero)
-    return 1.0f;
+static float storedScale(float exact, FloatType type) {
   float scale = roundToFloatType(exact, type);
-  if (scale == 0.0f)
+  if (scale <= 0.0f)
     return smallestPositive(type);
   if (!std::isfinite(scale))
     return largestFinite(type);
   return scale;
+}
+
+namespace {
+/// One group's quantization: values, scale, zero point and squared error.
+struct GroupChoice {
+  std::vector<float> q;
+  float scale = 1.0f;
+  float zeroPoint = 0.0f;
+  double error = 0.0;
+};
+} // namespace
+
+/// The squared error of dequantizing `q` with `scale` and `zeroPoint`,
+/// computed as dequantize() does.
+static double squaredError(llvm::ArrayRef<float> values,
+                           llvm::ArrayRef<float> q, float scale,
+                           float zeroPoint) {
+  double error = 0.0;
+  for (size_t i = 0; i < values.size(); ++i) {
+    double diff = static_cast<double>((q[i] - zeroPoint) * scale) - values[i];
+    error += diff * diff;
+  }
+  return error;
+}
+
+/// Keeps `candidate` when it beats `best` (or `best` is still empty); the
+/// loser's buffer is reused for the next candidate.
+static void keepBetter(GroupChoice &best, GroupChoice &candidate) {
+  if (best.q.empty() || candidate.error < best.error)
+    std::swap(best, candidate);
+}
+
+static GroupChoice quantizeSymmetric(llvm::ArrayRef<float> values,
+                                     const QuantScheme &scheme) {
+  const float qmin = static_cast<float>(scheme.minValue());
+  const float qmax = static_cast<float>(scheme.maxValue());
+  float amax = 0.0f;
+  for (float value : values)
+    amax = std::max(amax, std::fabs(value));
+  if (amax == 0.0f)
+    return {std::vector<float>(values.size(), 0.0f), 1.0f, 0.0f, 0.0};
+  GroupChoice best, candidate;
+  candidate.q.resize(values.size());
+  for (float levels : {qmax, qmax + 1.0f}) {
+    for (int step = -9; step <= 9; ++step) {
+      float inverse = (levels + 0.1f * static_cast<float>(step)) / amax;
+      candidate.q.resize(values.size());
+      double sumQW = 0.0, sumQQ = 0.0;
+      for (size_t i = 0; i < values.size(); ++i) {
+        float q = std::clamp(roundHalfAway(values[i] * inverse), qmin, qmax);
+        candidate.q[i] = q;
+        sumQW += static_cast<double>(q) * values[i];
+        sumQQ += static_cast<double>(q) * q;
+      }
+      // The largest value maps to at least 6 steps: sumQQ > 0, sumQW > 0.
+      candidate.scale = storedScale(
+          static_cast<float>(sumQW / sumQQ), scheme.scaleType);
+      candidate.error = squaredError(values, candidate.q, candidate.scale, 0);
+      keepBetter(best, candidate);
+    }
+  }
+  return best;
+}
+
+static GroupChoice quantizeAsymmetric(llvm::ArrayRef<float> values,
+                                      const QuantScheme &scheme) {
+  const float levels = static_cast<float>(scheme.maxValue());
+  float lo = 0.0f, hi = 0.0f;
+  for (float value : values) {
+    lo = std::min(lo, value);
+    hi = std::max(hi, value);
+  }
+  if (lo == hi)
+    return {std::vector<float>(values.size(), 0.0f), 1.0f, 0.0f, 0.0};
+  GroupChoice best, candidate;
+  for (int step = 0; step < 16; ++step) {
+    float shrink = 1.0f - 0.02f * static_cast<float>(step);
+    candidate.scale =
+        storedScale(shrink * (hi - lo) / levels, scheme.scaleType);
+    candidate.zeroPoint = std::clamp(
+        roundHalfAway(-(shrink * lo) / candidate.scale), 0.0f, levels);
+    candidate.q.resize(values.size());
+    for (size_t i = 0; i < values.size(); ++i)
+      candidate.q[i] =
+          std::clamp(roundHalfAway(values[i] / candidate.scale) +
+                         candidate.zeroPoint,
+                     0.0f, levels);
+    candidate.error = squaredError(values, candidate.q, candidate.scale,
+                                   candidate.zeroPoint);
+    keepBetter(best, candidate);
+  }
+  return best;
 }
 
 llvm::Expected<QuantizedTensor> quantize(llvm::ArrayRef<float> weight,
@@ -65,6 +155,11 @@ llvm::Expected<QuantizedTensor> quantize(llvm::ArrayRef<float> weight,
     return quantError("a [" + llvm::Twine(rows) + ", " + llvm::Twine(cols) +
                       "] weight needs " + llvm::Twine(rows * cols) +
                       " values, got " + llvm::Twine(weight.size()));
+  for (auto [index, value] : llvm::enumerate(weight))
+    if (!std::isfinite(value))
+      return quantError("the weight has a non-finite value at [" +
+                        llvm::Twine(index / cols) + ", " +
+                        llvm::Twine(index % cols) + "]");
   QuantizedTensor result;
   result.rows = rows;
   result.cols = cols;
@@ -76,40 +171,20 @@ llvm::Expected<QuantizedTensor> quantize(llvm::ArrayRef<float> weight,
   if (scheme.asymmetric)
     result.zeroPoints.resize(rows * result.groups);
 
-  const float qmin = static_cast<float>(scheme.minValue());
-  const float qmax = static_cast<float>(scheme.maxValue());
   for (int64_t row = 0; row < rows; ++row) {
     for (int64_t group = 0; group < result.groups; ++group) {
       int64_t begin = row * cols + group * result.groupSize;
       llvm::ArrayRef<float> values = weight.slice(begin, result.groupSize);
-      float lo = 0.0f, hi = 0.0f, amax = 0.0f;
-      for (int64_t i = 0; i < result.groupSize; ++i) {
-        float value = values[i];
-        if (!std::isfinite(value))
-          return quantError("the weight has a non-finite value at [" +
-                            llvm::Twine(row) + ", " +
-                            llvm::Twine(group * result.groupSize + i) + "]");
-        lo = std::min(lo, value);
-        hi = std::max(hi, value);
-        amax = std::max(amax, std::fabs(value));
-      }
-      int64_t paramIndex = row * result.groups + group;
-      float zeroPoint = 0.0f;
-      float scale;
-      if (scheme.asymmetric) {
-        scale = storedScale((hi - lo) / qmax, hi == lo, scheme.scaleType);
-        zeroPoint = std::clamp(roundHalfAway(-lo / scale), qmin, qmax);
-        result.zeroPoints[paramIndex] = static_cast<uint8_t>(zeroPoint);
-      } else {
-        scale = storedScale(amax / qmax, amax == 0.0f, scheme.scaleType);
-      }
-      result.scales[paramIndex] = scale;
-      for (auto [offset, value] : llvm::enumerate(values)) {
-        float q = std::clamp(roundHalfAway(value / scale) + zeroPoint, qmin,
-                             qmax);
+      GroupChoice choice = scheme.asymmetric
+                               ? quantizeAsymmetric(values, scheme)
+                               : quantizeSymmetric(values, scheme);
+      int64_t param = row * result.groups + group;
+      result.scales[param] = choice.scale;
+      if (scheme.asymmetric)
+        result.zeroPoints[param] = static_cast<uint8_t>(choice.zeroPoint);
+      for (auto [offset, q] : llvm::enumerate(choice.q))
         result.values[begin + offset] =
             static_cast<uint8_t>(static_cast<int64_t>(q));
-      }
     }
   }
   return result;

@@ -82,7 +82,7 @@ def Tpu_A16MatMulOp : Tpu_ComputeOp<"A16MatMul"> {
     per-channel, sub-channel with blocks {0:1, 1:G} otherwise) and be
     symmetric when `zp` is none; `scale` and `zp` then hold its parameters as
     the tensors the kernel reads. A `!quant.any` weight type states storage
-    and expressed type only (`!quant.any<i4<-7:7>:f16>`): its parameters are
+    and expressed type only (`!quant.any<i4:f16>`): its parameters are
     `scale` and `zp`, whose values the compiler derives from the checkpoint
     when it writes the binary. Its expressed type is the element type of
     `scale`, and an unsigned storage type needs `zp`.
@@ -222,9 +222,9 @@ def Tpu_A16MLPOp : Tpu_ComputeOp<"A16MLP"> {
     ```mlir
     %y = tpu.A16MLP %x, %g, %u, %d, %gs, %us, %ds, %none, %none, %none
         {weight_bits = 4 : i64, q_group_size = 64 : i64}
-        : (tensor<1x16x256xf16>, tensor<768x256x!quant.any<i4<-7:7>:f16>>,
-           tensor<768x256x!quant.any<i4<-7:7>:f16>>,
-           tensor<256x768x!quant.any<i4<-7:7>:f16>>, tensor<768x4xf16>,
+        : (tensor<1x16x256xf16>, tensor<768x256x!quant.any<i4:f16>>,
+           tensor<768x256x!quant.any<i4:f16>>,
+           tensor<256x768x!quant.any<i4:f16>>, tensor<768x4xf16>,
            tensor<768x4xf16>, tensor<256x12xf16>, none, none, none)
         -> tensor<1x16x256xf16>
     ```

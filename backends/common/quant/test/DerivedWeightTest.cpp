@@ -120,14 +120,14 @@ TEST_F(DerivedWeightSourceTest, ServesQuantizedParts) {
   llvm::Expected<llvm::ArrayRef<uint8_t>> qweight =
       source.getTensorData("w#w4_g4_sym_f32.qweight");
   ASSERT_TRUE(static_cast<bool>(qweight));
-  // 3, -7 | 1, 0 | 7, -1 | 3, -7 and 4, 7 | -2, 5 | 5, 2 | 7, 6.
-  EXPECT_THAT(*qweight, ElementsAre(0x93, 0x01, 0xf7, 0x93, //
-                                    0x74, 0x5e, 0x25, 0x67));
+  // 3, -8 | 1, 0 | 6, -1 | 2, -6 and 3, 7 | -2, 5 | 4, 2 | 6, 5.
+  EXPECT_THAT(*qweight, ElementsAre(0x83, 0x01, 0xf6, 0xa2, //
+                                    0x73, 0x5e, 0x24, 0x56));
   llvm::Expected<llvm::ArrayRef<uint8_t>> scale =
       source.getTensorData("w#w4_g4_sym_f32.scale");
   ASSERT_TRUE(static_cast<bool>(scale));
-  EXPECT_THAT(floatsOf(*scale),
-              ElementsAre(1.25f / 7, 2.1f / 7, 0.04f / 7, 0.3f / 7));
+  EXPECT_THAT(floatsOf(*scale), ElementsAre(0x1.4109bp-3f, 0x1.5f15fp-2f,
+                                            0x1.802d32p-8f, 0x1.99999ap-5f));
 }
 
 TEST_F(DerivedWeightSourceTest, ServesEightBitAndZeroPoints) {
@@ -157,8 +157,8 @@ TEST_F(DerivedWeightSourceTest, ServesReferenceValuesAsF32) {
   ASSERT_TRUE(static_cast<bool>(dequantized));
   std::vector<float> values = floatsOf(*dequantized);
   ASSERT_EQ(values.size(), 16u);
-  EXPECT_EQ(values[1], -1.25f);
-  EXPECT_EQ(values[0], 3 * (1.25f / 7));
+  EXPECT_EQ(values[1], -8 * 0x1.4109bp-3f);
+  EXPECT_EQ(values[0], 3 * 0x1.4109bp-3f);
   llvm::Expected<llvm::ArrayRef<uint8_t>> rounded =
       source.getTensorData("norm#f16");
   ASSERT_TRUE(static_cast<bool>(rounded));

@@ -1,8 +1,9 @@
 //===- GroupQuantizerTest.cpp - group-wise quantization, exact and bounded ===//
 //
-// The exact values come from a numpy model of the formulas in
-// GroupQuantizer.h (float32 arithmetic, round half away from zero, scales
-// rounded to their storage type with astype).
+// The exact values come from a numpy model of the search in
+// GroupQuantizer.h (float32 arithmetic, sums in double in element order,
+// round half away from zero, scales rounded to their storage type with
+// astype).
 //
 //===----------------------------------------------------------------------===//
 
@@ -60,14 +61,18 @@ TEST(GroupQuantizerTest, SymmetricInt4GroupOfFour) {
   QuantizedTensor q = quantizeOrDie(kWeight, 2, 8, {4, 4, false});
   EXPECT_EQ(q.groupSize, 4);
   EXPECT_EQ(q.groups, 2);
-  EXPECT_THAT(valuesOf(q), ElementsAre(3, -7, 1, 0, 7, -1, 3, -7, //
-                                       4, 7, -2, 5, 5, 2, 7, 6));
-  EXPECT_THAT(q.scales, ElementsAre(1.25f / 7, 2.1f / 7, 0.04f / 7, 0.3f / 7));
+  // The largest magnitude of the first group, -1.25, uses level -8; the
+  // second group does better clipping 2.0 and -2.1 to 6 and -6 steps.
+  EXPECT_THAT(valuesOf(q), ElementsAre(3, -8, 1, 0, 6, -1, 2, -6, //
+                                       3, 7, -2, 5, 4, 2, 6, 5));
+  // Least-squares scales: the first is (3 * 0.5 + 8 * 1.25 + 0.1) / 74.
+  EXPECT_THAT(q.scales, ElementsAre(0x1.4109bp-3f, 0x1.5f15fp-2f,
+                                    0x1.802d32p-8f, 0x1.99999ap-5f));
+  EXPECT_EQ(q.scales[0], static_cast<float>(11.6 / 74));
   EXPECT_TRUE(q.zeroPoints.empty());
   std::vector<float> w = dequantize(q);
-  EXPECT_EQ(w[1], -1.25f) << "the group maximum is exact";
-  EXPECT_EQ(w[0], 3 * (1.25f / 7));
-  EXPECT_EQ(w[12], 5 * (0.3f / 7));
+  EXPECT_EQ(w[1], -8 * q.scales[0]);
+  EXPECT_EQ(w[12], 4 * q.scales[3]);
 }
 
 TEST(GroupQuantizerTest, AsymmetricInt4PerChannel) {
@@ -75,33 +80,35 @@ TEST(GroupQuantizerTest, AsymmetricInt4PerChannel) {
   EXPECT_EQ(q.groupSize, 8);
   EXPECT_EQ(q.groups, 1);
   EXPECT_THAT(valuesOf(q), ElementsAre(10, 3, 8, 8, 15, 7, 11, 0, //
-                                       1, 2, 0, 1, 10, 5, 15, 12));
-  EXPECT_THAT(q.scales, ElementsAre(4.1f / 15, 0.31f / 15));
+                                       1, 2, 0, 2, 10, 5, 15, 13));
+  // Row 0 shrinks its range [-2.1, 2] by 2%: 0.98 * 4.1 / 15.
+  EXPECT_THAT(q.scales, ElementsAre(0x1.124ba4p-2f, 0x1.450efep-6f));
   // The second row is all but nonnegative: its range still reaches 0.
   EXPECT_THAT(q.zeroPoints, ElementsAre(8, 0));
   std::vector<float> w = dequantize(q);
   EXPECT_EQ(w[3], 0.0f) << "0 stays exact";
-  EXPECT_EQ(w[7], -8 * (4.1f / 15));
-  EXPECT_EQ(w[14], 15 * (0.31f / 15));
+  EXPECT_EQ(w[7], -8 * q.scales[0]);
+  EXPECT_EQ(w[14], 15 * q.scales[1]);
 }
 
 TEST(GroupQuantizerTest, SymmetricInt8PerChannel) {
   QuantizedTensor q = quantizeOrDie(kWeight, 2, 8, {8, 0, false});
-  EXPECT_THAT(valuesOf(q), ElementsAre(30, -76, 6, 0, 121, -18, 45, -127, //
-                                       8, 17, -4, 13, 85, 42, 127, 106));
-  EXPECT_THAT(q.scales, ElementsAre(2.1f / 127, 0.3f / 127));
+  EXPECT_THAT(valuesOf(q), ElementsAre(30, -75, 6, 0, 120, -18, 45, -126, //
+                                       8, 17, -4, 13, 84, 42, 126, 105));
+  // Row 0 is a multiple of 0.05: 1/60 reproduces it to float precision.
+  EXPECT_THAT(q.scales, ElementsAre(0x1.11111p-6f, 0x1.38095ep-9f));
 }
 
-TEST(GroupQuantizerTest, HalfScalesAreRoundedBeforeQuantizing) {
-  // 2.1 / 7 rounds up to 0.300048828125 in f16, so 0.75 / scale drops below
-  // 2.5; with the f32 scale it is 2.5 and rounds away to 3.
+TEST(GroupQuantizerTest, HalfScalesAreStoredAndUsedRounded) {
   QuantizedTensor q =
       quantizeOrDie(kWeight, 2, 8, {4, 4, false, FloatType::F16});
-  EXPECT_THAT(valuesOf(q), ElementsAre(3, -7, 1, 0, 7, -1, 2, -7, //
-                                       3, 7, -2, 5, 5, 2, 7, 6));
-  EXPECT_THAT(q.scales, ElementsAre(0.1785888671875f, 0.300048828125f,
-                                    0.00571441650390625f, 0.0428466796875f));
-  EXPECT_EQ(dequantize(q)[6], 2 * 0.300048828125f);
+  EXPECT_THAT(valuesOf(q), ElementsAre(3, -8, 1, 0, 6, -1, 2, -6, //
+                                       3, 7, -2, 5, 4, 2, 6, 5));
+  EXPECT_THAT(q.scales, ElementsAre(0x1.41p-3f, 0x1.5fp-2f, 0x1.804p-8f,
+                                    0x1.998p-5f));
+  for (float scale : q.scales)
+    EXPECT_EQ(roundToFloatType(scale, FloatType::F16), scale);
+  EXPECT_EQ(dequantize(q)[6], 2 * 0x1.5fp-2f);
 }
 
 TEST(GroupQuantizerTest, AsymmetricInt8HalfScales) {
@@ -138,7 +145,33 @@ std::vector<float> randomWeight(int64_t count, unsigned seed) {
   return values;
 }
 
-TEST(GroupQuantizerTest, RoundTripErrorIsHalfAStep) {
+/// The squared error of the plain formulas (scale = max|w| / (2^(b-1) - 1)
+/// in [-qmax, qmax], or min/max asymmetric) on one group: the search's first
+/// candidates, so it is never better than the search.
+double plainSquaredError(llvm::ArrayRef<float> group, const QuantScheme &s) {
+  float lo = 0, hi = 0, amax = 0;
+  for (float value : group) {
+    lo = std::min(lo, value);
+    hi = std::max(hi, value);
+    amax = std::max(amax, std::fabs(value));
+  }
+  float levels = static_cast<float>(s.asymmetric ? (1 << s.bits) - 1
+                                                 : (1 << (s.bits - 1)) - 1);
+  float scale = roundToFloatType((s.asymmetric ? hi - lo : amax) / levels,
+                                 s.scaleType);
+  float zp = s.asymmetric ? std::round(-lo / scale) : 0.0f;
+  double error = 0;
+  for (float value : group) {
+    float q = std::round(value / scale) + zp;
+    q = s.asymmetric ? std::clamp(q, 0.0f, levels)
+                     : std::clamp(q, -levels, levels);
+    double diff = (q - zp) * scale - value;
+    error += diff * diff;
+  }
+  return error;
+}
+
+TEST(GroupQuantizerTest, RoundTripErrorIsBounded) {
   const int64_t rows = 16, cols = 256;
   std::vector<float> weight = randomWeight(rows * cols, 7);
   for (int64_t bits : {4, 8})
@@ -148,22 +181,26 @@ TEST(GroupQuantizerTest, RoundTripErrorIsHalfAStep) {
           QuantScheme scheme{bits, group, asymmetric, scaleType};
           QuantizedTensor q = quantizeOrDie(weight, rows, cols, scheme);
           std::vector<float> back = dequantize(q);
-          double error2 = 0, norm2 = 0;
+          double error2 = 0, norm2 = 0, plain2 = 0;
           for (int64_t i = 0; i < rows * cols; ++i) {
             float scale = q.scales[(i / cols) * q.groups +
                                    (i % cols) / q.groupSize];
-            // Half a step, plus what a scale rounded down to bf16 (8
-            // significant bits) may clip at the group's extreme.
-            float bound = scale * (0.5f + 0.01f * (1 << bits));
-            ASSERT_LE(std::fabs(back[i] - weight[i]), bound)
+            // Half a step inside the range; a positive extreme the search
+            // chose to clip (8.9 levels to 7) is under 2.5 steps off.
+            ASSERT_LE(std::fabs(back[i] - weight[i]), 2.5f * scale)
                 << "element " << i << " of " << bits << "-bit group " << group
                 << (asymmetric ? " asym" : " sym");
             error2 += (back[i] - weight[i]) * (back[i] - weight[i]);
             norm2 += weight[i] * weight[i];
           }
+          for (int64_t start = 0; start < rows * cols; start += q.groupSize)
+            plain2 += plainSquaredError(
+                llvm::ArrayRef(weight).slice(start, q.groupSize), scheme);
+          EXPECT_LE(error2, plain2 * (1 + 1e-6))
+              << "the search never loses to the plain formula";
           // Uniform rounding error: RMS about step / sqrt(12).
           double relative = std::sqrt(error2 / norm2);
-          EXPECT_LT(relative, bits == 8 ? 0.02 : 0.3)
+          EXPECT_LT(relative, bits == 8 ? 0.01 : 0.12)
               << bits << "-bit group " << group;
         }
 }
@@ -222,14 +259,14 @@ TEST(GroupQuantizerTest, RejectsBadBitsSizesAndValues) {
 //===----------------------------------------------------------------------===//
 
 TEST(GroupQuantizerTest, PacksInt4LowNibbleFirst) {
-  // Two rows of five: 1, -2, 7, -7, 3 and 15, 0, 8, 4, 9 (unsigned).
-  std::vector<uint8_t> values = {1,  0xfe, 7, 0xf9, 3, //
+  // Two rows of five: 1, -2, 7, -8, 3 and 15, 0, 8, 4, 9 (unsigned).
+  std::vector<uint8_t> values = {1,  0xfe, 7, 0xf8, 3, //
                                  15, 0,    8, 4,    9};
   std::vector<uint8_t> packed = packInt4(values, 2, 5);
-  EXPECT_THAT(packed, ElementsAre(0xe1, 0x97, 0x03, 0x0f, 0x48, 0x09));
+  EXPECT_THAT(packed, ElementsAre(0xe1, 0x87, 0x03, 0x0f, 0x48, 0x09));
   std::vector<uint8_t> signedBack = unpackInt4(packed, 2, 5, true);
   EXPECT_THAT(llvm::ArrayRef(signedBack).take_front(5),
-              ElementsAre(1, 0xfe, 7, 0xf9, 3));
+              ElementsAre(1, 0xfe, 7, 0xf8, 3));
   std::vector<uint8_t> unsignedBack = unpackInt4(packed, 2, 5, false);
   EXPECT_THAT(llvm::ArrayRef(unsignedBack).drop_front(5),
               ElementsAre(15, 0, 8, 4, 9));

@@ -7,7 +7,7 @@
 // CHECK: %[[X:.*]] = tpu.Cast %{{.*}} : (tensor<1x4x64xf32>) -> tensor<1x4x64xbf16>
 
 // No rule matches q_proj: the run's mode, W8BF16.
-// CHECK: %[[Q:.*]] = tpu.A16MatMul %[[X]], {{.*}} {weight_bits = 8 : i64} : (tensor<1x4x64xbf16>, tensor<64x64x!quant.any<i8<-127:127>:bf16>>, tensor<64x1xbf16>, none, none) -> tensor<1x4x64xbf16>
+// CHECK: %[[Q:.*]] = tpu.A16MatMul %[[X]], {{.*}} {weight_bits = 8 : i64} : (tensor<1x4x64xbf16>, tensor<64x64x!quant.any<i8:bf16>>, tensor<64x1xbf16>, none, none) -> tensor<1x4x64xbf16>
 
 // Layer 0's MLP matches `model.layers.*.mlp*` through its weights: F16, a
 // float tpu.MLP between casts from and back to bf16.

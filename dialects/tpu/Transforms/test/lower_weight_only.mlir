@@ -9,10 +9,10 @@
 
 // W8F16-LABEL: func.func @linear
 // W8F16: %[[X:.*]] = tpu.Cast %{{.*}} : (tensor<1x4x64xf32>) -> tensor<1x4x64xf16>
-// W8F16: %[[Q:.*]] = top.Weight "layers.0.proj.weight#w8_ch_sym_f16.qweight" : () -> tensor<32x64x!quant.any<i8<-127:127>:f16>> loc("layers.0.proj.weight")
+// W8F16: %[[Q:.*]] = top.Weight "layers.0.proj.weight#w8_ch_sym_f16.qweight" : () -> tensor<32x64x!quant.any<i8:f16>> loc("layers.0.proj.weight")
 // W8F16: %[[S:.*]] = top.Weight "layers.0.proj.weight#w8_ch_sym_f16.scale" : () -> tensor<32x1xf16> loc("layers.0.proj.weight")
 // W8F16: %[[B:.*]] = top.Weight "layers.0.proj.bias" : () -> tensor<32xf16>
-// W8F16: %[[Y:.*]] = tpu.A16MatMul %[[X]], %[[Q]], %[[S]], %{{.*}}, %[[B]] {weight_bits = 8 : i64} : (tensor<1x4x64xf16>, tensor<32x64x!quant.any<i8<-127:127>:f16>>, tensor<32x1xf16>, none, tensor<32xf16>) -> tensor<1x4x32xf16> loc("layers.0.proj")
+// W8F16: %[[Y:.*]] = tpu.A16MatMul %[[X]], %[[Q]], %[[S]], %{{.*}}, %[[B]] {weight_bits = 8 : i64} : (tensor<1x4x64xf16>, tensor<32x64x!quant.any<i8:f16>>, tensor<32x1xf16>, none, tensor<32xf16>) -> tensor<1x4x32xf16> loc("layers.0.proj")
 // W8F16: tpu.Cast %[[Y]] : (tensor<1x4x32xf16>) -> tensor<1x4x32xf32>
 
 // Asymmetric: unsigned storage and a zero-point weight.
@@ -23,7 +23,7 @@
 // W4ASYM: tpu.A16MatMul %{{.*}}, %[[Q]], %[[S]], %[[Z]], %{{.*}} {q_group_size = 32 : i64, weight_bits = 4 : i64} : (tensor<1x4x64xbf16>, tensor<32x64x!quant.any<u4:bf16>>, tensor<32x2xbf16>, tensor<32x2xui4>, tensor<32xbf16>) -> tensor<1x4x32xbf16>
 
 // W4CH-LABEL: func.func @linear
-// W4CH: top.Weight "layers.0.proj.weight#w4_ch_sym_f16.qweight" : () -> tensor<32x64x!quant.any<i4<-7:7>:f16>>
+// W4CH: top.Weight "layers.0.proj.weight#w4_ch_sym_f16.qweight" : () -> tensor<32x64x!quant.any<i4:f16>>
 // W4CH: top.Weight "layers.0.proj.weight#w4_ch_sym_f16.scale" : () -> tensor<32x1xf16>
 // W4CH: tpu.A16MatMul {{.*}} {weight_bits = 4 : i64}
 
@@ -60,7 +60,7 @@ func.func @linear(%arg0: tensor<1x4x64xf32>) -> tensor<1x4x32xf32> {
 // per-channel while the op keeps the group size.
 // W8K-LABEL: func.func @mlp
 // W8K-DAG: top.Weight "mlp.gate_proj.weight#w8_ch_sym_bf16.qweight"
-// W8K-DAG: top.Weight "mlp.down_proj.weight#w8_g64_sym_bf16.qweight" : () -> tensor<64x128x!quant.any<i8<-127:127>:bf16>>
+// W8K-DAG: top.Weight "mlp.down_proj.weight#w8_g64_sym_bf16.qweight" : () -> tensor<64x128x!quant.any<i8:bf16>>
 // W8K-DAG: top.Weight "mlp.down_proj.weight#w8_g64_sym_bf16.scale" : () -> tensor<64x2xbf16>
 // W8K: tpu.A16MLP {{.*}} {q_group_size = 64 : i64, weight_bits = 8 : i64}
 func.func @mlp(%arg0: tensor<1x4x64xf32>) -> tensor<1x4x64xf32> {
@@ -84,7 +84,7 @@ func.func @mlp(%arg0: tensor<1x4x64xf32>) -> tensor<1x4x64xf32> {
 // W8F16: tpu.MatMul %{{.*}}, %{{.*}}, %{{.*}} {right_transpose = true} : (tensor<1x4x64xf16>, tensor<1x4x64xf16>, none) -> tensor<1x4x4xf16>
 // W8F16: %[[K:.*]] = top.Weight "proj_kn.weight" : () -> tensor<64x64xf16>
 // W8F16: tpu.MatMul %{{.*}}, %[[K]], %{{.*}} : (tensor<1x4x64xf16>, tensor<64x64xf16>, none) -> tensor<1x4x64xf16>
-// W8F16: top.Weight "lm_head.weight#w8_ch_sym_f16.qweight" : () -> tensor<512x64x!quant.any<i8<-127:127>:f16>>
+// W8F16: top.Weight "lm_head.weight#w8_ch_sym_f16.qweight" : () -> tensor<512x64x!quant.any<i8:f16>>
 // W8F16: tpu.A16MatMul {{.*}} -> tensor<1x4x512xf16>
 func.func @not_linear(%arg0: tensor<1x4xi32>) -> (tensor<1x4x4xf32>, tensor<1x4x64xf32>, tensor<1x4x512xf32>) {
   %none = top.None : none
