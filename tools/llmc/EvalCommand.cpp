@@ -8,8 +8,15 @@
 // generated token). Exactly --max-new-tokens greedy tokens are generated per
 // turn, so runs compare token for token with a reference.
 //
+// --quantize=<mode> (with --q-group-size, --asymmetric, --qtable) runs the
+// same pieces on the weights a binary of that mode holds: quantized weights
+// dequantized, float weights rounded to f16 or bf16 (computing in f32). It
+// measures what quantizing the weights costs, without a chip.
+//
 //===----------------------------------------------------------------------===//
 
+#include "backends/common/lowering/LoweredWeights.h"
+#include "backends/common/quant/DerivedWeightSource.h"
 #include "dialects/top/Interpreter/NpyFile.h"
 #include "tools/llmc/Commands.h"
 #include "tools/llmc/InterpreterSession.h"
@@ -42,6 +49,48 @@ static cl::opt<unsigned> threads(
     cl::init(0), cl::sub(getEvalCommand()));
 static cl::alias threadsShort("j", cl::desc("Alias for --threads"),
                               cl::aliasopt(threads));
+static cl::opt<std::string> quantize(
+    "quantize",
+    cl::desc("Run on the weights of this quantization mode (F16, W4BF16, ...)"),
+    cl::sub(getEvalCommand()));
+static cl::opt<int64_t>
+    qGroupSize("q-group-size",
+               cl::desc("With --quantize: weights per group along K (0: per "
+                        "channel)"),
+               cl::init(64), cl::sub(getEvalCommand()));
+static cl::opt<bool>
+    asymmetric("asymmetric",
+               cl::desc("With --quantize: asymmetric weight quantization"),
+               cl::sub(getEvalCommand()));
+static cl::opt<std::string>
+    qtable("qtable", cl::desc("With --quantize: per-op modes, one "
+                              "'<op name or glob> <mode>' per line"),
+           cl::sub(getEvalCommand()));
+
+/// The lowering options of --quantize and its companions.
+static llvm::Expected<lowering::LoweringOptions> getLoweringOptions() {
+  lowering::LoweringOptions options;
+  llvm::Expected<lowering::QuantMode> mode =
+      lowering::parseQuantMode(quantize);
+  if (!mode)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "--quantize: " +
+                                       llvm::toString(mode.takeError()));
+  options.mode = *mode;
+  options.groupSize = qGroupSize;
+  options.asymmetric = asymmetric;
+  if (!qtable.empty()) {
+    llvm::Expected<std::vector<lowering::QTableRule>> rules =
+        lowering::readQTableFile(qtable);
+    if (!rules)
+      return rules.takeError();
+    options.qtable = std::move(*rules);
+    options.qtablePath = qtable;
+  }
+  if (llvm::Error error = options.validate())
+    return std::move(error);
+  return options;
+}
 
 static llvm::Expected<std::vector<int32_t>> parseIds(llvm::StringRef text) {
   std::vector<int32_t> ids;
@@ -108,8 +157,27 @@ int runEvalCommand(const plugins::Registry &registry) {
     return reportError(model.takeError());
   unsigned threadCount =
       threads ? threads : llvm::hardware_concurrency().compute_thread_count();
+  SessionOverrides overrides;
+  std::unique_ptr<quant::DerivedWeightSource> derivedWeights;
+  if (!quantize.empty()) {
+    llvm::Expected<lowering::LoweringOptions> lowering = getLoweringOptions();
+    if (!lowering)
+      return reportError(lowering.takeError());
+    derivedWeights =
+        std::make_unique<quant::DerivedWeightSource>(*model->weights);
+    overrides.weights = derivedWeights.get();
+    overrides.preparePiece = [options = *lowering](
+                                 llm::Piece &piece) -> llvm::Error {
+      // Pieces without weights (the token heads) compute the same in every
+      // mode.
+      if (piece.weights.empty())
+        return llvm::Error::success();
+      return lowering::retargetToLoweredWeights(*piece.module, options);
+    };
+  }
   llvm::Expected<std::unique_ptr<InterpreterSession>> session =
-      InterpreterSession::create(*model, options, threadCount);
+      InterpreterSession::create(*model, options, threadCount,
+                                 std::move(overrides));
   if (!session)
     return reportError(session.takeError());
 

@@ -17,17 +17,19 @@ static llvm::Error sessionError(const llvm::Twine &message) {
 
 InterpreterSession::InterpreterSession(const LoadedModel &model,
                                        llm::BuildOptions options,
-                                       unsigned threads)
+                                       unsigned threads,
+                                       const plugins::WeightSource &weights)
     : model(model), options(options),
-      interpreter(*model.weights, top::InterpreterOptions{threads}) {
+      interpreter(weights, top::InterpreterOptions{threads}) {
   context.disableMultithreading();
 }
 
 llvm::Expected<std::unique_ptr<InterpreterSession>>
 InterpreterSession::create(const LoadedModel &model, llm::BuildOptions options,
-                           unsigned threads) {
-  std::unique_ptr<InterpreterSession> session(
-      new InterpreterSession(model, options, threads));
+                           unsigned threads, SessionOverrides overrides) {
+  std::unique_ptr<InterpreterSession> session(new InterpreterSession(
+      model, options, threads,
+      overrides.weights ? *overrides.weights : *model.weights));
   llvm::Expected<llm::GraphBuilder> builder =
       llm::GraphBuilder::create(session->context, model.spec, options);
   if (!builder)
@@ -37,6 +39,9 @@ InterpreterSession::create(const LoadedModel &model, llm::BuildOptions options,
     llvm::Expected<llm::Piece> piece = session->builder->build(name);
     if (!piece)
       return piece.takeError();
+    if (overrides.preparePiece)
+      if (llvm::Error error = overrides.preparePiece(*piece))
+        return std::move(error);
     session->pieces.try_emplace(name, std::move(*piece));
   }
   const plugins::ModelSpec &spec = model.spec;

@@ -18,14 +18,24 @@
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/ADT/StringMap.h"
 
+#include <functional>
+
 namespace llmc {
+
+/// What a session changes about the model it runs; by default nothing.
+struct SessionOverrides {
+  /// The weights the interpreter reads instead of the model's.
+  const plugins::WeightSource *weights = nullptr;
+  /// Rewrites each piece once it is built (e.g. to read derived weights).
+  std::function<llvm::Error(llm::Piece &)> preparePiece;
+};
 
 class InterpreterSession {
 public:
   /// Builds every piece of `model` with `options`; `threads` run each kernel.
   static llvm::Expected<std::unique_ptr<InterpreterSession>>
-  create(const LoadedModel &model, llm::BuildOptions options,
-         unsigned threads);
+  create(const LoadedModel &model, llm::BuildOptions options, unsigned threads,
+         SessionOverrides overrides = {});
 
   /// Appends `tokens` to the conversation and returns the logits that
   /// predict the token after them.
@@ -39,7 +49,7 @@ public:
 
 private:
   InterpreterSession(const LoadedModel &model, llm::BuildOptions options,
-                     unsigned threads);
+                     unsigned threads, const plugins::WeightSource &weights);
 
   llvm::Expected<std::vector<top::Tensor>> run(llvm::StringRef piece,
                                                llvm::ArrayRef<top::Tensor> inputs);
