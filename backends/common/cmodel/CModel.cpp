@@ -28,9 +28,12 @@ using CommandList = google::protobuf::RepeatedPtrField<cmd::Command>;
 struct CModel::Impl {
   Impl(const plugins::ChipDescriptor &chip, const CModelOptions &options)
       : chip(chip), time(this->chip, options.time), runner(options.threads),
-        local(chip.npuLanes, chip.localMemoryBytesPerLane),
-        sync(chip.npuLanes, chip.localMemoryBytesPerLane, chip.euBytesPerLane) {
-  }
+        // Sized defensively: run() rejects an invalid descriptor.
+        local(std::max<int64_t>(chip.npuLanes, 0),
+              std::max<int64_t>(chip.localMemoryBytesPerLane, 0)),
+        sync(std::max<int64_t>(chip.npuLanes, 0),
+             std::max<int64_t>(chip.localMemoryBytesPerLane, 0),
+             std::max<int64_t>(chip.euBytesPerLane, 1)) {}
 
   plugins::ChipDescriptor chip;
   TimeModel time;
@@ -294,6 +297,8 @@ const plugins::ChipDescriptor &CModel::getChip() const { return impl->chip; }
 const TimeModel &CModel::getTimeModel() const { return impl->time; }
 
 llvm::Expected<RunStats> CModel::run(const cmd::CommandStream &stream) {
+  if (llvm::Error error = impl->chip.validate())
+    return std::move(error);
   impl->sync.reset();
   Device device{impl->chip, impl->global, impl->local,
                 impl->sync, impl->runner, impl->time};

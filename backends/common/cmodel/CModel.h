@@ -60,7 +60,8 @@ struct RunStats {
 
 class CModel {
 public:
-  /// `chip` must be valid (ChipDescriptor::validate); it is copied.
+  /// `chip` is copied; run() fails unless it is valid
+  /// (ChipDescriptor::validate).
   explicit CModel(const plugins::ChipDescriptor &chip,
                   const CModelOptions &options = {});
   ~CModel();
