@@ -11,6 +11,7 @@
 
 #include "frontends/gguf/MetadataFields.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
@@ -102,17 +103,22 @@ std::optional<ByteLevelSetup> getByteLevelSetup(llvm::StringRef pre) {
   return setup;
 }
 
-/// Stored merges, `left right`; the separator is the first space after the
-/// first character, as llama.cpp splits them, so a left part may start with
-/// a space.
-std::optional<json::Array> splitMerges(llvm::ArrayRef<llvm::StringRef> merges) {
+/// `tokenizer.ggml.merges`, stored as `left right`; the separator is the
+/// first space after the first character, as llama.cpp splits them, so a
+/// left part may start with a space.
+json::Array readMerges(MetadataFields &fields) {
+  constexpr llvm::StringLiteral key = "tokenizer.ggml.merges";
+  llvm::ArrayRef<llvm::StringRef> merges = fields.getStringArray(key);
   json::Array pairs;
-  for (llvm::StringRef merge : merges) {
-    size_t space = merge.find(' ', 1);
-    if (space == llvm::StringRef::npos)
-      return std::nullopt;
-    pairs.push_back(
-        json::Array{merge.take_front(space), merge.drop_front(space + 1)});
+  for (size_t i = 0; i < merges.size(); ++i) {
+    size_t space = merges[i].find(' ', 1);
+    if (space == llvm::StringRef::npos || !json::isUTF8(merges[i])) {
+      fields.fail(key, "entry " + llvm::Twine(i) +
+                           " is not two UTF-8 tokens separated by a space");
+      return {};
+    }
+    pairs.push_back(json::Array{merges[i].take_front(space),
+                                merges[i].drop_front(space + 1)});
   }
   return pairs;
 }
@@ -225,11 +231,7 @@ void describeSentencePiece(MetadataFields &fields, const Vocabulary &vocabulary,
                            std::optional<SpecialToken> unk, json::Object &root,
                            json::Object &model) {
   if (fields.has("tokenizer.ggml.merges")) {
-    std::optional<json::Array> merges =
-        splitMerges(fields.getStringArray("tokenizer.ggml.merges"));
-    if (!merges)
-      fields.fail("tokenizer.ggml.merges", "holds an entry without a space");
-    model["merges"] = std::move(merges).value_or(json::Array());
+    model["merges"] = readMerges(fields);
   } else {
     std::vector<double> scores = fields.getFloatArray("tokenizer.ggml.scores");
     if (scores.size() != vocabulary.tokens.size())
@@ -238,6 +240,8 @@ void describeSentencePiece(MetadataFields &fields, const Vocabulary &vocabulary,
                       llvm::Twine(vocabulary.tokens.size()) +
                       " tokens; without tokenizer.ggml.merges the merges are "
                       "derived from the scores");
+    else if (llvm::any_of(scores, [](double score) { return score != score; }))
+      fields.fail("tokenizer.ggml.scores", "holds NaN, which ranks nothing");
     else
       model["merges"] = deriveMerges(vocabulary, scores);
   }
@@ -279,11 +283,7 @@ void describeByteLevel(MetadataFields &fields, json::Object &root,
   if (!fields.has("tokenizer.ggml.merges"))
     fields.fail("tokenizer.ggml.merges", "is missing (a gpt2 tokenizer needs "
                                          "its merges)");
-  std::optional<json::Array> merges =
-      splitMerges(fields.getStringArray("tokenizer.ggml.merges"));
-  if (!merges)
-    fields.fail("tokenizer.ggml.merges", "holds an entry without a space");
-  model["merges"] = std::move(merges).value_or(json::Array());
+  model["merges"] = readMerges(fields);
   root["normalizer"] = std::move(setup->normalizer);
   root["pre_tokenizer"] = std::move(setup->preTokenizer);
   root["decoder"] = byteLevel(false, false, false);

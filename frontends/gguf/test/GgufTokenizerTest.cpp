@@ -14,6 +14,8 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
+#include <cmath>
+
 using namespace llmc::gguf;
 using namespace llmc::gguf::test;
 namespace json = llvm::json;
@@ -186,8 +188,8 @@ TEST(GgufTokenizerTest, ReportsBrokenTokenizers) {
                                  .addStrings("tokenizer.ggml.tokens", {"a"})
                                  .addStrings("tokenizer.ggml.merges", {"ab"})
                                  .build()),
-              HasSubstr("'tokenizer.ggml.merges' holds an entry without a "
-                        "space"));
+              HasSubstr("'tokenizer.ggml.merges' entry 0 is not two UTF-8 "
+                        "tokens separated by a space"));
   EXPECT_THAT(tokenizerError(GgufBuilder()
                                  .addString("tokenizer.ggml.model", "gpt2")
                                  .addStrings("tokenizer.ggml.tokens", {"a"})
@@ -206,6 +208,12 @@ TEST(GgufTokenizerTest, ReportsBrokenTokenizers) {
                                  .addStrings("tokenizer.ggml.tokens", {"a"})
                                  .build()),
               HasSubstr("'tokenizer.ggml.scores' has 0 entries for 1 tokens"));
+  EXPECT_THAT(tokenizerError(GgufBuilder()
+                                 .addString("tokenizer.ggml.model", "llama")
+                                 .addStrings("tokenizer.ggml.tokens", {"a"})
+                                 .addF32s("tokenizer.ggml.scores", {NAN})
+                                 .build()),
+              HasSubstr("'tokenizer.ggml.scores' holds NaN"));
   EXPECT_THAT(tokenizerError(GgufBuilder()
                                  .addString("tokenizer.ggml.model", "gpt2")
                                  .addU32("tokenizer.ggml.tokens", 3)
