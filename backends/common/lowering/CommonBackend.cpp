@@ -31,19 +31,18 @@ void CommonBackendPlugin::populateLoweringPatterns(
   populateTopToTpuPatterns(patterns, options);
 }
 
-llvm::Error
-CommonBackendPlugin::buildLoweringPipeline(mlir::OpPassManager &pm,
-                                           const LoweringOptions &options) const {
+llvm::Error CommonBackendPlugin::buildLoweringPipeline(
+    mlir::OpPassManager &pm, const LoweringOptions &options) const {
   if (llvm::Error error = checkQuantModes(getDescriptor(), options))
     return error;
   if (llvm::Error error = options.validate())
     return error;
-  tpu::buildTopToTpuPipeline(
-      pm, options,
-      [this](mlir::RewritePatternSet &patterns,
-             const LoweringOptions &patternOptions) {
-        populateLoweringPatterns(patterns, patternOptions);
-      });
+  tpu::buildTopToTpuPipeline(pm, options,
+                             [this](mlir::RewritePatternSet &patterns,
+                                    const LoweringOptions &patternOptions) {
+                               populateLoweringPatterns(patterns,
+                                                        patternOptions);
+                             });
   return llvm::Error::success();
 }
 

@@ -1,4 +1,4 @@
-//===- CommonBackend.h - a backend lowering with the common patterns -*- C++ -*-===//
+//===- CommonBackend.h - lowering with the common patterns ---*- C++ -*-===//
 //
 // The lowering half of a chip backend that starts from what all chips share:
 // its patterns are the common top -> tpu patterns, its pipeline the common
@@ -29,8 +29,9 @@ public:
                                 const LoweringOptions &options) const override;
   /// checkQuantModes, options.validate(), then the common pipeline lowering
   /// with this plugin's populateLoweringPatterns.
-  llvm::Error buildLoweringPipeline(mlir::OpPassManager &pm,
-                                    const LoweringOptions &options) const override;
+  llvm::Error
+  buildLoweringPipeline(mlir::OpPassManager &pm,
+                        const LoweringOptions &options) const override;
 };
 
 } // namespace llmc::lowering

@@ -44,8 +44,7 @@ collectDerivations(ModuleOp lowered) {
     if (!inserted && entry->second != derivation && !conflict)
       conflict = "the lowering reads weight '" + source + "' both as '" +
                  (entry->second.empty() ? "f32" : entry->second) +
-                 "' and as '" + (derivation.empty() ? "f32" : derivation) +
-                 "'";
+                 "' and as '" + (derivation.empty() ? "f32" : derivation) + "'";
   });
   if (conflict)
     return loweringError(*conflict);

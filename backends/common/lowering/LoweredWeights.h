@@ -1,4 +1,4 @@
-//===- LoweredWeights.h - run top pieces on a lowering's weights -*- C++ -*-===//
+//===- LoweredWeights.h - top pieces on a lowering's weights -*- C++ -*-===//
 //
 // The reference for a quantized binary is the top interpreter computing in
 // f32 on exactly the weights the binary holds: quantized weights

@@ -22,13 +22,20 @@ llvm::ArrayRef<QuantMode> getAllQuantModes() {
 
 llvm::StringRef stringifyQuantMode(QuantMode mode) {
   switch (mode) {
-  case QuantMode::F32: return "F32";
-  case QuantMode::F16: return "F16";
-  case QuantMode::BF16: return "BF16";
-  case QuantMode::W8F16: return "W8F16";
-  case QuantMode::W8BF16: return "W8BF16";
-  case QuantMode::W4F16: return "W4F16";
-  case QuantMode::W4BF16: return "W4BF16";
+  case QuantMode::F32:
+    return "F32";
+  case QuantMode::F16:
+    return "F16";
+  case QuantMode::BF16:
+    return "BF16";
+  case QuantMode::W8F16:
+    return "W8F16";
+  case QuantMode::W8BF16:
+    return "W8BF16";
+  case QuantMode::W4F16:
+    return "W4F16";
+  case QuantMode::W4BF16:
+    return "W4BF16";
   }
   llvm_unreachable("unknown quantization mode");
 }
@@ -37,21 +44,24 @@ llvm::Expected<QuantMode> parseQuantMode(llvm::StringRef name) {
   for (QuantMode mode : getAllQuantModes())
     if (name.equals_insensitive(stringifyQuantMode(mode)))
       return mode;
-  std::string valid = llvm::join(
-      llvm::map_range(getAllQuantModes(), stringifyQuantMode), ", ");
+  std::string valid =
+      llvm::join(llvm::map_range(getAllQuantModes(), stringifyQuantMode), ", ");
   return optionError("unknown quantization mode '" + name +
                      "'; valid modes: " + valid);
 }
 
 quant::FloatType getActivationType(QuantMode mode) {
   switch (mode) {
-  case QuantMode::F32: return quant::FloatType::F32;
+  case QuantMode::F32:
+    return quant::FloatType::F32;
   case QuantMode::F16:
   case QuantMode::W8F16:
-  case QuantMode::W4F16: return quant::FloatType::F16;
+  case QuantMode::W4F16:
+    return quant::FloatType::F16;
   case QuantMode::BF16:
   case QuantMode::W8BF16:
-  case QuantMode::W4BF16: return quant::FloatType::BF16;
+  case QuantMode::W4BF16:
+    return quant::FloatType::BF16;
   }
   llvm_unreachable("unknown quantization mode");
 }
@@ -59,10 +69,13 @@ quant::FloatType getActivationType(QuantMode mode) {
 int64_t getWeightBits(QuantMode mode) {
   switch (mode) {
   case QuantMode::W8F16:
-  case QuantMode::W8BF16: return 8;
+  case QuantMode::W8BF16:
+    return 8;
   case QuantMode::W4F16:
-  case QuantMode::W4BF16: return 4;
-  default: return 0;
+  case QuantMode::W4BF16:
+    return 4;
+  default:
+    return 0;
   }
 }
 
@@ -79,8 +92,8 @@ llvm::Expected<std::vector<QTableRule>> parseQTable(llvm::StringRef text,
     llvm::SmallVector<llvm::StringRef, 2> words;
     llvm::SplitString(line, words, " \t");
     if (words.size() != 2)
-      return optionError(origin + ": expected '<op name or glob> <mode>', got '" +
-                         line + "'");
+      return optionError(
+          origin + ": expected '<op name or glob> <mode>', got '" + line + "'");
     llvm::Expected<QuantMode> mode = parseQuantMode(words[1]);
     if (!mode)
       return optionError(origin + ": " + llvm::toString(mode.takeError()));

@@ -1,4 +1,4 @@
-//===- LoweringOptions.h - how a piece is lowered from top to tpu -*- C++ -*-===//
+//===- LoweringOptions.h - how top lowers to tpu ---------------*- C++ -*-===//
 //
 // The precision decisions of the top -> tpu lowering: a quantization mode for
 // the whole model, the group size and symmetry of weight-only quantization,

@@ -51,9 +51,12 @@ QuantMode ModeSelector::getMode(Operation *op) const {
 
 FloatType getFloatType(MLIRContext *context, quant::FloatType type) {
   switch (type) {
-  case quant::FloatType::F32: return Float32Type::get(context);
-  case quant::FloatType::F16: return Float16Type::get(context);
-  case quant::FloatType::BF16: return BFloat16Type::get(context);
+  case quant::FloatType::F32:
+    return Float32Type::get(context);
+  case quant::FloatType::F16:
+    return Float16Type::get(context);
+  case quant::FloatType::BF16:
+    return BFloat16Type::get(context);
   }
   llvm_unreachable("unknown float type");
 }
@@ -156,7 +159,8 @@ QuantizedWeight createQuantizedWeight(PatternRewriter &rewriter,
   int64_t groups = scheme.groupSize == 0 ? 1 : cols / scheme.groupSize;
   FloatType expressed = getFloatType(context, scheme.scaleType);
   auto storage = IntegerType::get(context, scheme.bits);
-  unsigned flags = scheme.asymmetric ? 0 : mlir::quant::QuantizationFlags::Signed;
+  unsigned flags =
+      scheme.asymmetric ? 0 : mlir::quant::QuantizationFlags::Signed;
   auto element = mlir::quant::AnyQuantizedType::get(
       flags, storage, expressed, scheme.minValue(), scheme.maxValue());
 
@@ -171,17 +175,17 @@ QuantizedWeight createQuantizedWeight(PatternRewriter &rewriter,
   result.weight = getOrCreateWeight(
       rewriter, user, source, nameOf(quant::WeightPart::QWeight),
       RankedTensorType::get({rows, cols}, element));
-  result.scale = getOrCreateWeight(
-      rewriter, user, result.weight.getDefiningOp(),
-      nameOf(quant::WeightPart::Scale),
-      RankedTensorType::get({rows, groups}, expressed));
+  result.scale =
+      getOrCreateWeight(rewriter, user, result.weight.getDefiningOp(),
+                        nameOf(quant::WeightPart::Scale),
+                        RankedTensorType::get({rows, groups}, expressed));
   if (scheme.asymmetric) {
     auto zpElement =
         IntegerType::get(context, scheme.bits, IntegerType::Unsigned);
-    result.zeroPoint = getOrCreateWeight(
-        rewriter, user, result.scale.getDefiningOp(),
-        nameOf(quant::WeightPart::ZeroPoint),
-        RankedTensorType::get({rows, groups}, zpElement));
+    result.zeroPoint =
+        getOrCreateWeight(rewriter, user, result.scale.getDefiningOp(),
+                          nameOf(quant::WeightPart::ZeroPoint),
+                          RankedTensorType::get({rows, groups}, zpElement));
   } else {
     result.zeroPoint = getNone(rewriter, user);
   }

@@ -48,8 +48,7 @@ private:
 };
 
 /// The MLIR float type of `type`.
-mlir::FloatType getFloatType(mlir::MLIRContext *context,
-                             quant::FloatType type);
+mlir::FloatType getFloatType(mlir::MLIRContext *context, quant::FloatType type);
 
 /// True when no operand of `op` is still produced by a top op that needs
 /// lowering (anything but top.Input, top.Weight and top.None): patterns

@@ -37,7 +37,8 @@ void replaceWithTpuOp(PatternRewriter &rewriter, Operation *op,
                            : operand);
   Type resultElement = elementType;
   if (!resultElement)
-    resultElement = cast<ShapedType>(operands.front().getType()).getElementType();
+    resultElement =
+        cast<ShapedType>(operands.front().getType()).getElementType();
   SmallVector<Type> results;
   for (Type type : op->getResultTypes()) {
     auto tensor = dyn_cast<RankedTensorType>(type);
@@ -154,15 +155,14 @@ public:
     QuantizedWeight quantized =
         createQuantizedWeight(rewriter, op, weight, *scheme);
     Value operands[] = {castElements(rewriter, op, op.getInput(), act),
-                        quantized.weight, quantized.scale,
-                        quantized.zeroPoint,
+                        quantized.weight, quantized.scale, quantized.zeroPoint,
                         castElements(rewriter, op, op.getBias(), act)};
     NamedAttribute attrs[] = {
         weightOnlyAttr(rewriter, "weight_bits", scheme->bits),
         weightOnlyAttr(rewriter, "q_group_size", scheme->groupSize)};
-    auto lowered = tpu::A16MatMulOp::create(
-        rewriter, op.getLoc(), TypeRange{op.getType().clone(act)}, operands,
-        attrs);
+    auto lowered = tpu::A16MatMulOp::create(rewriter, op.getLoc(),
+                                            TypeRange{op.getType().clone(act)},
+                                            operands, attrs);
     rewriter.replaceOp(op, lowered);
     return success();
   }
@@ -194,7 +194,8 @@ public:
     }
     FloatType act = selector->getActivationType(op);
     const LoweringOptions &options = selector->getOptions();
-    SmallVector<Value> operands = {castElements(rewriter, op, op.getInput(), act)};
+    SmallVector<Value> operands = {
+        castElements(rewriter, op, op.getInput(), act)};
     for (const QuantizedWeight &weight : quantized)
       operands.push_back(weight.weight);
     for (const QuantizedWeight &weight : quantized)
@@ -208,9 +209,9 @@ public:
                        getWeightBits(selector->getMode(op))),
         weightOnlyAttr(rewriter, "q_group_size", options.groupSize),
         rewriter.getNamedAttr("activation", op.getActivationAttr())};
-    auto lowered = tpu::A16MLPOp::create(
-        rewriter, op.getLoc(), TypeRange{op.getType().clone(act)}, operands,
-        attrs);
+    auto lowered = tpu::A16MLPOp::create(rewriter, op.getLoc(),
+                                         TypeRange{op.getType().clone(act)},
+                                         operands, attrs);
     rewriter.replaceOp(op, lowered);
     return success();
   }

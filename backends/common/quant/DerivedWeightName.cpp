@@ -55,9 +55,12 @@ std::optional<Derivation> Derivation::parse(llvm::StringRef text) {
 
 llvm::StringRef stringifyWeightPart(WeightPart part) {
   switch (part) {
-  case WeightPart::QWeight: return "qweight";
-  case WeightPart::Scale: return "scale";
-  case WeightPart::ZeroPoint: return "zp";
+  case WeightPart::QWeight:
+    return "qweight";
+  case WeightPart::Scale:
+    return "scale";
+  case WeightPart::ZeroPoint:
+    return "zp";
   }
   llvm_unreachable("unknown weight part");
 }
@@ -89,8 +92,8 @@ DerivedWeightName::parse(llvm::StringRef name) {
        {WeightPart::QWeight, WeightPart::Scale, WeightPart::ZeroPoint})
     if (partText == stringifyWeightPart(part))
       result.part = part;
-  if (!result.part ||
-      (*result.part == WeightPart::ZeroPoint && !derivation->scheme->asymmetric))
+  if (!result.part || (*result.part == WeightPart::ZeroPoint &&
+                       !derivation->scheme->asymmetric))
     return std::nullopt;
   return result;
 }

@@ -16,8 +16,7 @@ int64_t QuantScheme::minValue() const {
 }
 
 int64_t QuantScheme::maxValue() const {
-  return asymmetric ? (int64_t{1} << bits) - 1
-                    : (int64_t{1} << (bits - 1)) - 1;
+  return asymmetric ? (int64_t{1} << bits) - 1 : (int64_t{1} << (bits - 1)) - 1;
 }
 
 int64_t QuantizedTensor::getValue(int64_t row, int64_t col) const {
@@ -106,8 +105,8 @@ static GroupChoice quantizeSymmetric(llvm::ArrayRef<float> values,
         sumQQ += static_cast<double>(q) * q;
       }
       // The largest value maps to at least 6 steps: sumQQ > 0, sumQW > 0.
-      candidate.scale = storedScale(
-          static_cast<float>(sumQW / sumQQ), scheme.scaleType);
+      candidate.scale =
+          storedScale(static_cast<float>(sumQW / sumQQ), scheme.scaleType);
       candidate.error = squaredError(values, candidate.q, candidate.scale, 0);
       keepBetter(best, candidate);
     }
@@ -134,12 +133,11 @@ static GroupChoice quantizeAsymmetric(llvm::ArrayRef<float> values,
         roundHalfAway(-(shrink * lo) / candidate.scale), 0.0f, levels);
     candidate.q.resize(values.size());
     for (size_t i = 0; i < values.size(); ++i)
-      candidate.q[i] =
-          std::clamp(roundHalfAway(values[i] / candidate.scale) +
-                         candidate.zeroPoint,
-                     0.0f, levels);
-    candidate.error = squaredError(values, candidate.q, candidate.scale,
-                                   candidate.zeroPoint);
+      candidate.q[i] = std::clamp(roundHalfAway(values[i] / candidate.scale) +
+                                      candidate.zeroPoint,
+                                  0.0f, levels);
+    candidate.error =
+        squaredError(values, candidate.q, candidate.scale, candidate.zeroPoint);
     keepBetter(best, candidate);
   }
   return best;

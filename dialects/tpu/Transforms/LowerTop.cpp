@@ -22,8 +22,7 @@ namespace {
 
 /// Parses the pass options into LoweringOptions (reading the qtable).
 llvm::Expected<LoweringOptions> parseOptions(llvm::StringRef mode,
-                                             int64_t groupSize,
-                                             bool asymmetric,
+                                             int64_t groupSize, bool asymmetric,
                                              llvm::StringRef qtable) {
   LoweringOptions options;
   llvm::Expected<llmc::lowering::QuantMode> parsed =
@@ -73,8 +72,7 @@ LogicalResult restoreResultTypes(func::FuncOp function) {
   return failure(walked.wasInterrupted());
 }
 
-struct TpuLowerTopPass
-    : llmc::tpu::impl::TpuLowerTopPassBase<TpuLowerTopPass> {
+struct TpuLowerTopPass : llmc::tpu::impl::TpuLowerTopPassBase<TpuLowerTopPass> {
   using Base::Base;
 
   TpuLowerTopPass(const LoweringOptions &options,

@@ -27,8 +27,8 @@ namespace llmc::tpu {
 
 /// Adds the top -> tpu lowering patterns for `options`; a backend's own
 /// populate function, or lowering::populateTopToTpuPatterns.
-using PatternPopulator = std::function<void(
-    mlir::RewritePatternSet &, const lowering::LoweringOptions &)>;
+using PatternPopulator = std::function<void(mlir::RewritePatternSet &,
+                                            const lowering::LoweringOptions &)>;
 
 /// tpu-lower-top with options already parsed (the qtable read), lowering
 /// with the patterns `populate` adds (the common ones when it is empty).

@@ -30,9 +30,9 @@ void buildTopToTpuPipeline(OpPassManager &pm,
 namespace {
 struct TopToTpuPipelineOptions
     : public PassPipelineOptions<TopToTpuPipelineOptions> {
-  Option<std::string> mode{*this, "mode",
-                           llvm::cl::desc("Quantization mode (F32, W4BF16, ...)"),
-                           llvm::cl::init("F32")};
+  Option<std::string> mode{
+      *this, "mode", llvm::cl::desc("Quantization mode (F32, W4BF16, ...)"),
+      llvm::cl::init("F32")};
   Option<int64_t> groupSize{
       *this, "q-group-size",
       llvm::cl::desc("Weights per quantization group along K (0: per channel)"),
@@ -41,7 +41,8 @@ struct TopToTpuPipelineOptions
                           llvm::cl::desc("Quantize weights asymmetrically"),
                           llvm::cl::init(false)};
   Option<std::string> qtable{
-      *this, "qtable", llvm::cl::desc("A file of '<op name or glob> <mode>' rules")};
+      *this, "qtable",
+      llvm::cl::desc("A file of '<op name or glob> <mode>' rules")};
 };
 } // namespace
 

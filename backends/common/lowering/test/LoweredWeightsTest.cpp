@@ -63,8 +63,8 @@ protected:
 };
 
 TEST_F(LoweredWeightsTest, F32KeepsTheNames) {
-  EXPECT_THAT(retarget({}), ElementsAre("model.norm.weight",
-                                        "model.embed_tokens.weight"));
+  EXPECT_THAT(retarget({}),
+              ElementsAre("model.norm.weight", "model.embed_tokens.weight"));
 }
 
 TEST_F(LoweredWeightsTest, ReadsQuantizedAndRoundedValues) {

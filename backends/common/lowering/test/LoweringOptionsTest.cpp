@@ -36,8 +36,7 @@ TEST(QuantModeTest, UnknownModeListsTheValidOnes) {
 TEST(QuantModeTest, ActivationTypesAndWeightBits) {
   EXPECT_EQ(getActivationType(QuantMode::F32), llmc::quant::FloatType::F32);
   EXPECT_EQ(getActivationType(QuantMode::W8F16), llmc::quant::FloatType::F16);
-  EXPECT_EQ(getActivationType(QuantMode::W4BF16),
-            llmc::quant::FloatType::BF16);
+  EXPECT_EQ(getActivationType(QuantMode::W4BF16), llmc::quant::FloatType::BF16);
   EXPECT_EQ(getWeightBits(QuantMode::BF16), 0);
   EXPECT_EQ(getWeightBits(QuantMode::W8BF16), 8);
   EXPECT_EQ(getWeightBits(QuantMode::W4F16), 4);

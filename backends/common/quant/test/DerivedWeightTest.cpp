@@ -71,8 +71,10 @@ TEST(DerivedWeightNameTest, FormatsAndParses) {
   DerivedWeightName name{"model.layers.0.mlp.up_proj.weight",
                          Derivation::quantized({4, 64, true, FloatType::BF16}),
                          WeightPart::Scale};
-  EXPECT_EQ(name.str(), "model.layers.0.mlp.up_proj.weight#w4_g64_asym_bf16.scale");
-  std::optional<DerivedWeightName> parsed = DerivedWeightName::parse(name.str());
+  EXPECT_EQ(name.str(),
+            "model.layers.0.mlp.up_proj.weight#w4_g64_asym_bf16.scale");
+  std::optional<DerivedWeightName> parsed =
+      DerivedWeightName::parse(name.str());
   ASSERT_TRUE(parsed);
   EXPECT_EQ(parsed->source, name.source);
   EXPECT_EQ(parsed->derivation, name.derivation);
@@ -171,7 +173,8 @@ TEST_F(DerivedWeightSourceTest, ServesReferenceValuesAsF32) {
 
 TEST_F(DerivedWeightSourceTest, ListsAddedNamesAndReportsBadOnes) {
   DerivedWeightSource source(base);
-  EXPECT_FALSE(static_cast<bool>(source.addDerivedName("w#w4_g4_sym_f16.qweight")));
+  EXPECT_FALSE(
+      static_cast<bool>(source.addDerivedName("w#w4_g4_sym_f16.qweight")));
   EXPECT_THAT(source.getTensorNames(),
               ElementsAre("norm", "w", "w#w4_g4_sym_f16.qweight"));
   EXPECT_THAT(llvm::toString(source.addDerivedName("w")),

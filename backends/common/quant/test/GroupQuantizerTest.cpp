@@ -24,15 +24,13 @@ namespace {
 
 /// A hand-made [2, 8] weight: a wide row with an exact maximum, and a row of
 /// small values whose quotients land near .5.
-const std::vector<float> kWeight = {0.5f,  -1.25f, 0.1f,   0.0f,
-                                    2.0f,  -0.3f,  0.75f,  -2.1f,
-                                    0.02f, 0.04f,  -0.01f, 0.03f,
-                                    0.2f,  0.1f,   0.3f,   0.25f};
+const std::vector<float> kWeight = {0.5f,  -1.25f, 0.1f,  0.0f,  2.0f,   -0.3f,
+                                    0.75f, -2.1f,  0.02f, 0.04f, -0.01f, 0.03f,
+                                    0.2f,  0.1f,   0.3f,  0.25f};
 
 QuantizedTensor quantizeOrDie(llvm::ArrayRef<float> weight, int64_t rows,
                               int64_t cols, QuantScheme scheme) {
-  llvm::Expected<QuantizedTensor> result =
-      quantize(weight, rows, cols, scheme);
+  llvm::Expected<QuantizedTensor> result = quantize(weight, rows, cols, scheme);
   if (!result) {
     ADD_FAILURE() << llvm::toString(result.takeError());
     return {};
@@ -104,8 +102,8 @@ TEST(GroupQuantizerTest, HalfScalesAreStoredAndUsedRounded) {
       quantizeOrDie(kWeight, 2, 8, {4, 4, false, FloatType::F16});
   EXPECT_THAT(valuesOf(q), ElementsAre(3, -8, 1, 0, 6, -1, 2, -6, //
                                        3, 7, -2, 5, 4, 2, 6, 5));
-  EXPECT_THAT(q.scales, ElementsAre(0x1.41p-3f, 0x1.5fp-2f, 0x1.804p-8f,
-                                    0x1.998p-5f));
+  EXPECT_THAT(q.scales,
+              ElementsAre(0x1.41p-3f, 0x1.5fp-2f, 0x1.804p-8f, 0x1.998p-5f));
   for (float scale : q.scales)
     EXPECT_EQ(roundToFloatType(scale, FloatType::F16), scale);
   EXPECT_EQ(dequantize(q)[6], 2 * 0x1.5fp-2f);
@@ -114,9 +112,8 @@ TEST(GroupQuantizerTest, HalfScalesAreStoredAndUsedRounded) {
 TEST(GroupQuantizerTest, AsymmetricInt8HalfScales) {
   QuantizedTensor q =
       quantizeOrDie(kWeight, 2, 8, {8, 4, true, FloatType::F16});
-  EXPECT_THAT(valuesOf(q),
-              ElementsAre(255, 0, 197, 182, 255, 112, 178, 0, //
-                          153, 255, 0, 204, 170, 85, 255, 212));
+  EXPECT_THAT(valuesOf(q), ElementsAre(255, 0, 197, 182, 255, 112, 178, 0, //
+                                       153, 255, 0, 204, 170, 85, 255, 212));
   EXPECT_THAT(q.zeroPoints, ElementsAre(182, 131, 51, 0));
   EXPECT_THAT(q.scales,
               ElementsAre(0.006862640380859375f, 0.016082763671875f,
@@ -157,8 +154,8 @@ double plainSquaredError(llvm::ArrayRef<float> group, const QuantScheme &s) {
   }
   float levels = static_cast<float>(s.asymmetric ? (1 << s.bits) - 1
                                                  : (1 << (s.bits - 1)) - 1);
-  float scale = roundToFloatType((s.asymmetric ? hi - lo : amax) / levels,
-                                 s.scaleType);
+  float scale =
+      roundToFloatType((s.asymmetric ? hi - lo : amax) / levels, s.scaleType);
   float zp = s.asymmetric ? std::round(-lo / scale) : 0.0f;
   double error = 0;
   for (float value : group) {
@@ -183,8 +180,8 @@ TEST(GroupQuantizerTest, RoundTripErrorIsBounded) {
           std::vector<float> back = dequantize(q);
           double error2 = 0, norm2 = 0, plain2 = 0;
           for (int64_t i = 0; i < rows * cols; ++i) {
-            float scale = q.scales[(i / cols) * q.groups +
-                                   (i % cols) / q.groupSize];
+            float scale =
+                q.scales[(i / cols) * q.groups + (i % cols) / q.groupSize];
             // Half a step inside the range; a positive extreme the search
             // chose to clip (8.9 levels to 7) is under 2.5 steps off.
             ASSERT_LE(std::fabs(back[i] - weight[i]), 2.5f * scale)
