@@ -1,4 +1,4 @@
-//===- Float16.h - IEEE half and bfloat16 conversions -----------*- C++ -*-===//
+//===- Float16.h - IEEE half and bfloat16 conversions ----------*- C++ -*-===//
 //
 // The one place float32 is narrowed to the 16-bit float types. Narrowing
 // rounds to nearest, ties to even, produces subnormals (no flush to zero),
@@ -10,13 +10,13 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LLMC_BACKENDS_COMMON_CMODEL_FLOAT16_H
-#define LLMC_BACKENDS_COMMON_CMODEL_FLOAT16_H
+#ifndef LLMC_PLUGINS_FLOAT16_H
+#define LLMC_PLUGINS_FLOAT16_H
 
 #include <cstdint>
 #include <cstring>
 
-namespace llmc::cmodel {
+namespace llmc {
 
 inline uint32_t floatBits(float value) {
   uint32_t bits;
@@ -98,6 +98,6 @@ inline float roundToBFloat16(float value) {
   return bfloat16ToFloat(floatToBFloat16(value));
 }
 
-} // namespace llmc::cmodel
+} // namespace llmc
 
-#endif // LLMC_BACKENDS_COMMON_CMODEL_FLOAT16_H
+#endif // LLMC_PLUGINS_FLOAT16_H

@@ -45,39 +45,6 @@ int64_t TensorInfo::getNumElements() const {
 
 WeightSource::~WeightSource() = default;
 
-float halfToFloat(uint16_t bits) {
-  uint32_t sign = static_cast<uint32_t>(bits & 0x8000) << 16;
-  uint32_t exponent = (bits >> 10) & 0x1f;
-  uint32_t mantissa = bits & 0x3ff;
-  uint32_t result;
-  if (exponent == 0x1f) {
-    result = sign | 0x7f800000 | (mantissa << 13);
-  } else if (exponent != 0) {
-    result = sign | ((exponent + 112) << 23) | (mantissa << 13);
-  } else if (mantissa == 0) {
-    result = sign;
-  } else {
-    // Subnormal half: normalize into a float32 exponent.
-    int shift = 0;
-    while (!(mantissa & 0x400)) {
-      mantissa <<= 1;
-      ++shift;
-    }
-    mantissa &= 0x3ff;
-    result = sign | ((113 - shift) << 23) | (mantissa << 13);
-  }
-  float value;
-  std::memcpy(&value, &result, sizeof(value));
-  return value;
-}
-
-float bfloat16ToFloat(uint16_t bits) {
-  uint32_t widened = static_cast<uint32_t>(bits) << 16;
-  float value;
-  std::memcpy(&value, &widened, sizeof(value));
-  return value;
-}
-
 template <typename T>
 static void convertIntegers(const uint8_t *data, int64_t count, float *out) {
   for (int64_t i = 0; i < count; ++i) {

@@ -10,6 +10,8 @@
 #ifndef LLMC_PLUGINS_WEIGHTSOURCE_H
 #define LLMC_PLUGINS_WEIGHTSOURCE_H
 
+#include "plugins/Float16.h"
+
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
@@ -65,10 +67,6 @@ public:
 /// Converts `count` stored elements of `type` to float32.
 void convertToF32(WeightType type, const uint8_t *data, int64_t count,
                   float *out);
-
-/// IEEE binary16 and bfloat16 bit patterns to float32 (exact).
-float halfToFloat(uint16_t bits);
-float bfloat16ToFloat(uint16_t bits);
 
 /// A source over tensors that llmc computes itself (rotary tables, unpacked
 /// quantization parameters), layered over a checkpoint's source: its own

@@ -28,8 +28,6 @@
 namespace llmc::gguf {
 namespace {
 
-using plugins::halfToFloat;
-
 float readHalf(const uint8_t *bytes) {
   return halfToFloat(static_cast<uint16_t>(bytes[0] | (bytes[1] << 8)));
 }

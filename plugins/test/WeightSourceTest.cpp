@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 
+using namespace llmc;
 using namespace llmc::plugins;
 using ::testing::AllOf;
 using ::testing::ElementsAre;

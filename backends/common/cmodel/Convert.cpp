@@ -2,7 +2,7 @@
 
 #include "backends/common/cmodel/Convert.h"
 
-#include "backends/common/cmodel/Float16.h"
+#include "plugins/Float16.h"
 
 #include <cassert>
 #include <cstring>

@@ -129,8 +129,8 @@ static std::vector<uint8_t> storeFloats(llvm::ArrayRef<float> values,
   }
   std::vector<uint8_t> bytes(values.size() * 2);
   for (auto [index, value] : llvm::enumerate(values)) {
-    uint16_t bits = type == FloatType::F16 ? floatToHalfBits(value)
-                                           : floatToBFloat16Bits(value);
+    uint16_t bits = type == FloatType::F16 ? floatToHalf(value)
+                                           : floatToBFloat16(value);
     bytes[2 * index] = bits & 0xff;
     bytes[2 * index + 1] = bits >> 8;
   }

@@ -1,7 +1,7 @@
 //===- FloatRounding.h - float32 to half and bfloat16 ----------*- C++ -*-===//
 //
 // Rounds float32 values to the 16-bit float types weights and scales are
-// stored in. Every conversion rounds to the nearest representable value, ties
+// stored in, with the bit-level conversions of plugins/Float16.h. Every conversion rounds to the nearest representable value, ties
 // to even (IEEE 754's default and what numpy's astype does), so the values a
 // binary stores and the values the reference interpreter reads agree bit for
 // bit.
@@ -10,6 +10,8 @@
 
 #ifndef LLMC_BACKENDS_COMMON_QUANT_FLOATROUNDING_H
 #define LLMC_BACKENDS_COMMON_QUANT_FLOATROUNDING_H
+
+#include "plugins/Float16.h"
 
 #include "llvm/ADT/StringRef.h"
 
@@ -24,14 +26,6 @@ enum class FloatType { F32, F16, BF16 };
 /// `f32`, `f16`, `bf16`: the spelling of MLIR types and derived weight names.
 llvm::StringRef stringifyFloatType(FloatType type);
 std::optional<FloatType> symbolizeFloatType(llvm::StringRef name);
-
-/// The IEEE binary16 bit pattern nearest to `value`: values beyond the
-/// largest half (65504) round to infinity, NaN stays a (quiet) NaN, and
-/// results below 2^-14 are subnormal.
-uint16_t floatToHalfBits(float value);
-/// The bfloat16 bit pattern nearest to `value` (the upper half of a float32,
-/// rounded); NaN stays a (quiet) NaN.
-uint16_t floatToBFloat16Bits(float value);
 
 /// `value` rounded to `type` and widened back to float32 (exact).
 float roundToFloatType(float value, FloatType type);

@@ -1,10 +1,8 @@
 //===- Float16Test.cpp - binary16 and bfloat16 rounding -------------------===//
 
-#include "backends/common/cmodel/Float16.h"
 #include "backends/common/cmodel/Convert.h"
 #include "backends/common/cmodel/test/TestSupport.h"
-
-#include "plugins/WeightSource.h"
+#include "plugins/Float16.h"
 
 #include "gtest/gtest.h"
 
@@ -13,25 +11,6 @@
 
 namespace llmc::cmodel {
 namespace {
-
-TEST(Float16Test, WideningMatchesThePluginApiForEveryHalf) {
-  for (uint32_t bits = 0; bits < 0x10000; ++bits) {
-    float ours = halfToFloat(uint16_t(bits));
-    float theirs = plugins::halfToFloat(uint16_t(bits));
-    if (std::isnan(theirs)) // Ours come out quiet.
-      EXPECT_TRUE(std::isnan(ours)) << bits;
-    else
-      EXPECT_EQ(floatBits(ours), floatBits(theirs)) << std::hex << bits;
-  }
-  for (uint32_t bits = 0; bits < 0x10000; ++bits) {
-    float ours = bfloat16ToFloat(uint16_t(bits));
-    float theirs = plugins::bfloat16ToFloat(uint16_t(bits));
-    if (std::isnan(theirs))
-      EXPECT_TRUE(std::isnan(ours)) << bits;
-    else
-      EXPECT_EQ(floatBits(ours), floatBits(theirs)) << std::hex << bits;
-  }
-}
 
 TEST(Float16Test, EveryHalfRoundTrips) {
   for (uint32_t bits = 0; bits < 0x10000; ++bits) {
