@@ -216,19 +216,10 @@ std::unique_ptr<Decoder> parseDecoder(const llvm::json::Value *value,
                                               scheme != "never");
   }
   if (type == "Sequence") {
-    const llvm::json::Array *list = reader.getArray(*object, "decoders", path);
-    if (!list)
+    auto steps = reader.getSteps<Decoder>(*object, "decoders", path, parseDecoder);
+    if (!steps)
       return nullptr;
-    std::vector<std::unique_ptr<Decoder>> steps;
-    for (auto [index, item] : llvm::enumerate(*list)) {
-      std::unique_ptr<Decoder> step = parseDecoder(
-          &item, reader, path + ".decoders[" + llvm::Twine(index) + "]");
-      if (reader.failed())
-        return nullptr;
-      if (step)
-        steps.push_back(std::move(step));
-    }
-    return std::make_unique<SequenceDecoder>(std::move(steps));
+    return std::make_unique<SequenceDecoder>(std::move(*steps));
   }
 
   reader.fail(path + ".type",

@@ -11,12 +11,15 @@
 #ifndef LLMC_RUNTIME_TOKENIZER_JSONREADER_H
 #define LLMC_RUNTIME_TOKENIZER_JSONREADER_H
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
 
+#include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace llmc::tokenizer {
 
@@ -61,6 +64,28 @@ public:
   const llvm::json::Object *getObject(const llvm::json::Object &object,
                                       llvm::StringRef key,
                                       const llvm::Twine &path);
+
+  /// The steps of a `Sequence` component: each element of the array field
+  /// `key` parsed by `parse(value, reader, path)`, skipping null steps.
+  /// std::nullopt after a recorded problem.
+  template <typename Step, typename ParseFn>
+  std::optional<std::vector<std::unique_ptr<Step>>>
+  getSteps(const llvm::json::Object &object, llvm::StringRef key,
+           const llvm::Twine &path, ParseFn parse) {
+    const llvm::json::Array *list = getArray(object, key, path);
+    if (!list)
+      return std::nullopt;
+    std::vector<std::unique_ptr<Step>> steps;
+    for (auto [index, item] : llvm::enumerate(*list)) {
+      std::unique_ptr<Step> step =
+          parse(&item, *this, path + "." + key + "[" + llvm::Twine(index) + "]");
+      if (failed())
+        return std::nullopt;
+      if (step)
+        steps.push_back(std::move(step));
+    }
+    return steps;
+  }
 
   /// The text of a pattern object `{"String": s}` or `{"Regex": r}` at
   /// `path`, with whether it is a regex.

@@ -118,20 +118,10 @@ std::unique_ptr<Normalizer> parseNormalizer(const llvm::json::Value *value,
   }
 
   if (type == "Sequence") {
-    const llvm::json::Array *list =
-        reader.getArray(*object, "normalizers", path);
-    if (!list)
+    auto steps = reader.getSteps<Normalizer>(*object, "normalizers", path, parseNormalizer);
+    if (!steps)
       return nullptr;
-    std::vector<std::unique_ptr<Normalizer>> steps;
-    for (auto [index, item] : llvm::enumerate(*list)) {
-      std::unique_ptr<Normalizer> step = parseNormalizer(
-          &item, reader, path + ".normalizers[" + llvm::Twine(index) + "]");
-      if (reader.failed())
-        return nullptr;
-      if (step)
-        steps.push_back(std::move(step));
-    }
-    return std::make_unique<SequenceNormalizer>(std::move(steps));
+    return std::make_unique<SequenceNormalizer>(std::move(*steps));
   }
 
   reader.fail(path + ".type",

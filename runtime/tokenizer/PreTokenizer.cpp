@@ -306,20 +306,10 @@ std::unique_ptr<PreTokenizer> parsePreTokenizer(const llvm::json::Value *value,
   if (type == "Metaspace")
     return parseMetaspace(*object, reader, path);
   if (type == "Sequence") {
-    const llvm::json::Array *list =
-        reader.getArray(*object, "pretokenizers", path);
-    if (!list)
+    auto steps = reader.getSteps<PreTokenizer>(*object, "pretokenizers", path, parsePreTokenizer);
+    if (!steps)
       return nullptr;
-    std::vector<std::unique_ptr<PreTokenizer>> steps;
-    for (auto [index, item] : llvm::enumerate(*list)) {
-      std::unique_ptr<PreTokenizer> step = parsePreTokenizer(
-          &item, reader, path + ".pretokenizers[" + llvm::Twine(index) + "]");
-      if (reader.failed())
-        return nullptr;
-      if (step)
-        steps.push_back(std::move(step));
-    }
-    return std::make_unique<SequencePreTokenizer>(std::move(steps));
+    return std::make_unique<SequencePreTokenizer>(std::move(*steps));
   }
 
   reader.fail(path + ".type",
