@@ -24,7 +24,14 @@ void TpuDialect::initialize() {
 /// instead, so one value never has two addresses.
 LogicalResult TpuDialect::verifyOperationAttribute(Operation *op,
                                                    NamedAttribute attribute) {
-  if (attribute.getName() != "tpu.addr")
+  StringRef name = attribute.getName().getValue();
+  if (name == "tpu.io_bytes" || name == "tpu.activation_bytes") {
+    auto bytes = dyn_cast<IntegerAttr>(attribute.getValue());
+    if (!bytes || bytes.getInt() < 0)
+      return op->emitError("'") << name << "' must be a byte count";
+    return success();
+  }
+  if (name != "tpu.addr")
     return op->emitError("unknown tpu attribute '")
            << attribute.getName().getValue() << "'";
   if (op->getDialect() == this)

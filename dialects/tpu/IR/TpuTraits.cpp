@@ -97,7 +97,7 @@ LogicalResult verifyQuantizedTypesMatchShapes(Operation *op) {
 
 /// The bytes a value of `type` occupies, when its shape and element width
 /// are known.
-static std::optional<int64_t> byteSize(Type type) {
+std::optional<int64_t> getTensorBytes(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   if (!tensor || !tensor.hasStaticShape())
     return std::nullopt;
@@ -123,7 +123,7 @@ LogicalResult verifyResultAddresses(Operation *op, Attribute addr,
            << op->getNumResults() << " results";
   for (auto [index, range, result] :
        llvm::enumerate(ranges.getAsRange<MemAttr>(), op->getResults())) {
-    std::optional<int64_t> bytes = byteSize(result.getType());
+    std::optional<int64_t> bytes = getTensorBytes(result.getType());
     if (bytes && range.getSize() < *bytes)
       return op->emitOpError("'")
              << name << "' gives result #" << index << " " << range.getSize()

@@ -12,6 +12,8 @@
 
 #include "mlir/IR/OpDefinition.h"
 
+#include <optional>
+
 namespace llmc::tpu {
 
 /// Checks a per-axis or sub-channel quantized element type of the ranked
@@ -23,6 +25,11 @@ verifyQuantizedShape(mlir::Type type,
 
 /// Checks `addr`, the global-memory ranges of `op`'s results: one
 /// `#tpu.mem` per result, each at least as large as its result.
+/// The bytes a statically shaped tensor of ints, floats or quantized
+/// storage occupies packed (sub-byte elements share bytes); std::nullopt for
+/// anything else.
+std::optional<int64_t> getTensorBytes(mlir::Type type);
+
 llvm::LogicalResult verifyResultAddresses(mlir::Operation *op,
                                           mlir::Attribute addr,
                                           llvm::StringRef name);

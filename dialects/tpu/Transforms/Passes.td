@@ -50,4 +50,38 @@ def TpuLowerTopPass : Pass<"tpu-lower-top"> {
   ];
 }
 
+def TpuAddressAssignPass
+    : Pass<"tpu-address-assign", "::mlir::func::FuncOp"> {
+  let summary = "places every value of a lowered piece in global memory";
+  let description = [{
+    Gives each value of a lowered piece its global-memory range, the plan
+    codegen turns into DMA addresses:
+
+    - **IO**: the function's arguments, then its results, each
+      `alignment`-aligned, in the `io` region; written as `tpu.addr`
+      argument and result attributes. The runtime binds this region (the KV
+      cache among it). A result produced by a compute op that nothing else
+      places is computed straight into its IO slot.
+    - **Activations**: every other result of a compute op gets an
+      `activation` range, reused once the value is dead (liveness over the
+      op order, first fit). `tpu.Reshape` aliases its input. An input of a
+      `tpu.Concat` whose dimensions before the axis are all 1 is computed
+      in place into its slice of the concat's buffer (the new key written
+      behind the cached ones), so the concat copies nothing.
+    - **Scratch**: ops whose kernels need global scratch (`tpu.MLP` and
+      `tpu.A16MLP` keep the gated activation, `tpu.Arg` its per-lane
+      candidates) get a `scratch` range live for the op alone.
+
+    Each compute op gets `addr` (one `#tpu.mem` per result); the function
+    gets `tpu.io_bytes` and `tpu.activation_bytes`. Weights are not placed
+    here: they are shared by the pieces of a binary, which lays them out.
+  }];
+  let options = [
+    Option<"alignment", "alignment", "int64_t", /*default=*/"64",
+           "Byte alignment of every range">,
+    Option<"lanes", "lanes", "int64_t", /*default=*/"64",
+           "NPU lanes (sizes the per-lane scratch of tpu.Arg)">,
+  ];
+}
+
 #endif // LLMC_DIALECTS_TPU_TRANSFORMS_PASSES_TD

@@ -1,0 +1,53 @@
+// RUN: llmc-opt %s --split-input-file --tpu-address-assign | FileCheck %s
+
+// IO first (arguments, then results); the returned value is computed into
+// its IO slot; the dead intermediate's space is reused.
+// CHECK-LABEL: func.func @chain
+// CHECK-SAME: %arg0: tensor<1x16xf32> {tpu.addr = #tpu.mem<region = io, offset = 0, size = 64>}
+// CHECK-SAME: {tpu.addr = #tpu.mem<region = io, offset = 64, size = 64>}
+// CHECK-SAME: tpu.activation_bytes = 128 : i64, tpu.io_bytes = 128 : i64
+func.func @chain(%arg0: tensor<1x16xf32>) -> tensor<1x16xf32> {
+  %x = top.Input %arg0 {role = "hidden"} : (tensor<1x16xf32>) -> tensor<1x16xf32>
+  // CHECK: tpu.SiLU {{.*}}addr = [#tpu.mem<region = activation, offset = 0, size = 64>]
+  %a = tpu.SiLU %x : (tensor<1x16xf32>) -> tensor<1x16xf32>
+  // CHECK: tpu.SiLU {{.*}}addr = [#tpu.mem<region = activation, offset = 64, size = 64>]
+  %b = tpu.SiLU %a : (tensor<1x16xf32>) -> tensor<1x16xf32>
+  // %a is dead here: %c takes its place.
+  // CHECK: tpu.SiLU {{.*}}addr = [#tpu.mem<region = activation, offset = 0, size = 64>]
+  %c = tpu.SiLU %b : (tensor<1x16xf32>) -> tensor<1x16xf32>
+  // CHECK: tpu.Add {{.*}}addr = [#tpu.mem<region = io, offset = 64, size = 64>]
+  %d = tpu.Add %c, %x : (tensor<1x16xf32>, tensor<1x16xf32>) -> tensor<1x16xf32>
+  return %d : tensor<1x16xf32>
+}
+
+// -----
+
+// The new key is computed in place behind the cached ones; the reshape
+// aliases its input.
+// CHECK-LABEL: func.func @kv_append
+func.func @kv_append(%history: tensor<1x4x2x8xf32>, %new: tensor<1x1x16xf32>) -> tensor<1x5x2x8xf32> {
+  %h = top.Input %history {role = "history_k"} : (tensor<1x4x2x8xf32>) -> tensor<1x4x2x8xf32>
+  %n = top.Input %new {role = "hidden"} : (tensor<1x1x16xf32>) -> tensor<1x1x16xf32>
+  // CHECK: tpu.SiLU {{.*}}addr = [#tpu.mem<region = activation, offset = 256, size = 64>]
+  %k = tpu.SiLU %n : (tensor<1x1x16xf32>) -> tensor<1x1x16xf32>
+  // CHECK: tpu.Reshape {{.*}}addr = [#tpu.mem<region = activation, offset = 256, size = 64>]
+  %r = tpu.Reshape %k : (tensor<1x1x16xf32>) -> tensor<1x1x2x8xf32>
+  // CHECK: tpu.Concat {{.*}}addr = [#tpu.mem<region = activation, offset = 0, size = 320>]
+  %c = tpu.Concat %h, %r {axis = 1 : i64} : (tensor<1x4x2x8xf32>, tensor<1x1x2x8xf32>) -> tensor<1x5x2x8xf32>
+  %o = tpu.SiLU %c : (tensor<1x5x2x8xf32>) -> tensor<1x5x2x8xf32>
+  return %o : tensor<1x5x2x8xf32>
+}
+
+// -----
+
+// The MLP's kernel gets scratch for its gated activation, live for the op.
+// CHECK-LABEL: func.func @mlp_scratch
+func.func @mlp_scratch(%arg0: tensor<1x2x16xf32>) -> tensor<1x2x16xf32> {
+  %x = top.Input %arg0 {role = "hidden"} : (tensor<1x2x16xf32>) -> tensor<1x2x16xf32>
+  %g = top.Weight "gate" : () -> tensor<32x16xf32>
+  %u = top.Weight "up" : () -> tensor<32x16xf32>
+  %d = top.Weight "down" : () -> tensor<16x32xf32>
+  // CHECK: tpu.MLP {{.*}}scratch = #tpu.mem<region = activation, offset = 0, size = 256>
+  %y = tpu.MLP %x, %g, %u, %d : (tensor<1x2x16xf32>, tensor<32x16xf32>, tensor<32x16xf32>, tensor<16x32xf32>) -> tensor<1x2x16xf32>
+  return %y : tensor<1x2x16xf32>
+}
