@@ -1,0 +1,226 @@
+//===- ChatTemplate.cpp - chat messages into a model's prompt text --------===//
+
+#include "runtime/chat/ChatTemplate.h"
+
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/ADT/Twine.h"
+
+#include <optional>
+
+namespace llmc::chat {
+
+static llvm::Error makeError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message.str());
+}
+
+llvm::StringRef stringifyRole(Role role) {
+  switch (role) {
+  case Role::System:
+    return "system";
+  case Role::User:
+    return "user";
+  case Role::Assistant:
+    return "assistant";
+  }
+  llvm_unreachable("unknown role");
+}
+
+llvm::Expected<Role> parseRole(llvm::StringRef name) {
+  std::optional<Role> role = llvm::StringSwitch<std::optional<Role>>(name)
+                                 .Case("system", Role::System)
+                                 .Case("user", Role::User)
+                                 .Case("assistant", Role::Assistant)
+                                 .Default(std::nullopt);
+  if (!role)
+    return makeError("chat: unknown role '" + name +
+                     "' (expected system, user or assistant)");
+  return *role;
+}
+
+llvm::StringRef stringifyChatFormat(ChatFormat format) {
+  switch (format) {
+  case ChatFormat::Raw:
+    return "raw";
+  case ChatFormat::ChatML:
+    return "chatml";
+  case ChatFormat::Llama2:
+    return "llama2";
+  case ChatFormat::Llama3:
+    return "llama3";
+  }
+  llvm_unreachable("unknown chat format");
+}
+
+ChatTemplate::ChatTemplate(ChatFormat format, std::string defaultSystemPrompt)
+    : format(format), defaultSystemPrompt(std::move(defaultSystemPrompt)) {}
+
+llvm::Expected<ChatTemplate> ChatTemplate::get(llvm::StringRef id) {
+  if (id == "raw")
+    return ChatTemplate(ChatFormat::Raw);
+  if (id == "chatml" || id == "qwen3")
+    return ChatTemplate(ChatFormat::ChatML);
+  if (id == "qwen2")
+    return ChatTemplate(ChatFormat::ChatML, "You are a helpful assistant.");
+  if (id == "qwen2.5")
+    return ChatTemplate(ChatFormat::ChatML,
+                        "You are Qwen, created by Alibaba Cloud. You are a "
+                        "helpful assistant.");
+  if (id == "llama2")
+    return ChatTemplate(ChatFormat::Llama2);
+  if (id == "llama3")
+    return ChatTemplate(ChatFormat::Llama3);
+  return makeError("chat: unknown template '" + id +
+                   "' (expected raw, chatml, qwen2, qwen2.5, qwen3, llama2 "
+                   "or llama3)");
+}
+
+//===----------------------------------------------------------------------===//
+// Rendering
+//===----------------------------------------------------------------------===//
+
+static void renderChatML(llvm::ArrayRef<ChatMessage> messages,
+                         llvm::StringRef defaultSystemPrompt,
+                         bool addGenerationPrompt, std::string &out) {
+  auto turn = [&](llvm::StringRef role, llvm::StringRef content) {
+    out += "<|im_start|>";
+    out += role;
+    out += "\n";
+    out += content;
+    out += "<|im_end|>\n";
+  };
+  if (!defaultSystemPrompt.empty() && !messages.empty() &&
+      messages.front().role != Role::System)
+    turn("system", defaultSystemPrompt);
+  for (const ChatMessage &message : messages)
+    turn(stringifyRole(message.role), message.content);
+  if (addGenerationPrompt)
+    out += "<|im_start|>assistant\n";
+}
+
+static void renderLlama3(llvm::ArrayRef<ChatMessage> messages,
+                         bool addGenerationPrompt, std::string &out) {
+  auto header = [&](llvm::StringRef role) {
+    out += "<|start_header_id|>";
+    out += role;
+    out += "<|end_header_id|>\n\n";
+  };
+  for (const ChatMessage &message : messages) {
+    if (&message == &messages.front())
+      out += "<|begin_of_text|>";
+    header(stringifyRole(message.role));
+    out += llvm::StringRef(message.content).trim();
+    out += "<|eot_id|>";
+  }
+  if (addGenerationPrompt)
+    header("assistant");
+}
+
+/// Llama 2 has no generation prompt: a rendered conversation that ends with
+/// a user turn ends with "[/INST]", where the reply starts.
+static llvm::Error renderLlama2(llvm::ArrayRef<ChatMessage> messages,
+                                std::string &out) {
+  std::optional<llvm::StringRef> system;
+  if (!messages.empty() && messages.front().role == Role::System) {
+    system = messages.front().content;
+    messages = messages.drop_front();
+  }
+  for (auto [index, message] : llvm::enumerate(messages)) {
+    if (message.role == Role::System)
+      return makeError("chat: the llama2 template takes a system message "
+                       "only as the first message");
+    Role expected = index % 2 == 0 ? Role::User : Role::Assistant;
+    if (message.role != expected)
+      return makeError("chat: the llama2 template needs turns that alternate "
+                       "user/assistant starting with user; message " +
+                       llvm::Twine(index + (system ? 1 : 0)) + " is from the " +
+                       stringifyRole(message.role));
+    if (message.role == Role::Assistant) {
+      out += " ";
+      out += llvm::StringRef(message.content).trim();
+      out += " </s>";
+      continue;
+    }
+    std::string content;
+    if (index == 0 && system)
+      content = "<<SYS>>\n" + system->str() + "\n<</SYS>>\n\n";
+    content += message.content;
+    out += "<s>[INST] ";
+    out += llvm::StringRef(content).trim();
+    out += " [/INST]";
+  }
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::string>
+ChatTemplate::render(llvm::ArrayRef<ChatMessage> messages,
+                     bool addGenerationPrompt) const {
+  std::string out;
+  switch (format) {
+  case ChatFormat::Raw:
+    for (const ChatMessage &message : messages)
+      out += message.content;
+    break;
+  case ChatFormat::ChatML:
+    renderChatML(messages, defaultSystemPrompt, addGenerationPrompt, out);
+    break;
+  case ChatFormat::Llama3:
+    renderLlama3(messages, addGenerationPrompt, out);
+    break;
+  case ChatFormat::Llama2:
+    if (llvm::Error error = renderLlama2(messages, out))
+      return std::move(error);
+    break;
+  }
+  return out;
+}
+
+llvm::Expected<std::string>
+ChatTemplate::renderContinuation(llvm::ArrayRef<ChatMessage> history,
+                                 llvm::ArrayRef<ChatMessage> newMessages,
+                                 bool addGenerationPrompt) const {
+  llvm::Expected<std::string> before = render(history, false);
+  if (!before)
+    return before.takeError();
+  std::vector<ChatMessage> all(history.begin(), history.end());
+  all.insert(all.end(), newMessages.begin(), newMessages.end());
+  llvm::Expected<std::string> after = render(all, addGenerationPrompt);
+  if (!after)
+    return after.takeError();
+  // Every format renders message by message, so the history's text is a
+  // prefix; the check guards that property.
+  if (!llvm::StringRef(*after).starts_with(*before))
+    return makeError("chat: the " + stringifyChatFormat(format) +
+                     " template renders the history differently once new "
+                     "messages follow it");
+  return after->substr(before->size());
+}
+
+llvm::StringRef ChatTemplate::getReplySuffix() const {
+  switch (format) {
+  case ChatFormat::Raw:
+    return "";
+  case ChatFormat::ChatML:
+    return "<|im_end|>\n";
+  case ChatFormat::Llama2:
+    return " </s>";
+  case ChatFormat::Llama3:
+    return "<|eot_id|>";
+  }
+  llvm_unreachable("unknown chat format");
+}
+
+std::vector<std::string> ChatTemplate::stopStrings() const {
+  switch (format) {
+  case ChatFormat::Raw:
+    return {};
+  case ChatFormat::ChatML:
+    return {"<|im_end|>", "<|endoftext|>"};
+  case ChatFormat::Llama2:
+    return {"</s>"};
+  case ChatFormat::Llama3:
+    return {"<|eot_id|>", "<|end_of_text|>"};
+  }
+  llvm_unreachable("unknown chat format");
+}
+
+} // namespace llmc::chat

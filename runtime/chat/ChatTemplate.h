@@ -1,0 +1,120 @@
+//===- ChatTemplate.h - chat messages into a model's prompt text -*- C++
+//-*-===//
+//
+// The prompt formats of the supported families, written out in C++ rather
+// than by evaluating the Jinja `chat_template` of a checkpoint:
+//
+//   chatml  Qwen 2, 2.5 and 3:
+//           <|im_start|>{role}\n{content}<|im_end|>\n ...
+//           <|im_start|>assistant\n with an optional default system message
+//           that is added when the conversation does not start with one (Qwen2:
+//           "You are a helpful assistant.", Qwen2.5: "You are Qwen, created by
+//           Alibaba Cloud. You are a helpful assistant.", Qwen3: none). Qwen3's
+//           thinking blocks are not modelled: turns render as plain ChatML, as
+//           Qwen3's template renders every assistant turn before the last user
+//           turn.
+//   llama3  <|begin_of_text|><|start_header_id|>{role}<|end_header_id|>\n\n
+//           {content, trimmed}<|eot_id|> ... then the assistant header.
+//   llama2  <s>[INST] <<SYS>>\n{system}\n<</SYS>>\n\n{user} [/INST] {assistant}
+//           </s><s>[INST] {user} [/INST] ... (contents stripped; a system
+//           message only first; user and assistant turns alternate).
+//   raw     no template: the contents concatenated as they are.
+//
+// The rendered text holds the BOS token where the family's template puts
+// one, so it is encoded without adding special tokens.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLMC_RUNTIME_CHAT_CHATTEMPLATE_H
+#define LLMC_RUNTIME_CHAT_CHATTEMPLATE_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <string>
+#include <vector>
+
+namespace llmc::chat {
+
+enum class Role { System, User, Assistant };
+
+/// "system", "user" or "assistant".
+llvm::StringRef stringifyRole(Role role);
+/// The role named `name`; an error for any other name.
+llvm::Expected<Role> parseRole(llvm::StringRef name);
+
+struct ChatMessage {
+  Role role;
+  std::string content;
+};
+
+enum class ChatFormat { Raw, ChatML, Llama2, Llama3 };
+
+/// "raw", "chatml", "llama2" or "llama3".
+llvm::StringRef stringifyChatFormat(ChatFormat format);
+
+class ChatTemplate {
+public:
+  explicit ChatTemplate(ChatFormat format = ChatFormat::Raw,
+                        std::string defaultSystemPrompt = "");
+
+  /// The template called `id`: a format ("raw", "chatml", "llama2",
+  /// "llama3") or a family ("qwen2", "qwen2.5", "qwen3": ChatML with that
+  /// family's default system message).
+  static llvm::Expected<ChatTemplate> get(llvm::StringRef id);
+
+  /// Chooses the template of a checkpoint from the text of its
+  /// `tokenizer_config.json` (empty when it has none) and the `model_type` of
+  /// its config.json. A `chat_template` (a string, or a list of named
+  /// templates of which "default" or else the first is read) that contains
+  /// "<|im_start|>" is ChatML, with the default system message the template
+  /// writes out literally, if any; "<|start_header_id|>" is Llama 3; "[INST]"
+  /// is Llama 2. Without a recognised template, model types qwen2, qwen2_moe,
+  /// qwen3 and qwen3_moe are ChatML without a default system message, llama
+  /// is Llama 3 when the tokenizer config names <|eot_id|> (as an added
+  /// token, BOS or EOS) and Llama 2 otherwise, and anything else is raw.
+  /// Fails when the text is not a JSON object or `chat_template` has an
+  /// unexpected type.
+  static llvm::Expected<ChatTemplate>
+  detect(llvm::StringRef tokenizerConfigJson, llvm::StringRef modelType);
+
+  /// The prompt text of `messages`; with `addGenerationPrompt`, followed by
+  /// what opens the assistant's reply. Fails on a conversation the format
+  /// cannot express (Llama 2: a system message after the first, or turns
+  /// that do not alternate user/assistant starting with user).
+  llvm::Expected<std::string> render(llvm::ArrayRef<ChatMessage> messages,
+                                     bool addGenerationPrompt) const;
+
+  /// The text that extends a conversation the model has already read, as
+  /// render(history, false), by `newMessages` (typically one user turn), for
+  /// a runtime that keeps the history in its KV cache:
+  /// render(history + newMessages, addGenerationPrompt) ==
+  /// render(history, false) + renderContinuation(...). A cache that holds a
+  /// generated reply after render(history minus the reply, true) matches
+  /// render(history, false) once it has also read getReplySuffix().
+  llvm::Expected<std::string>
+  renderContinuation(llvm::ArrayRef<ChatMessage> history,
+                     llvm::ArrayRef<ChatMessage> newMessages,
+                     bool addGenerationPrompt) const;
+
+  /// What the template writes right after an assistant reply's content:
+  /// "<|im_end|>\n", "<|eot_id|>", " </s>", or nothing for raw.
+  llvm::StringRef getReplySuffix() const;
+
+  /// Texts that end the assistant's reply when generated ("<|im_end|>",
+  /// "<|eot_id|>", ...); none for raw.
+  std::vector<std::string> stopStrings() const;
+
+  ChatFormat getFormat() const { return format; }
+  /// The system message added when a conversation has none; empty for none.
+  llvm::StringRef getDefaultSystemPrompt() const { return defaultSystemPrompt; }
+
+private:
+  ChatFormat format;
+  std::string defaultSystemPrompt;
+};
+
+} // namespace llmc::chat
+
+#endif // LLMC_RUNTIME_CHAT_CHATTEMPLATE_H

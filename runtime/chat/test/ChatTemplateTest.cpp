@@ -1,0 +1,213 @@
+//===- ChatTemplateTest.cpp - rendering and continuations -----------------===//
+
+#include "runtime/chat/ChatTemplate.h"
+
+#include <gtest/gtest.h>
+
+using namespace llmc::chat;
+
+namespace {
+
+const ChatMessage kSystem = {Role::System, "You are terse."};
+const ChatMessage kHi = {Role::User, "Hi"};
+const ChatMessage kHello = {Role::Assistant, "Hello!"};
+const ChatMessage kQuestion = {Role::User, "What is 2+2?"};
+const ChatMessage kAnswer = {Role::Assistant, "4"};
+
+ChatTemplate getOrFail(llvm::StringRef id) {
+  llvm::Expected<ChatTemplate> chat = ChatTemplate::get(id);
+  if (!chat) {
+    ADD_FAILURE() << llvm::toString(chat.takeError());
+    return ChatTemplate();
+  }
+  return *chat;
+}
+
+std::string renderOrFail(const ChatTemplate &chat,
+                         llvm::ArrayRef<ChatMessage> messages,
+                         bool addGenerationPrompt = true) {
+  llvm::Expected<std::string> text = chat.render(messages, addGenerationPrompt);
+  if (!text) {
+    ADD_FAILURE() << llvm::toString(text.takeError());
+    return "";
+  }
+  return *text;
+}
+
+TEST(ChatTemplateTest, ChatMLWithAndWithoutDefaultSystemMessage) {
+  EXPECT_EQ(renderOrFail(getOrFail("qwen2.5"), {kHi}),
+            "<|im_start|>system\nYou are Qwen, created by Alibaba Cloud. You "
+            "are a helpful assistant.<|im_end|>\n"
+            "<|im_start|>user\nHi<|im_end|>\n"
+            "<|im_start|>assistant\n");
+  EXPECT_EQ(renderOrFail(getOrFail("qwen2"), {kHi}, false),
+            "<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n"
+            "<|im_start|>user\nHi<|im_end|>\n");
+  EXPECT_EQ(renderOrFail(getOrFail("qwen3"), {kHi}),
+            "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n");
+  // A system message replaces the default one.
+  EXPECT_EQ(
+      renderOrFail(getOrFail("qwen2.5"), {kSystem, kHi, kHello, kQuestion}),
+      "<|im_start|>system\nYou are terse.<|im_end|>\n"
+      "<|im_start|>user\nHi<|im_end|>\n"
+      "<|im_start|>assistant\nHello!<|im_end|>\n"
+      "<|im_start|>user\nWhat is 2+2?<|im_end|>\n"
+      "<|im_start|>assistant\n");
+  // Contents are kept as they are.
+  EXPECT_EQ(renderOrFail(getOrFail("chatml"), {{Role::User, " a \n"}}, false),
+            "<|im_start|>user\n a \n<|im_end|>\n");
+}
+
+TEST(ChatTemplateTest, Llama3) {
+  EXPECT_EQ(
+      renderOrFail(getOrFail("llama3"), {kSystem, kHi, kHello, kQuestion}),
+      "<|begin_of_text|>"
+      "<|start_header_id|>system<|end_header_id|>\n\nYou are terse."
+      "<|eot_id|>"
+      "<|start_header_id|>user<|end_header_id|>\n\nHi<|eot_id|>"
+      "<|start_header_id|>assistant<|end_header_id|>\n\nHello!<|eot_id|>"
+      "<|start_header_id|>user<|end_header_id|>\n\nWhat is 2+2?"
+      "<|eot_id|>"
+      "<|start_header_id|>assistant<|end_header_id|>\n\n");
+  // Contents are trimmed; no default system message.
+  EXPECT_EQ(renderOrFail(getOrFail("llama3"), {{Role::User, "  Hi \n"}}, false),
+            "<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\nHi"
+            "<|eot_id|>");
+}
+
+TEST(ChatTemplateTest, Llama2) {
+  ChatTemplate chat = getOrFail("llama2");
+  EXPECT_EQ(renderOrFail(chat, {kSystem, kHi, kHello, kQuestion}),
+            "<s>[INST] <<SYS>>\nYou are terse.\n<</SYS>>\n\nHi [/INST] Hello! "
+            "</s><s>[INST] What is 2+2? [/INST]");
+  EXPECT_EQ(
+      renderOrFail(chat, {{Role::User, " Hi "}, {Role::Assistant, " Yo "}}),
+      "<s>[INST] Hi [/INST] Yo </s>");
+  // A system message alone renders nothing until the first user turn.
+  EXPECT_EQ(renderOrFail(chat, {kSystem}), "");
+}
+
+TEST(ChatTemplateTest, Llama2RejectsWhatItCannotExpress) {
+  ChatTemplate chat = getOrFail("llama2");
+  auto errorOf = [&](llvm::ArrayRef<ChatMessage> messages) {
+    llvm::Expected<std::string> text = chat.render(messages, true);
+    if (text) {
+      ADD_FAILURE() << "rendered: " << *text;
+      return std::string();
+    }
+    return llvm::toString(text.takeError());
+  };
+  EXPECT_EQ(errorOf({kHi, kQuestion}),
+            "chat: the llama2 template needs turns that alternate "
+            "user/assistant starting with user; message 1 is from the user");
+  EXPECT_EQ(errorOf({kSystem, kHello}),
+            "chat: the llama2 template needs turns that alternate "
+            "user/assistant starting with user; message 1 is from the "
+            "assistant");
+  EXPECT_EQ(errorOf({kHi, kHello, kSystem}),
+            "chat: the llama2 template takes a system message only as the "
+            "first message");
+}
+
+TEST(ChatTemplateTest, RawConcatenatesContents) {
+  ChatTemplate chat = getOrFail("raw");
+  EXPECT_EQ(renderOrFail(chat, {kHi, kHello, {Role::User, " more"}}),
+            "HiHello! more");
+  EXPECT_TRUE(chat.stopStrings().empty());
+}
+
+TEST(ChatTemplateTest, ContinuationIsTheNewPartOnly) {
+  std::vector<ChatMessage> history = {kSystem, kHi, kHello};
+  auto continuation = [&](llvm::StringRef id) {
+    llvm::Expected<std::string> text =
+        getOrFail(id).renderContinuation(history, kQuestion, true);
+    if (!text) {
+      ADD_FAILURE() << llvm::toString(text.takeError());
+      return std::string();
+    }
+    return *text;
+  };
+  EXPECT_EQ(continuation("qwen2.5"),
+            "<|im_start|>user\nWhat is 2+2?<|im_end|>\n"
+            "<|im_start|>assistant\n");
+  EXPECT_EQ(continuation("llama3"),
+            "<|start_header_id|>user<|end_header_id|>\n\nWhat is 2+2?"
+            "<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n");
+  EXPECT_EQ(continuation("llama2"), "<s>[INST] What is 2+2? [/INST]");
+  EXPECT_EQ(continuation("raw"), "What is 2+2?");
+}
+
+TEST(ChatTemplateTest, RenderOfAllIsRenderOfPrefixPlusContinuation) {
+  // Conversations valid for every format, so every split is too.
+  std::vector<std::vector<ChatMessage>> conversations = {
+      {kSystem, kHi, kHello, kQuestion, kAnswer, kQuestion},
+      {kHi, kHello, kQuestion, kAnswer},
+      {{Role::User, "  spaced  "}, {Role::Assistant, "\nreply\n"}},
+  };
+  for (llvm::StringRef id :
+       {"raw", "chatml", "qwen2", "qwen2.5", "qwen3", "llama2", "llama3"}) {
+    ChatTemplate chat = getOrFail(id);
+    for (const std::vector<ChatMessage> &all : conversations) {
+      for (size_t split = 0; split <= all.size(); ++split) {
+        for (bool generation : {false, true}) {
+          llvm::ArrayRef<ChatMessage> messages(all);
+          llvm::Expected<std::string> continuation =
+              chat.renderContinuation(messages.take_front(split),
+                                      messages.drop_front(split), generation);
+          ASSERT_TRUE(static_cast<bool>(continuation))
+              << llvm::toString(continuation.takeError());
+          EXPECT_EQ(renderOrFail(chat, messages.take_front(split), false) +
+                        *continuation,
+                    renderOrFail(chat, all, generation))
+              << id.str() << ", split " << split;
+        }
+      }
+    }
+  }
+}
+
+TEST(ChatTemplateTest, ReplySuffixClosesAGeneratedReply) {
+  // What the model read before replying, its reply, then the suffix: the
+  // same text as the conversation rendered with the reply.
+  std::vector<ChatMessage> history = {kSystem, kHi, kHello};
+  for (llvm::StringRef id : {"raw", "qwen2.5", "qwen3", "llama2", "llama3"}) {
+    ChatTemplate chat = getOrFail(id);
+    std::string prompt =
+        renderOrFail(chat, llvm::ArrayRef(history).drop_back(), true);
+    std::string separator = chat.getFormat() == ChatFormat::Llama2 ? " " : "";
+    EXPECT_EQ(prompt + separator + kHello.content + chat.getReplySuffix().str(),
+              renderOrFail(chat, history, false))
+        << id.str();
+  }
+}
+
+TEST(ChatTemplateTest, StopStrings) {
+  EXPECT_EQ(getOrFail("qwen2").stopStrings(),
+            (std::vector<std::string>{"<|im_end|>", "<|endoftext|>"}));
+  EXPECT_EQ(getOrFail("llama3").stopStrings(),
+            (std::vector<std::string>{"<|eot_id|>", "<|end_of_text|>"}));
+  EXPECT_EQ(getOrFail("llama2").stopStrings(),
+            (std::vector<std::string>{"</s>"}));
+}
+
+TEST(ChatTemplateTest, NamesAndRoles) {
+  llvm::Expected<ChatTemplate> unknown = ChatTemplate::get("gemma");
+  ASSERT_FALSE(static_cast<bool>(unknown));
+  EXPECT_EQ(llvm::toString(unknown.takeError()),
+            "chat: unknown template 'gemma' (expected raw, chatml, qwen2, "
+            "qwen2.5, qwen3, llama2 or llama3)");
+  EXPECT_EQ(stringifyChatFormat(getOrFail("qwen3").getFormat()), "chatml");
+  EXPECT_EQ(getOrFail("qwen3").getDefaultSystemPrompt(), "");
+
+  for (Role role : {Role::System, Role::User, Role::Assistant}) {
+    llvm::Expected<Role> parsed = parseRole(stringifyRole(role));
+    ASSERT_TRUE(static_cast<bool>(parsed));
+    EXPECT_EQ(*parsed, role);
+  }
+  llvm::Expected<Role> tool = parseRole("tool");
+  ASSERT_FALSE(static_cast<bool>(tool));
+  EXPECT_EQ(llvm::toString(tool.takeError()),
+            "chat: unknown role 'tool' (expected system, user or assistant)");
+}
+
+} // namespace
