@@ -13,7 +13,7 @@
 
 #include "dialects/top/Interpreter/Interpreter.h"
 #include "frontends/llm/GraphBuilder.h"
-#include "tools/llmc/ModelLoading.h"
+#include "frontends/llm/ModelLoading.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/ADT/StringMap.h"

@@ -1,7 +1,7 @@
 //===- PiecesCommand.cpp - llmc pieces: the top IR of a model -------------===//
 
 #include "tools/llmc/Commands.h"
-#include "tools/llmc/ModelLoading.h"
+#include "frontends/llm/ModelLoading.h"
 #include "tools/llmc/PieceOptions.h"
 
 #include "mlir/IR/MLIRContext.h"

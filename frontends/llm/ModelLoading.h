@@ -1,7 +1,7 @@
 //===- ModelLoading.h - a checkpoint ready for the graph builder -*- C++ -*-===//
 
-#ifndef LLMC_TOOLS_LLMC_MODELLOADING_H
-#define LLMC_TOOLS_LLMC_MODELLOADING_H
+#ifndef LLMC_FRONTENDS_LLM_MODELLOADING_H
+#define LLMC_FRONTENDS_LLM_MODELLOADING_H
 
 #include "frontends/llm/GraphBuilder.h"
 #include "plugins/Registry.h"
@@ -23,4 +23,4 @@ llvm::Expected<LoadedModel> loadModel(const plugins::Registry &registry,
 
 } // namespace llmc
 
-#endif // LLMC_TOOLS_LLMC_MODELLOADING_H
+#endif // LLMC_FRONTENDS_LLM_MODELLOADING_H

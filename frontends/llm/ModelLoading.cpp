@@ -1,6 +1,6 @@
 //===- ModelLoading.cpp - a checkpoint ready for the graph builder --------===//
 
-#include "tools/llmc/ModelLoading.h"
+#include "frontends/llm/ModelLoading.h"
 
 #include "frontends/llm/RopeTables.h"
 

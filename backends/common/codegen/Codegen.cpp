@@ -1,0 +1,83 @@
+//===- Codegen.cpp - a placed tpu piece to a command stream ---------------===//
+
+#include "backends/common/codegen/Codegen.h"
+
+#include "backends/common/codegen/Emitters.h"
+#include "dialects/top/IR/TopOps.h"
+#include "dialects/tpu/IR/TpuOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+
+namespace llmc::codegen {
+
+static llvm::Error emitOp(Emitter &emitter, const ValuePlacement &placement,
+                          Operation *op) {
+  return llvm::TypeSwitch<Operation *, llvm::Error>(op)
+      // Leaves and views emit nothing: their bytes are already in place.
+      .Case<top::InputOp, top::WeightOp, top::NoneOp, tpu::ReshapeOp,
+            func::ReturnOp>([](Operation *) { return llvm::Error::success(); })
+      .Case<tpu::MatMulOp, tpu::A16MatMulOp, tpu::MLPOp, tpu::A16MLPOp>(
+          [&](Operation *op) { return emitLinearOp(emitter, placement, op); })
+      .Case<tpu::AddOp, tpu::MulOp, tpu::MulConstOp, tpu::SiLUOp, tpu::GELUOp,
+            tpu::CastOp, tpu::RMSNormOp, tpu::SoftmaxOp, tpu::RopeOp>(
+          [&](Operation *op) { return emitRowwiseOp(emitter, placement, op); })
+      .Case<tpu::FAttentionOp>([&](Operation *op) {
+        return emitAttentionOp(emitter, placement, op);
+      })
+      .Case<tpu::GatherOp, tpu::ArgOp, tpu::ConcatOp>([&](Operation *op) {
+        return emitDataMovementOp(emitter, placement, op);
+      })
+      .Default([&](Operation *op) {
+        return opError(op, "has no codegen for this chip family yet");
+      });
+}
+
+/// Copies each returned value the address plan did not compute into its IO
+/// slot (a reshaped input, a concat slice).
+static llvm::Error emitResultCopies(Emitter &emitter,
+                                    const ValuePlacement &placement,
+                                    func::FuncOp function) {
+  Operation *terminator = function.getBody().front().getTerminator();
+  for (auto [index, value] : llvm::enumerate(terminator->getOperands())) {
+    auto mem = dyn_cast_or_null<tpu::MemAttr>(
+        function.getResultAttr(index, "tpu.addr"));
+    if (!mem)
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "result #" + llvm::Twine(index) +
+              " has no tpu.addr: run tpu-address-assign first");
+    llvm::Expected<cmd::GlobalTensor> from = placement.view(value);
+    if (!from)
+      return from.takeError();
+    if (from->region() == cmd::REGION_IO &&
+        from->offset() == static_cast<uint64_t>(mem.getOffset()))
+      continue;
+    cmd::GlobalTensor to = *from;
+    to.set_region(cmd::REGION_IO);
+    to.set_offset(mem.getOffset());
+    if (llvm::Error error = emitCopy(emitter, *from, to))
+      return error;
+  }
+  return llvm::Error::success();
+}
+
+llvm::Expected<cmd::CommandStream>
+generateCommandStream(func::FuncOp function,
+                      const plugins::ChipDescriptor &chip,
+                      const WeightOffsets &weights) {
+  if (llvm::Error error = chip.validate())
+    return std::move(error);
+  Emitter emitter(chip, function.getSymName());
+  ValuePlacement placement(weights);
+  for (Operation &op : function.getBody().front())
+    if (llvm::Error error = emitOp(emitter, placement, &op))
+      return std::move(error);
+  if (llvm::Error error = emitResultCopies(emitter, placement, function))
+    return std::move(error);
+  return emitter.finish();
+}
+
+} // namespace llmc::codegen

@@ -1,0 +1,276 @@
+//===- EmitRowwise.cpp - elementwise ops, norms, softmax, rope, copies ----===//
+//
+// Row-wise work splits rows over the lanes (each lane whole rows, as norms,
+// softmax and rope need) in tiles of lanes x rows-per-lane, loaded two tiles
+// ahead. Purely elementwise ops first re-view their operands as rows of a
+// width that spreads them over every lane, so a decode step's single row of
+// hidden state does not run on one lane.
+//
+//===----------------------------------------------------------------------===//
+
+#include "backends/common/codegen/Emitters.h"
+
+#include "backends/common/cmodel/DType.h"
+#include "dialects/top/IR/TopOps.h"
+#include "dialects/tpu/IR/TpuOps.h"
+
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+
+namespace llmc::codegen {
+namespace {
+
+constexpr int64_t kPrefetch = 2;
+
+/// The widest row, at most what one lane comfortably holds of the tensor,
+/// that divides `elements` and still gives every lane a row.
+int64_t chooseFlatWidth(int64_t elements, int64_t lanes) {
+  int64_t limit = std::max<int64_t>(1, std::min<int64_t>(
+                                           2048, elements / lanes));
+  for (int64_t width = limit; width > 1; --width)
+    if (elements % width == 0)
+      return width;
+  return 1;
+}
+
+} // namespace
+
+llvm::Error emitRowwise(Emitter &emitter, const cmd::Compute &compute,
+                        llvm::ArrayRef<RowwiseInput> inputs,
+                        const cmd::GlobalTensor &output) {
+  int64_t rows = output.rows(), lanes = emitter.getLanes();
+  emitter.getArena().beginOp();
+  // Broadcast rows stay for the whole op.
+  std::vector<cmd::LocalTensor> pinned(inputs.size());
+  uint64_t rowBytes = emitter.getRowBytes(output.cols(), output.dtype());
+  for (auto [input, local] : llvm::zip(inputs, pinned)) {
+    if (!input.broadcast) {
+      rowBytes += emitter.getRowBytes(input.global.cols(), input.global.dtype());
+      continue;
+    }
+    local = emitter.replicated(1, input.global.cols(), input.global.dtype(),
+                               static_cast<uint32_t>(lanes));
+    if (llvm::Error error = emitter.pin(local))
+      return error;
+    emitter.load(input.global, local);
+  }
+  uint64_t budget = emitter.getArena().ringCapacity() / (kPrefetch + 1);
+  if (rowBytes > budget)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "a row of " + llvm::Twine(output.cols()) +
+            " elements does not fit a lane's streaming memory");
+  int64_t perLane = std::min<int64_t>(llvm::divideCeil(rows, lanes),
+                                      budget / rowBytes);
+  int64_t tileRows = perLane * lanes;
+  int64_t tiles = llvm::divideCeil(rows, tileRows);
+  struct Tile {
+    std::vector<cmd::LocalTensor> inputs;
+    cmd::LocalTensor output;
+  };
+  std::vector<Tile> loaded(tiles);
+  auto issueLoads = [&](int64_t t) -> llvm::Error {
+    int64_t r0 = t * tileRows, count = std::min(tileRows, rows - r0);
+    Tile &tile = loaded[t];
+    for (auto [input, local] : llvm::zip(inputs, pinned)) {
+      if (input.broadcast) {
+        tile.inputs.push_back(local);
+        continue;
+      }
+      cmd::LocalTensor tensor = emitter.rowsLayout(
+          count, input.global.cols(), input.global.dtype(), perLane);
+      if (llvm::Error error = emitter.ring(tensor))
+        return error;
+      emitter.load(sliceRows(input.global, r0, count), tensor);
+      tile.inputs.push_back(tensor);
+    }
+    tile.output =
+        emitter.rowsLayout(count, output.cols(), output.dtype(), perLane);
+    return emitter.ring(tile.output);
+  };
+  for (int64_t t = 0; t < std::min(kPrefetch, tiles); ++t)
+    if (llvm::Error error = issueLoads(t))
+      return error;
+  for (int64_t t = 0; t < tiles; ++t) {
+    cmd::Compute step = compute;
+    for (const cmd::LocalTensor &input : loaded[t].inputs)
+      *step.add_inputs() = input;
+    *step.add_outputs() = loaded[t].output;
+    emitter.compute(step);
+    emitter.store(loaded[t].output,
+                  sliceRows(output, t * tileRows, loaded[t].output.rows()));
+    if (t + kPrefetch < tiles)
+      if (llvm::Error error = issueLoads(t + kPrefetch))
+        return error;
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error emitCopy(Emitter &emitter, const cmd::GlobalTensor &source,
+                     const cmd::GlobalTensor &destination) {
+  int64_t lanes = emitter.getLanes();
+  // Contiguous bytes copy as rows that spread over the lanes.
+  auto packed = [](const cmd::GlobalTensor &tensor) {
+    return tensor.rows() == 1 ||
+           getRowStride(tensor) ==
+               static_cast<uint64_t>(
+                   cmodel::getDTypeBytes(tensor.dtype(), tensor.cols()));
+  };
+  cmd::GlobalTensor from = source, to = destination;
+  if (packed(from) && packed(to) && !cmodel::isInt4DType(from.dtype())) {
+    int64_t width = chooseFlatWidth(from.rows() * from.cols(), lanes);
+    from = reflow(from, width);
+    to = reflow(to, width);
+  }
+  emitter.getArena().beginOp();
+  uint64_t budget = emitter.getArena().ringCapacity() / (kPrefetch + 1);
+  uint64_t rowBytes = emitter.getRowBytes(from.cols(), from.dtype());
+  if (rowBytes > budget)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "a row of " + llvm::Twine(from.cols()) +
+                                       " elements is too wide to copy");
+  int64_t perLane = std::min<int64_t>(llvm::divideCeil(from.rows(), lanes),
+                                      budget / rowBytes);
+  int64_t tileRows = perLane * lanes;
+  for (int64_t r0 = 0; r0 < from.rows(); r0 += tileRows) {
+    int64_t count = std::min(tileRows, from.rows() - r0);
+    cmd::LocalTensor local =
+        emitter.rowsLayout(count, from.cols(), from.dtype(), perLane);
+    if (llvm::Error error = emitter.ring(local))
+      return error;
+    emitter.load(sliceRows(from, r0, count), local);
+    emitter.store(local, sliceRows(to, r0, count));
+  }
+  return llvm::Error::success();
+}
+
+namespace {
+
+/// Runs an elementwise opcode over equally shaped operands, re-viewed as
+/// rows that spread over every lane.
+llvm::Error emitElementwise(Emitter &emitter, const ValuePlacement &placement,
+                            Operation *op, const cmd::Compute &compute) {
+  int64_t elements = getNumElements(op->getResult(0));
+  for (Value operand : op->getOperands())
+    if (getNumElements(operand) != elements)
+      return opError(op, "codegen broadcasts only a single trailing row");
+  int64_t width = chooseFlatWidth(elements, emitter.getLanes());
+  std::vector<RowwiseInput> inputs;
+  for (Value operand : op->getOperands()) {
+    llvm::Expected<cmd::GlobalTensor> view = placement.view(operand, width);
+    if (!view)
+      return view.takeError();
+    inputs.push_back({*view, false});
+  }
+  llvm::Expected<cmd::GlobalTensor> output =
+      placement.view(op->getResult(0), width);
+  if (!output)
+    return output.takeError();
+  return emitRowwise(emitter, compute, inputs, *output);
+}
+
+/// Operands of a row-wise op over the result's last dimension: full
+/// tensors, or one row (a norm's weight, a broadcast addend).
+llvm::Error emitRowsOf(Emitter &emitter, const ValuePlacement &placement,
+                       Operation *op, const cmd::Compute &compute,
+                       llvm::ArrayRef<Value> operands, int64_t cols) {
+  std::vector<RowwiseInput> inputs;
+  int64_t rows = getNumElements(op->getResult(0)) / cols;
+  for (Value operand : operands) {
+    if (!operand || isa<NoneType>(operand.getType())) {
+      inputs.push_back({cmd::GlobalTensor(), true});
+      continue;
+    }
+    // The first operand is viewed like the output; the others (a norm's
+    // weight, rope's tables) by their last dimension.
+    int64_t operandCols =
+        inputs.empty() ? cols
+                       : cast<ShapedType>(operand.getType()).getShape().back();
+    bool broadcast = getNumElements(operand) == operandCols && rows > 1;
+    llvm::Expected<cmd::GlobalTensor> view =
+        placement.view(operand, operandCols);
+    if (!view)
+      return view.takeError();
+    inputs.push_back({*view, broadcast});
+  }
+  // Absent optional operands are trailing: drop them.
+  while (!inputs.empty() && inputs.back().global.rows() == 0)
+    inputs.pop_back();
+  llvm::Expected<cmd::GlobalTensor> output =
+      placement.view(op->getResult(0), cols);
+  if (!output)
+    return output.takeError();
+  return emitRowwise(emitter, compute, inputs, *output);
+}
+
+int64_t getLastDim(Value value) {
+  return cast<ShapedType>(value.getType()).getShape().back();
+}
+
+} // namespace
+
+llvm::Error emitRowwiseOp(Emitter &emitter, const ValuePlacement &placement,
+                          Operation *op) {
+  auto make = [](cmd::Opcode opcode) {
+    return cmodel::makeCompute(opcode, {}, {});
+  };
+  return llvm::TypeSwitch<Operation *, llvm::Error>(op)
+      .Case([&](tpu::AddOp) {
+        return emitElementwise(emitter, placement, op, make(cmd::ADD));
+      })
+      .Case([&](tpu::MulOp) {
+        return emitElementwise(emitter, placement, op, make(cmd::MUL));
+      })
+      .Case([&](tpu::MulConstOp mul) {
+        cmd::Compute compute = make(cmd::MUL_CONST);
+        compute.set_scalar(mul.getConstVal().convertToDouble());
+        return emitElementwise(emitter, placement, op, compute);
+      })
+      .Case([&](tpu::SiLUOp) {
+        return emitElementwise(emitter, placement, op, make(cmd::SILU));
+      })
+      .Case([&](tpu::GELUOp gelu) {
+        cmd::Compute compute = make(cmd::GELU);
+        compute.set_tanh_approx(gelu.getApproximation() ==
+                                top::GELUApproximation::Tanh);
+        return emitElementwise(emitter, placement, op, compute);
+      })
+      .Case([&](tpu::CastOp) {
+        return emitElementwise(emitter, placement, op, make(cmd::CAST));
+      })
+      .Case([&](tpu::RMSNormOp norm) {
+        cmd::Compute compute = make(cmd::RMSNORM);
+        compute.set_eps(norm.getEps().convertToDouble());
+        return emitRowsOf(emitter, placement, op, compute,
+                          {norm.getInput(), norm.getWeight()},
+                          getLastDim(norm.getInput()));
+      })
+      .Case([&](tpu::SoftmaxOp softmax) -> llvm::Error {
+        auto type = cast<ShapedType>(softmax.getType());
+        if (softmax.getAxis() != -1 && softmax.getAxis() != type.getRank() - 1)
+          return opError(op, "codegen runs softmax over the last axis only");
+        return emitRowsOf(emitter, placement, op, make(cmd::SOFTMAX),
+                          {softmax.getInput()}, type.getShape().back());
+      })
+      .Case([&](tpu::RopeOp rope) -> llvm::Error {
+        // x [.., L, H, D] as [L, H * D]; cos, sin [.., L, R] as [L, R].
+        auto type = cast<ShapedType>(rope.getInput().getType());
+        if (type.getRank() < 3)
+          return opError(op, "codegen expects rope input [.., L, H, D]");
+        int64_t headDim = type.getShape().back();
+        int64_t cols = headDim * type.getShape()[type.getRank() - 2];
+        cmd::Compute compute = make(cmd::ROPE);
+        compute.set_group(headDim);
+        compute.set_interleaved(rope.getMode() == top::RopeMode::Interleaved);
+        return emitRowsOf(emitter, placement, op, compute,
+                          {rope.getInput(), rope.getCos(), rope.getSin()},
+                          cols);
+      })
+      .Default([&](Operation *) {
+        return opError(op, "is not a row-wise op");
+      });
+}
+
+} // namespace llmc::codegen

@@ -1,0 +1,78 @@
+//===- Emitter.h - issuing commands with their waits ------------*- C++ -*-===//
+//
+// Every command codegen issues goes through an Emitter, which allocates
+// local buffers (LocalArena), derives each command's wait from the local
+// bytes it reads and writes (HazardTracker) and appends it to its queue
+// (StreamBuilder). Op emitters only decide tiles and layouts, so no emitter
+// can forget a wait.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLMC_BACKENDS_COMMON_CODEGEN_EMITTER_H
+#define LLMC_BACKENDS_COMMON_CODEGEN_EMITTER_H
+
+#include "backends/common/codegen/HazardTracker.h"
+#include "backends/common/codegen/LocalArena.h"
+#include "backends/common/cmodel/StreamBuilder.h"
+
+#include "plugins/ChipDescriptor.h"
+
+namespace llmc::codegen {
+
+class Emitter {
+public:
+  Emitter(const plugins::ChipDescriptor &chip, llvm::StringRef name);
+
+  const plugins::ChipDescriptor &getChip() const { return chip; }
+  int64_t getLanes() const { return chip.npuLanes; }
+  LocalArena &getArena() { return arena; }
+
+  //===--------------------------------------------------------------------===//
+  // Local tensors (address 0 until allocated)
+  //===--------------------------------------------------------------------===//
+
+  /// Bytes of `cols` elements of `dtype`, rounded up to the EU bytes.
+  uint64_t getRowBytes(int64_t cols, cmd::DType dtype) const;
+  /// Rows split over lanes, `perLane` rows each.
+  cmd::LocalTensor rowsLayout(int64_t rows, int64_t cols, cmd::DType dtype,
+                              int64_t perLane, uint32_t laneBegin = 0) const;
+  /// Columns split over lanes, `perLane` columns each.
+  cmd::LocalTensor colsLayout(int64_t rows, int64_t cols, cmd::DType dtype,
+                              int64_t perLane, uint32_t laneBegin = 0) const;
+  /// The whole tensor on each of `laneCount` lanes.
+  cmd::LocalTensor replicated(int64_t rows, int64_t cols, cmd::DType dtype,
+                              uint32_t laneCount, uint32_t laneBegin = 0) const;
+  /// The per-lane bytes `tensor` occupies.
+  uint64_t getFootprint(const cmd::LocalTensor &tensor) const;
+
+  /// Places `tensor` in a pinned buffer / the next ring buffer.
+  llvm::Error pin(cmd::LocalTensor &tensor);
+  llvm::Error ring(cmd::LocalTensor &tensor);
+
+  //===--------------------------------------------------------------------===//
+  // Commands
+  //===--------------------------------------------------------------------===//
+
+  void load(const cmd::GlobalTensor &from, const cmd::LocalTensor &to);
+  void store(const cmd::LocalTensor &from, const cmd::GlobalTensor &to);
+  void gather(const cmd::GlobalTensor &table, const cmd::GlobalTensor &index,
+              const cmd::LocalTensor &to);
+  /// Outputs are also read when `accumulate` or `resume` is set.
+  void compute(const cmd::Compute &compute);
+
+  cmd::CommandStream finish() { return builder.take(); }
+
+private:
+  LocalRange getRange(const cmd::LocalTensor &tensor) const;
+  std::vector<uint32_t> waitFor(Queue queue, llvm::ArrayRef<LocalRange> reads,
+                                llvm::ArrayRef<LocalRange> writes);
+
+  plugins::ChipDescriptor chip;
+  LocalArena arena;
+  HazardTracker hazards;
+  cmodel::StreamBuilder builder;
+};
+
+} // namespace llmc::codegen
+
+#endif // LLMC_BACKENDS_COMMON_CODEGEN_EMITTER_H

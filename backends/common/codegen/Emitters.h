@@ -1,0 +1,76 @@
+//===- Emitters.h - command emission per tpu op -----------------*- C++ -*-===//
+//
+// One function per kind of op, each tiling its op so every lane's working
+// set fits local memory and issuing loads a tile or two ahead of the
+// computations that use them (software pipelining). The shared shapes of
+// work: projections (weights streamed through the lanes), row-wise
+// operations, attention, gathers, reductions and copies.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLMC_BACKENDS_COMMON_CODEGEN_EMITTERS_H
+#define LLMC_BACKENDS_COMMON_CODEGEN_EMITTERS_H
+
+#include "backends/common/codegen/Emitter.h"
+#include "backends/common/codegen/GlobalViews.h"
+
+namespace mlir {
+class Operation;
+} // namespace mlir
+
+namespace llmc::codegen {
+
+/// The weight operands of a projection `y = x w^T + bias`; `scale` and `zp`
+/// have rows = 0 for a float weight, `zp` and `bias` for none.
+struct ProjectionWeights {
+  cmd::GlobalTensor weight;
+  cmd::GlobalTensor scale;
+  cmd::GlobalTensor zp;
+  cmd::GlobalTensor bias;
+};
+
+/// y [M, N] = x [M, K] w[N, K]^T (+ bias), dequantizing a quantized w.
+llvm::Error emitProjection(Emitter &emitter, const cmd::GlobalTensor &x,
+                           const ProjectionWeights &weights,
+                           const cmd::GlobalTensor &y);
+
+/// tpu.MatMul, tpu.A16MatMul, tpu.MLP and tpu.A16MLP.
+llvm::Error emitLinearOp(Emitter &emitter, const ValuePlacement &placement,
+                         mlir::Operation *op);
+
+/// An operand of a row-wise computation: a tensor with the output's rows,
+/// or a single row every lane holds (`broadcast`).
+struct RowwiseInput {
+  cmd::GlobalTensor global;
+  bool broadcast = false;
+};
+
+/// Runs `compute` (its opcode and attributes; tensors are filled in) over
+/// tiles of rows: every input has the output's rows unless broadcast.
+llvm::Error emitRowwise(Emitter &emitter, const cmd::Compute &compute,
+                        llvm::ArrayRef<RowwiseInput> inputs,
+                        const cmd::GlobalTensor &output);
+
+/// Copies `from` to `to` (same shape and type) through local memory.
+llvm::Error emitCopy(Emitter &emitter, const cmd::GlobalTensor &from,
+                     const cmd::GlobalTensor &to);
+
+/// Elementwise ops, casts, norms, softmax and rope.
+llvm::Error emitRowwiseOp(Emitter &emitter, const ValuePlacement &placement,
+                          mlir::Operation *op);
+
+/// tpu.FAttention.
+llvm::Error emitAttentionOp(Emitter &emitter, const ValuePlacement &placement,
+                            mlir::Operation *op);
+
+/// tpu.Gather, tpu.Arg and tpu.Concat.
+llvm::Error emitDataMovementOp(Emitter &emitter,
+                               const ValuePlacement &placement,
+                               mlir::Operation *op);
+
+/// An error naming `op` and its location.
+llvm::Error opError(mlir::Operation *op, const llvm::Twine &message);
+
+} // namespace llmc::codegen
+
+#endif // LLMC_BACKENDS_COMMON_CODEGEN_EMITTERS_H

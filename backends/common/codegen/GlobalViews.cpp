@@ -1,0 +1,168 @@
+//===- GlobalViews.cpp - where a piece's values live in global memory -----===//
+
+#include "backends/common/codegen/GlobalViews.h"
+
+#include "backends/common/cmodel/DType.h"
+#include "backends/common/cmodel/StreamBuilder.h"
+#include "dialects/top/IR/TopOps.h"
+#include "dialects/tpu/IR/TpuOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
+
+using namespace mlir;
+
+namespace llmc::codegen {
+
+static llvm::Error viewError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+llvm::Expected<cmd::DType> getDType(Type element) {
+  if (element.isF32())
+    return cmd::DTYPE_F32;
+  if (element.isF16())
+    return cmd::DTYPE_F16;
+  if (element.isBF16())
+    return cmd::DTYPE_BF16;
+  bool isSigned = true;
+  unsigned width = 0;
+  if (auto quantized = dyn_cast<quant::QuantizedType>(element)) {
+    isSigned = quantized.isSigned();
+    width = quantized.getStorageTypeIntegralWidth();
+  } else if (auto integer = dyn_cast<IntegerType>(element)) {
+    isSigned = !integer.isUnsigned();
+    width = integer.getWidth();
+  }
+  if (width == 32 && isSigned)
+    return cmd::DTYPE_I32;
+  if (width == 8)
+    return isSigned ? cmd::DTYPE_I8 : cmd::DTYPE_U8;
+  if (width == 4)
+    return isSigned ? cmd::DTYPE_I4 : cmd::DTYPE_U4;
+  std::string name;
+  llvm::raw_string_ostream os(name);
+  element.print(os);
+  return viewError("no command-stream type for element type " + name);
+}
+
+int64_t getNumElements(Value value) {
+  return cast<ShapedType>(value.getType()).getNumElements();
+}
+
+static tpu::MemAttr getMem(Attribute attr) {
+  return dyn_cast_or_null<tpu::MemAttr>(attr);
+}
+
+static cmd::Region getRegion(tpu::MemRegion region) {
+  switch (region) {
+  case tpu::MemRegion::Coeff:
+    return cmd::REGION_COEFF;
+  case tpu::MemRegion::Activation:
+    return cmd::REGION_ACTIVATION;
+  case tpu::MemRegion::IO:
+    return cmd::REGION_IO;
+  }
+  return cmd::REGION_INVALID;
+}
+
+llvm::Expected<std::pair<cmd::Region, uint64_t>>
+ValuePlacement::getAddress(Value value) const {
+  if (auto argument = dyn_cast<BlockArgument>(value)) {
+    auto function =
+        dyn_cast<func::FuncOp>(argument.getOwner()->getParentOp());
+    tpu::MemAttr mem =
+        function ? getMem(function.getArgAttr(argument.getArgNumber(),
+                                              "tpu.addr"))
+                 : nullptr;
+    if (!mem)
+      return viewError("argument #" + llvm::Twine(argument.getArgNumber()) +
+                       " has no tpu.addr: run tpu-address-assign first");
+    return std::make_pair(getRegion(mem.getRegion()),
+                          static_cast<uint64_t>(mem.getOffset()));
+  }
+  Operation *op = value.getDefiningOp();
+  if (auto weight = dyn_cast<top::WeightOp>(op)) {
+    auto it = weights.find(weight.getName());
+    if (it == weights.end())
+      return viewError("weight '" + weight.getName() +
+                       "' is not in the binary's weight layout");
+    return std::make_pair(cmd::REGION_COEFF, it->second);
+  }
+  if (isa<top::InputOp, tpu::ReshapeOp>(op))
+    return getAddress(op->getOperand(0));
+  auto ranges = op->getAttrOfType<ArrayAttr>("addr");
+  if (!ranges)
+    return viewError("'" + op->getName().getStringRef() +
+                     "' has no addr: run tpu-address-assign first");
+  auto mem = cast<tpu::MemAttr>(
+      ranges[cast<OpResult>(value).getResultNumber()]);
+  return std::make_pair(getRegion(mem.getRegion()),
+                        static_cast<uint64_t>(mem.getOffset()));
+}
+
+llvm::Expected<cmd::GlobalTensor> ValuePlacement::view(Value value,
+                                                       int64_t cols) const {
+  auto type = cast<ShapedType>(value.getType());
+  llvm::Expected<cmd::DType> dtype = getDType(type.getElementType());
+  if (!dtype)
+    return dtype.takeError();
+  llvm::Expected<std::pair<cmd::Region, uint64_t>> address = getAddress(value);
+  if (!address)
+    return address.takeError();
+  int64_t elements = type.getNumElements();
+  if (cols <= 0 || elements % cols)
+    return viewError("cannot view " + llvm::Twine(elements) +
+                     " elements as rows of " + llvm::Twine(cols));
+  return cmodel::globalTensor(address->first, address->second,
+                              elements / cols, cols, *dtype);
+}
+
+llvm::Expected<cmd::GlobalTensor> ValuePlacement::view(Value value) const {
+  auto type = cast<ShapedType>(value.getType());
+  return view(value, type.getRank() ? type.getShape().back() : 1);
+}
+
+uint64_t getRowStride(const cmd::GlobalTensor &tensor) {
+  if (tensor.row_stride_bytes())
+    return tensor.row_stride_bytes();
+  return cmodel::getDTypeBytes(tensor.dtype(), tensor.cols());
+}
+
+cmd::GlobalTensor sliceRows(const cmd::GlobalTensor &tensor, int64_t begin,
+                            int64_t count) {
+  cmd::GlobalTensor slice = tensor;
+  uint64_t stride = getRowStride(tensor);
+  slice.set_offset(tensor.offset() + begin * stride);
+  slice.set_rows(count);
+  slice.set_row_stride_bytes(count > 1 ? stride : 0);
+  if (count > 1 && stride == cmodel::getDTypeBytes(tensor.dtype(),
+                                                   tensor.cols()))
+    slice.set_row_stride_bytes(0);
+  return slice;
+}
+
+cmd::GlobalTensor sliceCols(const cmd::GlobalTensor &tensor, int64_t begin,
+                            int64_t count) {
+  cmd::GlobalTensor slice = tensor;
+  uint64_t stride = getRowStride(tensor);
+  slice.set_offset(tensor.offset() +
+                   begin * cmodel::getDTypeBits(tensor.dtype()) / 8);
+  slice.set_cols(count);
+  bool packed =
+      stride == static_cast<uint64_t>(
+                    cmodel::getDTypeBytes(tensor.dtype(), count)) ||
+      tensor.rows() == 1;
+  slice.set_row_stride_bytes(packed ? 0 : stride);
+  return slice;
+}
+
+cmd::GlobalTensor reflow(const cmd::GlobalTensor &tensor, int64_t newCols) {
+  cmd::GlobalTensor flat = tensor;
+  flat.set_rows(tensor.rows() * tensor.cols() / newCols);
+  flat.set_cols(newCols);
+  flat.set_row_stride_bytes(0);
+  return flat;
+}
+
+} // namespace llmc::codegen

@@ -1,0 +1,43 @@
+//===- PieceCompiler.h - one piece from top to its command stream -*- C++ -*-===//
+//
+// The stages of a piece's compilation, for the model compiler and tests:
+// lower the top module with the backend's pipeline and place its values
+// (tpu-address-assign), list the weights it reads, then (once the binary's
+// weight layout is known) generate its command stream.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLMC_BACKENDS_COMMON_COMPILE_PIECECOMPILER_H
+#define LLMC_BACKENDS_COMMON_COMPILE_PIECECOMPILER_H
+
+#include "backends/common/lowering/LoweringOptions.h"
+#include "plugins/Plugin.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+
+#include <string>
+#include <vector>
+
+namespace llmc::compile {
+
+/// Lowers `module` (one top piece) to tpu for `backend` and places it.
+/// Errors carry the pass diagnostics.
+llvm::Error lowerAndPlace(mlir::ModuleOp module,
+                          const plugins::BackendPlugin &backend,
+                          const lowering::LoweringOptions &options);
+
+struct WeightUse {
+  std::string name;
+  mlir::RankedTensorType type;
+};
+
+/// The weights a lowered piece reads, in first-use order, each once.
+std::vector<WeightUse> collectWeights(mlir::ModuleOp module);
+
+/// The piece's single function.
+mlir::func::FuncOp getPieceFunction(mlir::ModuleOp module);
+
+} // namespace llmc::compile
+
+#endif // LLMC_BACKENDS_COMMON_COMPILE_PIECECOMPILER_H

@@ -1,0 +1,240 @@
+//===- PieceParityTest.cpp - compiled pieces against the top interpreter --===//
+//
+// Compiles pieces of the refdata models for bm1684x in several modes, runs
+// their command streams on the cmodel and compares every output with the
+// top interpreter running the same piece on the weights the binary holds
+// (quantized weights dequantized, float weights rounded), computing in f32:
+// cosine >= 0.99999 for F32 and >= 0.999 for the other modes; tokens equal.
+//
+//===----------------------------------------------------------------------===//
+
+#include "backends/common/cmodel/CModel.h"
+#include "backends/common/codegen/Codegen.h"
+#include "backends/common/compile/PieceCompiler.h"
+#include "backends/common/compile/WeightPacking.h"
+#include "backends/common/lowering/LoweredWeights.h"
+#include "backends/common/quant/DerivedWeightSource.h"
+#include "dialects/Registration.h"
+#include "dialects/top/IR/TopOps.h"
+#include "dialects/tpu/IR/TpuOps.h"
+#include "dialects/top/Interpreter/Interpreter.h"
+#include "frontends/llm/Masks.h"
+#include "frontends/llm/ModelLoading.h"
+#include "plugins/Registry.h"
+#include "tests/TestData.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/MathExtras.h"
+
+#include "gtest/gtest.h"
+
+#include <cmath>
+#include <cstring>
+#include <random>
+
+namespace llmc::plugins {
+void register_hf(Registrar &registrar);
+void register_bm1684x(Registrar &registrar);
+} // namespace llmc::plugins
+
+using namespace llmc;
+using namespace mlir;
+
+namespace {
+
+struct Case {
+  std::string model;
+  std::string mode;
+  double minCosine;
+};
+
+std::string caseName(const ::testing::TestParamInfo<Case> &info) {
+  std::string name = info.param.model + "_" + info.param.mode;
+  for (char &c : name)
+    if (!isalnum(static_cast<unsigned char>(c)))
+      c = '_';
+  return name;
+}
+
+double cosine(llvm::ArrayRef<float> a, llvm::ArrayRef<float> b) {
+  double dot = 0, na = 0, nb = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    dot += double(a[i]) * b[i];
+    na += double(a[i]) * a[i];
+    nb += double(b[i]) * b[i];
+  }
+  if (na == 0 && nb == 0)
+    return 1;
+  return dot / std::sqrt(na * nb);
+}
+
+class PieceParityTest : public ::testing::TestWithParam<Case> {
+protected:
+  void SetUp() override {
+    plugins::register_hf(registry);
+    plugins::register_bm1684x(registry);
+    ASSERT_FALSE(static_cast<bool>(registry.takeRegistrationErrors()));
+    DialectRegistry dialects;
+    registerAllDialects(dialects);
+    context.appendDialectRegistry(dialects);
+    context.loadAllAvailableDialects();
+    buildOptions.seqLength = 64;
+    buildOptions.maxInputLength = 16;
+  }
+
+  /// Inputs for `function` by role: plausible ids, positions and masks.
+  std::vector<top::Tensor> makeInputs(func::FuncOp function, int64_t vocab) {
+    std::mt19937 random(7);
+    std::normal_distribution<float> normal;
+    std::vector<top::Tensor> inputs;
+    int64_t s = buildOptions.seqLength, l = buildOptions.maxInputLength;
+    function.walk([&](top::InputOp input) {
+      auto type = cast<RankedTensorType>(input.getType());
+      llvm::SmallVector<int64_t> shape(type.getShape());
+      int64_t count = type.getNumElements();
+      llvm::StringRef role = input.getRole().value_or("");
+      bool decode = function.getName().ends_with("decode");
+      bool prefillKV = function.getName().ends_with("prefill_kv");
+      if (type.getElementType().isInteger(32)) {
+        std::vector<int32_t> values(count);
+        for (int64_t i = 0; i < count; ++i) {
+          if (role == "position_ids")
+            values[i] = decode ? s / 2 : (prefillKV ? s - l : 0) + i;
+          else
+            values[i] = static_cast<int32_t>(random() % vocab);
+        }
+        inputs.push_back(top::Tensor::fromI32(shape, std::move(values)));
+        return;
+      }
+      std::vector<float> values(count);
+      if (role == "mask")
+        values = decode      ? llm::buildDecodeMask(s, s / 2)
+                 : prefillKV ? llm::buildPrefillKVMask(l, s - l, (s - l) / 2)
+                             : llm::buildPrefillMask(l);
+      else
+        for (float &value : values)
+          value = normal(random) * (role == "logits" ? 3.0f : 1.0f);
+      inputs.push_back(top::Tensor::fromF32(shape, std::move(values)));
+    });
+    return inputs;
+  }
+
+  void checkPiece(const Case &param, const llm::GraphBuilder &builder,
+                  const plugins::WeightSource &weights,
+                  const lowering::LoweringOptions &options,
+                  llvm::StringRef pieceName, int64_t vocab) {
+    SCOPED_TRACE(pieceName.str());
+    llvm::Expected<llm::Piece> piece = builder.build(pieceName);
+    ASSERT_TRUE(static_cast<bool>(piece)) << toString(piece.takeError());
+    OwningOpRef<ModuleOp> reference = piece->module->clone();
+    ASSERT_FALSE(static_cast<bool>(
+        lowering::retargetToLoweredWeights(*reference, options)));
+    ModuleOp module = *piece->module;
+    llvm::Error lowered = compile::lowerAndPlace(
+        module, llvm::cantFail(registry.findBackend("bm1684x")), options);
+    ASSERT_FALSE(static_cast<bool>(lowered)) << toString(std::move(lowered));
+
+    // The coeff region: every weight the piece reads, 64-byte aligned.
+    std::vector<uint8_t> coeff;
+    codegen::WeightOffsets offsets;
+    for (const compile::WeightUse &use : compile::collectWeights(module)) {
+      llvm::Expected<std::vector<uint8_t>> bytes =
+          compile::packWeight(weights, use.name, use.type);
+      ASSERT_TRUE(static_cast<bool>(bytes)) << toString(bytes.takeError());
+      offsets[use.name] = coeff.size();
+      coeff.insert(coeff.end(), bytes->begin(), bytes->end());
+      coeff.resize(llvm::alignTo(coeff.size(), 64));
+    }
+    func::FuncOp function = compile::getPieceFunction(module);
+    const plugins::ChipDescriptor &chip =
+        llvm::cantFail(registry.findBackend("bm1684x")).getDescriptor();
+    llvm::Expected<cmd::CommandStream> stream =
+        codegen::generateCommandStream(function, chip, offsets);
+    ASSERT_TRUE(static_cast<bool>(stream)) << toString(stream.takeError());
+
+    std::vector<top::Tensor> inputs =
+        makeInputs(compile::getPieceFunction(*reference), vocab);
+    cmodel::CModel device(chip);
+    device.global().attachReadOnly(cmd::REGION_COEFF, coeff);
+    device.global().allocate(
+        cmd::REGION_ACTIVATION,
+        std::max<int64_t>(
+            64, function->getAttrOfType<IntegerAttr>("tpu.activation_bytes")
+                    .getInt()));
+    device.global().allocate(
+        cmd::REGION_IO,
+        function->getAttrOfType<IntegerAttr>("tpu.io_bytes").getInt());
+    for (auto [index, input] : llvm::enumerate(inputs)) {
+      auto mem = cast<llmc::tpu::MemAttr>(function.getArgAttr(index, "tpu.addr"));
+      llvm::ArrayRef<uint8_t> bytes(
+          reinterpret_cast<const uint8_t *>(input.getRawData()),
+          input.getNumElements() * 4);
+      ASSERT_FALSE(static_cast<bool>(
+          device.global().write(cmd::REGION_IO, mem.getOffset(), bytes)));
+    }
+    llvm::Expected<cmodel::RunStats> stats = device.run(*stream);
+    ASSERT_TRUE(static_cast<bool>(stats)) << toString(stats.takeError());
+
+    top::Interpreter interpreter(weights);
+    llvm::Expected<std::vector<top::Tensor>> expected =
+        interpreter.run(compile::getPieceFunction(*reference), inputs);
+    ASSERT_TRUE(static_cast<bool>(expected)) << toString(expected.takeError());
+    for (auto [index, want] : llvm::enumerate(*expected)) {
+      auto mem = cast<llmc::tpu::MemAttr>(function.getResultAttr(index, "tpu.addr"));
+      llvm::Expected<llvm::ArrayRef<uint8_t>> got = device.global().read(
+          cmd::REGION_IO, mem.getOffset(), want.getNumElements() * 4);
+      ASSERT_TRUE(static_cast<bool>(got)) << toString(got.takeError());
+      if (want.isI32()) {
+        std::vector<int32_t> ids(want.getNumElements());
+        std::memcpy(ids.data(), got->data(), got->size());
+        EXPECT_EQ(ids, std::vector<int32_t>(want.getI32().begin(),
+                                            want.getI32().end()))
+            << "output #" << index;
+        continue;
+      }
+      std::vector<float> values(want.getNumElements());
+      std::memcpy(values.data(), got->data(), got->size());
+      double similarity = cosine(values, want.getF32());
+      EXPECT_GE(similarity, param.minCosine) << "output #" << index;
+    }
+  }
+
+  plugins::Registry registry;
+  MLIRContext context;
+  llm::BuildOptions buildOptions;
+};
+
+TEST_P(PieceParityTest, PiecesMatchInterpreter) {
+  const Case &param = GetParam();
+  llvm::Expected<LoadedModel> model = loadModel(
+      registry, test::getRefdataPath("models/" + param.model), buildOptions);
+  ASSERT_TRUE(static_cast<bool>(model)) << toString(model.takeError());
+  quant::DerivedWeightSource weights(*model->weights);
+  lowering::LoweringOptions options;
+  options.mode = llvm::cantFail(lowering::parseQuantMode(param.mode));
+  llvm::Expected<llm::GraphBuilder> builder =
+      llm::GraphBuilder::create(context, model->spec, buildOptions);
+  ASSERT_TRUE(static_cast<bool>(builder)) << toString(builder.takeError());
+  for (llvm::StringRef piece :
+       {"embed.prefill", "embed.decode", "block.0.prefill",
+        "block.0.prefill_kv", "block.0.decode", "lm_head", "greedy_head"})
+    checkPiece(param, *builder, weights, options, piece,
+               model->spec.vocabSize);
+}
+
+std::vector<Case> allCases() {
+  std::vector<Case> cases;
+  for (const char *model : {"tiny-qwen2", "tiny-llama", "tiny-qwen3"})
+    for (const char *mode : {"F32", "F16", "BF16", "W8F16", "W8BF16", "W4F16",
+                             "W4BF16"})
+      cases.push_back({model, mode, llvm::StringRef(mode) == "F32" ? 0.99999
+                                                                  : 0.999});
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(Bm1684x, PieceParityTest,
+                         ::testing::ValuesIn(allCases()), caseName);
+
+} // namespace
