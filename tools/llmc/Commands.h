@@ -14,6 +14,7 @@ namespace llmc {
 llvm::cl::SubCommand &getPiecesCommand();
 llvm::cl::SubCommand &getEvalCommand();
 llvm::cl::SubCommand &getTokenizeCommand();
+llvm::cl::SubCommand &getConvertCommand();
 
 /// `llmc pieces`: prints the top IR of a model's pieces.
 int runPiecesCommand(const plugins::Registry &registry);
@@ -22,6 +23,8 @@ int runEvalCommand(const plugins::Registry &registry);
 /// `llmc tokenize`: prints the token ids of lines of text.
 int runTokenizeCommand(const plugins::Registry &registry);
 
+/// `llmc convert`: compiles a checkpoint into a .llmc binary for a chip.
+int runConvertCommand(const plugins::Registry &registry);
 /// Prints `error` as `llmc: error: ...` and returns exit code 1.
 int reportError(llvm::Error error);
 

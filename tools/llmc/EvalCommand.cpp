@@ -21,6 +21,7 @@
 #include "tools/llmc/Commands.h"
 #include "tools/llmc/InterpreterSession.h"
 #include "tools/llmc/PieceOptions.h"
+#include "tools/llmc/QuantOptions.h"
 
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/Threading.h"
@@ -49,49 +50,6 @@ static cl::opt<unsigned> threads(
     cl::init(0), cl::sub(getEvalCommand()));
 static cl::alias threadsShort("j", cl::desc("Alias for --threads"),
                               cl::aliasopt(threads));
-static cl::opt<std::string> quantize(
-    "quantize",
-    cl::desc("Run on the weights of this quantization mode (F16, W4BF16, ...)"),
-    cl::sub(getEvalCommand()));
-static cl::opt<int64_t>
-    qGroupSize("q-group-size",
-               cl::desc("With --quantize: weights per group along K (0: per "
-                        "channel)"),
-               cl::init(64), cl::sub(getEvalCommand()));
-static cl::opt<bool>
-    asymmetric("asymmetric",
-               cl::desc("With --quantize: asymmetric weight quantization"),
-               cl::sub(getEvalCommand()));
-static cl::opt<std::string>
-    qtable("qtable", cl::desc("With --quantize: per-op modes, one "
-                              "'<op name or glob> <mode>' per line"),
-           cl::sub(getEvalCommand()));
-
-/// The lowering options of --quantize and its companions.
-static llvm::Expected<lowering::LoweringOptions> getLoweringOptions() {
-  lowering::LoweringOptions options;
-  llvm::Expected<lowering::QuantMode> mode =
-      lowering::parseQuantMode(quantize);
-  if (!mode)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "--quantize: " +
-                                       llvm::toString(mode.takeError()));
-  options.mode = *mode;
-  options.groupSize = qGroupSize;
-  options.asymmetric = asymmetric;
-  if (!qtable.empty()) {
-    llvm::Expected<std::vector<lowering::QTableRule>> rules =
-        lowering::readQTableFile(qtable);
-    if (!rules)
-      return rules.takeError();
-    options.qtable = std::move(*rules);
-    options.qtablePath = qtable;
-  }
-  if (llvm::Error error = options.validate())
-    return std::move(error);
-  return options;
-}
-
 static llvm::Expected<std::vector<int32_t>> parseIds(llvm::StringRef text) {
   std::vector<int32_t> ids;
   llvm::SmallVector<llvm::StringRef> fields;
@@ -159,7 +117,7 @@ int runEvalCommand(const plugins::Registry &registry) {
       threads ? threads : llvm::hardware_concurrency().compute_thread_count();
   SessionOverrides overrides;
   std::unique_ptr<quant::DerivedWeightSource> derivedWeights;
-  if (!quantize.empty()) {
+  if (isQuantizeSet()) {
     llvm::Expected<lowering::LoweringOptions> lowering = getLoweringOptions();
     if (!lowering)
       return reportError(lowering.takeError());

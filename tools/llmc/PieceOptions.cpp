@@ -11,7 +11,7 @@ namespace llmc {
 static cl::opt<std::string> modelPath(
     "model", cl::desc("The checkpoint (a Hugging Face directory, ...)"),
     cl::value_desc("path"), cl::Required, cl::sub(getPiecesCommand()),
-    cl::sub(getEvalCommand()));
+    cl::sub(getEvalCommand()), cl::sub(getConvertCommand()));
 static cl::alias modelPathShort("m", cl::desc("Alias for --model"),
                                 cl::aliasopt(modelPath));
 
@@ -19,7 +19,7 @@ static cl::opt<int64_t> seqLength(
     "seq-length",
     cl::desc("KV-cache capacity in tokens (history plus new tokens)"),
     cl::init(llm::BuildOptions().seqLength), cl::sub(getPiecesCommand()),
-    cl::sub(getEvalCommand()));
+    cl::sub(getEvalCommand()), cl::sub(getConvertCommand()));
 static cl::alias seqLengthShort("s", cl::desc("Alias for --seq-length"),
                                 cl::aliasopt(seqLength));
 
@@ -28,7 +28,7 @@ static cl::opt<int64_t> maxInputLength(
     cl::desc("Tokens one prefill piece processes; longer prompts run in "
              "chunks"),
     cl::init(llm::BuildOptions().maxInputLength), cl::sub(getPiecesCommand()),
-    cl::sub(getEvalCommand()));
+    cl::sub(getEvalCommand()), cl::sub(getConvertCommand()));
 
 llm::BuildOptions getBuildOptions() {
   llm::BuildOptions options;

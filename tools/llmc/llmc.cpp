@@ -42,6 +42,12 @@ cl::SubCommand &getTokenizeCommand() {
   return command;
 }
 
+cl::SubCommand &getConvertCommand() {
+  static cl::SubCommand command(
+      "convert", "Compile a checkpoint into a .llmc binary for a chip");
+  return command;
+}
+
 int reportError(llvm::Error error) {
   llvm::WithColor::error(llvm::errs(), "llmc")
       << llvm::toString(std::move(error)) << "\n";
@@ -77,6 +83,8 @@ int main(int argc, char **argv) {
     return llmc::runPiecesCommand(**registry);
   if (llmc::getEvalCommand())
     return llmc::runEvalCommand(**registry);
+  if (llmc::getConvertCommand())
+    return llmc::runConvertCommand(**registry);
   if (llmc::getTokenizeCommand())
     return llmc::runTokenizeCommand(**registry);
   if (listPlugins) {

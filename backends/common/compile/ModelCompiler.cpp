@@ -1,0 +1,417 @@
+//===- ModelCompiler.cpp - a checkpoint to one .llmc binary ---------------===//
+
+#include "backends/common/compile/ModelCompiler.h"
+
+#include "backends/common/cmodel/CModel.h"
+#include "backends/common/cmodel/StreamBuilder.h"
+#include "backends/common/codegen/Codegen.h"
+#include "backends/common/compile/PieceCompiler.h"
+#include "backends/common/compile/StreamRelocation.h"
+#include "backends/common/compile/WeightPacking.h"
+#include "dialects/Registration.h"
+#include "dialects/top/IR/TopOps.h"
+#include "dialects/tpu/IR/TpuOps.h"
+#include "runtime/format/BinaryWriter.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/ThreadPool.h"
+
+#include <mutex>
+
+using namespace mlir;
+
+namespace llmc::compile {
+namespace {
+
+/// One piece on its way through the compiler.
+struct PieceJob {
+  std::string name;
+  llm::Phase phase = llm::Phase::None;
+  std::optional<int64_t> layer;
+  std::unique_ptr<MLIRContext> context;
+  OwningOpRef<ModuleOp> module;
+  /// The top IR with the layer index abstracted, to find equal layers.
+  std::string fingerprint;
+  /// The job whose stream this one relocates, or -1 when compiled.
+  int source = -1;
+  std::vector<WeightUse> weights;
+  binary::Piece manifest;
+  cmd::CommandStream stream;
+  bool skipped = false;
+  std::string skipReason;
+};
+
+/// Replaces every `from` in `text` by `to`.
+std::string replaceAll(std::string text, llvm::StringRef from,
+                       llvm::StringRef to) {
+  for (size_t at = text.find(from.str()); at != std::string::npos;
+       at = text.find(from.str(), at + to.size()))
+    text.replace(at, from.size(), to.str());
+  return text;
+}
+
+/// `name` of layer 0 renamed to layer `layer` (the first `.0.`).
+std::string renameToLayer(llvm::StringRef name, int64_t layer) {
+  std::string text = name.str();
+  size_t at = text.find(".0.");
+  if (at != std::string::npos)
+    text.replace(at, 3, "." + std::to_string(layer) + ".");
+  return text;
+}
+
+std::string fingerprintOf(ModuleOp module, int64_t layer) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module.print(os);
+  std::string index = std::to_string(layer);
+  text = replaceAll(std::move(text), "." + index + ".", ".#.");
+  return replaceAll(std::move(text), "_" + index + "_", "_#_");
+}
+
+std::unique_ptr<MLIRContext> makeContext() {
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  auto context = std::make_unique<MLIRContext>(
+      registry, MLIRContext::Threading::DISABLED);
+  context->loadAllAvailableDialects();
+  return context;
+}
+
+binary::Tensor describeTensor(Type type, llvm::StringRef role,
+                              tpu::MemAttr mem) {
+  auto tensor = cast<RankedTensorType>(type);
+  binary::Tensor out;
+  out.set_name(role.str());
+  out.set_role(role.str());
+  for (int64_t dim : tensor.getShape())
+    out.add_shape(dim);
+  out.set_dtype(tensor.getElementType().isInteger(32) ? "i32" : "f32");
+  out.set_io_offset(mem.getOffset());
+  out.set_bytes(tensor.getNumElements() * 4);
+  return out;
+}
+
+/// The manifest entry of a lowered, placed piece (without its stream).
+binary::Piece describePiece(const PieceJob &job) {
+  func::FuncOp function = getPieceFunction(*job.module);
+  binary::Piece piece;
+  piece.set_name(job.name);
+  piece.set_phase(job.phase == llm::Phase::None
+                      ? ""
+                      : llm::stringifyPhase(job.phase).str());
+  piece.set_layer(job.layer.value_or(-1));
+  llvm::SmallVector<std::string> roles(function.getNumArguments());
+  function.walk([&](top::InputOp input) {
+    if (auto argument = dyn_cast<BlockArgument>(input.getInput()))
+      roles[argument.getArgNumber()] = input.getRole().value_or("").str();
+  });
+  for (auto [index, type] : llvm::enumerate(function.getArgumentTypes()))
+    *piece.add_inputs() = describeTensor(
+        type, roles[index],
+        cast<tpu::MemAttr>(function.getArgAttr(index, "tpu.addr")));
+  for (auto [index, type] : llvm::enumerate(function.getResultTypes())) {
+    auto role = function.getResultAttrOfType<StringAttr>(index, "llmc.role");
+    *piece.add_outputs() = describeTensor(
+        type, role ? role.getValue() : "",
+        cast<tpu::MemAttr>(function.getResultAttr(index, "tpu.addr")));
+  }
+  piece.set_io_bytes(
+      function->getAttrOfType<IntegerAttr>("tpu.io_bytes").getInt());
+  piece.set_activation_bytes(
+      function->getAttrOfType<IntegerAttr>("tpu.activation_bytes").getInt());
+  return piece;
+}
+
+class ModelCompiler {
+public:
+  ModelCompiler(const plugins::ModelSpec &spec,
+                const plugins::WeightSource &weights,
+                const plugins::BackendPlugin &backend,
+                const ConvertOptions &options)
+      : spec(spec), weights(weights), backend(backend), options(options),
+        pool(llvm::hardware_concurrency(options.threads)) {}
+
+  llvm::Expected<ConvertReport> run(llvm::StringRef outputPath);
+
+private:
+  void report(llvm::StringRef stage, llvm::StringRef item, int64_t done,
+              int64_t total) {
+    if (!options.progress)
+      return;
+    std::lock_guard<std::mutex> lock(progressMutex);
+    options.progress({stage, item, done, total});
+  }
+  /// Runs `work(i)` for every job on the pool; the first error wins.
+  llvm::Error forEachJob(llvm::StringRef stage,
+                         std::function<llvm::Error(PieceJob &)> work);
+  llvm::Error lowerPiece(PieceJob &job);
+  llvm::Error layOutWeights();
+  llvm::Error generateStream(PieceJob &job);
+  llvm::Error modelTimes();
+  void fillManifest();
+
+  const plugins::ModelSpec &spec;
+  const plugins::WeightSource &weights;
+  const plugins::BackendPlugin &backend;
+  const ConvertOptions &options;
+  llvm::DefaultThreadPool pool;
+  std::mutex progressMutex;
+  std::vector<PieceJob> jobs;
+  codegen::WeightOffsets offsets;
+  binary::BinaryWriter writer;
+  ConvertReport result;
+};
+
+llvm::Error
+ModelCompiler::forEachJob(llvm::StringRef stage,
+                          std::function<llvm::Error(PieceJob &)> work) {
+  std::mutex errorMutex;
+  llvm::Error first = llvm::Error::success();
+  std::atomic<int64_t> done{0};
+  int64_t total = jobs.size();
+  for (PieceJob &job : jobs)
+    pool.async([&, jobPtr = &job] {
+      llvm::Error error = work(*jobPtr);
+      report(stage, jobPtr->name, ++done, total);
+      if (error) {
+        std::lock_guard<std::mutex> lock(errorMutex);
+        if (!first)
+          first = std::move(error);
+        else
+          llvm::consumeError(std::move(error));
+      }
+    });
+  pool.wait();
+  return first;
+}
+
+llvm::Error ModelCompiler::lowerPiece(PieceJob &job) {
+  if (job.source >= 0)
+    return llvm::Error::success();
+  llvm::Error error = lowerAndPlace(*job.module, backend, options.lowering);
+  if (error) {
+    // The sampling head has no codegen yet; the runtime samples on the host.
+    if (job.name == "sample_head") {
+      job.skipped = true;
+      job.skipReason = llvm::toString(std::move(error));
+      return llvm::Error::success();
+    }
+    return error;
+  }
+  job.weights = collectWeights(*job.module);
+  job.manifest = describePiece(job);
+  return llvm::Error::success();
+}
+
+llvm::Error ModelCompiler::layOutWeights() {
+  int64_t total = jobs.size(), done = 0;
+  for (PieceJob &job : jobs) {
+    report("weights", job.name, ++done, total);
+    if (job.skipped)
+      continue;
+    if (job.source >= 0) {
+      const PieceJob &source = jobs[job.source];
+      job.manifest = source.manifest;
+      job.manifest.set_name(job.name);
+      job.manifest.set_layer(job.layer.value_or(-1));
+      job.manifest.clear_weights();
+      for (const WeightUse &use : source.weights)
+        job.weights.push_back({renameToLayer(use.name, *job.layer), use.type});
+    }
+    for (const WeightUse &use : job.weights) {
+      job.manifest.add_weights(use.name);
+      if (offsets.count(use.name))
+        continue;
+      llvm::Expected<std::vector<uint8_t>> bytes =
+          packWeight(weights, use.name, use.type);
+      if (!bytes)
+        return bytes.takeError();
+      llvm::Expected<uint64_t> offset = writer.addWeight(
+          use.name, *bytes, getDTypeName(use.type), use.type.getShape());
+      if (!offset)
+        return offset.takeError();
+      offsets[use.name] = *offset;
+    }
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error ModelCompiler::generateStream(PieceJob &job) {
+  if (job.skipped || job.source >= 0)
+    return llvm::Error::success();
+  llvm::Expected<cmd::CommandStream> stream = codegen::generateCommandStream(
+      getPieceFunction(*job.module), backend.getDescriptor(), offsets);
+  if (!stream)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   job.name + ": " +
+                                       llvm::toString(stream.takeError()));
+  job.stream = std::move(*stream);
+  job.stream.set_name(job.name);
+  return llvm::Error::success();
+}
+
+llvm::Error ModelCompiler::modelTimes() {
+  cmodel::CModel device(backend.getDescriptor());
+  device.global().allocate(cmd::REGION_COEFF, writer.coeffBytes());
+  int64_t done = 0, total = jobs.size();
+  for (PieceJob &job : jobs) {
+    report("modelling", job.name, ++done, total);
+    if (job.skipped || job.source >= 0)
+      continue;
+    device.global().allocate(cmd::REGION_IO, job.manifest.io_bytes());
+    device.global().allocate(
+        cmd::REGION_ACTIVATION,
+        std::max<uint64_t>(64, job.manifest.activation_bytes()));
+    llvm::Expected<cmodel::RunStats> stats = device.run(job.stream);
+    if (!stats)
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     job.name + ": " +
+                                         llvm::toString(stats.takeError()));
+    job.manifest.set_modelled_seconds(stats->seconds);
+  }
+  for (PieceJob &job : jobs)
+    if (job.source >= 0)
+      job.manifest.set_modelled_seconds(
+          jobs[job.source].manifest.modelled_seconds());
+  return llvm::Error::success();
+}
+
+void ModelCompiler::fillManifest() {
+  binary::Manifest &manifest = writer.manifest();
+  manifest.set_chip(backend.getDescriptor().id);
+  manifest.set_precision(
+      lowering::stringifyQuantMode(options.lowering.mode).str());
+  manifest.set_q_group_size(options.lowering.groupSize);
+  manifest.set_asymmetric(options.lowering.asymmetric);
+  binary::ModelInfo &model = *manifest.mutable_model();
+  model.set_family(spec.family);
+  model.set_num_layers(spec.numLayers);
+  model.set_hidden_size(spec.hiddenSize);
+  model.set_vocab_size(spec.vocabSize);
+  model.set_num_heads(spec.numHeads);
+  model.set_num_kv_heads(spec.numKvHeads);
+  model.set_head_dim(spec.headDim);
+  model.set_seq_length(options.build.seqLength);
+  model.set_max_input_length(options.build.maxInputLength);
+  binary::KvCacheLayout &cache = *manifest.mutable_kv_cache();
+  cache.set_dtype("f32");
+  cache.set_slots(options.build.seqLength);
+  cache.set_kv_heads(spec.numKvHeads);
+  cache.set_head_dim(spec.headDim);
+  binary::GenerationDefaults &generation = *manifest.mutable_generation();
+  for (int64_t id : spec.eosTokenIds)
+    generation.add_stop_token_ids(static_cast<int32_t>(id));
+  generation.set_bos_token_id(static_cast<int32_t>(spec.bosTokenId));
+  generation.set_temperature(1.0);
+  generation.set_top_p(1.0);
+  generation.set_repetition_penalty(1.0);
+  generation.set_max_new_tokens(options.build.seqLength);
+  manifest.set_chat_template(spec.chatTemplate);
+  manifest.set_compiler_version("llmc 0.1");
+  if (!spec.tokenizerJson.empty())
+    writer.setTokenizerJson(spec.tokenizerJson);
+  for (PieceJob &job : jobs) {
+    if (job.skipped) {
+      result.skippedPieces.push_back(job.name);
+      continue;
+    }
+    if (job.source >= 0) {
+      job.stream = relocateStream(jobs[job.source].stream,
+                                  jobs[job.source].weights, job.weights,
+                                  offsets);
+      job.stream.set_name(job.name);
+    }
+    job.manifest.set_stream_section(
+        writer.addStream(cmodel::serializeStream(job.stream)));
+    *manifest.add_pieces() = job.manifest;
+    double seconds = job.manifest.modelled_seconds();
+    bool head = job.name == "lm_head" || job.name == "greedy_head";
+    if (job.phase == llm::Phase::Decode || job.name == "embed.decode" || head)
+      result.decodeSeconds += seconds;
+    if (job.phase == llm::Phase::Prefill || job.name == "embed.prefill" ||
+        head)
+      result.prefillSeconds += seconds;
+  }
+}
+
+llvm::Expected<ConvertReport> ModelCompiler::run(llvm::StringRef outputPath) {
+  // Build every piece in its own context, so they lower in parallel.
+  std::unique_ptr<MLIRContext> scratch = makeContext();
+  llvm::Expected<llm::GraphBuilder> names =
+      llm::GraphBuilder::create(*scratch, spec, options.build);
+  if (!names)
+    return names.takeError();
+  for (const std::string &name : names->getPieceNames()) {
+    PieceJob job;
+    job.name = name;
+    jobs.push_back(std::move(job));
+  }
+  if (llvm::Error error = forEachJob("building", [&](PieceJob &job) -> llvm::Error {
+        job.context = makeContext();
+        llvm::Expected<llm::GraphBuilder> builder =
+            llm::GraphBuilder::create(*job.context, spec, options.build);
+        if (!builder)
+          return builder.takeError();
+        llvm::Expected<llm::Piece> piece = builder->build(job.name);
+        if (!piece)
+          return piece.takeError();
+        job.phase = piece->phase;
+        job.layer = piece->layer;
+        job.module = std::move(piece->module);
+        if (job.layer)
+          job.fingerprint = fingerprintOf(*job.module, *job.layer);
+        return llvm::Error::success();
+      }))
+    return std::move(error);
+  // Layers equal to layer 0 reuse its compiled pieces.
+  if (options.compileOncePerLayer)
+    for (PieceJob &job : jobs) {
+      if (!job.layer || *job.layer == 0)
+        continue;
+      for (int i = 0, e = jobs.size(); i < e; ++i)
+        if (jobs[i].layer == 0 && jobs[i].phase == job.phase &&
+            jobs[i].fingerprint == job.fingerprint) {
+          job.source = i;
+          job.module = nullptr;
+          job.context = nullptr;
+        }
+    }
+  if (llvm::Error error = forEachJob(
+          "lowering", [&](PieceJob &job) { return lowerPiece(job); }))
+    return std::move(error);
+  if (llvm::Error error = layOutWeights())
+    return std::move(error);
+  if (llvm::Error error = forEachJob(
+          "codegen", [&](PieceJob &job) { return generateStream(job); }))
+    return std::move(error);
+  if (options.modelTime)
+    if (llvm::Error error = modelTimes())
+      return std::move(error);
+  result.pieces = jobs.size();
+  for (const PieceJob &job : jobs)
+    result.compiledPieces += !job.skipped && job.source < 0;
+  fillManifest();
+  report("writing", outputPath, 0, 1);
+  if (llvm::Error error = writer.write(outputPath))
+    return std::move(error);
+  report("writing", outputPath, 1, 1);
+  uint64_t size = 0;
+  if (!llvm::sys::fs::file_size(outputPath, size))
+    result.fileBytes = size;
+  result.coeffBytes = writer.coeffBytes();
+  return result;
+}
+
+} // namespace
+
+llvm::Expected<ConvertReport>
+convertModel(const plugins::ModelSpec &spec,
+             const plugins::WeightSource &weights,
+             const plugins::BackendPlugin &backend,
+             const ConvertOptions &options, llvm::StringRef outputPath) {
+  return ModelCompiler(spec, weights, backend, options).run(outputPath);
+}
+
+} // namespace llmc::compile

@@ -1,0 +1,76 @@
+//===- ModelCompiler.h - a checkpoint to one .llmc binary -------*- C++ -*-===//
+//
+// Compiles every piece of a model for a chip backend and merges them into
+// one binary (docs/binary-format.md):
+//
+//   1. lower and place the pieces, in parallel, each in its own context;
+//      block pieces whose IR equals layer 0's up to the layer index in the
+//      weight names are not compiled again (compile once per distinct
+//      layer): their streams are layer 0's, relocated to their weights;
+//   2. lay out the weights, each once, in first-use order (so the phases of
+//      a layer share theirs);
+//   3. generate the command streams, in parallel, and cost each distinct
+//      one on the cmodel's time model;
+//   4. write the manifest, streams, weights and tokenizer atomically.
+//
+// The output is byte-identical whatever the thread count.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLMC_BACKENDS_COMMON_COMPILE_MODELCOMPILER_H
+#define LLMC_BACKENDS_COMMON_COMPILE_MODELCOMPILER_H
+
+#include "backends/common/lowering/LoweringOptions.h"
+#include "frontends/llm/GraphBuilder.h"
+#include "plugins/Plugin.h"
+
+#include <functional>
+#include <string>
+
+namespace llmc::compile {
+
+/// Where a conversion is, for progress bars.
+struct ConvertProgress {
+  llvm::StringRef stage;
+  llvm::StringRef item;
+  int64_t done = 0;
+  int64_t total = 0;
+};
+
+struct ConvertOptions {
+  llm::BuildOptions build;
+  lowering::LoweringOptions lowering;
+  /// Threads compiling pieces; 0 means one per hardware thread.
+  unsigned threads = 0;
+  /// Reuse layer 0's compiled block pieces for structurally equal layers.
+  bool compileOncePerLayer = true;
+  /// Cost every distinct stream on the time model (runs it once on zeros).
+  bool modelTime = true;
+  std::function<void(const ConvertProgress &)> progress;
+};
+
+struct ConvertReport {
+  int64_t pieces = 0;
+  /// Pieces lowered and generated (the rest were relocated).
+  int64_t compiledPieces = 0;
+  uint64_t fileBytes = 0;
+  uint64_t coeffBytes = 0;
+  /// Modelled seconds of one decode step (embedding, every block, lm_head
+  /// and greedy head) and of a prefill of L tokens.
+  double decodeSeconds = 0;
+  double prefillSeconds = 0;
+  /// Pieces the backend cannot compile yet, left out of the binary.
+  std::vector<std::string> skippedPieces;
+};
+
+/// Compiles `spec` (with `weights`, which must serve derived names) for
+/// `backend` into `outputPath`. Nothing is left at `outputPath` on failure.
+llvm::Expected<ConvertReport>
+convertModel(const plugins::ModelSpec &spec,
+             const plugins::WeightSource &weights,
+             const plugins::BackendPlugin &backend,
+             const ConvertOptions &options, llvm::StringRef outputPath);
+
+} // namespace llmc::compile
+
+#endif // LLMC_BACKENDS_COMMON_COMPILE_MODELCOMPILER_H

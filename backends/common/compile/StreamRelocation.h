@@ -1,0 +1,28 @@
+//===- StreamRelocation.h - one layer's stream for another ------*- C++ -*-===//
+//
+// Block pieces of equal layers differ only in which weights they read, so
+// the compiler generates layer 0's streams once and relocates them: every
+// coeff access inside one of layer 0's weights moves by the same distance
+// into the corresponding weight of the target layer.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLMC_BACKENDS_COMMON_COMPILE_STREAMRELOCATION_H
+#define LLMC_BACKENDS_COMMON_COMPILE_STREAMRELOCATION_H
+
+#include "backends/common/codegen/GlobalViews.h"
+#include "backends/common/compile/PieceCompiler.h"
+#include "backends/common/cmodel/command_stream.pb.h"
+
+namespace llmc::compile {
+
+/// `stream` (reading `from` weights) rewritten to read `to` (the same
+/// weights of another layer, in the same order), at `offsets`.
+cmd::CommandStream relocateStream(const cmd::CommandStream &stream,
+                                  llvm::ArrayRef<WeightUse> from,
+                                  llvm::ArrayRef<WeightUse> to,
+                                  const codegen::WeightOffsets &offsets);
+
+} // namespace llmc::compile
+
+#endif // LLMC_BACKENDS_COMMON_COMPILE_STREAMRELOCATION_H

@@ -1,0 +1,141 @@
+//===- ConvertCommand.cpp - llmc convert ----------------------------------===//
+//
+// `llmc convert -m <checkpoint> -c <chip> -q <mode> -o model.llmc`: compiles
+// every piece of the checkpoint for the chip and writes one binary, with a
+// progress line per stage on stderr and a summary at the end. The output is
+// written atomically: a failure or an interrupt leaves no file behind.
+//
+//===----------------------------------------------------------------------===//
+
+#include "backends/common/compile/ModelCompiler.h"
+#include "backends/common/quant/DerivedWeightSource.h"
+#include "frontends/llm/ModelLoading.h"
+#include "tools/llmc/Commands.h"
+#include "tools/llmc/PieceOptions.h"
+#include "tools/llmc/QuantOptions.h"
+
+#include "llvm/Support/Process.h"
+#include "llvm/Support/Timer.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+
+namespace cl = llvm::cl;
+
+namespace llmc {
+
+static cl::opt<std::string> chip("chip",
+                                 cl::desc("The chip to compile for (bm1684x, "
+                                          "...; see --list-plugins)"),
+                                 cl::Required, cl::sub(getConvertCommand()));
+static cl::alias chipShort("c", cl::desc("Alias for --chip"),
+                           cl::aliasopt(chip));
+static cl::opt<std::string> output("output", cl::desc("The binary to write"),
+                                   cl::value_desc("model.llmc"), cl::Required,
+                                   cl::sub(getConvertCommand()));
+static cl::alias outputShort("o", cl::desc("Alias for --output"),
+                             cl::aliasopt(output));
+static cl::opt<unsigned> threads(
+    "threads", cl::desc("Pieces compiled at once (default: all cores)"),
+    cl::init(0), cl::sub(getConvertCommand()));
+static cl::alias threadsShort("j", cl::desc("Alias for --threads"),
+                              cl::aliasopt(threads));
+static cl::opt<bool> compileEveryLayer(
+    "compile-every-layer",
+    cl::desc("Compile each layer's pieces instead of relocating layer 0's "
+             "(slower; the binary is the same)"),
+    cl::sub(getConvertCommand()));
+static cl::opt<bool>
+    quiet("quiet", cl::desc("No progress, only errors and the summary"),
+          cl::sub(getConvertCommand()));
+
+/// One self-overwriting line per stage on a terminal, a line per stage
+/// change otherwise.
+class ProgressLine {
+public:
+  void update(const compile::ConvertProgress &progress) {
+    bool terminal = llvm::sys::Process::StandardErrIsDisplayed();
+    bool newStage = progress.stage != stage;
+    if (newStage && !stage.empty() && terminal)
+      llvm::errs() << "\n";
+    stage = progress.stage.str();
+    if (!terminal && !newStage && progress.done != progress.total)
+      return;
+    int width = 30;
+    int filled = progress.total ? width * progress.done / progress.total : 0;
+    llvm::errs() << (terminal ? "\r" : "") << llvm::format("%-10s", stage.c_str())
+                 << " [" << std::string(filled, '#')
+                 << std::string(width - filled, ' ') << "] " << progress.done
+                 << "/" << progress.total << " " << progress.item
+                 << (terminal ? "\x1b[K" : "\n");
+  }
+  void finish() {
+    if (!stage.empty() && llvm::sys::Process::StandardErrIsDisplayed())
+      llvm::errs() << "\n";
+  }
+
+private:
+  std::string stage;
+};
+
+int runConvertCommand(const plugins::Registry &registry) {
+  auto start = std::chrono::steady_clock::now();
+  if (!isQuantizeSet())
+    return reportError(llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "convert needs -q/--quantize (F32, F16, BF16, W8F16, W8BF16, W4F16, "
+        "W4BF16)"));
+  llvm::Expected<lowering::LoweringOptions> lowering = getLoweringOptions();
+  if (!lowering)
+    return reportError(lowering.takeError());
+  llvm::Expected<const plugins::BackendPlugin &> backend =
+      registry.findBackend(chip);
+  if (!backend)
+    return reportError(backend.takeError());
+  compile::ConvertOptions options;
+  options.build = getBuildOptions();
+  options.lowering = *lowering;
+  options.threads = threads;
+  options.compileOncePerLayer = !compileEveryLayer;
+  ProgressLine progress;
+  if (!quiet)
+    options.progress = [&](const compile::ConvertProgress &update) {
+      progress.update(update);
+    };
+  llvm::Expected<LoadedModel> model =
+      loadModel(registry, getModelPath(), options.build);
+  if (!model)
+    return reportError(model.takeError());
+  quant::DerivedWeightSource weights(*model->weights);
+  llvm::Expected<compile::ConvertReport> report = compile::convertModel(
+      model->spec, weights, *backend, options, output);
+  progress.finish();
+  if (!report)
+    return reportError(report.takeError());
+  double seconds = std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - start)
+                       .count();
+  llvm::outs() << llvm::format(
+      "%s: %lld pieces (%lld compiled, the rest relocated), %.1f MiB "
+      "(weights %.1f MiB) for %s %s in %.1f s\n",
+      output.c_str(), static_cast<long long>(report->pieces),
+      static_cast<long long>(report->compiledPieces),
+      report->fileBytes / 1048576.0, report->coeffBytes / 1048576.0,
+      chip.c_str(),
+      lowering::stringifyQuantMode(options.lowering.mode).str().c_str(),
+      seconds);
+  if (report->decodeSeconds > 0)
+    llvm::outs() << llvm::format(
+        "modelled on %s: decode %.3f ms/token (%.1f tokens/s), prefill of "
+        "%lld tokens %.3f ms\n",
+        chip.c_str(), report->decodeSeconds * 1e3, 1.0 / report->decodeSeconds,
+        static_cast<long long>(options.build.maxInputLength),
+        report->prefillSeconds * 1e3);
+  for (const std::string &piece : report->skippedPieces)
+    llvm::outs() << "note: " << piece
+                 << " is not compiled for this chip yet; the runtime samples "
+                    "on the host\n";
+  return 0;
+}
+
+} // namespace llmc

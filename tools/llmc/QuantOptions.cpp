@@ -1,0 +1,61 @@
+//===- QuantOptions.cpp - the quantization options of llmc ----------------===//
+
+#include "tools/llmc/QuantOptions.h"
+
+#include "tools/llmc/Commands.h"
+
+namespace cl = llvm::cl;
+
+namespace llmc {
+
+static cl::opt<std::string> quantize(
+    "quantize",
+    cl::desc("Quantization mode: F32, F16, BF16, W8F16, W8BF16, W4F16, "
+             "W4BF16"),
+    cl::sub(getEvalCommand()), cl::sub(getConvertCommand()));
+static cl::alias quantizeShort("q", cl::desc("Alias for --quantize"),
+                               cl::aliasopt(quantize));
+static cl::opt<int64_t>
+    qGroupSize("q-group-size",
+               cl::desc("Weights per quantization group along K (0: per "
+                        "channel)"),
+               cl::init(64), cl::sub(getEvalCommand()),
+               cl::sub(getConvertCommand()));
+static cl::alias qGroupSizeShort("g", cl::desc("Alias for --q-group-size"),
+                                 cl::aliasopt(qGroupSize));
+static cl::opt<bool>
+    asymmetric("asymmetric",
+               cl::desc("Quantize weights asymmetrically (with zero points)"),
+               cl::sub(getEvalCommand()), cl::sub(getConvertCommand()));
+static cl::opt<std::string>
+    qtable("qtable",
+           cl::desc("Per-op modes, one '<op name or glob> <mode>' per line"),
+           cl::sub(getEvalCommand()), cl::sub(getConvertCommand()));
+
+bool isQuantizeSet() { return !quantize.empty(); }
+
+llvm::Expected<lowering::LoweringOptions> getLoweringOptions() {
+  lowering::LoweringOptions options;
+  llvm::Expected<lowering::QuantMode> mode =
+      lowering::parseQuantMode(quantize);
+  if (!mode)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "--quantize: " +
+                                       llvm::toString(mode.takeError()));
+  options.mode = *mode;
+  options.groupSize = qGroupSize;
+  options.asymmetric = asymmetric;
+  if (!qtable.empty()) {
+    llvm::Expected<std::vector<lowering::QTableRule>> rules =
+        lowering::readQTableFile(qtable);
+    if (!rules)
+      return rules.takeError();
+    options.qtable = std::move(*rules);
+    options.qtablePath = qtable;
+  }
+  if (llvm::Error error = options.validate())
+    return std::move(error);
+  return options;
+}
+
+} // namespace llmc
