@@ -1,0 +1,54 @@
+//===- Generation.h - turns of a conversation, token by token ---*- C++ -*-===//
+//
+// The loop every generating command shares: each turn feeds its prompt
+// after the history (the previous turn's last token first, which has not
+// been fed yet), then chooses and feeds one token at a time until the turn
+// has `maxNewTokens` tokens or chose a stop token.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLMC_RUNTIME_SESSION_GENERATION_H
+#define LLMC_RUNTIME_SESSION_GENERATION_H
+
+#include "runtime/session/Session.h"
+
+#include "llvm/ADT/STLFunctionalExtras.h"
+
+namespace llmc::session {
+
+/// One turn: the ids the user gave and the ids generated after them.
+struct Turn {
+  std::vector<int32_t> inputIds;
+  std::vector<int32_t> generated;
+};
+
+struct GenerationLimits {
+  /// Tokens generated per turn at most; must be positive.
+  int64_t maxNewTokens = 16;
+  /// Tokens that end a turn once chosen (they count as generated).
+  llvm::ArrayRef<int32_t> stopTokens;
+};
+
+/// A token just chosen, with the logits it was chosen from.
+struct GeneratedToken {
+  int32_t id;
+  llvm::ArrayRef<float> logits;
+  /// Index of the turn and of the token within it.
+  size_t turn;
+  int64_t step;
+};
+
+/// Chooses the next token from the logits predicting it.
+using TokenChooser =
+    llvm::function_ref<llvm::Expected<int32_t>(llvm::ArrayRef<float> logits)>;
+/// Sees every generated token as soon as it is chosen.
+using TokenSink = llvm::function_ref<void(const GeneratedToken &token)>;
+
+/// Generates every turn of `turns` in order, filling in `generated`.
+llvm::Error generateTurns(Session &session, llvm::MutableArrayRef<Turn> turns,
+                          const GenerationLimits &limits, TokenChooser choose,
+                          TokenSink sink);
+
+} // namespace llmc::session
+
+#endif // LLMC_RUNTIME_SESSION_GENERATION_H

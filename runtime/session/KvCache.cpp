@@ -1,0 +1,61 @@
+//===- KvCache.cpp - the host copy of a conversation's K and V ------------===//
+
+#include "runtime/session/KvCache.h"
+
+#include <algorithm>
+
+namespace llmc::session {
+
+KvCache::KvCache(const ModelDims &dims) : dims(dims) {
+  std::vector<float> layer(dims.seqLength * dims.getKvRowSize());
+  keys.assign(dims.numLayers, layer);
+  values.assign(dims.numLayers, layer);
+}
+
+top::Tensor KvCache::slice(const std::vector<float> &cache,
+                           int64_t slots) const {
+  return top::Tensor::fromF32(
+      {1, slots, dims.numKvHeads, dims.headDim},
+      std::vector<float>(cache.begin(),
+                         cache.begin() + slots * dims.getKvRowSize()));
+}
+
+top::Tensor KvCache::getKeys(int64_t layer, int64_t slots) const {
+  return slice(keys[layer], slots);
+}
+
+top::Tensor KvCache::getValues(int64_t layer, int64_t slots) const {
+  return slice(values[layer], slots);
+}
+
+llvm::Error KvCache::store(int64_t layer, int64_t at, int64_t count,
+                           const top::Tensor &newK, const top::Tensor &newV) {
+  int64_t row = dims.getKvRowSize();
+  if (at < 0 || count < 0 || at + count > dims.seqLength)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "KV cache rows [%lld, %lld) lie outside its %lld slots",
+        static_cast<long long>(at), static_cast<long long>(at + count),
+        static_cast<long long>(dims.seqLength));
+  for (const top::Tensor *tensor : {&newK, &newV})
+    if (!tensor->isF32() || tensor->getNumElements() < count * row)
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "new keys or values %s hold fewer than %lld tokens of %lld floats",
+          tensor->describe().c_str(), static_cast<long long>(count),
+          static_cast<long long>(row));
+  llvm::ArrayRef<float> k = newK.getF32(), v = newV.getF32();
+  std::copy(k.begin(), k.begin() + count * row, keys[layer].begin() + at * row);
+  std::copy(v.begin(), v.begin() + count * row,
+            values[layer].begin() + at * row);
+  return llvm::Error::success();
+}
+
+void KvCache::clear() {
+  for (std::vector<float> &layer : keys)
+    std::fill(layer.begin(), layer.end(), 0.0f);
+  for (std::vector<float> &layer : values)
+    std::fill(layer.begin(), layer.end(), 0.0f);
+}
+
+} // namespace llmc::session

@@ -1,0 +1,199 @@
+//===- Session.cpp - a conversation scheduled onto a model's pieces -------===//
+
+#include "runtime/session/Session.h"
+
+#include "frontends/llm/Masks.h"
+
+#include "llvm/ADT/Twine.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cassert>
+
+namespace llmc::session {
+
+using top::Tensor;
+
+char CacheCapacityError::ID = 0;
+
+void CacheCapacityError::log(llvm::raw_ostream &os) const {
+  os << "the conversation needs " << needed << " tokens but the KV cache holds "
+     << capacity;
+}
+
+std::error_code CacheCapacityError::convertToErrorCode() const {
+  return llvm::inconvertibleErrorCode();
+}
+
+static llvm::Error sessionError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+Session::Session(PieceRunner &runner, const ModelDims &dims)
+    : runner(runner), dims(dims), cache(dims) {
+  assert(!dims.validate() && "invalid model dims");
+}
+
+void Session::reset() {
+  cache.clear();
+  tokens.clear();
+}
+
+int64_t Session::getQueryLength(Phase phase) const {
+  return phase == Phase::Decode ? 1 : dims.maxInputLength;
+}
+
+int64_t Session::getHistorySlots(Phase phase) const {
+  switch (phase) {
+  case Phase::Prefill:
+    return 0;
+  case Phase::PrefillKV:
+    return dims.seqLength - dims.maxInputLength;
+  case Phase::Decode:
+    return dims.seqLength;
+  }
+  return 0;
+}
+
+llvm::StringRef Session::getPhaseName(Phase phase) {
+  switch (phase) {
+  case Phase::Prefill:
+    return "prefill";
+  case Phase::PrefillKV:
+    return "prefill_kv";
+  case Phase::Decode:
+    return "decode";
+  }
+  return "";
+}
+
+/// Runs `piece` and checks that it returned at least `count` outputs.
+static llvm::Expected<std::vector<Tensor>>
+runPiece(PieceRunner &runner, llvm::StringRef piece,
+         llvm::ArrayRef<Tensor> inputs, size_t count) {
+  llvm::Expected<std::vector<Tensor>> outputs = runner.run(piece, inputs);
+  if (outputs && outputs->size() < count)
+    return sessionError("piece " + piece + " returned " +
+                        llvm::Twine(outputs->size()) + " outputs, not " +
+                        llvm::Twine(count));
+  return outputs;
+}
+
+llvm::Expected<std::vector<float>>
+Session::runChunk(llvm::ArrayRef<int32_t> chunk, Phase phase) {
+  int64_t history = getHistoryLength();
+  int64_t length = getQueryLength(phase);
+  int64_t historySlots = getHistorySlots(phase);
+  int64_t count = static_cast<int64_t>(chunk.size());
+
+  std::vector<int32_t> ids(length, 0), positions(length);
+  std::copy(chunk.begin(), chunk.end(), ids.begin());
+  for (int64_t i = 0; i < length; ++i)
+    positions[i] = static_cast<int32_t>(history + i);
+  std::vector<float> mask =
+      phase == Phase::Prefill ? llm::buildPrefillMask(length)
+      : phase == Phase::PrefillKV
+          ? llm::buildPrefillKVMask(length, historySlots, history)
+          : llm::buildDecodeMask(historySlots, history);
+
+  llvm::Expected<std::vector<Tensor>> embedded = runPiece(
+      runner, phase == Phase::Decode ? "embed.decode" : "embed.prefill",
+      {Tensor::fromI32({1, length}, ids)}, 1);
+  if (!embedded)
+    return embedded.takeError();
+  Tensor hidden = std::move((*embedded)[0]);
+  Tensor positionTensor = Tensor::fromI32({1, length}, positions);
+  Tensor maskTensor =
+      Tensor::fromF32({1, length, historySlots + length}, std::move(mask));
+
+  for (int64_t layer = 0; layer < dims.numLayers; ++layer) {
+    std::vector<Tensor> inputs = {std::move(hidden), positionTensor,
+                                  maskTensor};
+    if (historySlots > 0) {
+      inputs.push_back(cache.getKeys(layer, historySlots));
+      inputs.push_back(cache.getValues(layer, historySlots));
+    }
+    std::string name =
+        "block." + std::to_string(layer) + "." + getPhaseName(phase).str();
+    llvm::Expected<std::vector<Tensor>> outputs =
+        runPiece(runner, name, inputs, 3);
+    if (!outputs)
+      return outputs.takeError();
+    hidden = std::move((*outputs)[0]);
+    if (llvm::Error error =
+            cache.store(layer, history, count, (*outputs)[1], (*outputs)[2]))
+      return sessionError("piece " + name + ": " +
+                          llvm::toString(std::move(error)));
+  }
+  if (!hidden.isF32() || hidden.getNumElements() < count * dims.hiddenSize)
+    return sessionError("the hidden state " + hidden.describe() +
+                        " holds fewer than " + llvm::Twine(count) +
+                        " tokens of " + llvm::Twine(dims.hiddenSize));
+  tokens.insert(tokens.end(), chunk.begin(), chunk.end());
+  llvm::ArrayRef<float> last =
+      hidden.getF32().slice((count - 1) * dims.hiddenSize, dims.hiddenSize);
+  return std::vector<float>(last.begin(), last.end());
+}
+
+llvm::Expected<std::vector<float>>
+Session::feed(llvm::ArrayRef<int32_t> newTokens) {
+  if (newTokens.empty())
+    return sessionError("nothing to feed: the prompt is empty");
+  for (int32_t token : newTokens)
+    if (token < 0 || token >= dims.vocabSize)
+      return sessionError("token id " + llvm::Twine(token) +
+                          " is outside the vocabulary [0, " +
+                          llvm::Twine(dims.vocabSize) + ")");
+  int64_t needed = getHistoryLength() + static_cast<int64_t>(newTokens.size());
+  if (needed > dims.seqLength)
+    return llvm::make_error<CacheCapacityError>(needed, dims.seqLength);
+  std::vector<float> last;
+  while (!newTokens.empty()) {
+    int64_t history = getHistoryLength();
+    Phase phase;
+    llvm::ArrayRef<int32_t> part;
+    // prefill_kv holds S - L history slots; a prompt arriving after more
+    // history than that goes through decode one token at a time.
+    bool fitsPrefillKV = history <= getHistorySlots(Phase::PrefillKV);
+    if (history > 0 && (newTokens.size() == 1 || !fitsPrefillKV)) {
+      phase = Phase::Decode;
+      part = newTokens.take_front(1);
+    } else {
+      phase = history == 0 ? Phase::Prefill : Phase::PrefillKV;
+      part = newTokens.take_front(dims.maxInputLength);
+    }
+    llvm::Expected<std::vector<float>> hidden = runChunk(part, phase);
+    if (!hidden)
+      return hidden.takeError();
+    last = std::move(*hidden);
+    newTokens = newTokens.drop_front(part.size());
+  }
+  llvm::Expected<std::vector<Tensor>> logits = runPiece(
+      runner, "lm_head", {Tensor::fromF32({1, dims.hiddenSize}, last)}, 1);
+  if (!logits)
+    return logits.takeError();
+  const Tensor &values = (*logits)[0];
+  if (!values.isF32() || values.getNumElements() != dims.vocabSize)
+    return sessionError("lm_head returned " + values.describe() + ", not " +
+                        llvm::Twine(dims.vocabSize) + " logits");
+  return std::vector<float>(values.getF32().begin(), values.getF32().end());
+}
+
+llvm::Expected<int32_t> Session::pickGreedy(llvm::ArrayRef<float> logits) {
+  if (static_cast<int64_t>(logits.size()) != dims.vocabSize)
+    return sessionError("greedy_head takes " + llvm::Twine(dims.vocabSize) +
+                        " logits, not " + llvm::Twine(logits.size()));
+  llvm::Expected<std::vector<Tensor>> token = runPiece(
+      runner, "greedy_head",
+      {Tensor::fromF32({1, dims.vocabSize},
+                       std::vector<float>(logits.begin(), logits.end()))},
+      1);
+  if (!token)
+    return token.takeError();
+  const Tensor &id = (*token)[0];
+  if (!id.isI32() || id.getNumElements() != 1)
+    return sessionError("greedy_head returned " + id.describe() +
+                        ", not one token id");
+  return id.getI32()[0];
+}
+
+} // namespace llmc::session

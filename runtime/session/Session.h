@@ -1,0 +1,95 @@
+//===- Session.h - a conversation scheduled onto pieces ---------*- C++ -*-===//
+//
+// Runs a model's pieces in autoregressive order on any PieceRunner, keeping
+// the KV cache between calls (docs/pieces.md, "Conventions every runner
+// follows"): the first prompt through prefill in chunks of L (prefill, then
+// prefill_kv), every later prompt through prefill_kv after the history,
+// single tokens (and prompts arriving after more history than prefill_kv
+// holds) through decode; the logits of the last token through lm_head.
+//
+//   Session session(runner, dims);
+//   llvm::Expected<std::vector<float>> logits = session.feed(promptIds);
+//   llvm::Expected<int32_t> token = session.pickGreedy(*logits);
+//   logits = session.feed({*token});
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLMC_RUNTIME_SESSION_SESSION_H
+#define LLMC_RUNTIME_SESSION_SESSION_H
+
+#include "runtime/session/KvCache.h"
+#include "runtime/session/ModelDims.h"
+#include "runtime/session/PieceRunner.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace llmc::session {
+
+/// The error of a conversation that outgrows the KV cache. Callers add what
+/// the user can do about it (a larger --seq-length, a shorter prompt).
+class CacheCapacityError : public llvm::ErrorInfo<CacheCapacityError> {
+public:
+  static char ID;
+  CacheCapacityError(int64_t needed, int64_t capacity)
+      : needed(needed), capacity(capacity) {}
+
+  /// `the conversation needs N tokens but the KV cache holds S`.
+  void log(llvm::raw_ostream &os) const override;
+  std::error_code convertToErrorCode() const override;
+
+  int64_t getNeeded() const { return needed; }
+  int64_t getCapacity() const { return capacity; }
+
+private:
+  int64_t needed, capacity;
+};
+
+class Session {
+public:
+  /// `runner` must outlive the session; `dims` must be valid
+  /// (ModelDims::validate).
+  Session(PieceRunner &runner, const ModelDims &dims);
+
+  /// Appends `tokens` to the conversation and returns the logits [V] that
+  /// predict the token after them. Fails on an empty list, an id outside
+  /// the vocabulary or a conversation longer than S (a CacheCapacityError),
+  /// before running anything; and when a piece fails.
+  llvm::Expected<std::vector<float>> feed(llvm::ArrayRef<int32_t> tokens);
+
+  /// The greedy choice among `logits`, computed by the greedy_head piece.
+  llvm::Expected<int32_t> pickGreedy(llvm::ArrayRef<float> logits);
+
+  /// Tokens whose K/V are in the cache.
+  int64_t getHistoryLength() const {
+    return static_cast<int64_t>(tokens.size());
+  }
+  /// The ids fed so far, oldest first.
+  llvm::ArrayRef<int32_t> getTokens() const { return tokens; }
+  const ModelDims &getDims() const { return dims; }
+
+  /// Forgets the conversation.
+  void reset();
+
+private:
+  enum class Phase { Prefill, PrefillKV, Decode };
+  /// The phase as block piece names spell it (`block.<i>.prefill_kv`).
+  static llvm::StringRef getPhaseName(Phase phase);
+
+  /// Runs one chunk of at most L tokens (or one decode token) through every
+  /// layer; returns the hidden state of its last token.
+  llvm::Expected<std::vector<float>> runChunk(llvm::ArrayRef<int32_t> chunk,
+                                              Phase phase);
+  /// Tokens a piece of `phase` processes, and the history slots it reads.
+  int64_t getQueryLength(Phase phase) const;
+  int64_t getHistorySlots(Phase phase) const;
+
+  PieceRunner &runner;
+  ModelDims dims;
+  KvCache cache;
+  std::vector<int32_t> tokens;
+};
+
+} // namespace llmc::session
+
+#endif // LLMC_RUNTIME_SESSION_SESSION_H

@@ -1,0 +1,77 @@
+//===- FakeRunner.cpp - a PieceRunner that records what it runs -----------===//
+
+#include "runtime/session/test/FakeRunner.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringRef.h"
+
+namespace llmc::session {
+
+using top::Tensor;
+
+ModelDims getFakeDims() {
+  ModelDims dims;
+  dims.numLayers = 2;
+  dims.numKvHeads = 2;
+  dims.headDim = 3;
+  dims.hiddenSize = 5;
+  dims.vocabSize = 32;
+  dims.seqLength = 16;
+  dims.maxInputLength = 4;
+  return dims;
+}
+
+std::vector<std::string> FakeRunner::getPieceNames() const {
+  std::vector<std::string> names;
+  for (const RecordedCall &call : calls)
+    names.push_back(call.piece);
+  return names;
+}
+
+llvm::Expected<std::vector<Tensor>>
+FakeRunner::run(llvm::StringRef piece, llvm::ArrayRef<Tensor> inputs) {
+  calls.push_back({piece.str(), inputs.vec()});
+  if (llvm::is_contained(failing, piece))
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "piece %s: fails", piece.str().c_str());
+  int64_t d = dims.hiddenSize;
+  if (piece.starts_with("embed.")) {
+    llvm::ArrayRef<int32_t> ids = inputs[0].getI32();
+    int64_t length = static_cast<int64_t>(ids.size());
+    std::vector<float> hidden(length * d);
+    for (int64_t t = 0; t < length; ++t)
+      hidden[t * d] = static_cast<float>(ids[t]);
+    return std::vector<Tensor>{Tensor::fromF32({1, length, d}, hidden)};
+  }
+  if (piece.starts_with("block.")) {
+    llvm::ArrayRef<float> hidden = inputs[0].getF32();
+    llvm::ArrayRef<int32_t> positions = inputs[1].getI32();
+    int64_t length = static_cast<int64_t>(positions.size());
+    int64_t row = dims.getKvRowSize();
+    std::vector<float> k(length * row), v(length * row);
+    for (int64_t t = 0; t < length; ++t)
+      for (int64_t c = 0; c < row; ++c) {
+        k[t * row + c] = static_cast<float>(positions[t] + 1);
+        v[t * row + c] = hidden[t * d] + 1;
+      }
+    std::vector<int64_t> kvShape = {1, length, dims.numKvHeads, dims.headDim};
+    return std::vector<Tensor>{inputs[0], Tensor::fromF32(kvShape, k),
+                               Tensor::fromF32(kvShape, v)};
+  }
+  if (piece == "lm_head") {
+    std::vector<float> logits(dims.vocabSize);
+    int64_t id = static_cast<int64_t>(inputs[0].getF32()[0]);
+    logits[(id + 1) % dims.vocabSize] = 1;
+    return std::vector<Tensor>{Tensor::fromF32({1, dims.vocabSize}, logits)};
+  }
+  if (piece == "greedy_head") {
+    llvm::ArrayRef<float> logits = inputs[0].getF32();
+    int32_t best = static_cast<int32_t>(
+        std::max_element(logits.begin(), logits.end()) - logits.begin());
+    return std::vector<Tensor>{Tensor::fromI32({1, 1}, {best})};
+  }
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 "no piece named %s", piece.str().c_str());
+}
+
+} // namespace llmc::session

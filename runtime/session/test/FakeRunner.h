@@ -1,0 +1,53 @@
+//===- FakeRunner.h - a PieceRunner that records what it runs ---*- C++ -*-===//
+//
+// A model small enough to check by hand, for the session's tests:
+//   - embed.*: hidden row t = [id_t, 0, ...];
+//   - block.<i>.*: hidden passes through; new_k row t holds position_t + 1
+//     in every channel and new_v row t holds id_t + 1 (channel 0 of the
+//     hidden state), so the cache shows which token sits in which slot;
+//   - lm_head: logit (id + 1) mod V is 1, the others 0;
+//   - greedy_head: the first maximum.
+// Every call is recorded with its inputs.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLMC_RUNTIME_SESSION_TEST_FAKERUNNER_H
+#define LLMC_RUNTIME_SESSION_TEST_FAKERUNNER_H
+
+#include "runtime/session/ModelDims.h"
+#include "runtime/session/PieceRunner.h"
+
+#include <string>
+#include <vector>
+
+namespace llmc::session {
+
+struct RecordedCall {
+  std::string piece;
+  std::vector<top::Tensor> inputs;
+};
+
+class FakeRunner : public PieceRunner {
+public:
+  explicit FakeRunner(const ModelDims &dims) : dims(dims) {}
+
+  llvm::Expected<std::vector<top::Tensor>>
+  run(llvm::StringRef piece, llvm::ArrayRef<top::Tensor> inputs) override;
+
+  /// The names of the recorded calls, in order.
+  std::vector<std::string> getPieceNames() const;
+
+  std::vector<RecordedCall> calls;
+  /// Pieces that fail when run.
+  std::vector<std::string> failing;
+
+private:
+  ModelDims dims;
+};
+
+/// Dims of a two-layer model with L = 4 and S = 16.
+ModelDims getFakeDims();
+
+} // namespace llmc::session
+
+#endif // LLMC_RUNTIME_SESSION_TEST_FAKERUNNER_H

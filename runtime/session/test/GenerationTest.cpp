@@ -1,0 +1,84 @@
+//===- GenerationTest.cpp - the turn-by-turn generation loop --------------===//
+
+#include "runtime/session/Generation.h"
+#include "runtime/session/test/FakeRunner.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace llmc::session {
+namespace {
+
+using ::testing::ElementsAre;
+
+class GenerationTest : public ::testing::Test {
+protected:
+  llvm::Error generate(llvm::MutableArrayRef<Turn> turns,
+                       const GenerationLimits &limits) {
+    return generateTurns(
+        session, turns, limits,
+        [&](llvm::ArrayRef<float> logits) {
+          return session.pickGreedy(logits);
+        },
+        [&](const GeneratedToken &token) {
+          seen.push_back({token.id, token.turn, token.step});
+          EXPECT_EQ(token.logits.size(), 32u);
+        });
+  }
+
+  struct Seen {
+    int32_t id;
+    size_t turn;
+    int64_t step;
+    bool operator==(const Seen &other) const {
+      return id == other.id && turn == other.turn && step == other.step;
+    }
+  };
+
+  ModelDims dims = getFakeDims();
+  FakeRunner runner{dims};
+  Session session{runner, dims};
+  std::vector<Seen> seen;
+};
+
+TEST_F(GenerationTest, LaterTurnsStartWithThePendingToken) {
+  std::vector<Turn> turns = {{{1, 2}, {}}, {{5}, {}}};
+  GenerationLimits limits;
+  limits.maxNewTokens = 3;
+  ASSERT_FALSE(static_cast<bool>(generate(turns, limits)));
+  EXPECT_THAT(turns[0].generated, ElementsAre(3, 4, 5));
+  EXPECT_THAT(turns[1].generated, ElementsAre(6, 7, 8));
+  // The last token of a turn is fed with the next turn's prompt, and the
+  // last token of all is never fed.
+  EXPECT_THAT(session.getTokens(), ElementsAre(1, 2, 3, 4, 5, 5, 6, 7));
+  EXPECT_THAT(seen, ElementsAre(Seen{3, 0, 0}, Seen{4, 0, 1}, Seen{5, 0, 2},
+                                Seen{6, 1, 0}, Seen{7, 1, 1}, Seen{8, 1, 2}));
+}
+
+TEST_F(GenerationTest, StopTokenEndsTheTurn) {
+  std::vector<Turn> turns = {{{1, 2}, {}}, {{5}, {}}};
+  std::vector<int32_t> stop = {4};
+  GenerationLimits limits;
+  limits.maxNewTokens = 3;
+  limits.stopTokens = stop;
+  ASSERT_FALSE(static_cast<bool>(generate(turns, limits)));
+  EXPECT_THAT(turns[0].generated, ElementsAre(3, 4));
+  EXPECT_THAT(turns[1].generated, ElementsAre(6, 7, 8));
+  EXPECT_THAT(session.getTokens(), ElementsAre(1, 2, 3, 4, 5, 6, 7));
+}
+
+TEST_F(GenerationTest, ReportsErrors) {
+  std::vector<Turn> turns = {{{1}, {}}};
+  GenerationLimits limits;
+  limits.maxNewTokens = 0;
+  EXPECT_EQ(llvm::toString(generate(turns, limits)),
+            "at least one token must be generated");
+  limits.maxNewTokens = 2;
+  runner.failing = {"greedy_head"};
+  EXPECT_EQ(llvm::toString(generate(turns, limits)),
+            "piece greedy_head: fails");
+  EXPECT_TRUE(seen.empty());
+}
+
+} // namespace
+} // namespace llmc::session

@@ -1,0 +1,221 @@
+//===- SessionTest.cpp - scheduling a conversation onto pieces ------------===//
+
+#include "runtime/session/Session.h"
+#include "runtime/session/test/FakeRunner.h"
+
+#include "frontends/llm/Masks.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace llmc::session {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::ElementsAreArray;
+using top::Tensor;
+
+/// Every piece one chunk of `phase` runs, for the two-layer fake.
+std::vector<std::string> chunkPieces(llvm::StringRef embed,
+                                     llvm::StringRef phase) {
+  return {embed.str(), "block.0." + phase.str(), "block.1." + phase.str()};
+}
+
+std::vector<std::string>
+concat(std::initializer_list<std::vector<std::string>> parts) {
+  std::vector<std::string> all;
+  for (const std::vector<std::string> &part : parts)
+    all.insert(all.end(), part.begin(), part.end());
+  return all;
+}
+
+std::vector<int32_t> iota(int32_t first, int32_t count) {
+  std::vector<int32_t> ids(count);
+  for (int32_t i = 0; i < count; ++i)
+    ids[i] = first + i;
+  return ids;
+}
+
+class SessionTest : public ::testing::Test {
+protected:
+  ModelDims dims = getFakeDims();
+  FakeRunner runner{dims};
+  Session session{runner, dims};
+
+  /// The calls of `piece`, in order.
+  std::vector<const RecordedCall *> callsOf(llvm::StringRef piece) const {
+    std::vector<const RecordedCall *> found;
+    for (const RecordedCall &call : runner.calls)
+      if (call.piece == piece)
+        found.push_back(&call);
+    return found;
+  }
+};
+
+TEST_F(SessionTest, ShortPromptIsOnePrefill) {
+  llvm::Expected<std::vector<float>> logits = session.feed({7, 8, 9});
+  ASSERT_TRUE(static_cast<bool>(logits)) << llvm::toString(logits.takeError());
+  EXPECT_EQ(runner.getPieceNames(),
+            concat({chunkPieces("embed.prefill", "prefill"), {"lm_head"}}));
+  // Padded to L with id 0, positions from 0, the causal mask.
+  const RecordedCall &embed = runner.calls[0];
+  EXPECT_THAT(embed.inputs[0].getI32(), ElementsAre(7, 8, 9, 0));
+  const RecordedCall &block = runner.calls[1];
+  EXPECT_THAT(block.inputs[1].getI32(), ElementsAre(0, 1, 2, 3));
+  EXPECT_THAT(block.inputs[2].getShape(), ElementsAre(1, 4, 4));
+  EXPECT_THAT(block.inputs[2].getF32(),
+              ElementsAreArray(llm::buildPrefillMask(4)));
+  EXPECT_EQ(block.inputs.size(), 3u);
+  // lm_head sees the last real token (9), whose successor the fake predicts.
+  EXPECT_EQ(runner.calls.back().inputs[0].getF32()[0], 9.0f);
+  EXPECT_EQ(logits->size(), 32u);
+  EXPECT_EQ((*logits)[10], 1.0f);
+  EXPECT_EQ(session.getHistoryLength(), 3);
+  EXPECT_THAT(session.getTokens(), ElementsAre(7, 8, 9));
+}
+
+TEST_F(SessionTest, LongPromptRunsInChunksOfL) {
+  ASSERT_TRUE(static_cast<bool>(session.feed(iota(1, 10))));
+  EXPECT_EQ(runner.getPieceNames(),
+            concat({chunkPieces("embed.prefill", "prefill"),
+                    chunkPieces("embed.prefill", "prefill_kv"),
+                    chunkPieces("embed.prefill", "prefill_kv"),
+                    {"lm_head"}}));
+  std::vector<const RecordedCall *> kv = callsOf("block.0.prefill_kv");
+  ASSERT_EQ(kv.size(), 2u);
+  // The second chunk starts at position 4, the third at 8 with two tokens.
+  EXPECT_THAT(kv[0]->inputs[1].getI32(), ElementsAre(4, 5, 6, 7));
+  EXPECT_THAT(kv[1]->inputs[1].getI32(), ElementsAre(8, 9, 10, 11));
+  EXPECT_THAT(callsOf("embed.prefill")[2]->inputs[0].getI32(),
+              ElementsAre(9, 10, 0, 0));
+  // prefill_kv reads S - L = 12 history slots and sees the valid ones.
+  EXPECT_THAT(kv[1]->inputs[2].getShape(), ElementsAre(1, 4, 16));
+  EXPECT_THAT(kv[1]->inputs[2].getF32(),
+              ElementsAreArray(llm::buildPrefillKVMask(4, 12, 8)));
+  EXPECT_THAT(kv[1]->inputs[3].getShape(), ElementsAre(1, 12, 2, 3));
+  EXPECT_EQ(runner.calls.back().inputs[0].getF32()[0], 10.0f);
+  EXPECT_EQ(session.getHistoryLength(), 10);
+}
+
+TEST_F(SessionTest, CacheHoldsEveryTokenInItsSlot) {
+  ASSERT_TRUE(static_cast<bool>(session.feed({5, 6, 7, 8})));
+  ASSERT_TRUE(static_cast<bool>(session.feed({20})));
+  // The decode of token 20 (position 4) reads the S-slot cache: keys hold
+  // position + 1 and values id + 1 for the four cached tokens, then zeros.
+  std::vector<const RecordedCall *> decode = callsOf("block.1.decode");
+  ASSERT_EQ(decode.size(), 1u);
+  const std::vector<Tensor> &inputs = decode[0]->inputs;
+  ASSERT_EQ(inputs.size(), 5u);
+  EXPECT_THAT(inputs[1].getI32(), ElementsAre(4));
+  EXPECT_THAT(inputs[2].getF32(),
+              ElementsAreArray(llm::buildDecodeMask(16, 4)));
+  EXPECT_THAT(inputs[3].getShape(), ElementsAre(1, 16, 2, 3));
+  int64_t row = dims.getKvRowSize();
+  llvm::ArrayRef<float> keys = inputs[3].getF32(), values = inputs[4].getF32();
+  for (int64_t slot = 0; slot < 16; ++slot) {
+    float key = slot < 4 ? static_cast<float>(slot + 1) : 0.0f;
+    float value = slot < 4 ? static_cast<float>(slot + 6) : 0.0f;
+    EXPECT_EQ(keys[slot * row], key) << "slot " << slot;
+    EXPECT_EQ(values[slot * row + row - 1], value) << "slot " << slot;
+  }
+  // The next token sees token 20's keys and values in slot 4.
+  ASSERT_TRUE(static_cast<bool>(session.feed({21})));
+  const RecordedCall *next = callsOf("block.0.decode")[1];
+  EXPECT_EQ(next->inputs[3].getF32()[4 * row], 5.0f);
+  EXPECT_EQ(next->inputs[4].getF32()[4 * row], 21.0f);
+  EXPECT_EQ(session.getHistoryLength(), 6);
+}
+
+TEST_F(SessionTest, LaterTurnGoesThroughPrefillKV) {
+  ASSERT_TRUE(static_cast<bool>(session.feed({1, 2, 3})));
+  runner.calls.clear();
+  ASSERT_TRUE(static_cast<bool>(session.feed({4, 5})));
+  EXPECT_EQ(runner.getPieceNames(),
+            concat({chunkPieces("embed.prefill", "prefill_kv"), {"lm_head"}}));
+  EXPECT_THAT(runner.calls[1].inputs[1].getI32(), ElementsAre(3, 4, 5, 6));
+  EXPECT_EQ(runner.calls.back().inputs[0].getF32()[0], 5.0f);
+}
+
+TEST_F(SessionTest, PromptAfterLongHistoryGoesThroughDecode) {
+  // 13 tokens of history exceed prefill_kv's S - L = 12 slots.
+  ASSERT_TRUE(static_cast<bool>(session.feed(iota(1, 13))));
+  runner.calls.clear();
+  ASSERT_TRUE(static_cast<bool>(session.feed({20, 21})));
+  EXPECT_EQ(runner.getPieceNames(),
+            concat({chunkPieces("embed.decode", "decode"),
+                    chunkPieces("embed.decode", "decode"),
+                    {"lm_head"}}));
+  EXPECT_EQ(session.getHistoryLength(), 15);
+}
+
+TEST_F(SessionTest, PickGreedyRunsTheGreedyHead) {
+  llvm::Expected<std::vector<float>> logits = session.feed({3});
+  ASSERT_TRUE(static_cast<bool>(logits));
+  llvm::Expected<int32_t> token = session.pickGreedy(*logits);
+  ASSERT_TRUE(static_cast<bool>(token));
+  EXPECT_EQ(*token, 4);
+  EXPECT_EQ(runner.calls.back().piece, "greedy_head");
+  EXPECT_THAT(runner.calls.back().inputs[0].getShape(), ElementsAre(1, 32));
+}
+
+TEST_F(SessionTest, RejectsTooLongConversationBeforeRunning) {
+  ASSERT_TRUE(static_cast<bool>(session.feed(iota(1, 10))));
+  runner.calls.clear();
+  llvm::Expected<std::vector<float>> logits = session.feed(iota(1, 7));
+  ASSERT_FALSE(static_cast<bool>(logits));
+  bool capacity = false;
+  llvm::handleAllErrors(
+      logits.takeError(), [&](const CacheCapacityError &error) {
+        capacity = true;
+        EXPECT_EQ(error.getNeeded(), 17);
+        EXPECT_EQ(error.getCapacity(), 16);
+        EXPECT_EQ(error.message(), "the conversation needs 17 tokens but "
+                                   "the KV cache holds 16");
+      });
+  EXPECT_TRUE(capacity);
+  EXPECT_TRUE(runner.calls.empty());
+  EXPECT_EQ(session.getHistoryLength(), 10);
+}
+
+TEST_F(SessionTest, RejectsBadTokens) {
+  llvm::Expected<std::vector<float>> empty = session.feed({});
+  ASSERT_FALSE(static_cast<bool>(empty));
+  EXPECT_EQ(llvm::toString(empty.takeError()),
+            "nothing to feed: the prompt is empty");
+  llvm::Expected<std::vector<float>> outside = session.feed({1, 32});
+  ASSERT_FALSE(static_cast<bool>(outside));
+  EXPECT_EQ(llvm::toString(outside.takeError()),
+            "token id 32 is outside the vocabulary [0, 32)");
+  EXPECT_TRUE(runner.calls.empty());
+}
+
+TEST_F(SessionTest, PropagatesPieceErrors) {
+  runner.failing = {"block.1.prefill"};
+  llvm::Expected<std::vector<float>> logits = session.feed({1, 2});
+  ASSERT_FALSE(static_cast<bool>(logits));
+  EXPECT_EQ(llvm::toString(logits.takeError()), "piece block.1.prefill: fails");
+}
+
+TEST_F(SessionTest, ResetForgetsTheConversation) {
+  ASSERT_TRUE(static_cast<bool>(session.feed({1, 2})));
+  session.reset();
+  EXPECT_EQ(session.getHistoryLength(), 0);
+  runner.calls.clear();
+  ASSERT_TRUE(static_cast<bool>(session.feed({3})));
+  EXPECT_EQ(runner.calls[0].piece, "embed.prefill");
+}
+
+TEST(ModelDimsTest, Validate) {
+  ModelDims dims = getFakeDims();
+  EXPECT_FALSE(static_cast<bool>(dims.validate()));
+  dims.maxInputLength = 17;
+  EXPECT_EQ(llvm::toString(dims.validate()),
+            "max_input_length (17) exceeds seq_length (16)");
+  dims = getFakeDims();
+  dims.headDim = 0;
+  EXPECT_EQ(llvm::toString(dims.validate()),
+            "model size head_dim must be positive, not 0");
+}
+
+} // namespace
+} // namespace llmc::session
