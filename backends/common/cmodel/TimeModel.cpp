@@ -49,12 +49,16 @@ CommandCost TimeModel::getDmaCost(const GlobalGeometry &global,
                                   const GlobalGeometry *index) const {
   CommandCost cost;
   uint64_t burst = params.ddrBurstBytes;
-  if (!index && global.isContiguous())
+  if (index)
+    // A gather reads the rows it picks (each on its own bursts), not the
+    // table, plus its indices.
+    cost.ddrBytes = index->rows * index->cols *
+                        llvm::alignTo(global.rowBytes, burst) +
+                    index->rows * index->rowBytes;
+  else if (global.isContiguous())
     cost.ddrBytes = global.rows * global.rowBytes;
   else
     cost.ddrBytes = global.rows * llvm::alignTo(global.rowBytes, burst);
-  if (index)
-    cost.ddrBytes += index->rows * index->rowBytes;
   cost.cycles = dmaLatencyCycles +
                 uint64_t(std::ceil(double(cost.ddrBytes) / ddrBytesPerCycle));
   cost.hostWork = cost.ddrBytes;

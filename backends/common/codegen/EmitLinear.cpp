@@ -144,15 +144,14 @@ chooseChannelsPerLane(Emitter &emitter, const ProjectionPlan &plan,
   return best;
 }
 
-/// Loads rows [m0, m0 + rows) of x into every lane.
+/// A pinned buffer for `rows` rows of x in every lane.
 llvm::Expected<cmd::LocalTensor> pinActivations(Emitter &emitter,
                                                 const cmd::GlobalTensor &x,
-                                                int64_t m0, int64_t rows) {
+                                                int64_t rows) {
   cmd::LocalTensor local = emitter.replicated(
       rows, x.cols(), x.dtype(), static_cast<uint32_t>(emitter.getLanes()));
   if (llvm::Error error = emitter.pin(local))
     return std::move(error);
-  emitter.load(sliceRows(x, m0, rows), local);
   return local;
 }
 
@@ -169,7 +168,7 @@ llvm::Error streamChannels(Emitter &emitter, const cmd::GlobalTensor &x,
     int64_t rows = std::min(rowTile, m - m0);
     emitter.getArena().beginOp();
     llvm::Expected<cmd::LocalTensor> xLocal =
-        pinActivations(emitter, x, m0, rows);
+        pinActivations(emitter, x, rows);
     if (!xLocal)
       return xLocal.takeError();
     ProjectionPlan plan(emitter, rows, k, outputType);
@@ -191,9 +190,12 @@ llvm::Error streamChannels(Emitter &emitter, const cmd::GlobalTensor &x,
       }
       return llvm::Error::success();
     };
+    // Weights first: they do not wait for the previous op's stores, so
+    // they stream while its last tile computes.
     for (int64_t t = 0; t < std::min(kPrefetch, tiles); ++t)
       if (llvm::Error error = issueLoads(t))
         return error;
+    emitter.load(sliceRows(x, m0, rows), *xLocal);
     for (int64_t t = 0; t < tiles; ++t) {
       for (const ProjectionTile &tile : loaded[t])
         plan.compute(*xLocal, tile);

@@ -83,19 +83,41 @@ std::vector<uint32_t> Emitter::waitFor(Queue queue,
   return {*wait};
 }
 
+void Emitter::flushStores() {
+  for (const PendingStore &pending : pendingStores) {
+    LocalRange read = getRange(pending.from);
+    builder.store(pending.from, pending.to, waitFor(Queue::Dma, read, {}));
+  }
+  pendingStores.clear();
+}
+
+void Emitter::flushStoresReading(llvm::ArrayRef<LocalRange> writes) {
+  for (const PendingStore &pending : pendingStores) {
+    LocalRange read = getRange(pending.from);
+    for (LocalRange write : writes)
+      if (write.begin < read.end && read.begin < write.end)
+        return flushStores();
+  }
+}
+
 void Emitter::load(const cmd::GlobalTensor &from, const cmd::LocalTensor &to) {
+  // Only weights are never written by a store; anything else may be what a
+  // pending store writes.
+  if (from.region() != cmd::REGION_COEFF)
+    flushStores();
   LocalRange write = getRange(to);
+  flushStoresReading(write);
   builder.load(from, to, waitFor(Queue::Dma, {}, write));
 }
 
 void Emitter::store(const cmd::LocalTensor &from, const cmd::GlobalTensor &to) {
-  LocalRange read = getRange(from);
-  builder.store(from, to, waitFor(Queue::Dma, read, {}));
+  pendingStores.push_back({from, to});
 }
 
 void Emitter::gather(const cmd::GlobalTensor &table,
                      const cmd::GlobalTensor &index,
                      const cmd::LocalTensor &to) {
+  flushStores();
   LocalRange write = getRange(to);
   builder.gather(table, index, to, waitFor(Queue::Dma, {}, write));
 }
@@ -110,6 +132,7 @@ void Emitter::compute(const cmd::Compute &compute) {
     if (readsOutputs)
       reads.push_back(getRange(output));
   }
+  flushStoresReading(writes);
   builder.compute(compute, waitFor(Queue::Compute, reads, writes));
 }
 

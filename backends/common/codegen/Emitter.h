@@ -53,16 +53,32 @@ public:
   // Commands
   //===--------------------------------------------------------------------===//
 
+  /// Loads from the coeff region may pass pending stores (see store()).
   void load(const cmd::GlobalTensor &from, const cmd::LocalTensor &to);
+  /// Deferred: the store is issued when a later command needs it (a load
+  /// outside the coeff region, or a command overwriting its local bytes),
+  /// so the next op's weight loads can run while this op's last
+  /// computation finishes.
   void store(const cmd::LocalTensor &from, const cmd::GlobalTensor &to);
   void gather(const cmd::GlobalTensor &table, const cmd::GlobalTensor &index,
               const cmd::LocalTensor &to);
   /// Outputs are also read when `accumulate` or `resume` is set.
   void compute(const cmd::Compute &compute);
 
-  cmd::CommandStream finish() { return builder.take(); }
+  cmd::CommandStream finish() {
+    flushStores();
+    return builder.take();
+  }
 
 private:
+  struct PendingStore {
+    cmd::LocalTensor from;
+    cmd::GlobalTensor to;
+  };
+  /// Issues every pending store.
+  void flushStores();
+  /// Issues the pending stores if any reads bytes in `writes`.
+  void flushStoresReading(llvm::ArrayRef<LocalRange> writes);
   LocalRange getRange(const cmd::LocalTensor &tensor) const;
   std::vector<uint32_t> waitFor(Queue queue, llvm::ArrayRef<LocalRange> reads,
                                 llvm::ArrayRef<LocalRange> writes);
@@ -71,6 +87,7 @@ private:
   LocalArena arena;
   HazardTracker hazards;
   cmodel::StreamBuilder builder;
+  std::vector<PendingStore> pendingStores;
 };
 
 } // namespace llmc::codegen

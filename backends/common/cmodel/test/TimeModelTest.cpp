@@ -60,6 +60,21 @@ TEST(TimeModelTest, StridedRowsMoveWholeBursts) {
   EXPECT_EQ(stats.totalCycles, 250u + 16);
 }
 
+TEST(TimeModelTest, GatherReadsOnlyThePickedRows) {
+  // 4 rows of 256 bytes picked out of a 1000-row table, plus 16 bytes of
+  // indices: the table's size does not matter.
+  Harness h(test::getBm1684xLikeChip());
+  cmd::GlobalTensor table =
+      globalTensor(cmd::REGION_IO, 0, 1000, 64, cmd::DTYPE_F32);
+  cmd::GlobalTensor index =
+      globalTensor(cmd::REGION_IO, 256000, 1, 4, cmd::DTYPE_I32);
+  h.getBuilder().gather(table, index,
+                        localTensor(0, 4, 0, 4, 64, cmd::DTYPE_F32));
+  LLMC_ASSERT_RUN(h, stats);
+  EXPECT_EQ(stats.ddrBytes, 4u * 256 + 16);
+  EXPECT_EQ(stats.totalCycles, 250u + 17);
+}
+
 TEST(TimeModelTest, MatMulCyclesFollowThePeak) {
   // Per lane 16 x 64 outputs of K = 1024: 1 Mi MACs at 125 per cycle.
   Harness h(test::getBm1684xLikeChip(), 2, 16 << 20);
