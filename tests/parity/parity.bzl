@@ -1,6 +1,6 @@
 """A test that compares an llmc command's output with ../shared/refdata."""
 
-def parity_test(name, model, refs, cases, command, max_abs = None, min_cosine = None, near_tie = None, extra_args = [], **kwargs):
+def parity_test(name, model, refs, cases, command, max_abs = None, min_cosine = None, near_tie = None, extra_args = [], convert_args = [], **kwargs):
     args = [
         "--llmc=$(location //tools/llmc)",
         "--command=" + command,
@@ -14,6 +14,8 @@ def parity_test(name, model, refs, cases, command, max_abs = None, min_cosine = 
         args.append("--min-cosine=" + min_cosine)
     if near_tie:
         args.append("--near-tie=" + near_tie)
+    # `llmc convert` arguments: the command then runs on the compiled binary.
+    args += ["--convert=" + arg for arg in convert_args]
     if extra_args:
         args += ["--"] + extra_args
     native.sh_test(

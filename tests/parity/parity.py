@@ -10,6 +10,10 @@ greedy ids and max |logit difference| within --max-abs (or logits cosine at
 least --min-cosine). Paths are relative to the reference data directory,
 which sits beside the repository (../shared/refdata), as in CI.
 
+With --convert ARG (repeated: the arguments of `llmc convert` after -m, e.g.
+--convert=-c --convert=bm1684x --convert=-q --convert=F32) the model is first
+compiled into a binary, and the command runs on that (`llmc run`).
+
 With --near-tie M, generated ids may differ where the reference itself
 quantizes (llama.cpp rounds activations to Q8_0 for quantized weights): at the
 first differing token both runs must rank the two candidates within M of each
@@ -39,7 +43,18 @@ def refdata_root():
     return root
 
 
-def run_case(args, root, case, scratch):
+def convert_model(args, root, scratch):
+    """Compiles --model with the --convert arguments; returns the binary."""
+    binary = os.path.join(scratch, "model.llmc")
+    command = [args.llmc, "convert", "-m", os.path.join(root, args.model),
+               "-o", binary, "--quiet"] + args.convert
+    result = subprocess.run(command, capture_output=True, text=True)
+    if result.returncode != 0:
+        sys.exit(f"FAIL convert: {' '.join(command)}\n{result.stderr}")
+    return binary
+
+
+def run_case(args, root, case, scratch, model):
     ref_json = json.load(open(os.path.join(root, f"{args.refs}.{case}.json")))
     ref_logits = np.load(os.path.join(root, f"{args.refs}.{case}.npy"))
     turns = ref_json.get("turns") or [
@@ -49,7 +64,7 @@ def run_case(args, root, case, scratch):
         sys.exit(f"{case}: turns generate different token counts")
     logits_path = os.path.join(scratch, case + ".npy")
     ids_path = os.path.join(scratch, case + ".json")
-    command = [args.llmc, args.command, "-m", os.path.join(root, args.model),
+    command = [args.llmc, args.command, "-m", model,
                "--max-new-tokens", str(new_tokens.pop()),
                "--logits-out", logits_path, "--ids-out", ids_path] + args.extra
     for turn in turns:
@@ -102,11 +117,16 @@ def main():
     parser.add_argument("--min-cosine", type=float)
     parser.add_argument("--near-tie", type=float,
                         help="accept differing ids at a near tie (logit margin)")
+    parser.add_argument("--convert", action="append", default=[],
+                        help="compile the model with these llmc convert arguments first")
     parser.add_argument("extra", nargs="*", help="more llmc arguments (after --)")
     args = parser.parse_args()
     root = refdata_root()
     with tempfile.TemporaryDirectory(dir=os.environ.get("TEST_TMPDIR")) as scratch:
-        results = [run_case(args, root, case, scratch) for case in args.cases.split(",")]
+        model = (convert_model(args, root, scratch) if args.convert
+                 else os.path.join(root, args.model))
+        results = [run_case(args, root, case, scratch, model)
+                   for case in args.cases.split(",")]
     return 0 if all(results) else 1
 
 

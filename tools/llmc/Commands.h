@@ -15,6 +15,7 @@ llvm::cl::SubCommand &getPiecesCommand();
 llvm::cl::SubCommand &getEvalCommand();
 llvm::cl::SubCommand &getTokenizeCommand();
 llvm::cl::SubCommand &getConvertCommand();
+llvm::cl::SubCommand &getRunCommand();
 
 /// `llmc pieces`: prints the top IR of a model's pieces.
 int runPiecesCommand(const plugins::Registry &registry);
@@ -25,6 +26,8 @@ int runTokenizeCommand(const plugins::Registry &registry);
 
 /// `llmc convert`: compiles a checkpoint into a .llmc binary for a chip.
 int runConvertCommand(const plugins::Registry &registry);
+/// `llmc run`: runs a compiled binary on its chip's cmodel.
+int runRunCommand(const plugins::Registry &registry);
 /// Prints `error` as `llmc: error: ...` and returns exit code 1.
 int reportError(llvm::Error error);
 

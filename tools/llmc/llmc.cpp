@@ -4,6 +4,7 @@
 //   llmc --list-plugins
 //   llmc pieces -m <checkpoint> [--piece NAME] [--list]
 //   llmc eval -m <checkpoint> --input-ids 1,2,3 [--max-new-tokens N] ...
+//   llmc run -m <model.llmc> --input-ids 1,2,3 | -p "text" [...]
 //   llmc tokenize -m <checkpoint dir | tokenizer.json> --text-file F.jsonl
 //
 //===----------------------------------------------------------------------===//
@@ -48,6 +49,12 @@ cl::SubCommand &getConvertCommand() {
   return command;
 }
 
+cl::SubCommand &getRunCommand() {
+  static cl::SubCommand command(
+      "run", "Generate with a compiled .llmc binary on its chip's cmodel");
+  return command;
+}
+
 int reportError(llvm::Error error) {
   llvm::WithColor::error(llvm::errs(), "llmc")
       << llvm::toString(std::move(error)) << "\n";
@@ -85,6 +92,8 @@ int main(int argc, char **argv) {
     return llmc::runEvalCommand(**registry);
   if (llmc::getConvertCommand())
     return llmc::runConvertCommand(**registry);
+  if (llmc::getRunCommand())
+    return llmc::runRunCommand(**registry);
   if (llmc::getTokenizeCommand())
     return llmc::runTokenizeCommand(**registry);
   if (listPlugins) {

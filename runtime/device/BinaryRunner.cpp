@@ -1,0 +1,136 @@
+//===- BinaryRunner.cpp - a compiled binary's pieces on the cmodel --------===//
+
+#include "runtime/device/BinaryRunner.h"
+
+#include "backends/common/cmodel/StreamBuilder.h"
+#include "runtime/device/IoTensors.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+#include <algorithm>
+
+namespace llmc::device {
+
+using top::Tensor;
+
+session::ModelDims getModelDims(const binary::ModelInfo &model) {
+  session::ModelDims dims;
+  dims.numLayers = model.num_layers();
+  dims.numKvHeads = model.num_kv_heads();
+  dims.headDim = model.head_dim();
+  dims.hiddenSize = model.hidden_size();
+  dims.vocabSize = model.vocab_size();
+  dims.seqLength = model.seq_length();
+  dims.maxInputLength = model.max_input_length();
+  return dims;
+}
+
+static llvm::Error runnerError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+BinaryRunner::BinaryRunner(const binary::LoadedBinary &binary,
+                           const plugins::ChipDescriptor &chip,
+                           const cmodel::CModelOptions &options)
+    : binary(binary), device(chip, options) {}
+
+BinaryRunner::~BinaryRunner() = default;
+
+llvm::Expected<std::unique_ptr<BinaryRunner>>
+BinaryRunner::create(const binary::LoadedBinary &binary,
+                     const plugins::ChipDescriptor &chip,
+                     const cmodel::CModelOptions &options) {
+  std::unique_ptr<BinaryRunner> runner(new BinaryRunner(binary, chip, options));
+  if (llvm::Error error = runner->load())
+    return runnerError(binary.name() + ": " + llvm::toString(std::move(error)));
+  return std::move(runner);
+}
+
+session::ModelDims BinaryRunner::getModelDims() const {
+  return device::getModelDims(binary.manifest().model());
+}
+
+llvm::Error BinaryRunner::load() {
+  const binary::Manifest &manifest = binary.manifest();
+  if (!llvm::StringRef(manifest.chip()).equals_insensitive(device.getChip().id))
+    return runnerError("compiled for chip '" + manifest.chip() +
+                       "', not for '" + device.getChip().id + "'");
+  if (llvm::Error error = getModelDims().validate())
+    return error;
+  if (llvm::Error error = device.getChip().validate())
+    return error;
+  uint64_t activationBytes = 0;
+  for (const binary::Piece &piece : manifest.pieces()) {
+    auto prefix = [&](llvm::Error error) {
+      return runnerError("piece " + piece.name() + ": " +
+                         llvm::toString(std::move(error)));
+    };
+    for (const auto *tensors : {&piece.inputs(), &piece.outputs()})
+      for (const binary::Tensor &tensor : *tensors)
+        if (llvm::Error error = checkIoTensor(tensor, piece.io_bytes()))
+          return prefix(std::move(error));
+    auto stream = streams.find(piece.stream_section());
+    if (stream == streams.end()) {
+      llvm::Expected<llvm::StringRef> bytes =
+          binary.streamBytes(piece.stream_section());
+      if (!bytes)
+        return prefix(bytes.takeError());
+      llvm::Expected<cmd::CommandStream> parsed = cmodel::parseStream(*bytes);
+      if (!parsed)
+        return prefix(parsed.takeError());
+      stream =
+          streams.emplace(piece.stream_section(), std::move(*parsed)).first;
+    }
+    LoadedPiece &loaded = pieces[piece.name()];
+    loaded.manifest = &piece;
+    loaded.stream = &stream->second;
+    activationBytes = std::max(activationBytes, piece.activation_bytes());
+  }
+  cmodel::GlobalMemory &global = device.global();
+  global.attachReadOnly(cmd::REGION_COEFF, binary.coeff());
+  global.allocate(cmd::REGION_ACTIVATION, activationBytes);
+  return llvm::Error::success();
+}
+
+llvm::Error BinaryRunner::runPiece(LoadedPiece &piece,
+                                   llvm::ArrayRef<Tensor> inputs) {
+  const binary::Piece &manifest = *piece.manifest;
+  if (static_cast<int>(inputs.size()) != manifest.inputs_size())
+    return runnerError("takes " + llvm::Twine(manifest.inputs_size()) +
+                       " inputs, not " + llvm::Twine(inputs.size()));
+  if (piece.io.empty())
+    piece.io.assign(manifest.io_bytes(), 0);
+  for (int i = 0; i < manifest.inputs_size(); ++i)
+    if (llvm::Error error =
+            writeIoTensor(manifest.inputs(i), inputs[i], piece.io))
+      return error;
+  device.global().attach(cmd::REGION_IO, piece.io);
+  llvm::Expected<cmodel::RunStats> stats = device.run(*piece.stream);
+  if (!stats)
+    return stats.takeError();
+  totals.runs += 1;
+  totals.cycles += stats->totalCycles;
+  totals.seconds += stats->seconds;
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::vector<Tensor>>
+BinaryRunner::run(llvm::StringRef name, llvm::ArrayRef<Tensor> inputs) {
+  auto found = pieces.find(name);
+  if (found == pieces.end()) {
+    const binary::Manifest &manifest = binary.manifest();
+    return runnerError("piece " + name + " is not in " + binary.name() + " (" +
+                       manifest.chip() + " " + manifest.precision() +
+                       ": the compiler left it out)");
+  }
+  LoadedPiece &piece = found->second;
+  if (llvm::Error error = runPiece(piece, inputs))
+    return runnerError("piece " + name + ": " +
+                       llvm::toString(std::move(error)));
+  std::vector<Tensor> outputs;
+  for (const binary::Tensor &slot : piece.manifest->outputs())
+    outputs.push_back(readIoTensor(slot, piece.io));
+  return outputs;
+}
+
+} // namespace llmc::device

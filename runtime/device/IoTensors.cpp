@@ -1,0 +1,114 @@
+//===- IoTensors.cpp - host tensors in a piece's IO region ----------------===//
+
+#include "runtime/device/IoTensors.h"
+
+#include "plugins/Float16.h"
+
+#include "llvm/Support/SwapByteOrder.h"
+
+#include <cstring>
+
+namespace llmc::device {
+
+// f32 and i32 elements are copied as they are.
+static_assert(llvm::sys::IsLittleEndianHost,
+              "the IO layout is little-endian, as the host must be");
+
+namespace {
+enum class IoType { F32, I32, F16, BF16 };
+} // namespace
+
+static std::optional<IoType> parseIoType(llvm::StringRef dtype) {
+  if (dtype == "f32")
+    return IoType::F32;
+  if (dtype == "i32")
+    return IoType::I32;
+  if (dtype == "f16")
+    return IoType::F16;
+  if (dtype == "bf16")
+    return IoType::BF16;
+  return std::nullopt;
+}
+
+static uint64_t getElementBytes(IoType type) {
+  return type == IoType::F16 || type == IoType::BF16 ? 2 : 4;
+}
+
+static std::string describeSlot(const binary::Tensor &slot) {
+  return slot.dtype() + top::formatShape(llvm::ArrayRef<int64_t>(
+                            slot.shape().data(), slot.shape().size()));
+}
+
+static llvm::Error ioError(const binary::Tensor &slot,
+                           const llvm::Twine &problem) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 "tensor '" + slot.name() + "' (" +
+                                     describeSlot(slot) + "): " + problem);
+}
+
+llvm::Error checkIoTensor(const binary::Tensor &slot, uint64_t ioBytes) {
+  std::optional<IoType> type = parseIoType(slot.dtype());
+  if (!type)
+    return ioError(slot, "element type '" + slot.dtype() +
+                             "' is not one the runtime moves (f32, i32, f16, "
+                             "bf16)");
+  uint64_t elements = 1;
+  for (int64_t dim : slot.shape()) {
+    if (dim < 0 || (dim && elements > UINT64_MAX / 8 / uint64_t(dim)))
+      return ioError(slot, "invalid shape");
+    elements *= uint64_t(dim);
+  }
+  if (slot.bytes() != elements * getElementBytes(*type))
+    return ioError(slot, llvm::Twine(slot.bytes()) + " bytes, not the " +
+                             llvm::Twine(elements * getElementBytes(*type)) +
+                             " its shape takes");
+  if (slot.io_offset() > ioBytes || slot.bytes() > ioBytes - slot.io_offset())
+    return ioError(slot, "bytes [" + llvm::Twine(slot.io_offset()) + ", " +
+                             llvm::Twine(slot.io_offset() + slot.bytes()) +
+                             ") lie outside the " + llvm::Twine(ioBytes) +
+                             "-byte IO region");
+  return llvm::Error::success();
+}
+
+llvm::Error writeIoTensor(const binary::Tensor &slot, const top::Tensor &value,
+                          llvm::MutableArrayRef<uint8_t> io) {
+  IoType type = *parseIoType(slot.dtype());
+  if (!llvm::equal(value.getShape(), slot.shape()) ||
+      value.isI32() != (type == IoType::I32))
+    return ioError(slot, "given " + value.describe());
+  uint8_t *out = io.data() + slot.io_offset();
+  if (type == IoType::F32 || type == IoType::I32) {
+    std::memcpy(out, value.getRawData(), slot.bytes());
+    return llvm::Error::success();
+  }
+  llvm::ArrayRef<float> values = value.getF32();
+  for (size_t i = 0; i < values.size(); ++i) {
+    uint16_t bits = type == IoType::F16 ? floatToHalf(values[i])
+                                        : floatToBFloat16(values[i]);
+    std::memcpy(out + 2 * i, &bits, 2);
+  }
+  return llvm::Error::success();
+}
+
+top::Tensor readIoTensor(const binary::Tensor &slot,
+                         llvm::ArrayRef<uint8_t> io) {
+  IoType type = *parseIoType(slot.dtype());
+  llvm::ArrayRef<int64_t> shape(slot.shape().data(), slot.shape().size());
+  top::Tensor value(type == IoType::I32 ? top::ElementKind::I32
+                                        : top::ElementKind::F32,
+                    shape);
+  const uint8_t *in = io.data() + slot.io_offset();
+  if (type == IoType::F32 || type == IoType::I32) {
+    std::memcpy(value.getRawData(), in, slot.bytes());
+    return value;
+  }
+  llvm::MutableArrayRef<float> values = value.getF32();
+  for (size_t i = 0; i < values.size(); ++i) {
+    uint16_t bits;
+    std::memcpy(&bits, in + 2 * i, 2);
+    values[i] = type == IoType::F16 ? halfToFloat(bits) : bfloat16ToFloat(bits);
+  }
+  return value;
+}
+
+} // namespace llmc::device

@@ -1,0 +1,254 @@
+//===- BinaryRunnerTest.cpp - a hand-built binary on the cmodel -----------===//
+
+#include "runtime/device/BinaryRunner.h"
+
+#include "backends/bm1684x/Bm1684xDescriptor.h"
+#include "backends/common/cmodel/StreamBuilder.h"
+#include "runtime/format/BinaryWriter.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+#include <cstring>
+
+namespace llmc::device {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using top::Tensor;
+
+void addTensor(google::protobuf::RepeatedPtrField<binary::Tensor> *tensors,
+               const std::string &name, std::vector<int64_t> shape,
+               const std::string &dtype, uint64_t offset, uint64_t bytes) {
+  binary::Tensor &tensor = *tensors->Add();
+  tensor.set_name(name);
+  tensor.set_role(name);
+  for (int64_t dim : shape)
+    tensor.add_shape(dim);
+  tensor.set_dtype(dtype);
+  tensor.set_io_offset(offset);
+  tensor.set_bytes(bytes);
+}
+
+cmd::LocalTensor local(uint64_t address, int64_t cols, cmd::DType dtype) {
+  return cmodel::localTensor(0, 1, address, 1, cols, dtype);
+}
+
+cmd::GlobalTensor io(uint64_t offset, int64_t cols, cmd::DType dtype) {
+  return cmodel::globalTensor(cmd::REGION_IO, offset, 1, cols, dtype);
+}
+
+/// A binary of three one-row pieces: `scale` multiplies x f32[1, 4] by the
+/// weight [1, 2, 3, 4]; `ids` copies i32[1, 2]; `narrow` rounds f32[1, 4] to
+/// bf16. Inputs sit at IO offset 0, outputs at 64.
+binary::BinaryWriter makeWriter() {
+  binary::BinaryWriter writer;
+  binary::Manifest &manifest = writer.manifest();
+  manifest.set_chip("bm1684x");
+  manifest.set_precision("F32");
+  binary::ModelInfo &model = *manifest.mutable_model();
+  model.set_num_layers(1);
+  model.set_hidden_size(4);
+  model.set_vocab_size(8);
+  model.set_num_heads(1);
+  model.set_num_kv_heads(1);
+  model.set_head_dim(4);
+  model.set_seq_length(8);
+  model.set_max_input_length(4);
+
+  float weight[4] = {1, 2, 3, 4};
+  llvm::ArrayRef<uint8_t> weightBytes(reinterpret_cast<uint8_t *>(weight),
+                                      sizeof(weight));
+  uint64_t weightOffset =
+      llvm::cantFail(writer.addWeight("w", weightBytes, "f32", {1, 4}));
+
+  auto addPiece = [&](const std::string &name, cmodel::StreamBuilder &stream) {
+    binary::Piece &piece = *manifest.add_pieces();
+    piece.set_name(name);
+    piece.set_layer(-1);
+    piece.set_io_bytes(128);
+    piece.set_activation_bytes(256);
+    piece.set_stream_section(
+        writer.addStream(cmodel::serializeStream(stream.take())));
+    return &piece;
+  };
+
+  cmodel::StreamBuilder scale("scale");
+  uint32_t x =
+      scale.load(io(0, 4, cmd::DTYPE_F32), local(0, 4, cmd::DTYPE_F32));
+  uint32_t w = scale.load(cmodel::globalTensor(cmd::REGION_COEFF, weightOffset,
+                                               1, 4, cmd::DTYPE_F32),
+                          local(64, 4, cmd::DTYPE_F32));
+  uint32_t y = scale.binary(cmd::MUL, local(0, 4, cmd::DTYPE_F32),
+                            local(64, 4, cmd::DTYPE_F32),
+                            local(128, 4, cmd::DTYPE_F32), {x, w});
+  scale.store(local(128, 4, cmd::DTYPE_F32), io(64, 4, cmd::DTYPE_F32), {y});
+  binary::Piece *piece = addPiece("scale", scale);
+  addTensor(piece->mutable_inputs(), "x", {1, 4}, "f32", 0, 16);
+  addTensor(piece->mutable_outputs(), "y", {1, 4}, "f32", 64, 16);
+  piece->add_weights("w");
+
+  cmodel::StreamBuilder ids("ids");
+  ids.load(io(0, 2, cmd::DTYPE_I32), local(0, 2, cmd::DTYPE_I32));
+  ids.store(local(0, 2, cmd::DTYPE_I32), io(64, 2, cmd::DTYPE_I32));
+  piece = addPiece("ids", ids);
+  addTensor(piece->mutable_inputs(), "input_ids", {1, 2}, "i32", 0, 8);
+  addTensor(piece->mutable_outputs(), "copy", {1, 2}, "i32", 64, 8);
+
+  cmodel::StreamBuilder narrow("narrow");
+  uint32_t in =
+      narrow.load(io(0, 4, cmd::DTYPE_F32), local(0, 4, cmd::DTYPE_F32));
+  uint32_t cast = narrow.unary(cmd::CAST, local(0, 4, cmd::DTYPE_F32),
+                               local(64, 4, cmd::DTYPE_BF16), {in});
+  narrow.store(local(64, 4, cmd::DTYPE_BF16), io(64, 4, cmd::DTYPE_BF16),
+               {cast});
+  piece = addPiece("narrow", narrow);
+  addTensor(piece->mutable_inputs(), "x", {1, 4}, "f32", 0, 16);
+  addTensor(piece->mutable_outputs(), "y", {1, 4}, "bf16", 64, 8);
+  return writer;
+}
+
+std::unique_ptr<binary::LoadedBinary> load(const binary::BinaryWriter &writer) {
+  std::string bytes;
+  llvm::raw_string_ostream os(bytes);
+  llvm::cantFail(writer.writeTo(os));
+  std::unique_ptr<llvm::WritableMemoryBuffer> buffer =
+      llvm::WritableMemoryBuffer::getNewUninitMemBuffer(
+          bytes.size(), "test.llmc", llvm::Align(64));
+  std::memcpy(buffer->getBufferStart(), bytes.data(), bytes.size());
+  return llvm::cantFail(binary::LoadedBinary::fromBuffer(std::move(buffer)));
+}
+
+std::string createError(const binary::BinaryWriter &writer) {
+  std::unique_ptr<binary::LoadedBinary> binary = load(writer);
+  llvm::Expected<std::unique_ptr<BinaryRunner>> runner =
+      BinaryRunner::create(*binary, bm1684x::getDescriptor());
+  return runner ? "" : llvm::toString(runner.takeError());
+}
+
+class BinaryRunnerTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    binary = load(makeWriter());
+    cmodel::CModelOptions options;
+    options.threads = 1;
+    llvm::Expected<std::unique_ptr<BinaryRunner>> created =
+        BinaryRunner::create(*binary, bm1684x::getDescriptor(), options);
+    ASSERT_TRUE(static_cast<bool>(created))
+        << llvm::toString(created.takeError());
+    runner = std::move(*created);
+  }
+
+  std::unique_ptr<binary::LoadedBinary> binary;
+  std::unique_ptr<BinaryRunner> runner;
+};
+
+TEST_F(BinaryRunnerTest, RunsPiecesThroughTheirIoRegions) {
+  llvm::Expected<std::vector<Tensor>> scaled =
+      runner->run("scale", {Tensor::fromF32({1, 4}, {1, 1, 0.5f, -2})});
+  ASSERT_TRUE(static_cast<bool>(scaled)) << llvm::toString(scaled.takeError());
+  ASSERT_EQ(scaled->size(), 1u);
+  EXPECT_THAT((*scaled)[0].getShape(), ElementsAre(1, 4));
+  EXPECT_THAT((*scaled)[0].getF32(), ElementsAre(1, 2, 1.5f, -8));
+
+  llvm::Expected<std::vector<Tensor>> copied =
+      runner->run("ids", {Tensor::fromI32({1, 2}, {7, 123456})});
+  ASSERT_TRUE(static_cast<bool>(copied)) << llvm::toString(copied.takeError());
+  EXPECT_THAT((*copied)[0].getI32(), ElementsAre(7, 123456));
+
+  // bf16 outputs come back widened; 1 + 2^-9 rounds to 1.
+  llvm::Expected<std::vector<Tensor>> narrowed = runner->run(
+      "narrow",
+      {Tensor::fromF32({1, 4}, {1.0f + 1.0f / 512, 3, -0.25f, 1e6f})});
+  ASSERT_TRUE(static_cast<bool>(narrowed))
+      << llvm::toString(narrowed.takeError());
+  EXPECT_THAT((*narrowed)[0].getF32(), ElementsAre(1, 3, -0.25f, 999424.0f));
+
+  EXPECT_EQ(runner->getTotals().runs, 3u);
+  EXPECT_GT(runner->getTotals().cycles, 0u);
+  EXPECT_GT(runner->getTotals().seconds, 0.0);
+}
+
+TEST_F(BinaryRunnerTest, RerunsWithNewInputs) {
+  for (float value : {1.0f, 2.0f}) {
+    llvm::Expected<std::vector<Tensor>> scaled =
+        runner->run("scale", {Tensor::fromF32({1, 4}, {value, 0, 0, 0})});
+    ASSERT_TRUE(static_cast<bool>(scaled));
+    EXPECT_EQ((*scaled)[0].getF32()[0], value);
+  }
+}
+
+TEST_F(BinaryRunnerTest, ReportsMissingPiecesAndBadInputs) {
+  EXPECT_TRUE(runner->hasPiece("scale"));
+  EXPECT_FALSE(runner->hasPiece("sample_head"));
+  llvm::Expected<std::vector<Tensor>> missing = runner->run("sample_head", {});
+  ASSERT_FALSE(static_cast<bool>(missing));
+  EXPECT_EQ(llvm::toString(missing.takeError()),
+            "piece sample_head is not in test.llmc (bm1684x F32: the "
+            "compiler left it out)");
+
+  llvm::Expected<std::vector<Tensor>> shape =
+      runner->run("scale", {Tensor::fromF32({1, 3}, {1, 2, 3})});
+  ASSERT_FALSE(static_cast<bool>(shape));
+  EXPECT_EQ(llvm::toString(shape.takeError()),
+            "piece scale: tensor 'x' (f32[1, 4]): given f32[1, 3]");
+
+  llvm::Expected<std::vector<Tensor>> kind =
+      runner->run("ids", {Tensor::fromF32({1, 2}, {1, 2})});
+  ASSERT_FALSE(static_cast<bool>(kind));
+  EXPECT_EQ(llvm::toString(kind.takeError()),
+            "piece ids: tensor 'input_ids' (i32[1, 2]): given f32[1, 2]");
+
+  llvm::Expected<std::vector<Tensor>> count = runner->run("ids", {});
+  ASSERT_FALSE(static_cast<bool>(count));
+  EXPECT_EQ(llvm::toString(count.takeError()),
+            "piece ids: takes 1 inputs, not 0");
+  EXPECT_EQ(runner->getTotals().runs, 0u);
+}
+
+TEST_F(BinaryRunnerTest, ModelDimsComeFromTheManifest) {
+  session::ModelDims dims = runner->getModelDims();
+  EXPECT_EQ(dims.numLayers, 1);
+  EXPECT_EQ(dims.hiddenSize, 4);
+  EXPECT_EQ(dims.vocabSize, 8);
+  EXPECT_EQ(dims.seqLength, 8);
+  EXPECT_EQ(dims.maxInputLength, 4);
+}
+
+TEST(BinaryRunnerCreateTest, RejectsAnotherChip) {
+  binary::BinaryWriter writer = makeWriter();
+  writer.manifest().set_chip("bm1688");
+  EXPECT_EQ(createError(writer),
+            "test.llmc: compiled for chip 'bm1688', not for 'bm1684x'");
+}
+
+TEST(BinaryRunnerCreateTest, RejectsBadIoLayouts) {
+  binary::BinaryWriter writer = makeWriter();
+  writer.manifest().mutable_pieces(0)->mutable_outputs(0)->set_io_offset(120);
+  EXPECT_EQ(createError(writer),
+            "test.llmc: piece scale: tensor 'y' (f32[1, 4]): bytes [120, 136) "
+            "lie outside the 128-byte IO region");
+
+  writer = makeWriter();
+  writer.manifest().mutable_pieces(1)->mutable_inputs(0)->set_dtype("i8");
+  EXPECT_THAT(createError(writer),
+              HasSubstr("piece ids: tensor 'input_ids' (i8[1, 2]): element "
+                        "type 'i8' is not one the runtime moves"));
+
+  writer = makeWriter();
+  writer.manifest().mutable_pieces(1)->mutable_inputs(0)->set_bytes(4);
+  EXPECT_EQ(createError(writer),
+            "test.llmc: piece ids: tensor 'input_ids' (i32[1, 2]): 4 bytes, "
+            "not the 8 its shape takes");
+}
+
+TEST(BinaryRunnerCreateTest, RejectsInvalidModelSizes) {
+  binary::BinaryWriter writer = makeWriter();
+  writer.manifest().mutable_model()->set_max_input_length(9);
+  EXPECT_EQ(createError(writer),
+            "test.llmc: max_input_length (9) exceeds seq_length (8)");
+}
+
+} // namespace
+} // namespace llmc::device

@@ -1,0 +1,27 @@
+//===- SamplingOptions.h - how llmc run chooses tokens ----------*- C++ -*-===//
+//
+// --temperature, --top-k, --top-p, --repetition-penalty and --seed. Without
+// any of them `llmc run` decodes greedily with the binary's greedy_head;
+// with one, runtime/sampling's Sampler chooses on the host, the flags not
+// given taking the binary's generation defaults.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLMC_TOOLS_LLMC_SAMPLINGOPTIONS_H
+#define LLMC_TOOLS_LLMC_SAMPLINGOPTIONS_H
+
+#include "runtime/format/llmc_binary.pb.h"
+#include "runtime/sampling/Sampler.h"
+
+#include <optional>
+
+namespace llmc {
+
+/// The sampling parameters the flags select over `defaults`, validated; none
+/// when no sampling flag was given.
+llvm::Expected<std::optional<sampling::SamplingParams>>
+getSamplingParams(const binary::GenerationDefaults &defaults);
+
+} // namespace llmc
+
+#endif // LLMC_TOOLS_LLMC_SAMPLINGOPTIONS_H
