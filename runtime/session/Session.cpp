@@ -30,7 +30,7 @@ static llvm::Error sessionError(const llvm::Twine &message) {
 
 Session::Session(PieceRunner &runner, const ModelDims &dims)
     : runner(runner), dims(dims), cache(dims) {
-  assert(!dims.validate() && "invalid model dims");
+  assert(!llvm::errorToBool(dims.validate()) && "invalid model dims");
 }
 
 void Session::reset() {

@@ -25,16 +25,6 @@
 
 namespace llmc {
 
-/// Adds what the user can do when the conversation outgrows the cache.
-static llvm::Error explainCapacity(llvm::Error error) {
-  return llvm::handleErrors(std::move(error),
-                            [](const session::CacheCapacityError &full) {
-                              return llvm::createStringError(
-                                  llvm::inconvertibleErrorCode(),
-                                  full.message() + " (raise --seq-length)");
-                            });
-}
-
 int runEvalCommand(const plugins::Registry &registry) {
   llvm::Expected<int64_t> maxNewTokens = getMaxNewTokens();
   if (!maxNewTokens)
@@ -88,7 +78,7 @@ int runEvalCommand(const plugins::Registry &registry) {
             allLogits.insert(allLogits.end(), token.logits.begin(),
                              token.logits.end());
           }))
-    return reportError(explainCapacity(std::move(error)));
+    return reportError(explainCapacity(std::move(error), "raise --seq-length"));
   if (llvm::Error error = writeGenerationOutputs(
           *turns, allLogits, model->spec.vocabSize, /*printIds=*/true))
     return reportError(std::move(error));

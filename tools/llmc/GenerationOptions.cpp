@@ -76,6 +76,14 @@ unsigned getThreadCount() {
                  : llvm::hardware_concurrency().compute_thread_count();
 }
 
+llvm::Error explainCapacity(llvm::Error error, llvm::StringRef remedy) {
+  return llvm::handleErrors(
+      std::move(error), [&](const session::CacheCapacityError &full) {
+        return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                       full.message() + " (" + remedy + ")");
+      });
+}
+
 llvm::json::Value turnsToJson(llvm::ArrayRef<session::Turn> turns) {
   llvm::json::Array prompt, generated, turnList;
   for (const session::Turn &turn : turns) {

@@ -28,6 +28,10 @@ bool hasMaxNewTokens();
 /// --threads, or every hardware thread when it is 0.
 unsigned getThreadCount();
 
+/// `error`, with `remedy` added in parentheses to a CacheCapacityError: what
+/// the user can do when the conversation outgrows the cache.
+llvm::Error explainCapacity(llvm::Error error, llvm::StringRef remedy);
+
 /// The ids JSON of `turns`: {"prompt": all input ids, "generated": all
 /// generated ids, "turns": [{"input_ids", "generated"}, ...]}.
 llvm::json::Value turnsToJson(llvm::ArrayRef<session::Turn> turns);

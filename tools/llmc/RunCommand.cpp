@@ -136,15 +136,6 @@ getTurns(const binary::LoadedBinary &binary,
   return turns;
 }
 
-/// Adds what the user can do when the conversation outgrows the cache.
-static llvm::Error explainCapacity(llvm::Error error) {
-  return llvm::handleErrors(
-      std::move(error), [](const session::CacheCapacityError &full) {
-        return runError(full.message() +
-                        " (convert with a larger --seq-length)");
-      });
-}
-
 int runRunCommand(const plugins::Registry &registry) {
   llvm::Expected<int64_t> maxNewTokens = getMaxNewTokens();
   if (!maxNewTokens)
@@ -222,7 +213,8 @@ int runRunCommand(const plugins::Registry &registry) {
   };
   if (llvm::Error error =
           session::generateTurns(session, *turns, limits, choose, sink))
-    return reportError(explainCapacity(std::move(error)));
+    return reportError(explainCapacity(std::move(error),
+                                       "convert with a larger --seq-length"));
   if (detokenizer)
     llvm::outs() << "\n";
 
