@@ -11,6 +11,7 @@
 #include "dialects/Registration.h"
 #include "dialects/top/IR/TopOps.h"
 #include "dialects/tpu/IR/TpuOps.h"
+#include "dialects/tpu/IR/TpuTraits.h"
 #include "runtime/format/BinaryWriter.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -87,9 +88,9 @@ binary::Tensor describeTensor(Type type, llvm::StringRef role,
   out.set_role(role.str());
   for (int64_t dim : tensor.getShape())
     out.add_shape(dim);
-  out.set_dtype(tensor.getElementType().isInteger(32) ? "i32" : "f32");
+  out.set_dtype(getDTypeName(tensor));
   out.set_io_offset(mem.getOffset());
-  out.set_bytes(tensor.getNumElements() * 4);
+  out.set_bytes(tpu::getTensorBytes(tensor).value_or(0));
   return out;
 }
 

@@ -24,6 +24,7 @@ llvm::Error lowerAndPlace(ModuleOp module, const plugins::BackendPlugin &backend
   PassManager pm(module.getContext());
   if (llvm::Error error = backend.buildLoweringPipeline(pm, options))
     return error;
+  pm.addNestedPass<func::FuncOp>(tpu::createTpuFoldIOCastsPass());
   tpu::TpuAddressAssignPassOptions placement;
   placement.lanes = backend.getDescriptor().npuLanes;
   pm.addNestedPass<func::FuncOp>(tpu::createTpuAddressAssignPass(placement));

@@ -21,8 +21,10 @@
 
 namespace llmc::compile {
 
-/// Lowers `module` (one top piece) to tpu for `backend` and places it.
-/// Errors carry the pass diagnostics.
+/// Lowers `module` (one top piece) to tpu for `backend` and places it. The
+/// piece exchanges its float inputs and outputs in its compute type
+/// (tpu-fold-io-casts), but for the logits. Errors carry the pass
+/// diagnostics.
 llvm::Error lowerAndPlace(mlir::ModuleOp module,
                           const plugins::BackendPlugin &backend,
                           const lowering::LoweringOptions &options);

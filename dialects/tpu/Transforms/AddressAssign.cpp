@@ -188,12 +188,43 @@ void AddressAssign::placeConcatInputs(ConcatOp concat) {
   }
 }
 
+/// The concat whose first input is `argument` (through its top.Input), when
+/// the argument's IO slot can grow into the concat's buffer: the rest of the
+/// concat (the new keys) is then computed behind the cached ones in place.
+static ConcatOp getGrowingConcat(BlockArgument argument) {
+  for (Operation *user : argument.getUsers()) {
+    auto input = dyn_cast<llmc::top::InputOp>(user);
+    if (!input)
+      continue;
+    for (Operation *consumer : input->getUsers()) {
+      auto concat = dyn_cast<ConcatOp>(consumer);
+      if (!concat || concat.getInputs().front() != input.getResult())
+        continue;
+      auto type = cast<RankedTensorType>(concat.getType());
+      int64_t outer = 1;
+      for (int64_t dim : type.getShape().take_front(concat.getAxis()))
+        outer *= dim;
+      if (outer == 1)
+        return concat;
+    }
+  }
+  return nullptr;
+}
+
 void AddressAssign::layOutIO() {
   Block &body = function.getBody().front();
   for (BlockArgument argument : body.getArguments()) {
     Buffer &buffer = buffers[bufferOf[argument]];
     buffer.ioOffset = ioBytes;
-    ioBytes += buffer.bytes;
+    int64_t slot = buffer.bytes;
+    if (ConcatOp concat = getGrowingConcat(argument)) {
+      Buffer &grown = buffers[bufferOf[concat.getResult()]];
+      if (grown.parent < 0 && !grown.ioOffset) {
+        grown.ioOffset = ioBytes;
+        slot = std::max(slot, grown.bytes);
+      }
+    }
+    ioBytes += slot;
   }
   auto returnOp = cast<func::ReturnOp>(body.getTerminator());
   resultOffsets.clear();

@@ -61,7 +61,10 @@ def TpuAddressAssignPass
       `alignment`-aligned, in the `io` region; written as `tpu.addr`
       argument and result attributes. The runtime binds this region (the KV
       cache among it). A result produced by a compute op that nothing else
-      places is computed straight into its IO slot.
+      places is computed straight into its IO slot. An argument that is the
+      first input of a `tpu.Concat` (the cached keys before the new ones)
+      gets a slot as large as the concat, which lives there: the new rows
+      are computed behind the cached ones, and nothing is copied.
     - **Activations**: every other result of a compute op gets an
       `activation` range, reused once the value is dead (liveness over the
       op order, first fit). `tpu.Reshape` aliases its input. An input of a
@@ -81,6 +84,24 @@ def TpuAddressAssignPass
            "Byte alignment of every range">,
     Option<"lanes", "lanes", "int64_t", /*default=*/"64",
            "NPU lanes (sizes the per-lane scratch of tpu.Arg)">,
+  ];
+}
+
+def TpuFoldIOCastsPass : Pass<"tpu-fold-io-casts", "::mlir::func::FuncOp"> {
+  let summary = "moves a piece's float inputs and outputs to its compute type";
+  let description = [{
+    Lowering keeps a piece's IO types (f32) and converts at the boundary
+    with `tpu.Cast`. A binary does better to exchange hidden states and the
+    KV cache in the type it computes in: half the bytes, and no conversion
+    per layer. This pass retypes every float argument whose only use is a
+    float-to-float cast to the cast's result type, and every float result
+    that is such a cast's result to the cast's input type, dropping the
+    casts. Results and arguments whose role is in `keep-roles` (by default
+    the logits, which sampling wants in f32) stay as they are.
+  }];
+  let options = [
+    ListOption<"keepRoles", "keep-roles", "std::string",
+               "IO roles that keep their declared types">,
   ];
 }
 

@@ -17,6 +17,8 @@
 #include "dialects/Registration.h"
 #include "dialects/top/IR/TopOps.h"
 #include "dialects/tpu/IR/TpuOps.h"
+#include "dialects/tpu/IR/TpuTraits.h"
+#include "plugins/Float16.h"
 #include "dialects/top/Interpreter/Interpreter.h"
 #include "frontends/llm/Masks.h"
 #include "frontends/llm/ModelLoading.h"
@@ -68,6 +70,34 @@ double cosine(llvm::ArrayRef<float> a, llvm::ArrayRef<float> b) {
   if (na == 0 && nb == 0)
     return 1;
   return dot / std::sqrt(na * nb);
+}
+
+/// `tensor`'s values as a piece input of `type` (f32, f16, bf16 or i32).
+std::vector<uint8_t> encode(const top::Tensor &tensor, Type type) {
+  Type element = cast<ShapedType>(type).getElementType();
+  const auto *raw = reinterpret_cast<const uint8_t *>(tensor.getRawData());
+  if (!element.isF16() && !element.isBF16())
+    return std::vector<uint8_t>(raw, raw + tensor.getNumElements() * 4);
+  std::vector<uint8_t> bytes(tensor.getNumElements() * 2);
+  auto *out = reinterpret_cast<uint16_t *>(bytes.data());
+  for (auto [i, value] : llvm::enumerate(tensor.getF32()))
+    out[i] = element.isF16() ? floatToHalf(value) : floatToBFloat16(value);
+  return bytes;
+}
+
+/// A float piece output of `type` widened to f32.
+std::vector<float> decode(llvm::ArrayRef<uint8_t> bytes, Type type) {
+  Type element = cast<ShapedType>(type).getElementType();
+  int64_t count = cast<ShapedType>(type).getNumElements();
+  std::vector<float> values(count);
+  if (element.isF32()) {
+    std::memcpy(values.data(), bytes.data(), count * 4);
+    return values;
+  }
+  const auto *in = reinterpret_cast<const uint16_t *>(bytes.data());
+  for (int64_t i = 0; i < count; ++i)
+    values[i] = element.isF16() ? halfToFloat(in[i]) : bfloat16ToFloat(in[i]);
+  return values;
 }
 
 class PieceParityTest : public ::testing::TestWithParam<Case> {
@@ -168,9 +198,8 @@ protected:
         function->getAttrOfType<IntegerAttr>("tpu.io_bytes").getInt());
     for (auto [index, input] : llvm::enumerate(inputs)) {
       auto mem = cast<llmc::tpu::MemAttr>(function.getArgAttr(index, "tpu.addr"));
-      llvm::ArrayRef<uint8_t> bytes(
-          reinterpret_cast<const uint8_t *>(input.getRawData()),
-          input.getNumElements() * 4);
+      std::vector<uint8_t> bytes =
+          encode(input, function.getArgumentTypes()[index]);
       ASSERT_FALSE(static_cast<bool>(
           device.global().write(cmd::REGION_IO, mem.getOffset(), bytes)));
     }
@@ -183,8 +212,10 @@ protected:
     ASSERT_TRUE(static_cast<bool>(expected)) << toString(expected.takeError());
     for (auto [index, want] : llvm::enumerate(*expected)) {
       auto mem = cast<llmc::tpu::MemAttr>(function.getResultAttr(index, "tpu.addr"));
+      Type type = function.getResultTypes()[index];
       llvm::Expected<llvm::ArrayRef<uint8_t>> got = device.global().read(
-          cmd::REGION_IO, mem.getOffset(), want.getNumElements() * 4);
+          cmd::REGION_IO, mem.getOffset(),
+          *llmc::tpu::getTensorBytes(type));
       ASSERT_TRUE(static_cast<bool>(got)) << toString(got.takeError());
       if (want.isI32()) {
         std::vector<int32_t> ids(want.getNumElements());
@@ -194,8 +225,7 @@ protected:
             << "output #" << index;
         continue;
       }
-      std::vector<float> values(want.getNumElements());
-      std::memcpy(values.data(), got->data(), got->size());
+      std::vector<float> values = decode(*got, type);
       double similarity = cosine(values, want.getF32());
       EXPECT_GE(similarity, param.minCosine) << "output #" << index;
     }

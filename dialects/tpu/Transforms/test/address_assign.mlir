@@ -22,20 +22,40 @@ func.func @chain(%arg0: tensor<1x16xf32>) -> tensor<1x16xf32> {
 
 // -----
 
-// The new key is computed in place behind the cached ones; the reshape
-// aliases its input.
+// The cached keys' IO slot grows to hold the concat, and the new key is
+// computed in place behind them: nothing is copied. The reshape aliases its
+// input.
 // CHECK-LABEL: func.func @kv_append
+// CHECK-SAME: %arg0: tensor<1x4x2x8xf32> {tpu.addr = #tpu.mem<region = io, offset = 0, size = 256>}
+// CHECK-SAME: %arg1: tensor<1x1x16xf32> {tpu.addr = #tpu.mem<region = io, offset = 320, size = 64>}
 func.func @kv_append(%history: tensor<1x4x2x8xf32>, %new: tensor<1x1x16xf32>) -> tensor<1x5x2x8xf32> {
   %h = top.Input %history {role = "history_k"} : (tensor<1x4x2x8xf32>) -> tensor<1x4x2x8xf32>
   %n = top.Input %new {role = "hidden"} : (tensor<1x1x16xf32>) -> tensor<1x1x16xf32>
-  // CHECK: tpu.SiLU {{.*}}addr = [#tpu.mem<region = activation, offset = 256, size = 64>]
+  // CHECK: tpu.SiLU {{.*}}addr = [#tpu.mem<region = io, offset = 256, size = 64>]
   %k = tpu.SiLU %n : (tensor<1x1x16xf32>) -> tensor<1x1x16xf32>
-  // CHECK: tpu.Reshape {{.*}}addr = [#tpu.mem<region = activation, offset = 256, size = 64>]
+  // CHECK: tpu.Reshape {{.*}}addr = [#tpu.mem<region = io, offset = 256, size = 64>]
   %r = tpu.Reshape %k : (tensor<1x1x16xf32>) -> tensor<1x1x2x8xf32>
-  // CHECK: tpu.Concat {{.*}}addr = [#tpu.mem<region = activation, offset = 0, size = 320>]
+  // CHECK: tpu.Concat {{.*}}addr = [#tpu.mem<region = io, offset = 0, size = 320>]
   %c = tpu.Concat %h, %r {axis = 1 : i64} : (tensor<1x4x2x8xf32>, tensor<1x1x2x8xf32>) -> tensor<1x5x2x8xf32>
   %o = tpu.SiLU %c : (tensor<1x5x2x8xf32>) -> tensor<1x5x2x8xf32>
   return %o : tensor<1x5x2x8xf32>
+}
+
+// -----
+
+// A computed first input moves into the concat's activation buffer.
+// CHECK-LABEL: func.func @computed_prefix
+func.func @computed_prefix(%arg0: tensor<1x4x8xf32>, %arg1: tensor<1x1x8xf32>) -> tensor<1x5x8xf32> {
+  %a = top.Input %arg0 {role = "hidden"} : (tensor<1x4x8xf32>) -> tensor<1x4x8xf32>
+  %b = top.Input %arg1 {role = "hidden"} : (tensor<1x1x8xf32>) -> tensor<1x1x8xf32>
+  // CHECK: tpu.SiLU {{.*}}addr = [#tpu.mem<region = activation, offset = 0, size = 128>]
+  %x = tpu.SiLU %a : (tensor<1x4x8xf32>) -> tensor<1x4x8xf32>
+  // CHECK: tpu.SiLU {{.*}}addr = [#tpu.mem<region = activation, offset = 128, size = 64>]
+  %y = tpu.SiLU %b : (tensor<1x1x8xf32>) -> tensor<1x1x8xf32>
+  // CHECK: tpu.Concat {{.*}}addr = [#tpu.mem<region = activation, offset = 0, size = 192>]
+  %c = tpu.Concat %x, %y {axis = 1 : i64} : (tensor<1x4x8xf32>, tensor<1x1x8xf32>) -> tensor<1x5x8xf32>
+  %o = tpu.SiLU %c : (tensor<1x5x8xf32>) -> tensor<1x5x8xf32>
+  return %o : tensor<1x5x8xf32>
 }
 
 // -----
