@@ -32,6 +32,11 @@ static cl::opt<std::string> binaryPath(cl::Positional, cl::Required,
                                        cl::desc("<model.llmc>"));
 static cl::opt<bool> perPiece("per-piece",
                               cl::desc("Print every piece, not only totals"));
+static cl::opt<int64_t> promptTokens(
+    "prompt-tokens",
+    cl::desc("Also model a prompt of this many tokens: a prefill chunk, "
+             "then prefill_kv chunks of L (0: none)"),
+    cl::init(0));
 
 static int fail(llvm::Error error) {
   llvm::WithColor::error(llvm::errs(), "piece_timing")
@@ -59,7 +64,7 @@ int main(int argc, char **argv) {
   for (const binary::WeightBlob &blob : manifest.weights())
     blobBytes[blob.name()] = blob.bytes();
 
-  double decodeSeconds = 0, prefillSeconds = 0;
+  double decodeSeconds = 0, prefillSeconds = 0, prefillKVSeconds = 0;
   uint64_t decodeDdr = 0;
   llvm::StringSet<> streamed;
   uint64_t streamedBytes = 0;
@@ -94,6 +99,8 @@ int main(int argc, char **argv) {
     }
     if (prefill)
       prefillSeconds += stats->seconds;
+    if (piece.phase() == "prefill_kv")
+      prefillKVSeconds += stats->seconds;
     if (perPiece)
       llvm::outs() << llvm::format(
           "%-22s %10.3f us  dma %9llu  compute %9llu  ddr %10.3f MB  "
@@ -120,6 +127,17 @@ int main(int argc, char **argv) {
       "prefill of %lld tokens: %.3f ms modelled (%.0f tokens/s)\n",
       (long long)manifest.model().max_input_length(), prefillSeconds * 1e3,
       manifest.model().max_input_length() / prefillSeconds);
+  if (promptTokens > 0) {
+    int64_t chunk = manifest.model().max_input_length();
+    int64_t chunks = (promptTokens + chunk - 1) / chunk;
+    // Every chunk runs the embedding and the blocks; the heads run once.
+    double seconds = prefillSeconds + (chunks - 1) * prefillKVSeconds;
+    llvm::outs() << llvm::format(
+        "prompt of %lld tokens (prefill + %lld prefill_kv chunks of %lld): "
+        "%.3f ms modelled (%.0f tokens/s)\n",
+        (long long)promptTokens, (long long)(chunks - 1), (long long)chunk,
+        seconds * 1e3, promptTokens / seconds);
+  }
   llvm::outs() << llvm::format(
       "binary: %.1f MB, unique weights %.1f MB (ratio %.4f)\n", fileBytes / 1e6,
       manifest.coeff_bytes() / 1e6, double(fileBytes) / manifest.coeff_bytes());

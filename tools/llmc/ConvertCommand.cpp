@@ -59,8 +59,13 @@ public:
     if (newStage && !stage.empty() && terminal)
       llvm::errs() << "\n";
     stage = progress.stage.str();
-    if (!terminal && !newStage && progress.done != progress.total)
+    // Without a terminal: a line when a stage starts, at every tenth of it,
+    // and when it ends.
+    int64_t tenth = progress.total ? 10 * progress.done / progress.total : 0;
+    if (!terminal && !newStage && tenth == lastTenth &&
+        progress.done != progress.total)
       return;
+    lastTenth = tenth;
     int width = 30;
     int filled = progress.total ? width * progress.done / progress.total : 0;
     llvm::errs() << (terminal ? "\r" : "") << llvm::format("%-10s", stage.c_str())
@@ -76,6 +81,7 @@ public:
 
 private:
   std::string stage;
+  int64_t lastTenth = -1;
 };
 
 int runConvertCommand(const plugins::Registry &registry) {

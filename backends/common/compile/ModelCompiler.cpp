@@ -8,6 +8,7 @@
 #include "backends/common/compile/PieceCompiler.h"
 #include "backends/common/compile/StreamRelocation.h"
 #include "backends/common/compile/WeightPacking.h"
+#include "backends/common/quant/DerivedWeightName.h"
 #include "dialects/Registration.h"
 #include "dialects/top/IR/TopOps.h"
 #include "dialects/tpu/IR/TpuOps.h"
@@ -16,6 +17,7 @@
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/ThreadPool.h"
 
@@ -207,9 +209,10 @@ llvm::Error ModelCompiler::lowerPiece(PieceJob &job) {
 }
 
 llvm::Error ModelCompiler::layOutWeights() {
-  int64_t total = jobs.size(), done = 0;
+  // Every weight once, in first-use order: the coeff layout.
+  std::vector<WeightUse> order;
+  llvm::StringSet<> seen;
   for (PieceJob &job : jobs) {
-    report("weights", job.name, ++done, total);
     if (job.skipped)
       continue;
     if (job.source >= 0) {
@@ -223,14 +226,55 @@ llvm::Error ModelCompiler::layOutWeights() {
     }
     for (const WeightUse &use : job.weights) {
       job.manifest.add_weights(use.name);
-      if (offsets.count(use.name))
-        continue;
-      llvm::Expected<std::vector<uint8_t>> bytes =
-          packWeight(weights, use.name, use.type);
-      if (!bytes)
-        return bytes.takeError();
-      llvm::Expected<uint64_t> offset = writer.addWeight(
-          use.name, *bytes, getDTypeName(use.type), use.type.getShape());
+      if (seen.insert(use.name).second)
+        order.push_back(use);
+    }
+  }
+  // Packing (quantization, mostly) runs in parallel a window at a time, the
+  // parts of one source weight in one task so it is quantized once; the
+  // packed bytes are added in order, so the layout is the same for any
+  // thread count.
+  struct Packed {
+    std::vector<uint8_t> bytes;
+    std::string error;
+  };
+  size_t window = 4 * std::max<size_t>(1, pool.getMaxConcurrency());
+  int64_t done = 0;
+  for (size_t begin = 0; begin < order.size(); begin += window) {
+    size_t end = std::min(order.size(), begin + window);
+    std::vector<Packed> packed(end - begin);
+    llvm::StringMap<std::vector<size_t>> bySource;
+    std::vector<std::string> sources;
+    for (size_t i = begin; i < end; ++i) {
+      std::optional<quant::DerivedWeightName> derived =
+          quant::DerivedWeightName::parse(order[i].name);
+      std::string source = derived ? derived->source : order[i].name;
+      auto [it, inserted] = bySource.try_emplace(source);
+      if (inserted)
+        sources.push_back(source);
+      it->second.push_back(i);
+    }
+    for (const std::string &source : sources)
+      pool.async([&, indices = bySource[source]] {
+        for (size_t i : indices) {
+          llvm::Expected<std::vector<uint8_t>> bytes =
+              packWeight(weights, order[i].name, order[i].type);
+          if (bytes)
+            packed[i - begin].bytes = std::move(*bytes);
+          else
+            packed[i - begin].error = llvm::toString(bytes.takeError());
+        }
+      });
+    pool.wait();
+    for (size_t i = begin; i < end; ++i) {
+      const WeightUse &use = order[i];
+      report("weights", use.name, ++done, order.size());
+      if (!packed[i - begin].error.empty())
+        return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                       packed[i - begin].error);
+      llvm::Expected<uint64_t> offset =
+          writer.addWeight(use.name, packed[i - begin].bytes,
+                           getDTypeName(use.type), use.type.getShape());
       if (!offset)
         return offset.takeError();
       offsets[use.name] = *offset;

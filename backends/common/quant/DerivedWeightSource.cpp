@@ -102,9 +102,14 @@ llvm::Expected<const QuantizedTensor *>
 DerivedWeightSource::getQuantized(const DerivedWeightName &name) const {
   DerivedWeightName logical{name.source, name.derivation, std::nullopt};
   std::string key = logical.str();
-  auto found = quantized.find(key);
-  if (found != quantized.end())
-    return &found->second;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto found = quantized.find(key);
+    if (found != quantized.end())
+      return &found->second;
+  }
+  // Quantized without the lock, so different weights quantize in parallel;
+  // StringMap values stay where they are as the map grows.
   llvm::Expected<TensorInfo> info = base.getTensorInfo(name.source);
   if (!info)
     return info.takeError();
@@ -116,6 +121,7 @@ DerivedWeightSource::getQuantized(const DerivedWeightName &name) const {
   if (!result)
     return sourceError("cannot quantize '" + name.source + "': " +
                        llvm::toString(result.takeError()));
+  std::lock_guard<std::mutex> lock(mutex);
   return &quantized.try_emplace(key, std::move(*result)).first->second;
 }
 
@@ -175,13 +181,17 @@ DerivedWeightSource::getTensorData(llvm::StringRef name) const {
     return base.getTensorData(name);
   if (llvm::Expected<TensorInfo> info = getDerivedInfo(*parsed); !info)
     return info.takeError();
-  std::lock_guard<std::mutex> lock(mutex);
-  auto found = served.find(name);
-  if (found != served.end())
-    return llvm::ArrayRef<uint8_t>(found->second);
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto found = served.find(name);
+    if (found != served.end())
+      return llvm::ArrayRef<uint8_t>(found->second);
+  }
   llvm::Expected<std::vector<uint8_t>> bytes = computeBytes(*parsed);
   if (!bytes)
     return bytes.takeError();
+  // A racing caller may have served it first: both computed the same bytes.
+  std::lock_guard<std::mutex> lock(mutex);
   return llvm::ArrayRef<uint8_t>(
       served.try_emplace(name, std::move(*bytes)).first->second);
 }

@@ -51,8 +51,8 @@ public:
 private:
   llvm::Expected<plugins::TensorInfo>
   getDerivedInfo(const DerivedWeightName &name) const;
-  /// Quantizes the source of `name` once per scheme; the caller holds the
-  /// lock.
+  /// Quantizes the source of `name` once per scheme (computed outside the
+  /// lock; callers racing on one weight may both compute it).
   llvm::Expected<const QuantizedTensor *>
   getQuantized(const DerivedWeightName &name) const;
   llvm::Expected<std::vector<uint8_t>>
