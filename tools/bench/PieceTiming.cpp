@@ -32,6 +32,9 @@ static cl::opt<std::string> binaryPath(cl::Positional, cl::Required,
                                        cl::desc("<model.llmc>"));
 static cl::opt<bool> perPiece("per-piece",
                               cl::desc("Print every piece, not only totals"));
+static cl::opt<std::string>
+    dumpPiece("dump", cl::desc("Print this piece's command stream (text)"),
+              cl::value_desc("piece"));
 static cl::opt<int64_t> promptTokens(
     "prompt-tokens",
     cl::desc("Also model a prompt of this many tokens: a prefill chunk, "
@@ -76,6 +79,8 @@ int main(int argc, char **argv) {
     llvm::Expected<cmd::CommandStream> stream = cmodel::parseStream(*bytes);
     if (!stream)
       return fail(stream.takeError());
+    if (piece.name() == dumpPiece)
+      llvm::outs() << cmodel::printStream(*stream);
     device.global().allocate(cmd::REGION_IO, piece.io_bytes());
     device.global().allocate(cmd::REGION_ACTIVATION,
                              std::max<uint64_t>(64, piece.activation_bytes()));

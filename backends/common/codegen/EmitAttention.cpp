@@ -142,7 +142,9 @@ llvm::Error AttentionEmitter::emit() {
   int64_t rows = std::min<int64_t>(shape.queries, 64);
   while (rows > 1 && getPinnedBytes(rows, true) > laneBytes * 3 / 8)
     rows /= 2;
-  uint64_t chunkBudget = (laneBytes - getPinnedBytes(rows, true)) / 3;
+  // A chunk (keys, values, mask rows) may take most of what is left: the
+  // keys are read once, so one big chunk beats two small ones' latency.
+  uint64_t chunkBudget = (laneBytes - getPinnedBytes(rows, true)) * 3 / 5;
   int64_t chunk = shape.keys;
   while (chunk > 1 && getChunkBytes(rows, chunk) > chunkBudget)
     chunk = llvm::divideCeil(chunk, 2);

@@ -231,13 +231,21 @@ void AddressAssign::layOutIO() {
   for (Value result : returnOp.getOperands()) {
     int64_t bytes = llvm::alignTo(
         getTensorBytes(result.getType()).value_or(0), alignment);
-    resultOffsets.push_back(ioBytes);
     auto it = bufferOf.find(result);
     if (it != bufferOf.end()) {
+      // A value already in the IO region (the new keys behind the cached
+      // ones) is returned where it is: the runtime reads it there.
+      MemAttr placed = getMem(it->second);
+      if (placed.getRegion() == MemRegion::IO &&
+          buffers[it->second].parent >= 0) {
+        resultOffsets.push_back(placed.getOffset());
+        continue;
+      }
       Buffer &buffer = buffers[it->second];
       if (buffer.parent < 0 && !buffer.ioOffset && buffer.start >= 0)
         buffer.ioOffset = ioBytes;
     }
+    resultOffsets.push_back(ioBytes);
     ioBytes += bytes;
   }
 }
