@@ -57,6 +57,8 @@ public:
                                      llvm::StringRef dtype,
                                      llvm::ArrayRef<int64_t> shape);
 
+  /// The COEFF section as laid out so far (weights at their offsets).
+  llvm::ArrayRef<uint8_t> getCoeff() const { return coeff; }
   /// Sets the TOKENIZER section to the bytes of a tokenizer.json.
   void setTokenizerJson(std::string json) { tokenizer = std::move(json); }
 

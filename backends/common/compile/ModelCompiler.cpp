@@ -299,7 +299,7 @@ llvm::Error ModelCompiler::generateStream(PieceJob &job) {
 
 llvm::Error ModelCompiler::modelTimes() {
   cmodel::CModel device(backend.getDescriptor());
-  device.global().allocate(cmd::REGION_COEFF, writer.coeffBytes());
+  device.global().attachReadOnly(cmd::REGION_COEFF, writer.getCoeff());
   int64_t done = 0, total = jobs.size();
   for (PieceJob &job : jobs) {
     report("modelling", job.name, ++done, total);
