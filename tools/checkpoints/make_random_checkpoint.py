@@ -89,10 +89,20 @@ def main():
     parser.add_argument("--shape", choices=sorted(SHAPES), required=True)
     parser.add_argument("--dtype", choices=["f32", "f16", "bf16"], default="bf16")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--layers", type=int,
+                        help="Override the shape's number of layers")
+    parser.add_argument("--vocab", type=int,
+                        help="Override the shape's vocabulary size")
     parser.add_argument("-o", "--output", required=True)
     args = parser.parse_args()
 
     config = dict(SHAPES[args.shape])
+    if args.layers:
+        config["num_hidden_layers"] = args.layers
+    if args.vocab:
+        config["vocab_size"] = args.vocab
+        config["bos_token_id"] = args.vocab - 2
+        config["eos_token_id"] = args.vocab - 1
     dtype = args.dtype.upper()
     config["torch_dtype"] = {"F32": "float32", "F16": "float16", "BF16": "bfloat16"}[dtype]
     os.makedirs(args.output, exist_ok=True)

@@ -33,6 +33,7 @@
 #include "gtest/gtest.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 
@@ -47,13 +48,19 @@ using namespace mlir;
 namespace {
 
 struct Case {
+  /// A refdata model, or "" for the checkpoint LLMC_PARITY_CHECKPOINT
+  /// names (a larger random one: several tiles per op, key chunks).
   std::string model;
   std::string mode;
   double minCosine;
+  int64_t seqLength = 64;
+  int64_t maxInputLength = 16;
 };
 
 std::string caseName(const ::testing::TestParamInfo<Case> &info) {
-  std::string name = info.param.model + "_" + info.param.mode;
+  std::string name = (info.param.model.empty() ? std::string("generated")
+                                                : info.param.model) +
+                     "_" + info.param.mode;
   for (char &c : name)
     if (!isalnum(static_cast<unsigned char>(c)))
       c = '_';
@@ -110,8 +117,8 @@ protected:
     registerAllDialects(dialects);
     context.appendDialectRegistry(dialects);
     context.loadAllAvailableDialects();
-    buildOptions.seqLength = 64;
-    buildOptions.maxInputLength = 16;
+    buildOptions.seqLength = GetParam().seqLength;
+    buildOptions.maxInputLength = GetParam().maxInputLength;
   }
 
   /// Inputs for `function` by role: plausible ids, positions and masks.
@@ -238,8 +245,17 @@ protected:
 
 TEST_P(PieceParityTest, PiecesMatchInterpreter) {
   const Case &param = GetParam();
-  llvm::Expected<LoadedModel> model = loadModel(
-      registry, test::getRefdataPath("models/" + param.model), buildOptions);
+  std::string path;
+  if (param.model.empty()) {
+    const char *generated = std::getenv("LLMC_PARITY_CHECKPOINT");
+    if (!generated)
+      GTEST_SKIP() << "LLMC_PARITY_CHECKPOINT names no checkpoint";
+    path = generated;
+  } else {
+    path = test::getRefdataPath("models/" + param.model);
+  }
+  llvm::Expected<LoadedModel> model =
+      loadModel(registry, path, buildOptions);
   ASSERT_TRUE(static_cast<bool>(model)) << toString(model.takeError());
   quant::DerivedWeightSource weights(*model->weights);
   lowering::LoweringOptions options;
@@ -266,5 +282,15 @@ std::vector<Case> allCases() {
 
 INSTANTIATE_TEST_SUITE_P(Bm1684x, PieceParityTest,
                          ::testing::ValuesIn(allCases()), caseName);
+
+// The Qwen2.5-0.5B shape with one layer and a 32000 vocabulary, S = 512,
+// L = 128: projections in several channel and row tiles, f32 attention in
+// key chunks, a 32000-way arg-max.
+INSTANTIATE_TEST_SUITE_P(
+    Bm1684xGenerated, PieceParityTest,
+    ::testing::Values(Case{"", "F32", 0.99999, 512, 128},
+                      Case{"", "BF16", 0.999, 512, 128},
+                      Case{"", "W4BF16", 0.999, 512, 128}),
+    caseName);
 
 } // namespace
