@@ -3,7 +3,7 @@
 // The loop every generating command shares: each turn feeds its prompt
 // after the history (the previous turn's last token first, which has not
 // been fed yet), then chooses and feeds one token at a time until the turn
-// has `maxNewTokens` tokens or chose a stop token.
+// has `maxNewTokens` tokens, chose a stop token or its sink ends it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,10 +41,22 @@ struct GeneratedToken {
 /// Chooses the next token from the logits predicting it.
 using TokenChooser =
     llvm::function_ref<llvm::Expected<int32_t>(llvm::ArrayRef<float> logits)>;
-/// Sees every generated token as soon as it is chosen.
-using TokenSink = llvm::function_ref<void(const GeneratedToken &token)>;
+/// Sees every generated token as soon as it is chosen; returns false to end
+/// the turn with that token.
+using TokenSink = llvm::function_ref<bool(const GeneratedToken &token)>;
 
-/// Generates every turn of `turns` in order, filling in `generated`.
+/// Generates one turn: feeds `prompt` after the history, then chooses a
+/// token and feeds it, one at a time, until `limits` or `sink` end the turn.
+/// Appends each chosen token to `generated`. The last one is chosen but not
+/// fed: what comes next decides whether it is. `turn` labels the tokens.
+/// Fails before running anything when `prompt` does not fit the cache.
+llvm::Error generateTurn(Session &session, llvm::ArrayRef<int32_t> prompt,
+                         size_t turn, const GenerationLimits &limits,
+                         TokenChooser choose, TokenSink sink,
+                         std::vector<int32_t> &generated);
+
+/// Generates every turn of `turns` in order, filling in `generated`; each
+/// turn's prompt is the previous turn's last token and its `inputIds`.
 llvm::Error generateTurns(Session &session, llvm::MutableArrayRef<Turn> turns,
                           const GenerationLimits &limits, TokenChooser choose,
                           TokenSink sink);

@@ -77,6 +77,7 @@ int runEvalCommand(const plugins::Registry &registry) {
           [&](const session::GeneratedToken &token) {
             allLogits.insert(allLogits.end(), token.logits.begin(),
                              token.logits.end());
+            return true;
           }))
     return reportError(explainCapacity(std::move(error), "raise --seq-length"));
   if (llvm::Error error = writeGenerationOutputs(

@@ -23,6 +23,7 @@ protected:
         [&](const GeneratedToken &token) {
           seen.push_back({token.id, token.turn, token.step});
           EXPECT_EQ(token.logits.size(), 32u);
+          return token.id != endingToken;
         });
   }
 
@@ -39,6 +40,8 @@ protected:
   FakeRunner runner{dims};
   Session session{runner, dims};
   std::vector<Seen> seen;
+  /// The sink ends the turn after this token.
+  int32_t endingToken = -1;
 };
 
 TEST_F(GenerationTest, LaterTurnsStartWithThePendingToken) {
@@ -65,6 +68,29 @@ TEST_F(GenerationTest, StopTokenEndsTheTurn) {
   EXPECT_THAT(turns[0].generated, ElementsAre(3, 4));
   EXPECT_THAT(turns[1].generated, ElementsAre(6, 7, 8));
   EXPECT_THAT(session.getTokens(), ElementsAre(1, 2, 3, 4, 5, 6, 7));
+}
+
+TEST_F(GenerationTest, SinkEndsTheTurn) {
+  std::vector<Turn> turns = {{{1, 2}, {}}, {{5}, {}}};
+  GenerationLimits limits;
+  limits.maxNewTokens = 3;
+  endingToken = 3;
+  ASSERT_FALSE(static_cast<bool>(generate(turns, limits)));
+  EXPECT_THAT(turns[0].generated, ElementsAre(3));
+  EXPECT_THAT(turns[1].generated, ElementsAre(6, 7, 8));
+  EXPECT_THAT(session.getTokens(), ElementsAre(1, 2, 3, 5, 6, 7));
+}
+
+TEST_F(GenerationTest, OneTurnLeavesItsLastTokenUnfed) {
+  std::vector<int32_t> generated;
+  GenerationLimits limits;
+  limits.maxNewTokens = 2;
+  ASSERT_FALSE(static_cast<bool>(generateTurn(
+      session, {1, 2}, 0, limits,
+      [&](llvm::ArrayRef<float> logits) { return session.pickGreedy(logits); },
+      [](const GeneratedToken &) { return true; }, generated)));
+  EXPECT_THAT(generated, ElementsAre(3, 4));
+  EXPECT_THAT(session.getTokens(), ElementsAre(1, 2, 3));
 }
 
 TEST_F(GenerationTest, ReportsErrors) {
