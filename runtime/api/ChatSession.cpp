@@ -1,0 +1,92 @@
+//===- ChatSession.cpp - a chat whose history stays on the device ---------===//
+
+#include "runtime/api/ChatSession.h"
+
+#include "runtime/api/Model.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+namespace llmc {
+
+using chat::ChatMessage;
+using chat::Role;
+
+ChatSession::ChatSession(Model &model, chat::ChatTemplate chatTemplate,
+                         std::string systemPrompt)
+    : model(model), chatTemplate(std::move(chatTemplate)),
+      systemPrompt(std::move(systemPrompt)), conversation(model) {
+  reset();
+}
+
+void ChatSession::reset() {
+  conversation.reset();
+  messages.clear();
+  if (!systemPrompt.empty())
+    messages.push_back({Role::System, systemPrompt});
+}
+
+llvm::Expected<std::string>
+ChatSession::renderOpening(const ChatMessage &user) const {
+  std::vector<ChatMessage> opening;
+  if (!systemPrompt.empty())
+    opening.push_back({Role::System, systemPrompt});
+  opening.push_back(user);
+  return chatTemplate.render(opening, /*addGenerationPrompt=*/true);
+}
+
+llvm::Expected<std::vector<int32_t>>
+ChatSession::encode(llvm::Expected<std::string> text) const {
+  if (!text)
+    return text.takeError();
+  // The rendered text holds the BOS token where the template puts one.
+  return model.encode(*text, /*addSpecialTokens=*/false);
+}
+
+llvm::Expected<bool>
+ChatSession::fitsNewConversation(llvm::StringRef userText) const {
+  llvm::Expected<std::vector<int32_t>> ids =
+      encode(renderOpening({Role::User, userText.str()}));
+  if (!ids)
+    return ids.takeError();
+  return static_cast<int64_t>(ids->size()) <= conversation.getCapacity();
+}
+
+llvm::Expected<std::string>
+ChatSession::renderTurn(const ChatMessage &user) const {
+  // Until the first reply, the conversation holds at most the system
+  // message, which nothing has fed yet.
+  if (!conversation.getPendingToken())
+    return renderOpening(user);
+  llvm::Expected<std::string> continuation =
+      chatTemplate.renderContinuation(messages, user, true);
+  if (!continuation)
+    return continuation.takeError();
+  std::string text = chatTemplate.getReplySuffix().str();
+  text += *continuation;
+  return text;
+}
+
+llvm::Expected<GenerateResult>
+ChatSession::send(llvm::StringRef userText, const TokenCallback &callback,
+                  const GenerateOptions &options) {
+  ChatMessage user{Role::User, userText.str()};
+  llvm::Expected<std::vector<int32_t>> ids = encode(renderTurn(user));
+  if (!ids)
+    return ids.takeError();
+  // A reply that ended at a stop token is closed by the reply suffix; one
+  // cut short ended inside its text, which the suffix follows.
+  std::optional<int32_t> pending = conversation.getPendingToken();
+  PendingToken policy =
+      pending && llvm::is_contained(model.getStopTokens(), *pending)
+          ? PendingToken::Drop
+          : PendingToken::Feed;
+  llvm::Expected<GenerateResult> reply =
+      conversation.send(*ids, options, callback, policy);
+  if (!reply)
+    return reply.takeError();
+  messages.push_back(std::move(user));
+  messages.push_back({Role::Assistant, reply->text});
+  return reply;
+}
+
+} // namespace llmc

@@ -1,0 +1,128 @@
+//===- Conversation.cpp - turns of token ids on one KV cache --------------===//
+
+#include "runtime/api/Conversation.h"
+
+#include "runtime/api/Model.h"
+#include "runtime/api/TimingRecorder.h"
+#include "runtime/device/BinaryRunner.h"
+#include "runtime/session/Generation.h"
+#include "runtime/tokenizer/StreamingDetokenizer.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+#include <algorithm>
+
+namespace llmc {
+
+Conversation::Conversation(Model &model)
+    : model(model), session(model.getDevice(), model.getDims()) {}
+
+void Conversation::reset() {
+  session.reset();
+  sampler.reset();
+  pending.reset();
+}
+
+static bool sameParams(const sampling::SamplingParams &a,
+                       const sampling::SamplingParams &b) {
+  return a.temperature == b.temperature && a.topK == b.topK &&
+         a.topP == b.topP && a.repetitionPenalty == b.repetitionPenalty &&
+         a.penaltyWindow == b.penaltyWindow && a.seed == b.seed &&
+         a.greedy == b.greedy;
+}
+
+llvm::Expected<sampling::Sampler *>
+Conversation::getSampler(const sampling::SamplingParams &params) {
+  if (sampler && sameParams(sampler->getParams(), params))
+    return &*sampler;
+  if (llvm::Error error = sampling::Sampler::validate(params))
+    return std::move(error);
+  sampler.emplace(params);
+  return &*sampler;
+}
+
+llvm::Expected<GenerateResult>
+Conversation::send(llvm::ArrayRef<int32_t> ids, const GenerateOptions &options,
+                   const TokenCallback &callback, PendingToken policy) {
+  GenerateResult result;
+  if (pending && policy == PendingToken::Feed)
+    result.promptIds.push_back(*pending);
+  result.promptIds.insert(result.promptIds.end(), ids.begin(), ids.end());
+  if (result.promptIds.empty())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "nothing to send: the turn has no tokens");
+  int64_t history = getHistoryLength();
+  int64_t promptLength = static_cast<int64_t>(result.promptIds.size());
+  if (history + promptLength > getCapacity())
+    return llvm::make_error<session::CacheCapacityError>(history + promptLength,
+                                                         getCapacity());
+  int64_t wanted = options.maxNewTokens > 0 ? options.maxNewTokens
+                                            : model.getDefaultMaxNewTokens();
+  session::GenerationLimits limits;
+  // n tokens feed n - 1 of them after the prompt.
+  limits.maxNewTokens =
+      std::min(wanted, getCapacity() - history - promptLength + 1);
+  if (options.stopAtStopTokens)
+    limits.stopTokens = model.getStopTokens();
+
+  sampling::Sampler *chosen = nullptr;
+  if (options.sampling) {
+    llvm::Expected<sampling::Sampler *> found = getSampler(*options.sampling);
+    if (!found)
+      return found.takeError();
+    chosen = *found;
+  }
+  auto choose = [&](llvm::ArrayRef<float> logits) -> llvm::Expected<int32_t> {
+    if (!chosen)
+      return session.pickGreedy(logits);
+    return chosen->sample(
+        logits, session.getTokens().take_back(
+                    static_cast<size_t>(chosen->getParams().penaltyWindow)));
+  };
+
+  std::optional<tokenizer::StreamingDetokenizer> detokenizer;
+  if (const tokenizer::Tokenizer *tokenizer = model.getTokenizer())
+    detokenizer.emplace(*tokenizer, /*skipSpecial=*/true);
+  device::BinaryRunner &device = model.getDevice();
+  TimingRecorder recorder(device.getTotals().seconds, promptLength);
+  bool endedByCallback = false;
+  auto sink = [&](const session::GeneratedToken &token) {
+    recorder.record(token.step, device.getTotals().seconds);
+    if (options.keepLogits)
+      result.logits.insert(result.logits.end(), token.logits.begin(),
+                           token.logits.end());
+    bool last = token.step + 1 == limits.maxNewTokens ||
+                llvm::is_contained(limits.stopTokens, token.id);
+    std::string text;
+    if (detokenizer) {
+      text = detokenizer->push(token.id);
+      if (last)
+        text += detokenizer->flush();
+    }
+    result.text += text;
+    if (!callback || callback(token.id, text) || last)
+      return true;
+    endedByCallback = true;
+    return false;
+  };
+  if (llvm::Error error =
+          session::generateTurn(session, result.promptIds, /*turn=*/0, limits,
+                                choose, sink, result.ids))
+    return std::move(error);
+
+  pending = result.ids.back();
+  if (endedByCallback && detokenizer)
+    result.text += detokenizer->flush();
+  if (llvm::is_contained(limits.stopTokens, result.ids.back()))
+    result.finish = FinishReason::StopToken;
+  else if (endedByCallback)
+    result.finish = FinishReason::Callback;
+  else if (static_cast<int64_t>(result.ids.size()) == wanted)
+    result.finish = FinishReason::MaxTokens;
+  else
+    result.finish = FinishReason::CacheFull;
+  result.timings = recorder.getTimings();
+  return std::move(result);
+}
+
+} // namespace llmc

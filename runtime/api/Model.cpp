@@ -1,0 +1,157 @@
+//===- Model.cpp - a compiled model, ready to generate --------------------===//
+
+#include "runtime/api/Model.h"
+
+#include "plugins/LinkedPlugins.h"
+#include "runtime/api/ChatSession.h"
+#include "runtime/api/Conversation.h"
+#include "runtime/device/BinaryRunner.h"
+#include "runtime/tokenizer/Tokenizer.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/JSON.h"
+
+namespace llmc {
+
+static llvm::Error modelError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+Model::~Model() = default;
+
+/// The template of the binary: its chat_template, as a checkpoint's
+/// tokenizer config would hold it, naming the stop tokens as the config's
+/// added tokens (which tells Llama 3 from Llama 2), else its family's.
+static chat::ChatTemplate detectChatTemplate(const binary::Manifest &manifest,
+                                             const tokenizer::Tokenizer *tok) {
+  llvm::json::Object added;
+  if (tok)
+    for (int32_t id : manifest.generation().stop_token_ids())
+      added[std::to_string(id)] =
+          llvm::json::Object{{"content", tok->idToToken(id)}};
+  llvm::json::Object config{{"chat_template", manifest.chat_template()},
+                            {"added_tokens_decoder", std::move(added)}};
+  std::string text;
+  llvm::raw_string_ostream(text) << llvm::json::Value(std::move(config));
+  llvm::Expected<chat::ChatTemplate> detected =
+      chat::ChatTemplate::detect(text, manifest.model().family());
+  // The config is well-formed by construction, so detection cannot fail.
+  if (!detected) {
+    llvm::consumeError(detected.takeError());
+    return chat::ChatTemplate();
+  }
+  return *detected;
+}
+
+llvm::Error Model::loadTokenizer() {
+  if (binary->tokenizerJson().empty())
+    return llvm::Error::success();
+  llvm::Expected<std::unique_ptr<tokenizer::Tokenizer>> loaded =
+      tokenizer::Tokenizer::fromJson(binary->tokenizerJson(),
+                                     binary->name().str() + ": tokenizer");
+  if (!loaded)
+    return loaded.takeError();
+  tokenizer = std::move(*loaded);
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::unique_ptr<Model>>
+Model::load(llvm::StringRef path, const ModelOptions &options) {
+  std::unique_ptr<Model> model(new Model());
+  llvm::Expected<std::unique_ptr<binary::LoadedBinary>> binary =
+      binary::LoadedBinary::open(path, options.verifyChecksums);
+  if (!binary)
+    return binary.takeError();
+  model->binary = std::move(*binary);
+  const binary::Manifest &manifest = model->getManifest();
+
+  std::unique_ptr<plugins::Registry> linked;
+  const plugins::Registry *registry = options.registry;
+  if (!registry) {
+    llvm::Expected<std::unique_ptr<plugins::Registry>> created =
+        plugins::createLinkedPluginRegistry();
+    if (!created)
+      return created.takeError();
+    linked = std::move(*created);
+    registry = linked.get();
+  }
+  llvm::Expected<const plugins::BackendPlugin &> backend =
+      registry->findBackend(manifest.chip());
+  if (!backend)
+    return modelError(model->binary->name() +
+                      ": compiled for a chip this "
+                      "build cannot run: " +
+                      llvm::toString(backend.takeError()));
+  cmodel::CModelOptions deviceOptions;
+  deviceOptions.threads = options.threads;
+  llvm::Expected<std::unique_ptr<device::BinaryRunner>> runner =
+      device::BinaryRunner::create(*model->binary, backend->getDescriptor(),
+                                   deviceOptions);
+  if (!runner)
+    return runner.takeError();
+  model->runner = std::move(*runner);
+
+  if (llvm::Error error = model->loadTokenizer())
+    return std::move(error);
+  model->chatTemplate = detectChatTemplate(manifest, model->tokenizer.get());
+  const binary::GenerationDefaults &generation = manifest.generation();
+  model->stopTokens.assign(generation.stop_token_ids().begin(),
+                           generation.stop_token_ids().end());
+  if (model->tokenizer)
+    for (const std::string &text : model->chatTemplate.stopStrings())
+      if (std::optional<int32_t> id = model->tokenizer->tokenToId(text))
+        if (!llvm::is_contained(model->stopTokens, *id))
+          model->stopTokens.push_back(*id);
+  return std::move(model);
+}
+
+session::ModelDims Model::getDims() const { return runner->getModelDims(); }
+
+int64_t Model::getDefaultMaxNewTokens() const {
+  int64_t configured = getManifest().generation().max_new_tokens();
+  return configured > 0 ? configured : getDims().seqLength;
+}
+
+llvm::Expected<std::vector<int32_t>>
+Model::encode(llvm::StringRef text, bool addSpecialTokens) const {
+  if (!tokenizer)
+    return modelError(binary->name() +
+                      " holds no tokenizer, so text cannot be encoded: give "
+                      "token ids");
+  return tokenizer->encode(text, addSpecialTokens);
+}
+
+llvm::Expected<GenerateResult> Model::generate(llvm::StringRef prompt,
+                                               const GenerateOptions &options,
+                                               const TokenCallback &callback) {
+  llvm::Expected<std::vector<int32_t>> ids =
+      encode(prompt, /*addSpecialTokens=*/true);
+  if (!ids)
+    return ids.takeError();
+  if (ids->empty())
+    return modelError("the prompt '" + prompt + "' encodes to no tokens");
+  return generate(llvm::ArrayRef<int32_t>(*ids), options, callback);
+}
+
+llvm::Expected<GenerateResult> Model::generate(llvm::ArrayRef<int32_t> ids,
+                                               const GenerateOptions &options,
+                                               const TokenCallback &callback) {
+  return Conversation(*this).send(ids, options, callback);
+}
+
+std::unique_ptr<Conversation> Model::startConversation() {
+  return std::make_unique<Conversation>(*this);
+}
+
+llvm::Expected<std::unique_ptr<ChatSession>>
+Model::startChat(llvm::StringRef systemPrompt,
+                 std::optional<chat::ChatTemplate> chatTemplate) {
+  if (!tokenizer)
+    return modelError(binary->name() +
+                      " holds no tokenizer, so it cannot chat: reconvert a "
+                      "checkpoint that has tokenizer.json");
+  return std::make_unique<ChatSession>(
+      *this, chatTemplate.value_or(this->chatTemplate), systemPrompt.str());
+}
+
+} // namespace llmc

@@ -1,0 +1,124 @@
+//===- Model.h - a compiled model, ready to generate ------------*- C++ -*-===//
+//
+// The entry point of the C++ API: a `.llmc` binary opened on the device of
+// its chip, with its tokenizer, chat template and generation defaults.
+//
+//   llvm::Expected<std::unique_ptr<llmc::Model>> model =
+//       llmc::Model::load("model.llmc");
+//   if (!model) return model.takeError();
+//   llmc::GenerateOptions options;
+//   options.maxNewTokens = 32;
+//   llvm::Expected<llmc::GenerateResult> result = (*model)->generate(
+//       "Once upon a time", options, [](int32_t, llvm::StringRef text) {
+//         llvm::outs() << text;
+//         return true;
+//       });
+//
+// A Model runs one generation at a time; conversations that keep their
+// history (Conversation, ChatSession) each hold a KV cache of their own.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLMC_RUNTIME_API_MODEL_H
+#define LLMC_RUNTIME_API_MODEL_H
+
+#include "runtime/api/Generate.h"
+#include "runtime/chat/ChatTemplate.h"
+#include "runtime/format/BinaryReader.h"
+#include "runtime/session/ModelDims.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/Error.h"
+
+#include <memory>
+#include <optional>
+
+namespace llmc {
+namespace device {
+class BinaryRunner;
+} // namespace device
+namespace plugins {
+class Registry;
+} // namespace plugins
+namespace tokenizer {
+class Tokenizer;
+} // namespace tokenizer
+
+class ChatSession;
+class Conversation;
+
+struct ModelOptions {
+  /// Threads per device kernel; 0 uses every hardware thread.
+  unsigned threads = 0;
+  /// The plugins that know the binary's chip; null uses those linked into
+  /// this build. Must outlive the load.
+  const plugins::Registry *registry = nullptr;
+  /// Hash every section while opening (touches every page of the weights).
+  bool verifyChecksums = true;
+};
+
+class Model {
+public:
+  /// Opens the binary at `path` and creates the device of the chip it was
+  /// compiled for. Fails with a message naming the file when it is missing,
+  /// corrupt, compiled for a chip no plugin provides, or holds a tokenizer
+  /// that does not parse.
+  static llvm::Expected<std::unique_ptr<Model>>
+  load(llvm::StringRef path, const ModelOptions &options = {});
+  ~Model();
+
+  /// Generates after `prompt`, encoded with the binary's tokenizer (special
+  /// tokens such as BOS added), in a fresh context.
+  llvm::Expected<GenerateResult> generate(llvm::StringRef prompt,
+                                          const GenerateOptions &options = {},
+                                          const TokenCallback &callback = {});
+  /// Generates after the token ids `ids` in a fresh context.
+  llvm::Expected<GenerateResult> generate(llvm::ArrayRef<int32_t> ids,
+                                          const GenerateOptions &options = {},
+                                          const TokenCallback &callback = {});
+
+  /// A conversation of token ids whose history stays in its KV cache.
+  std::unique_ptr<Conversation> startConversation();
+  /// A chat whose turns `chatTemplate` renders (by default the binary's, see
+  /// getChatTemplate), opened by `systemPrompt` when not empty. Fails when
+  /// the binary has no tokenizer.
+  llvm::Expected<std::unique_ptr<ChatSession>>
+  startChat(llvm::StringRef systemPrompt = "",
+            std::optional<chat::ChatTemplate> chatTemplate = std::nullopt);
+
+  /// The ids of `text`; fails when the binary has no tokenizer.
+  llvm::Expected<std::vector<int32_t>> encode(llvm::StringRef text,
+                                              bool addSpecialTokens) const;
+
+  const binary::LoadedBinary &getBinary() const { return *binary; }
+  const binary::Manifest &getManifest() const { return binary->manifest(); }
+  /// The binary's tokenizer; null when it holds none.
+  const tokenizer::Tokenizer *getTokenizer() const { return tokenizer.get(); }
+  /// The chat template its manifest's chat_template names, or else its model
+  /// family's (runtime/chat's ChatTemplate::detect).
+  const chat::ChatTemplate &getChatTemplate() const { return chatTemplate; }
+  /// The ids that end a turn: the generation config's stop tokens and the
+  /// chat template's end-of-turn tokens.
+  llvm::ArrayRef<int32_t> getStopTokens() const { return stopTokens; }
+  /// The model's sizes; seqLength is the KV-cache capacity.
+  session::ModelDims getDims() const;
+  /// GenerateOptions::maxNewTokens when it is 0: the binary's default, else
+  /// the cache capacity.
+  int64_t getDefaultMaxNewTokens() const;
+  /// The device; its totals add up the modelled time of every run.
+  device::BinaryRunner &getDevice() { return *runner; }
+
+private:
+  Model() = default;
+  llvm::Error loadTokenizer();
+
+  std::unique_ptr<binary::LoadedBinary> binary;
+  std::unique_ptr<device::BinaryRunner> runner;
+  std::unique_ptr<tokenizer::Tokenizer> tokenizer;
+  chat::ChatTemplate chatTemplate;
+  std::vector<int32_t> stopTokens;
+};
+
+} // namespace llmc
+
+#endif // LLMC_RUNTIME_API_MODEL_H
