@@ -16,6 +16,8 @@ llvm::cl::SubCommand &getEvalCommand();
 llvm::cl::SubCommand &getTokenizeCommand();
 llvm::cl::SubCommand &getConvertCommand();
 llvm::cl::SubCommand &getRunCommand();
+llvm::cl::SubCommand &getChatCommand();
+llvm::cl::SubCommand &getInspectCommand();
 
 /// `llmc pieces`: prints the top IR of a model's pieces.
 int runPiecesCommand(const plugins::Registry &registry);
@@ -28,6 +30,10 @@ int runTokenizeCommand(const plugins::Registry &registry);
 int runConvertCommand(const plugins::Registry &registry);
 /// `llmc run`: runs a compiled binary on its chip's cmodel.
 int runRunCommand(const plugins::Registry &registry);
+/// `llmc chat`: an interactive chat with a compiled binary.
+int runChatCommand(const plugins::Registry &registry);
+/// `llmc inspect`: what a compiled binary holds.
+int runInspectCommand(const plugins::Registry &registry);
 /// Prints `error` as `llmc: error: ...` and returns exit code 1.
 int reportError(llvm::Error error);
 

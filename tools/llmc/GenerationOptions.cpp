@@ -16,20 +16,24 @@ static cl::list<std::string> inputIds(
     "input-ids",
     cl::desc("Comma-separated token ids of one turn (repeat for more turns)"),
     cl::sub(getEvalCommand()), cl::sub(getRunCommand()));
-static cl::opt<int64_t> maxNewTokens("max-new-tokens",
-                                     cl::desc("Tokens generated per turn"),
-                                     cl::init(16), cl::sub(getEvalCommand()),
-                                     cl::sub(getRunCommand()));
+static cl::opt<int64_t> maxNewTokens(
+    "max-new-tokens",
+    cl::desc("Tokens generated per turn (eval, run: 16; chat: the binary's "
+             "default)"),
+    cl::init(16), cl::sub(getEvalCommand()), cl::sub(getRunCommand()),
+    cl::sub(getChatCommand()));
 static cl::opt<std::string>
     logitsOut("logits-out",
               cl::desc("Write float32 [generated, vocab] logits as .npy"),
               cl::sub(getEvalCommand()), cl::sub(getRunCommand()));
 static cl::opt<std::string>
     idsOut("ids-out", cl::desc("Write prompt and generated ids as JSON"),
-           cl::sub(getEvalCommand()), cl::sub(getRunCommand()));
+           cl::sub(getEvalCommand()), cl::sub(getRunCommand()),
+           cl::sub(getChatCommand()));
 static cl::opt<unsigned>
     threads("threads", cl::desc("Threads per kernel (default: all cores)"),
-            cl::init(0), cl::sub(getEvalCommand()), cl::sub(getRunCommand()));
+            cl::init(0), cl::sub(getEvalCommand()), cl::sub(getRunCommand()),
+            cl::sub(getChatCommand()));
 static cl::alias threadsShort("j", cl::desc("Alias for --threads"),
                               cl::aliasopt(threads));
 

@@ -3,7 +3,8 @@
 // What `llmc eval` and `llmc run` share: the turns (--input-ids), the tokens
 // generated per turn (--max-new-tokens), the kernel threads (-j) and the two
 // outputs, float32 [generated, vocab] logits as .npy (--logits-out) and the
-// ids as JSON {"prompt", "generated", "turns"} (--ids-out).
+// ids as JSON {"prompt", "generated", "turns"} (--ids-out). `llmc chat`
+// shares --max-new-tokens, -j and --ids-out.
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,4 +1,4 @@
-//===- SamplingOptions.cpp - how llmc run chooses tokens ------------------===//
+//===- SamplingOptions.cpp - how run and chat choose tokens ---------------===//
 
 #include "tools/llmc/SamplingOptions.h"
 
@@ -11,22 +11,23 @@ namespace llmc {
 static cl::opt<float>
     temperature("temperature",
                 cl::desc("Sample on the host at this temperature (0: greedy)"),
-                cl::sub(getRunCommand()));
+                cl::sub(getRunCommand()), cl::sub(getChatCommand()));
 static cl::opt<int64_t>
     topK("top-k", cl::desc("Sample from the K most likely tokens (0: all)"),
-         cl::sub(getRunCommand()));
+         cl::sub(getRunCommand()), cl::sub(getChatCommand()));
 static cl::opt<float>
     topP("top-p",
          cl::desc("Sample from the smallest set of tokens whose probability "
                   "reaches P"),
-         cl::sub(getRunCommand()));
+         cl::sub(getRunCommand()), cl::sub(getChatCommand()));
 static cl::opt<float> repetitionPenalty(
     "repetition-penalty",
     cl::desc("Hugging Face's repetition penalty over the last 64 tokens "
              "(1: off)"),
-    cl::sub(getRunCommand()));
+    cl::sub(getRunCommand()), cl::sub(getChatCommand()));
 static cl::opt<uint64_t> seed("seed", cl::desc("Seed of the sampler"),
-                              cl::init(0), cl::sub(getRunCommand()));
+                              cl::init(0), cl::sub(getRunCommand()),
+                              cl::sub(getChatCommand()));
 
 /// The flag's value when given, else `fallback`.
 template <typename T, typename U>

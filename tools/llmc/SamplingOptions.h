@@ -1,7 +1,8 @@
-//===- SamplingOptions.h - how llmc run chooses tokens ----------*- C++ -*-===//
+//===- SamplingOptions.h - how run and chat choose tokens -------*- C++ -*-===//
 //
 // --temperature, --top-k, --top-p, --repetition-penalty and --seed. Without
-// any of them `llmc run` decodes greedily with the binary's greedy_head;
+// any of them `llmc run` and `llmc chat` decode greedily with the binary's
+// greedy_head;
 // with one, runtime/sampling's Sampler chooses on the host, the flags not
 // given taking the binary's generation defaults.
 //

@@ -5,6 +5,8 @@
 //   llmc pieces -m <checkpoint> [--piece NAME] [--list]
 //   llmc eval -m <checkpoint> --input-ids 1,2,3 [--max-new-tokens N] ...
 //   llmc run -m <model.llmc> --input-ids 1,2,3 | -p "text" [...]
+//   llmc chat -m <model.llmc> [--system "..."] [...]
+//   llmc inspect <model.llmc> [--json]
 //   llmc tokenize -m <checkpoint dir | tokenizer.json> --text-file F.jsonl
 //
 //===----------------------------------------------------------------------===//
@@ -55,6 +57,18 @@ cl::SubCommand &getRunCommand() {
   return command;
 }
 
+cl::SubCommand &getChatCommand() {
+  static cl::SubCommand command(
+      "chat", "Chat with a compiled .llmc binary, a line of stdin per turn");
+  return command;
+}
+
+cl::SubCommand &getInspectCommand() {
+  static cl::SubCommand command("inspect",
+                                "Print what a compiled .llmc binary holds");
+  return command;
+}
+
 int reportError(llvm::Error error) {
   llvm::WithColor::error(llvm::errs(), "llmc")
       << llvm::toString(std::move(error)) << "\n";
@@ -94,6 +108,10 @@ int main(int argc, char **argv) {
     return llmc::runConvertCommand(**registry);
   if (llmc::getRunCommand())
     return llmc::runRunCommand(**registry);
+  if (llmc::getChatCommand())
+    return llmc::runChatCommand(**registry);
+  if (llmc::getInspectCommand())
+    return llmc::runInspectCommand(**registry);
   if (llmc::getTokenizeCommand())
     return llmc::runTokenizeCommand(**registry);
   if (listPlugins) {

@@ -1,0 +1,49 @@
+//===- BinaryOptions.cpp - the compiled model of run and chat -------------===//
+
+#include "tools/llmc/BinaryOptions.h"
+
+#include "tools/llmc/Commands.h"
+#include "tools/llmc/GenerationOptions.h"
+
+#include "llvm/Support/Format.h"
+
+namespace cl = llvm::cl;
+
+namespace llmc {
+
+static cl::opt<std::string> binaryPath("model",
+                                       cl::desc("The compiled model to run"),
+                                       cl::value_desc("model.llmc"),
+                                       cl::Required, cl::sub(getRunCommand()),
+                                       cl::sub(getChatCommand()));
+static cl::alias binaryPathShort("m", cl::desc("Alias for --model"),
+                                 cl::aliasopt(binaryPath));
+
+llvm::Expected<std::unique_ptr<Model>>
+loadBinaryModel(const plugins::Registry &registry, llvm::StringRef path) {
+  ModelOptions options;
+  options.threads = getThreadCount();
+  options.registry = &registry;
+  return Model::load(path.empty() ? llvm::StringRef(binaryPath) : path,
+                     options);
+}
+
+void printTimings(llvm::raw_ostream &os, const GenerateTimings &timings,
+                  llvm::StringRef chip) {
+  os << llvm::format("prompt: %lld tokens, first token after %.1f ms "
+                     "(modelled on %s: %.3f ms)\n",
+                     static_cast<long long>(timings.promptTokens),
+                     timings.firstTokenSeconds * 1e3, chip.str().c_str(),
+                     timings.promptModelledSeconds * 1e3);
+  if (timings.decodeTokens == 0) {
+    os << "decode: no decode steps (one token generated)\n";
+    return;
+  }
+  os << llvm::format("decode: %lld tokens, %.1f tokens/s on the host, "
+                     "%.1f tokens/s modelled on %s\n",
+                     static_cast<long long>(timings.decodeTokens),
+                     timings.getHostTokensPerSecond(),
+                     timings.getModelledTokensPerSecond(), chip.str().c_str());
+}
+
+} // namespace llmc

@@ -1,0 +1,32 @@
+//===- BinaryOptions.h - the compiled model of run and chat -----*- C++ -*-===//
+//
+// `-m/--model model.llmc` of `llmc run` and `llmc chat`, opened through the
+// C++ API (runtime/llmc.h) on the device of its chip, and the timing lines
+// both print after generating.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLMC_TOOLS_LLMC_BINARYOPTIONS_H
+#define LLMC_TOOLS_LLMC_BINARYOPTIONS_H
+
+#include "plugins/Registry.h"
+#include "runtime/llmc.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+namespace llmc {
+
+/// Opens `path` (by default --model) with the chips of `registry` and
+/// --threads kernel threads.
+llvm::Expected<std::unique_ptr<Model>>
+loadBinaryModel(const plugins::Registry &registry, llvm::StringRef path = "");
+
+/// Prints where the time of `timings` went: the prompt's tokens, the time to
+/// the first token, and the decode throughput on the host and modelled on
+/// `chip`.
+void printTimings(llvm::raw_ostream &os, const GenerateTimings &timings,
+                  llvm::StringRef chip);
+
+} // namespace llmc
+
+#endif // LLMC_TOOLS_LLMC_BINARYOPTIONS_H

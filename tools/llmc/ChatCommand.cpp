@@ -1,0 +1,181 @@
+//===- ChatCommand.cpp - llmc chat: a conversation with a binary ----------===//
+//
+//   llmc chat -m model.llmc [--system "You are terse."] [--template chatml]
+//             [--max-new-tokens N] [--temperature 0.7 ...] [--ids-out F]
+//
+// Reads one user turn per line of stdin, until its end or a line `/exit`;
+// `/reset` starts the conversation over. Each turn is rendered with the
+// binary's chat template and generated on one ChatSession (runtime/llmc.h),
+// so the KV cache keeps the history and a turn feeds only its new tokens.
+// The reply streams to stdout; then stderr gets the turn's time to the first
+// token and its decode tokens/s, on the host and modelled on the chip.
+//
+// A message that would overflow the KV cache starts a new conversation (and
+// says so); a reply that fills it ends there, and the next message starts
+// over. Works the same with stdin from a pipe, where each message is echoed
+// after "> " so the transcript reads as a conversation.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tools/llmc/BinaryOptions.h"
+#include "tools/llmc/Commands.h"
+#include "tools/llmc/GenerationOptions.h"
+#include "tools/llmc/SamplingOptions.h"
+
+#include "llvm/Support/Process.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <iostream>
+#include <string>
+
+namespace cl = llvm::cl;
+
+namespace llmc {
+
+static cl::opt<std::string>
+    systemPrompt("system", cl::desc("The system message opening the chat"),
+                 cl::sub(getChatCommand()));
+static cl::opt<std::string> templateName(
+    "template",
+    cl::desc("The chat template: raw, chatml, qwen2, qwen2.5, qwen3, llama2 "
+             "or llama3 (default: the binary's)"),
+    cl::sub(getChatCommand()));
+
+/// Sends `text`; when the conversation has grown too long for the KV cache
+/// to take it but a new one would, says so, starts over and sends it again.
+/// A message too long even for a new conversation is refused with an error
+/// message, and none is returned.
+static llvm::Expected<std::optional<GenerateResult>>
+sendOrStartOver(ChatSession &chat, llvm::StringRef text,
+                const TokenCallback &print, const GenerateOptions &options) {
+  llvm::Expected<GenerateResult> reply = chat.send(text, print, options);
+  if (reply)
+    return std::move(*reply);
+  std::string full;
+  if (llvm::Error other = llvm::handleErrors(
+          reply.takeError(), [&](const session::CacheCapacityError &error) {
+            full = error.message();
+          }))
+    return std::move(other);
+  llvm::Expected<bool> fits = chat.fitsNewConversation(text);
+  if (!fits)
+    return fits.takeError();
+  if (!*fits) {
+    llvm::WithColor::error(llvm::errs(), "llmc")
+        << "this message does not fit: " << full
+        << ", and a new conversation holds too few tokens for it (send a "
+           "shorter one, or convert with a larger --seq-length)\n";
+    return std::nullopt;
+  }
+  llvm::errs() << "note: " << full
+               << ": starting a new conversation (the system message is "
+                  "kept)\n";
+  chat.reset();
+  reply = chat.send(text, print, options);
+  if (!reply)
+    return reply.takeError();
+  return std::move(*reply);
+}
+
+/// The options the flags give; the binary's defaults for the rest.
+static llvm::Expected<GenerateOptions> getChatOptions(const Model &model) {
+  GenerateOptions options;
+  if (hasMaxNewTokens()) {
+    llvm::Expected<int64_t> maxNewTokens = getMaxNewTokens();
+    if (!maxNewTokens)
+      return maxNewTokens.takeError();
+    options.maxNewTokens = *maxNewTokens;
+  }
+  llvm::Expected<std::optional<sampling::SamplingParams>> sampling =
+      getSamplingParams(model.getManifest().generation());
+  if (!sampling)
+    return sampling.takeError();
+  options.sampling = *sampling;
+  return options;
+}
+
+static llvm::Expected<std::unique_ptr<ChatSession>> startChat(Model &model) {
+  std::optional<chat::ChatTemplate> chosen;
+  if (!templateName.empty()) {
+    llvm::Expected<chat::ChatTemplate> named =
+        chat::ChatTemplate::get(templateName);
+    if (!named)
+      return named.takeError();
+    chosen = *named;
+  }
+  return model.startChat(systemPrompt, chosen);
+}
+
+int runChatCommand(const plugins::Registry &registry) {
+  llvm::Expected<std::unique_ptr<Model>> model = loadBinaryModel(registry);
+  if (!model)
+    return reportError(model.takeError());
+  llvm::Expected<GenerateOptions> options = getChatOptions(**model);
+  if (!options)
+    return reportError(options.takeError());
+  llvm::Expected<std::unique_ptr<ChatSession>> chat = startChat(**model);
+  if (!chat)
+    return reportError(chat.takeError());
+  const binary::Manifest &manifest = (*model)->getManifest();
+  llvm::errs() << (*model)->getBinary().name() << ": "
+               << manifest.model().family() << " for " << manifest.chip() << " "
+               << manifest.precision() << ", "
+               << chat::stringifyChatFormat(
+                      (*chat)->getChatTemplate().getFormat())
+               << " template, " << (*chat)->getConversation().getCapacity()
+               << "-token KV cache; /reset starts over, /exit quits\n";
+
+  bool interactive = llvm::sys::Process::StandardInIsUserInput();
+  auto print = [](int32_t, llvm::StringRef text) {
+    llvm::outs() << text;
+    llvm::outs().flush();
+    return true;
+  };
+  std::vector<session::Turn> turns;
+  std::string line;
+  while (true) {
+    if (interactive)
+      llvm::outs() << "> ";
+    llvm::outs().flush();
+    if (!std::getline(std::cin, line))
+      break;
+    llvm::StringRef text = llvm::StringRef(line).rtrim("\r\n");
+    if (text.trim() == "/exit")
+      break;
+    if (text.trim() == "/reset") {
+      (*chat)->reset();
+      llvm::errs() << "(the conversation starts over)\n";
+      continue;
+    }
+    if (text.trim().empty())
+      continue;
+    if (!interactive) {
+      llvm::outs() << "> " << text << "\n";
+      llvm::outs().flush();
+    }
+    llvm::Expected<std::optional<GenerateResult>> sent =
+        sendOrStartOver(**chat, text, print, *options);
+    if (!sent)
+      return reportError(sent.takeError());
+    if (!*sent)
+      continue;
+    const GenerateResult &reply = **sent;
+    llvm::outs() << "\n";
+    llvm::outs().flush();
+    printTimings(llvm::errs(), reply.timings, manifest.chip());
+    turns.push_back({reply.promptIds, reply.ids});
+    if (reply.finish == FinishReason::CacheFull) {
+      llvm::errs() << "note: the reply filled the KV cache ("
+                   << (*chat)->getConversation().getCapacity()
+                   << " tokens): the conversation starts over\n";
+      (*chat)->reset();
+    }
+  }
+  if (llvm::Error error = writeGenerationOutputs(
+          turns, {}, (*model)->getDims().vocabSize, /*printIds=*/false))
+    return reportError(std::move(error));
+  return 0;
+}
+
+} // namespace llmc
