@@ -7,11 +7,34 @@
 #include "dialects/tpu/IR/TpuOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 
 namespace llmc::codegen {
+
+/// The tpu.Add a linear op's result feeds, when the projection can compute
+/// it in its output tiles: the add is the result's only use, adds a residual
+/// of the same type computed before the op, and the op's output is not a
+/// piece result itself.
+static Operation *getResidualAdd(Operation *op) {
+  if (!isa<tpu::MatMulOp, tpu::A16MatMulOp, tpu::MLPOp, tpu::A16MLPOp>(op) ||
+      !op->getResult(0).hasOneUse())
+    return nullptr;
+  auto add = dyn_cast<tpu::AddOp>(*op->getResult(0).getUsers().begin());
+  if (!add || add.getLhs() == add.getRhs() ||
+      add.getLhs().getType() != add.getRhs().getType() ||
+      add.getType() != add.getLhs().getType())
+    return nullptr;
+  Value residual =
+      add.getLhs() == op->getResult(0) ? add.getRhs() : add.getLhs();
+  Operation *producer = residual.getDefiningOp();
+  if (producer && (producer->getBlock() != op->getBlock() ||
+                   !producer->isBeforeInBlock(op)))
+    return nullptr;
+  return add;
+}
 
 static llvm::Error emitOp(Emitter &emitter, const ValuePlacement &placement,
                           Operation *op) {
@@ -72,9 +95,21 @@ generateCommandStream(func::FuncOp function,
     return std::move(error);
   Emitter emitter(chip, function.getSymName());
   ValuePlacement placement(weights);
-  for (Operation &op : function.getBody().front())
+  llvm::DenseSet<Operation *> absorbed;
+  for (Operation &op : function.getBody().front()) {
+    if (absorbed.contains(&op))
+      continue;
+    // A residual add is computed in the projection's output tiles: its
+    // operand is never stored and loaded again.
+    if (Operation *add = getResidualAdd(&op)) {
+      absorbed.insert(add);
+      if (llvm::Error error = emitLinearOp(emitter, placement, &op, add))
+        return std::move(error);
+      continue;
+    }
     if (llvm::Error error = emitOp(emitter, placement, &op))
       return std::move(error);
+  }
   if (llvm::Error error = emitResultCopies(emitter, placement, function))
     return std::move(error);
   return emitter.finish();

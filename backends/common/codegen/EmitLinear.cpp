@@ -35,9 +35,10 @@ struct ProjectionTile {
 class ProjectionPlan {
 public:
   ProjectionPlan(Emitter &emitter, int64_t rowsPerTile, int64_t k,
-                 cmd::DType outputType)
+                 cmd::DType outputType,
+                 const cmd::GlobalTensor *residual = nullptr)
       : emitter(emitter), rowsPerTile(rowsPerTile), k(k),
-        outputType(outputType) {}
+        outputType(outputType), residual(residual) {}
 
   /// Per-lane bytes of `channels` output channels of `weights`.
   uint64_t getLaneBytes(const ProjectionWeights &weights,
@@ -55,9 +56,9 @@ public:
   }
 
   /// Allocates and loads channels [n0, n0 + count) of `weights`, `perLane`
-  /// per lane, for `rows` activation rows.
+  /// per lane, for activation rows [m0, m0 + rows) (and their residual).
   llvm::Expected<ProjectionTile> load(const ProjectionWeights &weights,
-                                      int64_t n0, int64_t count,
+                                      int64_t m0, int64_t n0, int64_t count,
                                       int64_t perLane, int64_t rows) {
     ProjectionTile tile;
     auto loadRows = [&](const cmd::GlobalTensor &global,
@@ -85,6 +86,9 @@ public:
     tile.y = emitter.colsLayout(rows, count, outputType, perLane);
     if (llvm::Error error = emitter.ring(tile.y))
       return std::move(error);
+    if (residual)
+      emitter.load(sliceCols(sliceRows(*residual, m0, rows), n0, count),
+                   tile.y);
     return tile;
   }
 
@@ -99,8 +103,10 @@ public:
     inputs.push_back(tile.bias);
     while (!inputs.empty() && inputs.back().rows() == 0)
       inputs.pop_back();
-    emitter.compute(cmodel::makeCompute(
-        quantized ? cmd::A16MATMUL : cmd::MATMUL, inputs, {tile.y}));
+    cmd::Compute compute = cmodel::makeCompute(
+        quantized ? cmd::A16MATMUL : cmd::MATMUL, inputs, {tile.y});
+    compute.set_accumulate(residual != nullptr);
+    emitter.compute(compute);
   }
 
 private:
@@ -108,6 +114,7 @@ private:
   int64_t rowsPerTile;
   int64_t k;
   cmd::DType outputType;
+  const cmd::GlobalTensor *residual;
 };
 
 /// Activation rows per tile: what a third of a lane holds, broadcast.
@@ -160,7 +167,8 @@ llvm::Expected<cmd::LocalTensor> pinActivations(Emitter &emitter,
 template <typename Finish>
 llvm::Error streamChannels(Emitter &emitter, const cmd::GlobalTensor &x,
                            llvm::ArrayRef<ProjectionWeights> projections,
-                           cmd::DType outputType, Finish finish) {
+                           cmd::DType outputType,
+                           const cmd::GlobalTensor *residual, Finish finish) {
   int64_t m = x.rows(), k = x.cols();
   int64_t n = projections.front().weight.rows();
   int64_t rowTile = chooseRowTile(emitter, m, k, x.dtype());
@@ -171,7 +179,7 @@ llvm::Error streamChannels(Emitter &emitter, const cmd::GlobalTensor &x,
         pinActivations(emitter, x, rows);
     if (!xLocal)
       return xLocal.takeError();
-    ProjectionPlan plan(emitter, rows, k, outputType);
+    ProjectionPlan plan(emitter, rows, k, outputType, residual);
     llvm::Expected<int64_t> perLane =
         chooseChannelsPerLane(emitter, plan, projections, n);
     if (!perLane)
@@ -183,7 +191,7 @@ llvm::Error streamChannels(Emitter &emitter, const cmd::GlobalTensor &x,
       int64_t n0 = t * channelTile, count = std::min(channelTile, n - n0);
       for (const ProjectionWeights &weights : projections) {
         llvm::Expected<ProjectionTile> tile =
-            plan.load(weights, n0, count, *perLane, rows);
+            plan.load(weights, m0, n0, count, *perLane, rows);
         if (!tile)
           return tile.takeError();
         loaded[t].push_back(*tile);
@@ -213,9 +221,10 @@ llvm::Error streamChannels(Emitter &emitter, const cmd::GlobalTensor &x,
 
 llvm::Error emitProjection(Emitter &emitter, const cmd::GlobalTensor &x,
                            const ProjectionWeights &weights,
-                           const cmd::GlobalTensor &y) {
+                           const cmd::GlobalTensor &y,
+                           const cmd::GlobalTensor *residual) {
   return streamChannels(
-      emitter, x, {weights}, y.dtype(),
+      emitter, x, {weights}, y.dtype(), residual,
       [&](llvm::ArrayRef<ProjectionTile> tiles, int64_t m0, int64_t n0) {
         const cmd::LocalTensor &local = tiles.front().y;
         emitter.store(local, sliceCols(sliceRows(y, m0, local.rows()), n0,
@@ -230,7 +239,8 @@ static llvm::Error emitGatedMlp(Emitter &emitter, const cmd::GlobalTensor &x,
                                 const ProjectionWeights &down,
                                 top::Activation activation,
                                 const cmd::GlobalTensor &scratch,
-                                const cmd::GlobalTensor &y) {
+                                const cmd::GlobalTensor &y,
+                                const cmd::GlobalTensor *residual) {
   cmd::Compute act;
   switch (activation) {
   case top::Activation::SiLU:
@@ -246,7 +256,7 @@ static llvm::Error emitGatedMlp(Emitter &emitter, const cmd::GlobalTensor &x,
     break;
   }
   llvm::Error error = streamChannels(
-      emitter, x, {gate, up}, x.dtype(),
+      emitter, x, {gate, up}, x.dtype(), /*residual=*/nullptr,
       [&](llvm::ArrayRef<ProjectionTile> tiles, int64_t m0, int64_t n0) {
         const cmd::LocalTensor &g = tiles[0].y;
         cmd::Compute step = act;
@@ -259,7 +269,7 @@ static llvm::Error emitGatedMlp(Emitter &emitter, const cmd::GlobalTensor &x,
       });
   if (error)
     return error;
-  return emitProjection(emitter, scratch, down, y);
+  return emitProjection(emitter, scratch, down, y, residual);
 }
 
 llvm::Error opError(Operation *op, const llvm::Twine &message) {
@@ -310,8 +320,43 @@ private:
   const ValuePlacement &placement;
 };
 
+/// Where a linear op writes: its result, or the result of the residual add
+/// it absorbs, with the residual.
+struct LinearOutput {
+  Value value;
+  Value residual;
+};
+
+LinearOutput getLinearOutput(Operation *op, Operation *residualAdd) {
+  if (!residualAdd)
+    return {op->getResult(0), nullptr};
+  Value other = residualAdd->getOperand(0) == op->getResult(0)
+                    ? residualAdd->getOperand(1)
+                    : residualAdd->getOperand(0);
+  return {residualAdd->getResult(0), other};
+}
+
+/// The views of `output` as [rows, cols]: the value and its residual.
+llvm::Error viewOutput(const ValuePlacement &placement,
+                       const LinearOutput &output, int64_t cols,
+                       cmd::GlobalTensor &y,
+                       std::optional<cmd::GlobalTensor> &residual) {
+  llvm::Expected<cmd::GlobalTensor> view = placement.view(output.value, cols);
+  if (!view)
+    return view.takeError();
+  y = *view;
+  if (!output.residual)
+    return llvm::Error::success();
+  llvm::Expected<cmd::GlobalTensor> added =
+      placement.view(output.residual, cols);
+  if (!added)
+    return added.takeError();
+  residual = *added;
+  return llvm::Error::success();
+}
+
 llvm::Error emitLinear(Emitter &emitter, const ValuePlacement &placement,
-                       Operation *op, Value input,
+                       const LinearOutput &output, Value input,
                        llvm::Expected<ProjectionWeights> weights) {
   if (!weights)
     return weights.takeError();
@@ -319,18 +364,21 @@ llvm::Error emitLinear(Emitter &emitter, const ValuePlacement &placement,
   llvm::Expected<cmd::GlobalTensor> x = placement.view(input, k);
   if (!x)
     return x.takeError();
-  llvm::Expected<cmd::GlobalTensor> y =
-      placement.view(op->getResult(0), weights->weight.rows());
-  if (!y)
-    return y.takeError();
-  return emitProjection(emitter, *x, *weights, *y);
+  cmd::GlobalTensor y;
+  std::optional<cmd::GlobalTensor> residual;
+  if (llvm::Error error = viewOutput(placement, output,
+                                     weights->weight.rows(), y, residual))
+    return error;
+  return emitProjection(emitter, *x, *weights, y,
+                        residual ? &*residual : nullptr);
 }
 
 } // namespace
 
 llvm::Error emitLinearOp(Emitter &emitter, const ValuePlacement &placement,
-                         Operation *op) {
+                         Operation *op, Operation *residualAdd) {
   WeightViews views(placement);
+  LinearOutput output = getLinearOutput(op, residualAdd);
   auto scratchView = [&](Value input, int64_t cols)
       -> llvm::Expected<cmd::GlobalTensor> {
     auto mem = op->getAttrOfType<tpu::MemAttr>("scratch");
@@ -359,28 +407,29 @@ llvm::Error emitLinearOp(Emitter &emitter, const ValuePlacement &placement,
         placement.view(input, gate->weight.cols());
     if (!x)
       return x.takeError();
-    llvm::Expected<cmd::GlobalTensor> y =
-        placement.view(op->getResult(0), down->weight.rows());
-    if (!y)
-      return y.takeError();
+    cmd::GlobalTensor y;
+    std::optional<cmd::GlobalTensor> residual;
+    if (llvm::Error error =
+            viewOutput(placement, output, down->weight.rows(), y, residual))
+      return error;
     llvm::Expected<cmd::GlobalTensor> scratch =
         scratchView(input, gate->weight.rows());
     if (!scratch)
       return scratch.takeError();
     return emitGatedMlp(emitter, *x, *gate, *up, *down, activation, *scratch,
-                        *y);
+                        y, residual ? &*residual : nullptr);
   };
   return llvm::TypeSwitch<Operation *, llvm::Error>(op)
       .Case([&](tpu::MatMulOp matmul) -> llvm::Error {
         if (matmul.getLeftTranspose() || !matmul.getRightTranspose())
           return opError(op, "codegen handles x [M, K] times a weight "
                              "[N, K] (right_transpose) only");
-        return emitLinear(emitter, placement, op, matmul.getInput(),
+        return emitLinear(emitter, placement, output, matmul.getInput(),
                           views.get(matmul.getRight(), nullptr, nullptr,
                                     matmul.getBias()));
       })
       .Case([&](tpu::A16MatMulOp matmul) {
-        return emitLinear(emitter, placement, op, matmul.getInput(),
+        return emitLinear(emitter, placement, output, matmul.getInput(),
                           views.get(matmul.getWeight(), matmul.getScale(),
                                     matmul.getZp(), matmul.getBias()));
       })

@@ -29,14 +29,20 @@ struct ProjectionWeights {
   cmd::GlobalTensor bias;
 };
 
-/// y [M, N] = x [M, K] w[N, K]^T (+ bias), dequantizing a quantized w.
+/// y [M, N] = x [M, K] w[N, K]^T (+ bias) (+ residual [M, N]), dequantizing
+/// a quantized w. A residual is loaded into the output tile, which the
+/// product accumulates onto (one rounding).
 llvm::Error emitProjection(Emitter &emitter, const cmd::GlobalTensor &x,
                            const ProjectionWeights &weights,
-                           const cmd::GlobalTensor &y);
+                           const cmd::GlobalTensor &y,
+                           const cmd::GlobalTensor *residual = nullptr);
 
-/// tpu.MatMul, tpu.A16MatMul, tpu.MLP and tpu.A16MLP.
+/// tpu.MatMul, tpu.A16MatMul, tpu.MLP and tpu.A16MLP. With `residualAdd`
+/// (the op's only user, a tpu.Add of its result and a residual), the add is
+/// computed in the projection's output tiles and written as its result.
 llvm::Error emitLinearOp(Emitter &emitter, const ValuePlacement &placement,
-                         mlir::Operation *op);
+                         mlir::Operation *op,
+                         mlir::Operation *residualAdd = nullptr);
 
 /// An operand of a row-wise computation: a tensor with the output's rows,
 /// or a single row every lane holds (`broadcast`).
