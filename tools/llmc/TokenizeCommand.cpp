@@ -1,6 +1,7 @@
 //===- TokenizeCommand.cpp - llmc tokenize: text to token ids -------------===//
 //
-//   llmc tokenize -m <checkpoint directory | tokenizer.json> --text-file F
+//   llmc tokenize -m <checkpoint directory | tokenizer.json | model.llmc>
+//                 --text-file F
 //
 // F holds one JSON string per line ("-" reads standard input); for each, one
 // line `{"text":...,"ids":[...]}` is printed, with no special tokens added,
@@ -8,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "runtime/format/BinaryReader.h"
 #include "runtime/tokenizer/Tokenizer.h"
 #include "tools/llmc/Commands.h"
 
@@ -22,8 +24,8 @@ namespace llmc {
 
 static cl::opt<std::string> tokenizerPath(
     "model",
-    cl::desc("A checkpoint directory (its tokenizer.json is read) or a "
-             "tokenizer.json file"),
+    cl::desc("A checkpoint directory (its tokenizer.json is read), a "
+             "tokenizer.json file or a .llmc binary"),
     cl::value_desc("path"), cl::Required, cl::sub(getTokenizeCommand()));
 static cl::alias tokenizerPathShort("m", cl::desc("Alias for --model"),
                                     cl::aliasopt(tokenizerPath));
@@ -31,9 +33,25 @@ static cl::opt<std::string> textFile(
     "text-file", cl::desc("Lines of JSON strings to tokenize ('-': stdin)"),
     cl::value_desc("path"), cl::Required, cl::sub(getTokenizeCommand()));
 
+/// The tokenizer of a checkpoint, a tokenizer.json or a binary's section.
+static llvm::Expected<std::unique_ptr<tokenizer::Tokenizer>> loadTokenizer() {
+  if (!llvm::StringRef(tokenizerPath).ends_with(".llmc"))
+    return tokenizer::Tokenizer::fromFile(tokenizerPath);
+  llvm::Expected<std::unique_ptr<binary::LoadedBinary>> loaded =
+      binary::LoadedBinary::open(tokenizerPath);
+  if (!loaded)
+    return loaded.takeError();
+  if ((*loaded)->tokenizerJson().empty())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "%s: the binary holds no tokenizer",
+                                   tokenizerPath.c_str());
+  return tokenizer::Tokenizer::fromJson((*loaded)->tokenizerJson(),
+                                        tokenizerPath);
+}
+
 int runTokenizeCommand(const plugins::Registry &) {
   llvm::Expected<std::unique_ptr<tokenizer::Tokenizer>> tokenizer =
-      tokenizer::Tokenizer::fromFile(tokenizerPath);
+      loadTokenizer();
   if (!tokenizer)
     return reportError(tokenizer.takeError());
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> input =
