@@ -194,6 +194,8 @@ Piece GraphBuilder::buildSampleHead() const {
   emit.output(IORole::Probs, probs);
   emit.output(IORole::TokenIds, topK.getIndices());
   emit.finish();
+  // Sampling must not lose precision: every mode computes it in f32.
+  emit.pinMode("F32");
   return piece;
 }
 

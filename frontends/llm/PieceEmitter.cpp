@@ -101,4 +101,8 @@ void PieceEmitter::finish() {
                            builder.getStringAttr(stringifyIORole(io.role)));
 }
 
+void PieceEmitter::pinMode(llvm::StringRef mode) {
+  function->setAttr("llmc.mode", builder.getStringAttr(mode));
+}
+
 } // namespace llmc::llm

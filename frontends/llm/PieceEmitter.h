@@ -51,6 +51,9 @@ public:
   void output(IORole role, mlir::Value value);
   /// Terminates the function and fixes its type.
   void finish();
+  /// Pins the mode the piece computes in whatever the conversion's
+  /// quantization mode (`F32`), as the function's `llmc.mode` attribute.
+  void pinMode(llvm::StringRef mode);
 
 private:
   mlir::MLIRContext *context;

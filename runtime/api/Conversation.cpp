@@ -72,9 +72,16 @@ Conversation::send(llvm::ArrayRef<int32_t> ids, const GenerateOptions &options,
       return found.takeError();
     chosen = *found;
   }
+  // The binary's sample_head filters the candidates when it computes what
+  // the parameters ask for.
+  DeviceSampling *head = model.getDeviceSampling();
+  if (chosen && head && !head->serves(chosen->getParams()))
+    head = nullptr;
   auto choose = [&](llvm::ArrayRef<float> logits) -> llvm::Expected<int32_t> {
     if (!chosen)
       return session.pickGreedy(logits);
+    if (head)
+      return head->sample(*chosen, logits, session.getTokens());
     return chosen->sample(
         logits, session.getTokens().take_back(
                     static_cast<size_t>(chosen->getParams().penaltyWindow)));

@@ -90,6 +90,12 @@ Model::load(llvm::StringRef path, const ModelOptions &options) {
   if (!runner)
     return runner.takeError();
   model->runner = std::move(*runner);
+  llvm::Expected<std::optional<DeviceSampling>> head =
+      DeviceSampling::find(*model->runner);
+  if (!head)
+    return modelError(model->binary->name() + ": " +
+                      llvm::toString(head.takeError()));
+  model->deviceSampling = std::move(*head);
 
   if (llvm::Error error = model->loadTokenizer())
     return std::move(error);

@@ -22,6 +22,7 @@
 #ifndef LLMC_RUNTIME_API_MODEL_H
 #define LLMC_RUNTIME_API_MODEL_H
 
+#include "runtime/api/DeviceSampling.h"
 #include "runtime/api/Generate.h"
 #include "runtime/chat/ChatTemplate.h"
 #include "runtime/format/BinaryReader.h"
@@ -107,6 +108,10 @@ public:
   int64_t getDefaultMaxNewTokens() const;
   /// The device; its totals add up the modelled time of every run.
   device::BinaryRunner &getDevice() { return *runner; }
+  /// The binary's sample_head, when it has one.
+  DeviceSampling *getDeviceSampling() {
+    return deviceSampling ? &*deviceSampling : nullptr;
+  }
 
 private:
   Model() = default;
@@ -114,6 +119,7 @@ private:
 
   std::unique_ptr<binary::LoadedBinary> binary;
   std::unique_ptr<device::BinaryRunner> runner;
+  std::optional<DeviceSampling> deviceSampling;
   std::unique_ptr<tokenizer::Tokenizer> tokenizer;
   chat::ChatTemplate chatTemplate;
   std::vector<int32_t> stopTokens;

@@ -56,6 +56,12 @@ public:
   run(llvm::StringRef piece, llvm::ArrayRef<top::Tensor> inputs) override;
 
   bool hasPiece(llvm::StringRef piece) const { return pieces.count(piece); }
+  /// The manifest entry of `piece`, or null when the binary has no such
+  /// piece.
+  const binary::Piece *getPiece(llvm::StringRef piece) const {
+    auto it = pieces.find(piece);
+    return it == pieces.end() ? nullptr : it->second.manifest;
+  }
   /// The sizes of the binary's model, for a session.
   session::ModelDims getModelDims() const;
   /// Modelled time of every run so far.

@@ -9,8 +9,8 @@
 
 namespace llmc::cmodel {
 
-/// Checks the operands of `dma`; for a GATHER, reads its indices into
-/// `rows` (trapping on any outside the table).
+/// Checks the operands of `dma`; for a GATHER or SCATTER, reads its indices
+/// into `rows` (trapping on any outside the table).
 static llvm::Error checkDma(const cmd::Dma &dma, const GlobalGeometry &global,
                             const LocalGeometry &local,
                             const GlobalGeometry *index,
@@ -30,12 +30,12 @@ static llvm::Error checkDma(const cmd::Dma &dma, const GlobalGeometry &global,
                       index->describe() + " must be i32");
     if (index->rows * index->cols != local.rows || global.cols != local.cols)
       return makeTrap(TrapKind::BadOperand,
-                      "a gather of " + index->describe() + " rows of " +
-                          global.describe() + " does not fill " +
-                          local.describe());
+                      "a gather or scatter of " + index->describe() +
+                          " rows of " + global.describe() +
+                          " does not match " + local.describe());
   }
-  if (llvm::Error error =
-          memory.checkAccess(global, dma.kind() == cmd::Dma::STORE))
+  bool write = dma.kind() == cmd::Dma::STORE || dma.kind() == cmd::Dma::SCATTER;
+  if (llvm::Error error = memory.checkAccess(global, write))
     return error;
   if (!index)
     return llvm::Error::success();
@@ -47,7 +47,10 @@ static llvm::Error checkDma(const cmd::Dma &dma, const GlobalGeometry &global,
       int32_t row = readIntElement(cmd::DTYPE_I32, base + r * index->stride, c);
       if (row < 0 || row >= global.rows)
         return makeTrap(TrapKind::OutOfBounds,
-                        "gathered index " + llvm::Twine(row) + " (element " +
+                        llvm::Twine(dma.kind() == cmd::Dma::GATHER
+                                        ? "gathered"
+                                        : "scattered") +
+                            " index " + llvm::Twine(row) + " (element " +
                             llvm::Twine(rows.size()) + " of " +
                             index->describe() + ") is outside the " +
                             llvm::Twine(global.rows) + " rows of " +
@@ -87,7 +90,8 @@ LocalAccesses getLocalAccesses(const cmd::Command &command,
       accesses.writes.push_back(*geometry);
   };
   if (command.has_dma()) {
-    bool store = command.dma().kind() == cmd::Dma::STORE;
+    bool store = command.dma().kind() == cmd::Dma::STORE ||
+                 command.dma().kind() == cmd::Dma::SCATTER;
     add(command.dma().local(), !store, store);
   } else if (command.has_compute()) {
     const cmd::Compute &compute = command.compute();
@@ -104,8 +108,10 @@ llvm::Expected<CommandCost> executeDma(const cmd::Dma &dma, Device &device,
                                        RunStats &stats) {
   if (!cmd::Dma::Kind_IsValid(dma.kind()))
     return makeTrap(TrapKind::BadOperand, "invalid DMA kind");
-  bool gather = dma.kind() == cmd::Dma::GATHER;
-  bool store = dma.kind() == cmd::Dma::STORE;
+  // GATHER reads and SCATTER writes global rows by index.
+  bool indexed =
+      dma.kind() == cmd::Dma::GATHER || dma.kind() == cmd::Dma::SCATTER;
+  bool store = dma.kind() == cmd::Dma::STORE || dma.kind() == cmd::Dma::SCATTER;
   auto global = GlobalGeometry::create(dma.global(), "global");
   if (!global)
     return global.takeError();
@@ -113,7 +119,7 @@ llvm::Expected<CommandCost> executeDma(const cmd::Dma &dma, Device &device,
   if (!local)
     return local.takeError();
   std::optional<GlobalGeometry> index;
-  if (gather) {
+  if (indexed) {
     auto created = GlobalGeometry::create(dma.index(), "index");
     if (!created)
       return created.takeError();
@@ -137,8 +143,12 @@ llvm::Expected<CommandCost> executeDma(const cmd::Dma &dma, Device &device,
       store ? device.global.getMutableData(global->region)
             : const_cast<uint8_t *>(device.global.getData(global->region));
   globalBase += global->offset;
+  // A scatter runs its lanes in order, each its rows in order, so the last
+  // of several rows naming one global row wins.
+  bool parallel = cost.hostWork >= kParallelWork &&
+                  dma.kind() != cmd::Dma::SCATTER;
   device.runner.forEach(
-      laneEnd - local->laneBegin, cost.hostWork >= kParallelWork,
+      laneEnd - local->laneBegin, parallel,
       [&](int64_t i) {
         int64_t lane = local->laneBegin + i;
         LaneBlock block = local->getBlock(lane);
@@ -150,7 +160,7 @@ llvm::Expected<CommandCost> executeDma(const cmd::Dma &dma, Device &device,
         uint8_t *localRow = device.local.getLane(lane) + local->address;
         for (int64_t r = block.rowBegin; r < block.rowEnd();
              ++r, localRow += local->stride) {
-          int64_t source = gather ? rows[r] : r;
+          int64_t source = indexed ? rows[r] : r;
           uint8_t *globalRow = globalBase + source * global->stride + column;
           if (store)
             std::memcpy(globalRow, localRow, bytes);

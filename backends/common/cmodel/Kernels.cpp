@@ -16,7 +16,16 @@ static void runLane(const cmd::Compute &compute, const LaneOperands &lane) {
     return kernels::matMul(compute, lane);
   case cmd::ADD:
   case cmd::MUL:
+  case cmd::DIV:
     return kernels::binary(compute, lane);
+  case cmd::COMPARE:
+    return kernels::compare(compute, lane);
+  case cmd::SELECT:
+    return kernels::select(compute, lane);
+  case cmd::TOPK:
+    return kernels::topK(compute, lane);
+  case cmd::CUMSUM:
+    return kernels::cumSum(compute, lane);
   case cmd::RMSNORM:
     return kernels::rmsNorm(compute, lane);
   case cmd::ROPE:

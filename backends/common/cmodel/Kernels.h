@@ -16,6 +16,7 @@
 #include "backends/common/cmodel/Memory.h"
 #include "backends/common/cmodel/Operands.h"
 
+#include <algorithm>
 #include <optional>
 #include <vector>
 
@@ -45,6 +46,18 @@ struct LaneView {
   /// Widens tensor elements (row, [col, col + count)) into `out`.
   void load(int64_t row, int64_t col, int64_t count, float *out) const {
     widenElements(dtype(), this->row(row), col - block.colBegin, count, out);
+  }
+  /// As load(), for an operand that may broadcast to the output (see the
+  /// elementwise rules): row 0 of a one-row tensor, and element (0, 0)
+  /// repeated for a [1, 1] one.
+  void loadBroadcast(int64_t row, int64_t col, int64_t count,
+                     float *out) const {
+    if (tensor->rows == 1 && tensor->cols == 1) {
+      load(0, 0, 1, out);
+      std::fill(out + 1, out + count, out[0]);
+      return;
+    }
+    load(tensor->rows == 1 ? 0 : row, col, count, out);
   }
   /// Narrows `values` into tensor elements (row, [col, col + count)); float
   /// types only.
@@ -88,6 +101,10 @@ void rope(const cmd::Compute &compute, const LaneOperands &lane);
 void softmax(const cmd::Compute &compute, const LaneOperands &lane);
 void attention(const cmd::Compute &compute, const LaneOperands &lane);
 void argMax(const cmd::Compute &compute, const LaneOperands &lane);
+void compare(const cmd::Compute &compute, const LaneOperands &lane);
+void select(const cmd::Compute &compute, const LaneOperands &lane);
+void topK(const cmd::Compute &compute, const LaneOperands &lane);
+void cumSum(const cmd::Compute &compute, const LaneOperands &lane);
 
 } // namespace kernels
 } // namespace llmc::cmodel

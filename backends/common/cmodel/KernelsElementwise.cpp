@@ -19,22 +19,26 @@ namespace llmc::cmodel::kernels {
 void binary(const cmd::Compute &compute, const LaneOperands &lane) {
   const LaneView &a = *lane.in(0), &b = *lane.in(1), &y = *lane.out(0);
   const LaneBlock &block = lane.block;
-  bool broadcast = b.tensor->rows == 1 && a.tensor->rows != 1;
-  bool add = compute.opcode() == cmd::ADD;
+  cmd::Opcode opcode = compute.opcode();
   int64_t n = block.colCount;
   std::vector<float> lhs(n), rhs(n);
-  if (broadcast)
-    b.load(0, block.colBegin, n, rhs.data());
   for (int64_t r = block.rowBegin; r < block.rowEnd(); ++r) {
-    a.load(r, block.colBegin, n, lhs.data());
-    if (!broadcast)
-      b.load(r, block.colBegin, n, rhs.data());
-    if (add)
+    a.loadBroadcast(r, block.colBegin, n, lhs.data());
+    b.loadBroadcast(r, block.colBegin, n, rhs.data());
+    switch (opcode) {
+    case cmd::ADD:
       for (int64_t i = 0; i < n; ++i)
         lhs[i] += rhs[i];
-    else
+      break;
+    case cmd::MUL:
       for (int64_t i = 0; i < n; ++i)
         lhs[i] *= rhs[i];
+      break;
+    default: // DIV
+      for (int64_t i = 0; i < n; ++i)
+        lhs[i] /= rhs[i];
+      break;
+    }
     y.store(r, block.colBegin, n, lhs.data());
   }
 }

@@ -92,6 +92,37 @@ llvm::Error Rules::holds(const LocalGeometry &g, int64_t lane, int64_t r0,
              llvm::Twine(block.colEnd()) + ")");
 }
 
+llvm::Error Rules::requireBroadcast(const LocalGeometry &g,
+                                    const LocalGeometry &y) const {
+  bool rowsFit = g.rows == y.rows || g.rows == 1;
+  bool colsFit = g.cols == y.cols || (g.cols == 1 && g.rows == 1);
+  if (rowsFit && colsFit)
+    return llvm::Error::success();
+  return bad(g.describe() + " must be [" + llvm::Twine(y.rows) + ", " +
+             llvm::Twine(y.cols) + "], [1, " + llvm::Twine(y.cols) +
+             "] or [1, 1] to broadcast to " + y.describe());
+}
+
+llvm::Error Rules::holdsBroadcast(const LocalGeometry &g, int64_t lane,
+                                  const LaneBlock &b) const {
+  bool rows = g.rows == 1, cols = g.cols == 1;
+  return holds(g, lane, rows ? 0 : b.rowBegin, rows ? 1 : b.rowEnd(),
+               cols ? 0 : b.colBegin, cols ? 1 : b.colEnd());
+}
+
+llvm::Error Rules::checkElementwiseOperands() {
+  const LocalGeometry &y = out(0);
+  for (size_t i = 0; i < ops.inputs.size(); ++i)
+    if (llvm::Error error = requireBroadcast(in(i), y))
+      return error;
+  return forLanes([&](int64_t lane, const LaneBlock &block) -> llvm::Error {
+    for (size_t i = 0; i < ops.inputs.size(); ++i)
+      if (llvm::Error error = holdsBroadcast(in(i), lane, block))
+        return error;
+    return llvm::Error::success();
+  });
+}
+
 //===----------------------------------------------------------------------===//
 // Opcodes
 //===----------------------------------------------------------------------===//
@@ -109,8 +140,19 @@ llvm::Error Rules::check() {
     break;
   case cmd::ADD:
   case cmd::MUL:
+  case cmd::DIV:
     error = checkBinary();
     break;
+  case cmd::COMPARE:
+    error = checkCompare();
+    break;
+  case cmd::SELECT:
+    error = checkSelect();
+    break;
+  case cmd::TOPK:
+    error = checkTopK();
+    break;
+
   case cmd::MUL_CONST:
   case cmd::SILU:
   case cmd::GELU:
@@ -126,7 +168,8 @@ llvm::Error Rules::check() {
     error = checkRope();
     break;
   case cmd::SOFTMAX:
-    error = checkSoftmax();
+  case cmd::CUMSUM:
+    error = checkWholeRows();
     break;
   case cmd::ATTENTION:
     error = checkAttention();
@@ -205,19 +248,7 @@ llvm::Error Rules::checkBinary() {
   if (b.dtype != a.dtype || y.dtype != a.dtype)
     return mismatch(a.describe() + ", " + b.describe() + " and " +
                     y.describe() + " must have one type");
-  if (llvm::Error error = requireShape(y, a.rows, a.cols))
-    return error;
-  bool broadcast = b.rows == 1 && a.rows != 1;
-  if (llvm::Error error = requireShape(b, broadcast ? 1 : a.rows, a.cols))
-    return error;
-  return forLanes([&](int64_t lane, const LaneBlock &block) -> llvm::Error {
-    if (llvm::Error error = holds(a, lane, block.rowBegin, block.rowEnd(),
-                                  block.colBegin, block.colEnd()))
-      return error;
-    return holds(b, lane, broadcast ? 0 : block.rowBegin,
-                 broadcast ? 1 : block.rowEnd(), block.colBegin,
-                 block.colEnd());
-  });
+  return checkElementwiseOperands();
 }
 
 llvm::Error Rules::checkUnary() {
@@ -317,7 +348,7 @@ llvm::Error Rules::checkRope() {
   });
 }
 
-llvm::Error Rules::checkSoftmax() {
+llvm::Error Rules::checkWholeRows() {
   if (llvm::Error error = arity(1, 1, 1, 1))
     return error;
   const LocalGeometry &x = in(0), &y = out(0);

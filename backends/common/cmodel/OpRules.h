@@ -43,15 +43,30 @@ private:
   /// Traps unless `g` holds rows [r0, r1) x cols [c0, c1) on `lane`.
   llvm::Error holds(const LocalGeometry &g, int64_t lane, int64_t r0,
                     int64_t r1, int64_t c0, int64_t c1) const;
+  /// Traps unless `g` has `y`'s shape or broadcasts to it: [1, cols] over
+  /// rows, [1, 1] everywhere.
+  llvm::Error requireBroadcast(const LocalGeometry &g,
+                               const LocalGeometry &y) const;
+  /// Traps unless `lane` holds what output block `b` reads of `g`, an
+  /// operand requireBroadcast accepted (row 0, column 0 when broadcast).
+  llvm::Error holdsBroadcast(const LocalGeometry &g, int64_t lane,
+                             const LaneBlock &b) const;
+  /// Checks the inputs of an elementwise opcode against the output: each
+  /// broadcasts to it and every lane holds what its block reads.
+  llvm::Error checkElementwiseOperands();
 
   llvm::Error checkMatMul(bool quantized);
   llvm::Error checkBinary();
   llvm::Error checkUnary();
   llvm::Error checkRMSNorm();
   llvm::Error checkRope();
-  llvm::Error checkSoftmax();
+  /// SOFTMAX, CUMSUM: y of x's type and shape, lanes computing whole rows.
+  llvm::Error checkWholeRows();
   llvm::Error checkAttention();
   llvm::Error checkArgMax();
+  llvm::Error checkCompare();
+  llvm::Error checkSelect();
+  llvm::Error checkTopK();
 
   const cmd::Compute &compute;
   const ComputeOperands &ops;

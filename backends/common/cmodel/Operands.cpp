@@ -47,6 +47,10 @@ static bool isRowLocal(cmd::Opcode opcode) {
   switch (opcode) {
   case cmd::ADD:
   case cmd::MUL:
+  case cmd::DIV:
+  case cmd::COMPARE:
+  case cmd::SELECT:
+  case cmd::CUMSUM:
   case cmd::MUL_CONST:
   case cmd::SILU:
   case cmd::GELU:

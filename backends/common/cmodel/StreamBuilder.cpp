@@ -99,6 +99,19 @@ uint32_t StreamBuilder::gather(const cmd::GlobalTensor &table,
   return command.id();
 }
 
+uint32_t StreamBuilder::scatter(const cmd::LocalTensor &from,
+                                const cmd::GlobalTensor &index,
+                                const cmd::GlobalTensor &table,
+                                llvm::ArrayRef<uint32_t> waits) {
+  cmd::Command &command = append(true, waits);
+  cmd::Dma *dma = command.mutable_dma();
+  dma->set_kind(cmd::Dma::SCATTER);
+  *dma->mutable_global() = table;
+  *dma->mutable_index() = index;
+  *dma->mutable_local() = from;
+  return command.id();
+}
+
 uint32_t StreamBuilder::compute(const cmd::Compute &compute,
                                 llvm::ArrayRef<uint32_t> waits) {
   cmd::Command &command = append(false, waits);

@@ -64,6 +64,10 @@ public:
   uint32_t gather(const cmd::GlobalTensor &table,
                   const cmd::GlobalTensor &index, const cmd::LocalTensor &to,
                   llvm::ArrayRef<uint32_t> waits = {});
+  /// Row index[i] of `table` = local row i (the last of repeats wins).
+  uint32_t scatter(const cmd::LocalTensor &from, const cmd::GlobalTensor &index,
+                   const cmd::GlobalTensor &table,
+                   llvm::ArrayRef<uint32_t> waits = {});
 
   //===--------------------------------------------------------------------===//
   // Compute queue

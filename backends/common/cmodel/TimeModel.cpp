@@ -88,6 +88,9 @@ static uint64_t getVectorOpsPerElement(cmd::Opcode opcode) {
     return 3;
   case cmd::SOFTMAX:
     return 5;
+  case cmd::DIV:
+    // A reciprocal estimate, two refinement steps and the product.
+    return 4;
   default:
     return 1;
   }
@@ -125,6 +128,13 @@ static LaneWork getLaneWork(const cmd::Compute &compute,
     work.vectorOps = uint64_t(b.rowCount) * source.colCount;
     break;
   }
+  case cmd::TOPK: {
+    // Every input element the lane holds meets a heap of k candidates.
+    LaneBlock source = ops.getInput(0)->getBlock(lane);
+    uint64_t depth = std::max<uint64_t>(1, llvm::Log2_64_Ceil(compute.group()));
+    work.vectorOps = uint64_t(b.rowCount) * source.colCount * depth;
+    break;
+  }
   default:
     work.vectorOps = elements * getVectorOpsPerElement(compute.opcode());
     break;
@@ -143,6 +153,8 @@ static DType getVectorType(const cmd::Compute &compute,
   case cmd::CAST:
   case cmd::COPY:
   case cmd::ARGMAX:
+  case cmd::TOPK:
+  case cmd::COMPARE:
     return getDTypeBits(ops.getInput(0)->dtype) > getDTypeBits(output.dtype)
                ? ops.getInput(0)->dtype
                : output.dtype;

@@ -40,17 +40,19 @@ static llvm::Error emitOp(Emitter &emitter, const ValuePlacement &placement,
                           Operation *op) {
   return llvm::TypeSwitch<Operation *, llvm::Error>(op)
       // Leaves and views emit nothing: their bytes are already in place.
-      .Case<top::InputOp, top::WeightOp, top::NoneOp, tpu::ReshapeOp,
-            func::ReturnOp>([](Operation *) { return llvm::Error::success(); })
+      .Case<top::InputOp, top::WeightOp, top::NoneOp, tpu::ConstantOp,
+            tpu::ReshapeOp, func::ReturnOp>([](Operation *) { return llvm::Error::success(); })
       .Case<tpu::MatMulOp, tpu::A16MatMulOp, tpu::MLPOp, tpu::A16MLPOp>(
           [&](Operation *op) { return emitLinearOp(emitter, placement, op); })
-      .Case<tpu::AddOp, tpu::MulOp, tpu::MulConstOp, tpu::SiLUOp, tpu::GELUOp,
-            tpu::CastOp, tpu::RMSNormOp, tpu::SoftmaxOp, tpu::RopeOp>(
+      .Case<tpu::AddOp, tpu::MulOp, tpu::DivOp, tpu::MulConstOp, tpu::SiLUOp,
+            tpu::GELUOp, tpu::CastOp, tpu::CompareOp, tpu::WhereOp,
+            tpu::RMSNormOp, tpu::SoftmaxOp, tpu::CumSumOp, tpu::RopeOp>(
           [&](Operation *op) { return emitRowwiseOp(emitter, placement, op); })
       .Case<tpu::FAttentionOp>([&](Operation *op) {
         return emitAttentionOp(emitter, placement, op);
       })
-      .Case<tpu::GatherOp, tpu::ArgOp, tpu::ConcatOp>([&](Operation *op) {
+      .Case<tpu::GatherOp, tpu::ScatterElementsOp, tpu::SliceOp, tpu::ArgOp,
+            tpu::TopKOp, tpu::ConcatOp>([&](Operation *op) {
         return emitDataMovementOp(emitter, placement, op);
       })
       .Default([&](Operation *op) {

@@ -169,9 +169,11 @@ llvm::Error emitAttentionOp(Emitter &emitter, const ValuePlacement &placement,
   auto kType = cast<ShapedType>(attention.getK().getType());
   if (qType.getRank() != 4 || kType.getRank() != 4 || qType.getDimSize(0) != 1)
     return opError(op, "codegen expects q, k, v [1, L, heads, head_dim]");
+  // I64Attr getters read back unsigned.
   AttentionShape shape{qType.getDimSize(1), kType.getDimSize(1),
-                       attention.getQHead(), attention.getKvHead(),
-                       attention.getHeadDim()};
+                       static_cast<int64_t>(attention.getQHead()),
+                       static_cast<int64_t>(attention.getKvHead()),
+                       static_cast<int64_t>(attention.getHeadDim())};
   if (shape.kvHeads > emitter.getLanes() ||
       shape.queryHeads % shape.kvHeads)
     return opError(op, "codegen needs kv heads dividing the query heads and "

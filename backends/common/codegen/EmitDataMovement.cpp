@@ -1,4 +1,4 @@
-//===- EmitDataMovement.cpp - gathers, arg-max and concatenation ----------===//
+//===- EmitDataMovement.cpp - gathers, scatters, slices, ranking, concat --===//
 
 #include "backends/common/codegen/Emitters.h"
 
@@ -14,14 +14,28 @@ using namespace mlir;
 namespace llmc::codegen {
 namespace {
 
-/// Rows of `table` [V, C] picked by `indices` [N] into `output` [N, C]: a
-/// DMA gather into local memory, then a store.
+/// The product of `shape`'s dimensions in [begin, end).
+int64_t getExtent(llvm::ArrayRef<int64_t> shape, int64_t begin, int64_t end) {
+  int64_t extent = 1;
+  for (int64_t dim : shape.slice(begin, end - begin))
+    extent *= dim;
+  return extent;
+}
+
+/// Slices of `table` along `axis` picked by `indices` into `output`: the
+/// table viewed as [V, C] rows, one DMA gather of rows into local memory
+/// per tile, then a store. Dimensions before the axis must have size 1.
 llvm::Error emitGather(Emitter &emitter, const ValuePlacement &placement,
                        tpu::GatherOp gather) {
-  if (gather.getAxis() != 0)
-    return opError(gather, "codegen gathers rows (axis 0) only");
   auto tableType = cast<ShapedType>(gather.getTable().getType());
-  int64_t cols = tableType.getNumElements() / tableType.getDimSize(0);
+  auto axis = static_cast<int64_t>(gather.getAxis());
+  if (axis < 0)
+    axis += tableType.getRank();
+  if (getExtent(tableType.getShape(), 0, axis) != 1)
+    return opError(gather, "codegen gathers along the outermost dimension "
+                           "of size above 1 only");
+  int64_t cols = getExtent(tableType.getShape(), axis + 1,
+                           tableType.getRank());
   llvm::Expected<cmd::GlobalTensor> table =
       placement.view(gather.getTable(), cols);
   if (!table)
@@ -56,61 +70,194 @@ llvm::Error emitGather(Emitter &emitter, const ValuePlacement &placement,
   return llvm::Error::success();
 }
 
-/// The first maximum of each row: each lane reduces its columns, the
-/// candidates go through scratch to lane 0, which reduces them with their
-/// column indices as the map.
-llvm::Error emitArgMax(Emitter &emitter, const ValuePlacement &placement,
-                       tpu::ArgOp arg) {
-  auto type = cast<ShapedType>(arg.getInput().getType());
-  if (arg.getMode() != top::ArgMode::ArgMax ||
-      (arg.getAxis() != type.getRank() - 1 && arg.getAxis() != -1))
-    return opError(arg, "codegen computes arg-max over the last axis only");
-  int64_t cols = type.getShape().back();
-  llvm::Expected<cmd::GlobalTensor> input = placement.view(arg.getInput(), cols);
-  if (!input)
-    return input.takeError();
-  llvm::Expected<cmd::GlobalTensor> output = placement.view(arg.getResult(), 1);
+/// `data` with the elements `indices` name along the last axis replaced by
+/// `updates`: a copy of data (unless computed in place), then the updates
+/// as rows of one element, scattered in row-major order so the last of
+/// repeated indices wins, as the op says.
+llvm::Error emitScatter(Emitter &emitter, const ValuePlacement &placement,
+                        tpu::ScatterElementsOp scatter) {
+  auto dataType = cast<ShapedType>(scatter.getData().getType());
+  auto updatesType = cast<ShapedType>(scatter.getUpdates().getType());
+  auto axis = static_cast<int64_t>(scatter.getAxis());
+  int64_t rank = dataType.getRank();
+  if (axis < 0)
+    axis += rank;
+  if (axis != rank - 1 || getExtent(dataType.getShape(), 0, axis) != 1 ||
+      getExtent(updatesType.getShape(), 0, axis) != 1)
+    return opError(scatter, "codegen scatters along the last axis of a "
+                            "single row only");
+  llvm::Expected<cmd::GlobalTensor> data = placement.view(scatter.getData(), 1);
+  if (!data)
+    return data.takeError();
+  llvm::Expected<cmd::GlobalTensor> output =
+      placement.view(scatter.getResult(), 1);
   if (!output)
     return output.takeError();
-  auto scratch = arg->getAttrOfType<tpu::MemAttr>("scratch");
+  llvm::Expected<cmd::GlobalTensor> updates =
+      placement.view(scatter.getUpdates(), 1);
+  if (!updates)
+    return updates.takeError();
+  int64_t count = getNumElements(scatter.getIndices());
+  llvm::Expected<cmd::GlobalTensor> indices =
+      placement.view(scatter.getIndices(), count);
+  if (!indices)
+    return indices.takeError();
+  if (data->region() != output->region() || data->offset() != output->offset())
+    if (llvm::Error error = emitCopy(emitter, *data, *output))
+      return error;
+  emitter.getArena().beginOp();
+  int64_t perLane = llvm::divideCeil(count, emitter.getLanes());
+  cmd::LocalTensor local =
+      emitter.rowsLayout(count, 1, updates->dtype(), perLane);
+  if (llvm::Error error = emitter.ring(local))
+    return error;
+  emitter.load(*updates, local);
+  emitter.scatter(local, *indices, *output);
+  return llvm::Error::success();
+}
+
+/// A slice with unit steps whose kept rows (all dimensions but the last)
+/// are one contiguous range: a strided copy.
+llvm::Error emitSlice(Emitter &emitter, const ValuePlacement &placement,
+                      tpu::SliceOp slice) {
+  auto inputType = cast<ShapedType>(slice.getInput().getType());
+  auto outputType = cast<ShapedType>(slice.getType());
+  llvm::ArrayRef<int64_t> in = inputType.getShape(),
+                          out = outputType.getShape();
+  int64_t rank = inputType.getRank();
+  if (rank == 0 || llvm::any_of(slice.getSteps(),
+                                [](int64_t step) { return step != 1; }))
+    return opError(slice, "codegen slices with unit steps only");
+  // Starts as the verifier normalizes them: negative counts from the end.
+  llvm::SmallVector<int64_t> starts;
+  for (auto [start, dim] : llvm::zip(slice.getStarts(), in))
+    starts.push_back(start < 0 ? start + dim : start);
+  // Rows stay contiguous when, past the first dimension kept partially,
+  // every row dimension is kept whole.
+  int64_t first = 0;
+  while (first < rank - 1 && out[first] == 1)
+    ++first;
+  for (int64_t d = first + 1; d < rank - 1; ++d)
+    if (out[d] != in[d])
+      return opError(slice, "codegen slices contiguous rows only");
+  int64_t rowBegin = 0;
+  for (int64_t d = 0; d < rank - 1; ++d)
+    rowBegin = rowBegin * in[d] + starts[d];
+  llvm::Expected<cmd::GlobalTensor> input =
+      placement.view(slice.getInput(), in.back());
+  if (!input)
+    return input.takeError();
+  llvm::Expected<cmd::GlobalTensor> output =
+      placement.view(slice.getResult(), out.back());
+  if (!output)
+    return output.takeError();
+  cmd::GlobalTensor from =
+      sliceCols(sliceRows(*input, rowBegin, output->rows()), starts.back(),
+                out.back());
+  return emitCopy(emitter, from, *output);
+}
+
+/// The best `k` of each row's last axis, in two stages: each lane ranks the
+/// columns it holds (`opcode`: ARGMAX for k = 1, else TOPK), the lanes'
+/// candidates go through `scratch` to lane 0, which ranks them with their
+/// column indices as the map. `values` may be null (arg-max keeps indices).
+llvm::Error emitRanking(Emitter &emitter, const ValuePlacement &placement,
+                        Operation *op, cmd::Opcode opcode, int64_t k,
+                        Value input, Value values, Value indices) {
+  auto type = cast<ShapedType>(input.getType());
+  int64_t cols = type.getShape().back();
+  llvm::Expected<cmd::GlobalTensor> x = placement.view(input, cols);
+  if (!x)
+    return x.takeError();
+  std::optional<cmd::GlobalTensor> valuesOut;
+  if (values) {
+    llvm::Expected<cmd::GlobalTensor> view = placement.view(values, k);
+    if (!view)
+      return view.takeError();
+    valuesOut = *view;
+  }
+  llvm::Expected<cmd::GlobalTensor> indicesOut = placement.view(indices, k);
+  if (!indicesOut)
+    return indicesOut.takeError();
+  auto scratch = op->getAttrOfType<tpu::MemAttr>("scratch");
   if (!scratch)
-    return opError(arg, "has no scratch: run tpu-address-assign first");
+    return opError(op, "has no scratch: run tpu-address-assign first");
   int64_t lanes = emitter.getLanes();
   int64_t perLane = llvm::divideCeil(cols, lanes);
-  auto usedLanes = static_cast<uint32_t>(llvm::divideCeil(cols, perLane));
-  cmd::DType type32 = input->dtype();
-  for (int64_t row = 0; row < input->rows(); ++row) {
+  int64_t usedLanes = llvm::divideCeil(cols, perLane);
+  cmd::DType dtype = x->dtype();
+  auto rank = [&](std::vector<cmd::LocalTensor> inputs,
+                  std::vector<cmd::LocalTensor> outputs) {
+    cmd::Compute compute = cmodel::makeCompute(opcode, inputs, outputs);
+    if (opcode == cmd::TOPK)
+      compute.set_group(k);
+    emitter.compute(compute);
+  };
+  for (int64_t row = 0; row < x->rows(); ++row) {
     emitter.getArena().beginOp();
-    cmd::LocalTensor x = emitter.colsLayout(1, cols, type32, perLane);
-    cmd::LocalTensor values = emitter.colsLayout(1, usedLanes, type32, 1);
-    cmd::LocalTensor indices =
-        emitter.colsLayout(1, usedLanes, cmd::DTYPE_I32, 1);
-    for (cmd::LocalTensor *tensor : {&x, &values, &indices})
+    cmd::LocalTensor source = emitter.colsLayout(1, cols, dtype, perLane);
+    cmd::LocalTensor laneValues =
+        emitter.colsLayout(1, usedLanes * k, dtype, k);
+    cmd::LocalTensor laneIndices =
+        emitter.colsLayout(1, usedLanes * k, cmd::DTYPE_I32, k);
+    for (cmd::LocalTensor *tensor : {&source, &laneValues, &laneIndices})
       if (llvm::Error error = emitter.ring(*tensor))
         return error;
-    emitter.load(sliceRows(*input, row, 1), x);
-    emitter.compute(cmodel::makeCompute(cmd::ARGMAX, {x}, {values, indices}));
-    uint64_t base = scratch.getOffset() + row * 2 * lanes * 4;
+    emitter.load(sliceRows(*x, row, 1), source);
+    rank({source}, {laneValues, laneIndices});
+    // Values take at most 4 bytes, as the scratch size assumes.
+    uint64_t base = scratch.getOffset() + row * 2 * lanes * k * 4;
     cmd::GlobalTensor valuesGlobal = cmodel::globalTensor(
-        cmd::REGION_ACTIVATION, base, 1, usedLanes, type32);
-    cmd::GlobalTensor indicesGlobal = cmodel::globalTensor(
-        cmd::REGION_ACTIVATION, base + lanes * 4, 1, usedLanes, cmd::DTYPE_I32);
-    emitter.store(values, valuesGlobal);
-    emitter.store(indices, indicesGlobal);
-    cmd::LocalTensor candidates = emitter.replicated(1, usedLanes, type32, 1);
-    cmd::LocalTensor map = emitter.replicated(1, usedLanes, cmd::DTYPE_I32, 1);
-    cmd::LocalTensor bestValue = emitter.replicated(1, 1, type32, 1);
-    cmd::LocalTensor bestIndex = emitter.replicated(1, 1, cmd::DTYPE_I32, 1);
-    for (cmd::LocalTensor *tensor : {&candidates, &map, &bestValue, &bestIndex})
+        cmd::REGION_ACTIVATION, base, 1, usedLanes * k, dtype);
+    cmd::GlobalTensor indicesGlobal =
+        cmodel::globalTensor(cmd::REGION_ACTIVATION, base + lanes * k * 4, 1,
+                             usedLanes * k, cmd::DTYPE_I32);
+    emitter.store(laneValues, valuesGlobal);
+    emitter.store(laneIndices, indicesGlobal);
+    cmd::LocalTensor candidates =
+        emitter.replicated(1, usedLanes * k, dtype, 1);
+    cmd::LocalTensor map =
+        emitter.replicated(1, usedLanes * k, cmd::DTYPE_I32, 1);
+    cmd::LocalTensor bestValues = emitter.replicated(1, k, dtype, 1);
+    cmd::LocalTensor bestIndices = emitter.replicated(1, k, cmd::DTYPE_I32, 1);
+    for (cmd::LocalTensor *tensor :
+         {&candidates, &map, &bestValues, &bestIndices})
       if (llvm::Error error = emitter.ring(*tensor))
         return error;
     emitter.load(valuesGlobal, candidates);
     emitter.load(indicesGlobal, map);
-    emitter.compute(cmodel::makeCompute(cmd::ARGMAX, {candidates, map},
-                                        {bestValue, bestIndex}));
-    emitter.store(bestIndex, sliceRows(*output, row, 1));
+    rank({candidates, map}, {bestValues, bestIndices});
+    if (valuesOut)
+      emitter.store(bestValues, sliceRows(*valuesOut, row, 1));
+    emitter.store(bestIndices, sliceRows(*indicesOut, row, 1));
   }
   return llvm::Error::success();
+}
+
+/// Whether `axis` names the last dimension of `value`.
+bool isLastAxis(Value value, int64_t axis) {
+  int64_t rank = cast<ShapedType>(value.getType()).getRank();
+  return axis == -1 || axis == rank - 1;
+}
+
+llvm::Error emitArgMax(Emitter &emitter, const ValuePlacement &placement,
+                       tpu::ArgOp arg) {
+  // I64Attr axes read back unsigned.
+  if (arg.getMode() != top::ArgMode::ArgMax ||
+      !isLastAxis(arg.getInput(), static_cast<int64_t>(arg.getAxis())))
+    return opError(arg, "codegen computes arg-max over the last axis only");
+  return emitRanking(emitter, placement, arg, cmd::ARGMAX, 1, arg.getInput(),
+                     nullptr, arg.getResult());
+}
+
+llvm::Error emitTopK(Emitter &emitter, const ValuePlacement &placement,
+                     tpu::TopKOp topK) {
+  if (!topK.getLargest() ||
+      !isLastAxis(topK.getInput(), static_cast<int64_t>(topK.getAxis())))
+    return opError(topK, "codegen ranks the largest over the last axis only");
+  return emitRanking(emitter, placement, topK, cmd::TOPK,
+                     static_cast<int64_t>(topK.getK()), topK.getInput(),
+                     topK.getValues(), topK.getIndices());
 }
 
 /// Copies every input the address plan did not compute in place into its
@@ -152,6 +299,13 @@ llvm::Error emitDataMovementOp(Emitter &emitter,
         return emitGather(emitter, placement, gather);
       })
       .Case([&](tpu::ArgOp arg) { return emitArgMax(emitter, placement, arg); })
+      .Case([&](tpu::TopKOp topK) { return emitTopK(emitter, placement, topK); })
+      .Case([&](tpu::ScatterElementsOp scatter) {
+        return emitScatter(emitter, placement, scatter);
+      })
+      .Case([&](tpu::SliceOp slice) {
+        return emitSlice(emitter, placement, slice);
+      })
       .Case([&](tpu::ConcatOp concat) {
         return emitConcat(emitter, placement, concat);
       })

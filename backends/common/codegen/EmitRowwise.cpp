@@ -148,27 +148,55 @@ llvm::Error emitCopy(Emitter &emitter, const cmd::GlobalTensor &source,
 
 namespace {
 
-/// Runs an elementwise opcode over equally shaped operands, re-viewed as
-/// rows that spread over every lane.
+/// Runs an elementwise opcode. Equally shaped operands are re-viewed as
+/// rows that spread over every lane; otherwise the output is viewed as rows
+/// of its last dimension and a smaller operand (one element, or one row)
+/// is broadcast from every lane.
 llvm::Error emitElementwise(Emitter &emitter, const ValuePlacement &placement,
                             Operation *op, const cmd::Compute &compute) {
   int64_t elements = getNumElements(op->getResult(0));
-  for (Value operand : op->getOperands())
-    if (getNumElements(operand) != elements)
-      return opError(op, "codegen broadcasts only a single trailing row");
-  int64_t width = chooseFlatWidth(elements, emitter.getLanes());
+  bool sameShapes = llvm::all_of(op->getOperands(), [&](Value operand) {
+    return getNumElements(operand) == elements;
+  });
+  int64_t width =
+      sameShapes ? chooseFlatWidth(elements, emitter.getLanes())
+                 : cast<ShapedType>(op->getResult(0).getType()).getShape().back();
   std::vector<RowwiseInput> inputs;
   for (Value operand : op->getOperands()) {
-    llvm::Expected<cmd::GlobalTensor> view = placement.view(operand, width);
+    int64_t count = getNumElements(operand);
+    if (count != elements && count != width && count != 1)
+      return opError(op, "codegen broadcasts only a single element or a "
+                         "single trailing row");
+    llvm::Expected<cmd::GlobalTensor> view =
+        placement.view(operand, std::min(width, count));
     if (!view)
       return view.takeError();
-    inputs.push_back({*view, false});
+    inputs.push_back({*view, count != elements});
   }
   llvm::Expected<cmd::GlobalTensor> output =
       placement.view(op->getResult(0), width);
   if (!output)
     return output.takeError();
   return emitRowwise(emitter, compute, inputs, *output);
+}
+
+/// The command-stream relation of a compare mode.
+cmd::Comparison getComparison(top::CompareMode mode) {
+  switch (mode) {
+  case top::CompareMode::Eq:
+    return cmd::COMPARISON_EQ;
+  case top::CompareMode::Ne:
+    return cmd::COMPARISON_NE;
+  case top::CompareMode::Lt:
+    return cmd::COMPARISON_LT;
+  case top::CompareMode::Le:
+    return cmd::COMPARISON_LE;
+  case top::CompareMode::Gt:
+    return cmd::COMPARISON_GT;
+  case top::CompareMode::Ge:
+    return cmd::COMPARISON_GE;
+  }
+  return cmd::COMPARISON_INVALID;
 }
 
 /// Operands of a row-wise op over the result's last dimension: full
@@ -223,6 +251,17 @@ llvm::Error emitRowwiseOp(Emitter &emitter, const ValuePlacement &placement,
       .Case([&](tpu::MulOp) {
         return emitElementwise(emitter, placement, op, make(cmd::MUL));
       })
+      .Case([&](tpu::DivOp) {
+        return emitElementwise(emitter, placement, op, make(cmd::DIV));
+      })
+      .Case([&](tpu::CompareOp compare) {
+        cmd::Compute compute = make(cmd::COMPARE);
+        compute.set_comparison(getComparison(compare.getMode()));
+        return emitElementwise(emitter, placement, op, compute);
+      })
+      .Case([&](tpu::WhereOp) {
+        return emitElementwise(emitter, placement, op, make(cmd::SELECT));
+      })
       .Case([&](tpu::MulConstOp mul) {
         cmd::Compute compute = make(cmd::MUL_CONST);
         compute.set_scalar(mul.getConstVal().convertToDouble());
@@ -249,10 +288,24 @@ llvm::Error emitRowwiseOp(Emitter &emitter, const ValuePlacement &placement,
       })
       .Case([&](tpu::SoftmaxOp softmax) -> llvm::Error {
         auto type = cast<ShapedType>(softmax.getType());
-        if (softmax.getAxis() != -1 && softmax.getAxis() != type.getRank() - 1)
+        // I64Attr axes read back unsigned.
+        auto axis = static_cast<int64_t>(softmax.getAxis());
+        if (axis != -1 && axis != type.getRank() - 1)
           return opError(op, "codegen runs softmax over the last axis only");
         return emitRowsOf(emitter, placement, op, make(cmd::SOFTMAX),
                           {softmax.getInput()}, type.getShape().back());
+      })
+      .Case([&](tpu::CumSumOp cumSum) -> llvm::Error {
+        auto type = cast<ShapedType>(cumSum.getType());
+        // I64Attr axes read back unsigned.
+        auto axis = static_cast<int64_t>(cumSum.getAxis());
+        if (axis != -1 && axis != type.getRank() - 1)
+          return opError(op, "codegen sums over the last axis only");
+        cmd::Compute compute = make(cmd::CUMSUM);
+        compute.set_exclusive(cumSum.getExclusive());
+        compute.set_reverse(cumSum.getReverse());
+        return emitRowsOf(emitter, placement, op, compute,
+                          {cumSum.getInput()}, type.getShape().back());
       })
       .Case([&](tpu::RopeOp rope) -> llvm::Error {
         // x [.., L, H, D] as [L, H * D]; cos, sin [.., L, R] as [L, R].

@@ -122,6 +122,14 @@ void Emitter::gather(const cmd::GlobalTensor &table,
   builder.gather(table, index, to, waitFor(Queue::Dma, {}, write));
 }
 
+void Emitter::scatter(const cmd::LocalTensor &from,
+                      const cmd::GlobalTensor &index,
+                      const cmd::GlobalTensor &table) {
+  flushStores();
+  LocalRange read = getRange(from);
+  builder.scatter(from, index, table, waitFor(Queue::Dma, read, {}));
+}
+
 void Emitter::compute(const cmd::Compute &compute) {
   std::vector<LocalRange> reads, writes;
   for (const cmd::LocalTensor &input : compute.inputs())

@@ -62,6 +62,10 @@ public:
   void store(const cmd::LocalTensor &from, const cmd::GlobalTensor &to);
   void gather(const cmd::GlobalTensor &table, const cmd::GlobalTensor &index,
               const cmd::LocalTensor &to);
+  /// Local row i to row index[i] of `table`, after every pending store (the
+  /// rows it overwrites may be what they write).
+  void scatter(const cmd::LocalTensor &from, const cmd::GlobalTensor &index,
+               const cmd::GlobalTensor &table);
   /// Outputs are also read when `accumulate` or `resume` is set.
   void compute(const cmd::Compute &compute);
 

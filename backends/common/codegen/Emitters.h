@@ -61,7 +61,8 @@ llvm::Error emitRowwise(Emitter &emitter, const cmd::Compute &compute,
 llvm::Error emitCopy(Emitter &emitter, const cmd::GlobalTensor &from,
                      const cmd::GlobalTensor &to);
 
-/// Elementwise ops, casts, norms, softmax and rope.
+/// Elementwise ops, comparisons and selections, casts, norms, softmax,
+/// running sums and rope.
 llvm::Error emitRowwiseOp(Emitter &emitter, const ValuePlacement &placement,
                           mlir::Operation *op);
 
@@ -69,7 +70,8 @@ llvm::Error emitRowwiseOp(Emitter &emitter, const ValuePlacement &placement,
 llvm::Error emitAttentionOp(Emitter &emitter, const ValuePlacement &placement,
                             mlir::Operation *op);
 
-/// tpu.Gather, tpu.Arg and tpu.Concat.
+/// tpu.Gather, tpu.ScatterElements, tpu.Slice, tpu.Arg, tpu.TopK and
+/// tpu.Concat.
 llvm::Error emitDataMovementOp(Emitter &emitter,
                                const ValuePlacement &placement,
                                mlir::Operation *op);

@@ -9,6 +9,8 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/xxhash.h"
 
 using namespace mlir;
 
@@ -33,6 +35,11 @@ llvm::Expected<cmd::DType> getDType(Type element) {
   } else if (auto integer = dyn_cast<IntegerType>(element)) {
     isSigned = !integer.isUnsigned();
     width = integer.getWidth();
+    // Masks are stored a byte per element.
+    if (width == 1) {
+      isSigned = false;
+      width = 8;
+    }
   }
   if (width == 32 && isSigned)
     return cmd::DTYPE_I32;
@@ -66,6 +73,33 @@ static cmd::Region getRegion(tpu::MemRegion region) {
   return cmd::REGION_INVALID;
 }
 
+std::vector<uint8_t> packConstant(DenseElementsAttr value) {
+  Type element = value.getElementType();
+  unsigned bits = element.getIntOrFloatBitWidth();
+  unsigned bytes = (bits + 7) / 8;
+  std::vector<uint8_t> packed;
+  packed.reserve(value.getNumElements() * bytes);
+  auto append = [&](const APInt &bitsOfElement) {
+    APInt wide = bitsOfElement.zextOrTrunc(bytes * 8);
+    for (unsigned b = 0; b < bytes; ++b)
+      packed.push_back(
+          static_cast<uint8_t>(wide.extractBitsAsZExtValue(8, 8 * b)));
+  };
+  if (isa<FloatType>(element)) {
+    for (const APFloat &number : value.getValues<APFloat>())
+      append(number.bitcastToAPInt());
+  } else {
+    for (const APInt &number : value.getValues<APInt>())
+      append(number);
+  }
+  return packed;
+}
+
+std::string getConstantName(llvm::ArrayRef<uint8_t> packed) {
+  return "constant." + llvm::utohexstr(llvm::xxh3_64bits(packed),
+                                       /*LowerCase=*/true, /*Width=*/16);
+}
+
 llvm::Expected<std::pair<cmd::Region, uint64_t>>
 ValuePlacement::getAddress(Value value) const {
   if (auto argument = dyn_cast<BlockArgument>(value)) {
@@ -86,6 +120,17 @@ ValuePlacement::getAddress(Value value) const {
     auto it = weights.find(weight.getName());
     if (it == weights.end())
       return viewError("weight '" + weight.getName() +
+                       "' is not in the binary's weight layout");
+    return std::make_pair(cmd::REGION_COEFF, it->second);
+  }
+  if (auto constant = dyn_cast<tpu::ConstantOp>(op)) {
+    auto value = dyn_cast<DenseElementsAttr>(constant.getValue());
+    if (!value)
+      return viewError("a constant's elements are not dense");
+    std::string name = getConstantName(packConstant(value));
+    auto it = weights.find(name);
+    if (it == weights.end())
+      return viewError("constant '" + name +
                        "' is not in the binary's weight layout");
     return std::make_pair(cmd::REGION_COEFF, it->second);
   }
@@ -136,8 +181,8 @@ cmd::GlobalTensor sliceRows(const cmd::GlobalTensor &tensor, int64_t begin,
   slice.set_offset(tensor.offset() + begin * stride);
   slice.set_rows(count);
   slice.set_row_stride_bytes(count > 1 ? stride : 0);
-  if (count > 1 && stride == cmodel::getDTypeBytes(tensor.dtype(),
-                                                   tensor.cols()))
+  if (count > 1 && stride == static_cast<uint64_t>(cmodel::getDTypeBytes(
+                                tensor.dtype(), tensor.cols())))
     slice.set_row_stride_bytes(0);
   return slice;
 }

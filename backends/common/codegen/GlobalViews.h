@@ -10,6 +10,7 @@
 
 #include "backends/common/cmodel/command_stream.pb.h"
 
+#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Error.h"
@@ -26,9 +27,16 @@ llvm::Expected<cmd::DType> getDType(mlir::Type element);
 /// The elements of a tensor-typed value.
 int64_t getNumElements(mlir::Value value);
 
+/// The bytes the coeff region holds for a constant's elements: each
+/// element little-endian in its type's width, an i1 as one byte.
+std::vector<uint8_t> packConstant(mlir::DenseElementsAttr value);
+/// The name under which the binary's weight layout holds the constant
+/// `packed` (its content, so equal constants are stored once).
+std::string getConstantName(llvm::ArrayRef<uint8_t> packed);
+
 /// Where every value of one piece is: function arguments and results by
 /// their `tpu.addr`, compute results by `addr`, reshapes by their input,
-/// weights by `WeightOffsets`.
+/// weights and constants by `WeightOffsets`.
 class ValuePlacement {
 public:
   explicit ValuePlacement(const WeightOffsets &weights) : weights(weights) {}

@@ -42,8 +42,6 @@ struct PieceJob {
   std::vector<WeightUse> weights;
   binary::Piece manifest;
   cmd::CommandStream stream;
-  bool skipped = false;
-  std::string skipReason;
 };
 
 /// Replaces every `from` in `text` by `to`.
@@ -193,16 +191,9 @@ ModelCompiler::forEachJob(llvm::StringRef stage,
 llvm::Error ModelCompiler::lowerPiece(PieceJob &job) {
   if (job.source >= 0)
     return llvm::Error::success();
-  llvm::Error error = lowerAndPlace(*job.module, backend, options.lowering);
-  if (error) {
-    // The sampling head has no codegen yet; the runtime samples on the host.
-    if (job.name == "sample_head") {
-      job.skipped = true;
-      job.skipReason = llvm::toString(std::move(error));
-      return llvm::Error::success();
-    }
+  if (llvm::Error error =
+          lowerAndPlace(*job.module, backend, options.lowering))
     return error;
-  }
   job.weights = collectWeights(*job.module);
   job.manifest = describePiece(job);
   return llvm::Error::success();
@@ -213,8 +204,6 @@ llvm::Error ModelCompiler::layOutWeights() {
   std::vector<WeightUse> order;
   llvm::StringSet<> seen;
   for (PieceJob &job : jobs) {
-    if (job.skipped)
-      continue;
     if (job.source >= 0) {
       const PieceJob &source = jobs[job.source];
       job.manifest = source.manifest;
@@ -222,7 +211,8 @@ llvm::Error ModelCompiler::layOutWeights() {
       job.manifest.set_layer(job.layer.value_or(-1));
       job.manifest.clear_weights();
       for (const WeightUse &use : source.weights)
-        job.weights.push_back({renameToLayer(use.name, *job.layer), use.type});
+        job.weights.push_back(
+            {renameToLayer(use.name, *job.layer), use.type, use.constant});
     }
     for (const WeightUse &use : job.weights) {
       job.manifest.add_weights(use.name);
@@ -257,6 +247,10 @@ llvm::Error ModelCompiler::layOutWeights() {
     for (const std::string &source : sources)
       pool.async([&, indices = bySource[source]] {
         for (size_t i : indices) {
+          if (!order[i].constant.empty()) {
+            packed[i - begin].bytes = order[i].constant;
+            continue;
+          }
           llvm::Expected<std::vector<uint8_t>> bytes =
               packWeight(weights, order[i].name, order[i].type);
           if (bytes)
@@ -284,7 +278,7 @@ llvm::Error ModelCompiler::layOutWeights() {
 }
 
 llvm::Error ModelCompiler::generateStream(PieceJob &job) {
-  if (job.skipped || job.source >= 0)
+  if (job.source >= 0)
     return llvm::Error::success();
   llvm::Expected<cmd::CommandStream> stream = codegen::generateCommandStream(
       getPieceFunction(*job.module), backend.getDescriptor(), offsets);
@@ -303,7 +297,7 @@ llvm::Error ModelCompiler::modelTimes() {
   int64_t done = 0, total = jobs.size();
   for (PieceJob &job : jobs) {
     report("modelling", job.name, ++done, total);
-    if (job.skipped || job.source >= 0)
+    if (job.source >= 0)
       continue;
     device.global().allocate(cmd::REGION_IO, job.manifest.io_bytes());
     device.global().allocate(
@@ -358,10 +352,6 @@ void ModelCompiler::fillManifest() {
   if (!spec.tokenizerJson.empty())
     writer.setTokenizerJson(spec.tokenizerJson);
   for (PieceJob &job : jobs) {
-    if (job.skipped) {
-      result.skippedPieces.push_back(job.name);
-      continue;
-    }
     if (job.source >= 0) {
       job.stream = relocateStream(jobs[job.source].stream,
                                   jobs[job.source].weights, job.weights,
@@ -436,7 +426,7 @@ llvm::Expected<ConvertReport> ModelCompiler::run(llvm::StringRef outputPath) {
       return std::move(error);
   result.pieces = jobs.size();
   for (const PieceJob &job : jobs)
-    result.compiledPieces += !job.skipped && job.source < 0;
+    result.compiledPieces += job.source < 0;
   fillManifest();
   report("writing", outputPath, 0, 1);
   if (llvm::Error error = writer.write(outputPath))

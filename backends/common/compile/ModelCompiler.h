@@ -59,8 +59,6 @@ struct ConvertReport {
   /// and greedy head) and of a prefill of L tokens.
   double decodeSeconds = 0;
   double prefillSeconds = 0;
-  /// Pieces the backend cannot compile yet, left out of the binary.
-  std::vector<std::string> skippedPieces;
 };
 
 /// Compiles `spec` (with `weights`, which must serve derived names) for

@@ -2,7 +2,9 @@
 
 #include "backends/common/compile/PieceCompiler.h"
 
+#include "backends/common/codegen/GlobalViews.h"
 #include "dialects/top/IR/TopOps.h"
+#include "dialects/tpu/IR/TpuOps.h"
 #include "dialects/tpu/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -45,11 +47,24 @@ llvm::Error lowerAndPlace(ModuleOp module, const plugins::BackendPlugin &backend
 std::vector<WeightUse> collectWeights(ModuleOp module) {
   std::vector<WeightUse> uses;
   llvm::StringSet<> seen;
-  module.walk([&](top::WeightOp weight) {
-    if (weight->use_empty() || !seen.insert(weight.getName()).second)
+  module.walk([&](Operation *op) {
+    if (op->getNumResults() != 1 || op->use_empty())
       return;
-    uses.push_back({weight.getName().str(),
-                    cast<RankedTensorType>(weight.getType())});
+    auto type = cast<RankedTensorType>(op->getResult(0).getType());
+    if (auto weight = dyn_cast<top::WeightOp>(op)) {
+      if (seen.insert(weight.getName()).second)
+        uses.push_back({weight.getName().str(), type, {}});
+      return;
+    }
+    auto constant = dyn_cast<tpu::ConstantOp>(op);
+    auto value =
+        constant ? dyn_cast<DenseElementsAttr>(constant.getValue()) : nullptr;
+    if (!value)
+      return;
+    std::vector<uint8_t> packed = codegen::packConstant(value);
+    std::string name = codegen::getConstantName(packed);
+    if (seen.insert(name).second)
+      uses.push_back({std::move(name), type, std::move(packed)});
   });
   return uses;
 }

@@ -32,9 +32,13 @@ llvm::Error lowerAndPlace(mlir::ModuleOp module,
 struct WeightUse {
   std::string name;
   mlir::RankedTensorType type;
+  /// A constant's packed elements (codegen::packConstant); empty for a
+  /// checkpoint weight.
+  std::vector<uint8_t> constant;
 };
 
-/// The weights a lowered piece reads, in first-use order, each once.
+/// The weights and constants a lowered piece reads, in first-use order,
+/// each once.
 std::vector<WeightUse> collectWeights(mlir::ModuleOp module);
 
 /// The piece's single function.

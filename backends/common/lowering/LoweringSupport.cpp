@@ -38,7 +38,27 @@ static SmallVector<StringRef> namesOf(Operation *op) {
   return names;
 }
 
+llvm::Expected<std::optional<QuantMode>> getPinnedMode(Operation *op) {
+  auto function = dyn_cast<FunctionOpInterface>(op);
+  if (!function)
+    function = op->getParentOfType<FunctionOpInterface>();
+  auto name =
+      function ? function->getAttrOfType<StringAttr>(kPinnedModeAttr) : nullptr;
+  if (!name)
+    return std::nullopt;
+  llvm::Expected<QuantMode> mode = parseQuantMode(name.getValue());
+  if (!mode)
+    return mode.takeError();
+  return *mode;
+}
+
 QuantMode ModeSelector::getMode(Operation *op) const {
+  // tpu-lower-top rejects a pinned name that is no mode before lowering.
+  llvm::Expected<std::optional<QuantMode>> pinned = getPinnedMode(op);
+  if (!pinned)
+    llvm::consumeError(pinned.takeError());
+  else if (*pinned)
+    return **pinned;
   if (globs.empty())
     return options.mode;
   SmallVector<StringRef> names = namesOf(op);

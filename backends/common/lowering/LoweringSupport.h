@@ -27,9 +27,9 @@ public:
   /// `options` must have passed validate().
   explicit ModeSelector(LoweringOptions options);
 
-  /// The mode of `op`: the last qtable rule matching one of its names (its
-  /// location names and the names of the weights it reads), else the
-  /// options' mode.
+  /// The mode of `op`: the mode its piece pins (getPinnedMode), else the
+  /// last qtable rule matching one of its names (its location names and the
+  /// names of the weights it reads), else the options' mode.
   QuantMode getMode(mlir::Operation *op) const;
   /// The element type `op` computes in.
   mlir::FloatType getActivationType(mlir::Operation *op) const;
@@ -46,6 +46,15 @@ private:
   LoweringOptions options;
   std::vector<llvm::GlobPattern> globs;
 };
+
+/// The function attribute with which a piece pins its mode whatever the
+/// options and qtable say: `llmc.mode = "F32"` on sample_head, whose
+/// sampling must not lose precision.
+inline constexpr llvm::StringLiteral kPinnedModeAttr = "llmc.mode";
+
+/// The mode the function holding `op` (or `op` itself, a function) pins,
+/// std::nullopt when it pins none; an error names a value that is no mode.
+llvm::Expected<std::optional<QuantMode>> getPinnedMode(mlir::Operation *op);
 
 /// The MLIR float type of `type`.
 mlir::FloatType getFloatType(mlir::MLIRContext *context, quant::FloatType type);

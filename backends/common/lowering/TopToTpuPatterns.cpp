@@ -108,6 +108,38 @@ private:
   SelectorRef selector;
 };
 
+/// top.Constant in its mode's element type: float values are rounded to
+/// the activation type (to nearest, ties to even); integers stay.
+class ConstantLowering : public OpRewritePattern<top::ConstantOp> {
+public:
+  ConstantLowering(MLIRContext *context, SelectorRef selector)
+      : OpRewritePattern(context, /*benefit=*/1),
+        selector(std::move(selector)) {}
+
+  LogicalResult matchAndRewrite(top::ConstantOp op,
+                                PatternRewriter &rewriter) const override {
+    auto value = dyn_cast<DenseElementsAttr>(op.getValue());
+    if (!value)
+      return rewriter.notifyMatchFailure(op, "is not dense");
+    FloatType act = selector->getActivationType(op);
+    if (isa<FloatType>(value.getElementType()) &&
+        value.getElementType() != act)
+      value = value.mapValues(act, [&](const APFloat &element) {
+        APFloat rounded = element;
+        bool losesInfo = false;
+        rounded.convert(act.getFloatSemantics(),
+                        APFloat::rmNearestTiesToEven, &losesInfo);
+        return rounded.bitcastToAPInt();
+      });
+    rewriter.replaceOp(op, tpu::ConstantOp::create(rewriter, op.getLoc(),
+                                                   value.getType(), value));
+    return success();
+  }
+
+private:
+  SelectorRef selector;
+};
+
 //===----------------------------------------------------------------------===//
 // Weight-only quantization
 //===----------------------------------------------------------------------===//
@@ -240,11 +272,18 @@ void populateTopToTpuPatterns(RewritePatternSet &patterns,
       // Elementwise.
       FloatLowering<top::AddOp, tpu::AddOp>,
       FloatLowering<top::MulOp, tpu::MulOp>,
+      FloatLowering<top::DivOp, tpu::DivOp>,
       FloatLowering<top::MulConstOp, tpu::MulConstOp>,
       FloatLowering<top::SiLUOp, tpu::SiLUOp>,
       FloatLowering<top::GELUOp, tpu::GELUOp>,
       FloatLowering<top::SoftmaxOp, tpu::SoftmaxOp>,
+      FloatLowering<top::CumSumOp, tpu::CumSumOp>,
       FloatLowering<top::ConcatOp, tpu::ConcatOp>,
+      FloatLowering<top::ScatterElementsOp, tpu::ScatterElementsOp>,
+      // Selection: float operands in the mode's type, masks and ids as they
+      // are.
+      FloatLowering<top::CompareOp, tpu::CompareOp>,
+      FloatLowering<top::WhereOp, tpu::WhereOp>, ConstantLowering,
       // Data movement and selection keep their input's element type.
       FloatLowering<top::ReshapeOp, tpu::ReshapeOp, keep>,
       FloatLowering<top::PermuteOp, tpu::PermuteOp, keep>,

@@ -101,6 +101,9 @@ def Tpu_QuantTensor : TensorOf<[quant_QuantizedType]>;
 def Tpu_FloatOrQuantTensor : TensorOf<[AnyFloat, quant_QuantizedType]>;
 /// Any value a chip computes on: float, integer or quantized elements.
 def Tpu_Tensor : TensorOf<[AnyFloat, AnySignlessInteger, quant_QuantizedType]>;
+/// Plain numbers: float or signless integer elements (i1 for masks), never
+/// quantized.
+def Tpu_NumericTensor : TensorOf<[AnyFloat, AnySignlessInteger]>;
 /// The activation of a weight-only quantized matmul.
 def Tpu_ActivationTensor : TensorOf<[F16, BF16, F32]>;
 /// The stored weight of a weight-only quantized matmul: raw 4- or 8-bit

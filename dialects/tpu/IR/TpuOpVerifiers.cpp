@@ -202,3 +202,17 @@ LogicalResult CastOp::verify() {
            << inputReal << " and " << outputReal << ")";
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// Constant
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConstantOp::verify() {
+  // The compiler packs the elements into the binary; resource blobs and
+  // sparse forms are for weights, which stay top.Weight.
+  if (!isa<DenseIntOrFPElementsAttr>(getValue()))
+    return emitOpError("value must be a dense attribute of integers or floats");
+  return success();
+}
+
+OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }

@@ -197,6 +197,13 @@ MulConstOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
 }
 
 LogicalResult
+DivOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
+  return appendShape(inferBroadcastShape(shapeOf(getLhs()), shapeOf(getRhs()),
+                                         errorEmitter(*this)),
+                     shapes);
+}
+
+LogicalResult
 SiLUOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
   return appendShape(Shape(shapeOf(getInput())), shapes);
 }
@@ -208,6 +215,14 @@ GELUOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
 
 LogicalResult
 SoftmaxOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
+  ArrayRef<int64_t> input = shapeOf(getInput());
+  if (failed(normalizeAxis(getAxis(), input.size(), errorEmitter(*this))))
+    return failure();
+  return appendShape(Shape(input), shapes);
+}
+
+LogicalResult
+CumSumOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
   ArrayRef<int64_t> input = shapeOf(getInput());
   if (failed(normalizeAxis(getAxis(), input.size(), errorEmitter(*this))))
     return failure();
@@ -248,6 +263,29 @@ SliceOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
   return appendShape(inferSliceShape(shapeOf(getInput()), getStarts(),
                                      getEnds(), getSteps(),
                                      errorEmitter(*this)),
+                     shapes);
+}
+
+LogicalResult ScatterElementsOp::inferResultShapes(
+    SmallVectorImpl<SmallVector<int64_t>> &shapes) {
+  return appendShape(inferScatterElementsShape(
+                         shapeOf(getData()), shapeOf(getIndices()),
+                         shapeOf(getUpdates()), getAxis(), errorEmitter(*this)),
+                     shapes);
+}
+
+LogicalResult
+CompareOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
+  return appendShape(inferBroadcastShape(shapeOf(getLhs()), shapeOf(getRhs()),
+                                         errorEmitter(*this)),
+                     shapes);
+}
+
+LogicalResult
+WhereOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
+  ArrayRef<int64_t> operands[] = {shapeOf(getCond()), shapeOf(getX()),
+                                  shapeOf(getY())};
+  return appendShape(inferBroadcastShape(operands, errorEmitter(*this)),
                      shapes);
 }
 

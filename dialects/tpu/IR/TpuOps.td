@@ -27,6 +27,33 @@ class Tpu_ComputeOp<string mnemonic, list<Trait> traits = []>
 }
 
 //===----------------------------------------------------------------------===//
+// Constants
+//===----------------------------------------------------------------------===//
+
+def Tpu_ConstantOp : Tpu_Op<"Constant", [ConstantLike, Pure,
+    AllTypesMatch<["value", "output"]>]> {
+  let summary = "a small tensor stated in the IR";
+  let description = [{
+    `top.Constant` in the element type its users compute in: a threshold,
+    fill value or mask (i1) a piece computes with. Like `top.Weight` it is a
+    leaf that nothing computes: the compiler stores its elements in the
+    binary's coeff region beside the weights (an i1 element as one byte)
+    and codegen reads them there, so it has no chip annotations and
+    `tpu-address-assign` does not place it. `value` is a dense attribute of
+    floats or signless integers.
+
+    ```mlir
+    %first = tpu.Constant dense<[[true, false, false]]> : tensor<1x3xi1>
+    ```
+  }];
+  let arguments = (ins ElementsAttr:$value);
+  let results = (outs AnyStaticShapeTensor:$output);
+  let assemblyFormat = "$value attr-dict";
+  let hasFolder = 1;
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Linear algebra and normalization
 //===----------------------------------------------------------------------===//
 
@@ -274,6 +301,18 @@ def Tpu_MulOp : Tpu_ComputeOp<"Mul", [Commutative,
   let results = (outs Tpu_Tensor:$output);
 }
 
+def Tpu_DivOp : Tpu_ComputeOp<"Div", [SameOperandsAndResultElementType]> {
+  let summary = "elementwise quotient with broadcasting";
+  let description = [{
+    `top.Div` with chip element types: `lhs / rhs` with NumPy broadcasting
+    and IEEE 754 semantics (x / 0 is an infinity, 0 / 0 is NaN), rounded
+    once to the element type.
+  }];
+  let arguments = !con((ins Tpu_FloatTensor:$lhs, Tpu_FloatTensor:$rhs),
+                       chipAttrs);
+  let results = (outs Tpu_FloatTensor:$output);
+}
+
 def Tpu_MulConstOp : Tpu_ComputeOp<"MulConst",
     [Tpu_SameElementTypeUpToQuantParams]> {
   let summary = "multiplies by a constant";
@@ -320,6 +359,24 @@ def Tpu_SoftmaxOp : Tpu_ComputeOp<"Softmax",
                             DefaultValuedAttr<I64Attr, "-1">:$axis),
                        chipAttrs);
   let results = (outs Tpu_FloatOrQuantTensor:$output);
+}
+
+def Tpu_CumSumOp : Tpu_ComputeOp<"CumSum", [SameOperandsAndResultType]> {
+  let summary = "running sum along one axis";
+  let description = [{
+    `top.CumSum` with chip element types: `output[i] = input[0] + ... +
+    input[i]` along `axis` (negative counts from the end); `exclusive`
+    leaves the element itself out (`output[0] = 0`), `reverse` sums from
+    the end. The sum accumulates in higher precision than the element type
+    and each output is rounded once, so an exclusive sum equals the
+    inclusive sum of the previous position exactly.
+  }];
+  let arguments = !con((ins Tpu_FloatTensor:$input,
+                            DefaultValuedAttr<I64Attr, "-1">:$axis,
+                            DefaultValuedAttr<BoolAttr, "false">:$exclusive,
+                            DefaultValuedAttr<BoolAttr, "false">:$reverse),
+                       chipAttrs);
+  let results = (outs Tpu_FloatTensor:$output);
 }
 
 def Tpu_CastOp : Tpu_ComputeOp<"Cast"> {
@@ -401,9 +458,64 @@ def Tpu_SliceOp : Tpu_ComputeOp<"Slice", [SameOperandsAndResultElementType]> {
   let results = (outs Tpu_RankedTensor:$output);
 }
 
+def Tpu_ScatterElementsOp : Tpu_ComputeOp<"ScatterElements",
+    [AllElementTypesMatch<["data", "updates", "output"]>]> {
+  let summary = "writes updates into a copy of data at indexed positions";
+  let description = [{
+    `top.ScatterElements`: `data` with, for every position p of `indices`,
+    the element at p with p[axis] replaced by `indices[p]` set to
+    `updates[p]`. Updates apply in row-major order of `indices`, so the last
+    of several naming one element wins; an index outside [0,
+    data.shape[axis]) is an error at run time.
+  }];
+  let arguments = !con((ins Tpu_NumericTensor:$data,
+                            Tpu_IndexTensor:$indices,
+                            Tpu_NumericTensor:$updates,
+                            DefaultValuedAttr<I64Attr, "0">:$axis),
+                       chipAttrs);
+  let results = (outs Tpu_NumericTensor:$output);
+}
+
 //===----------------------------------------------------------------------===//
 // Selection
 //===----------------------------------------------------------------------===//
+
+def Tpu_CompareOp : Tpu_ComputeOp<"Compare",
+    [AllElementTypesMatch<["lhs", "rhs"]>]> {
+  let summary = "elementwise comparison with broadcasting";
+  let description = [{
+    `top.Compare`: `lhs <mode> rhs` with NumPy broadcasting, for floats or
+    integers of one element type. The result holds 1 where the relation
+    holds and 0 where it does not, in its integer type (an i1 mask takes a
+    byte per element in memory). A NaN makes every relation false except
+    `ne`.
+
+    ```mlir
+    %m = tpu.Compare %x, %zero {mode = #top<compare_mode gt>}
+        : (tensor<1x64xf32>, tensor<1x1xf32>) -> tensor<1x64xi1>
+    ```
+  }];
+  let arguments = !con((ins Tpu_NumericTensor:$lhs, Tpu_NumericTensor:$rhs,
+                            Top_CompareModeAttr:$mode),
+                       chipAttrs);
+  let results = (outs Tpu_IndexTensor:$output);
+}
+
+def Tpu_WhereOp : Tpu_ComputeOp<"Where",
+    [AllElementTypesMatch<["x", "y", "output"]>]> {
+  let summary = "elementwise choice between two tensors";
+  let description = [{
+    `top.Where`: `cond ? x : y` elementwise with NumPy broadcasting of all
+    three operands; an element of `cond` (any integer type) picks `x` when
+    nonzero and `y` when zero. The chosen elements are moved, not computed,
+    so `x` and `y` may be floats or integers (masks: `Where(a, a, b)` is `a
+    or b`).
+  }];
+  let arguments = !con((ins Tpu_IndexTensor:$cond, Tpu_NumericTensor:$x,
+                            Tpu_NumericTensor:$y),
+                       chipAttrs);
+  let results = (outs Tpu_NumericTensor:$output);
+}
 
 def Tpu_ArgOp : Tpu_ComputeOp<"Arg"> {
   let summary = "index of the largest or smallest element";

@@ -96,7 +96,8 @@ LogicalResult verifyQuantizedTypesMatchShapes(Operation *op) {
 //===----------------------------------------------------------------------===//
 
 /// The bytes a value of `type` occupies, when its shape and element width
-/// are known.
+/// are known. An i1 mask takes a byte per element: the chip stores masks as
+/// bytes, not bits.
 std::optional<int64_t> getTensorBytes(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   if (!tensor || !tensor.hasStaticShape())
@@ -109,6 +110,8 @@ std::optional<int64_t> getTensorBytes(Type type) {
     bits = element.getIntOrFloatBitWidth();
   else
     return std::nullopt;
+  if (bits == 1)
+    bits = 8;
   return (tensor.getNumElements() * bits + 7) / 8;
 }
 

@@ -23,13 +23,13 @@ llvm::LogicalResult
 verifyQuantizedShape(mlir::Type type,
                      llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
 
-/// Checks `addr`, the global-memory ranges of `op`'s results: one
-/// `#tpu.mem` per result, each at least as large as its result.
 /// The bytes a statically shaped tensor of ints, floats or quantized
-/// storage occupies packed (sub-byte elements share bytes); std::nullopt for
-/// anything else.
+/// storage occupies packed (4-bit elements share bytes; an i1 mask takes a
+/// byte per element); std::nullopt for anything else.
 std::optional<int64_t> getTensorBytes(mlir::Type type);
 
+/// Checks `addr`, the global-memory ranges of `op`'s results: one
+/// `#tpu.mem` per result, each at least as large as its result.
 llvm::LogicalResult verifyResultAddresses(mlir::Operation *op,
                                           mlir::Attribute addr,
                                           llvm::StringRef name);

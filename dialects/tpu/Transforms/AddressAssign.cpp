@@ -63,6 +63,13 @@ int64_t getScratchBytes(Operation *op, int64_t lanes) {
     int64_t rows = input.getNumElements() / input.getShape().back();
     return 2 * rows * lanes * 4;
   }
+  if (auto topK = dyn_cast<TopKOp>(op)) {
+    // Each lane's k best values (at most 4 bytes) and their indices, per
+    // row.
+    auto input = cast<RankedTensorType>(topK.getInput().getType());
+    int64_t rows = input.getNumElements() / input.getShape().back();
+    return 2 * rows * lanes * static_cast<int64_t>(topK.getK()) * 4;
+  }
   return 0;
 }
 
@@ -125,7 +132,8 @@ LogicalResult AddressAssign::collectBuffers() {
   int64_t index = 0;
   for (Operation &op : body) {
     indexOf[&op] = index;
-    if (isa<llmc::top::WeightOp, llmc::top::NoneOp>(op)) {
+    // Weights and constants live in the coeff region, not in activations.
+    if (isa<llmc::top::WeightOp, llmc::top::NoneOp, ConstantOp>(op)) {
       ++index;
       continue;
     }

@@ -2,6 +2,7 @@
 
 #include "dialects/tpu/Transforms/Passes.h"
 
+#include "backends/common/lowering/LoweringSupport.h"
 #include "backends/common/lowering/TopToTpu.h"
 #include "dialects/top/IR/TopOps.h"
 #include "dialects/tpu/IR/TpuOps.h"
@@ -113,6 +114,18 @@ struct TpuLowerTopPass : llmc::tpu::impl::TpuLowerTopPassBase<TpuLowerTopPass> {
       root->emitError("tpu-lower-top: ") << optionError;
       return signalPassFailure();
     }
+    // A piece that pins its mode must name one.
+    bool badPin = false;
+    root->walk([&](func::FuncOp function) {
+      auto pinned = llmc::lowering::getPinnedMode(function);
+      if (pinned)
+        return;
+      function.emitOpError("tpu-lower-top: ")
+          << llvm::toString(pinned.takeError());
+      badPin = true;
+    });
+    if (badPin)
+      return signalPassFailure();
     // Patterns report why an op cannot lower (a group size that does not
     // divide K); the generic message below is only for silent failures.
     bool reported = false;

@@ -72,18 +72,20 @@ def TpuAddressAssignPass
       in place into its slice of the concat's buffer (the new key written
       behind the cached ones), so the concat copies nothing.
     - **Scratch**: ops whose kernels need global scratch (`tpu.MLP` and
-      `tpu.A16MLP` keep the gated activation, `tpu.Arg` its per-lane
-      candidates) get a `scratch` range live for the op alone.
+      `tpu.A16MLP` keep the gated activation, `tpu.Arg` and `tpu.TopK`
+      their per-lane candidates) get a `scratch` range live for the op
+      alone.
 
     Each compute op gets `addr` (one `#tpu.mem` per result); the function
-    gets `tpu.io_bytes` and `tpu.activation_bytes`. Weights are not placed
-    here: they are shared by the pieces of a binary, which lays them out.
+    gets `tpu.io_bytes` and `tpu.activation_bytes`. Weights and
+    `tpu.Constant`s are not placed here: they live in the coeff region,
+    shared by the pieces of a binary, which lays them out.
   }];
   let options = [
     Option<"alignment", "alignment", "int64_t", /*default=*/"64",
            "Byte alignment of every range">,
     Option<"lanes", "lanes", "int64_t", /*default=*/"64",
-           "NPU lanes (sizes the per-lane scratch of tpu.Arg)">,
+           "NPU lanes (sizes the per-lane scratch of tpu.Arg and tpu.TopK)">,
   ];
 }
 

@@ -1,4 +1,4 @@
-//===- DmaTest.cpp - LOAD, STORE and GATHER over every layout -------------===//
+//===- DmaTest.cpp - LOAD, STORE, GATHER and SCATTER over every layout ---===//
 
 #include "backends/common/cmodel/test/TestSupport.h"
 
@@ -150,6 +150,42 @@ TEST(DmaTest, GatherTrapsOnAnIndexOutsideTheTable) {
   EXPECT_EQ(test::getTrapKind(h.run().takeError(), &message),
             TrapKind::OutOfBounds);
   EXPECT_NE(message.find("gathered index 10"), std::string::npos) << message;
+}
+
+TEST(DmaTest, ScatterWritesTableRowsInOrder) {
+  // Rows 7, 0, 9 and 7 again of a [10, 4] table: the later row 7 wins, the
+  // others keep their values.
+  Harness h(test::getSmallChip());
+  cmd::GlobalTensor table = h.put(cmd::DTYPE_F32, 10, 4, iota(40));
+  cmd::GlobalTensor index = h.putInts(cmd::DTYPE_I32, 1, 4, {7, 0, 9, 7});
+  cmd::LocalTensor rows =
+      h.local(cmd::DTYPE_F32, 4, 4, cmd::LAYOUT_ROWS, 0, 2);
+  // The scatter reads what the load wrote: a DMA after a DMA, in order.
+  h.load(h.put(cmd::DTYPE_F32, 4, 4, iota(16, 100)), rows);
+  h.getBuilder().scatter(rows, index, table);
+  LLMC_ASSERT_RUN(h, stats);
+  std::vector<float> expected = iota(40);
+  for (auto [local, row] : {std::pair{0, 7}, {1, 0}, {2, 9}, {3, 7}})
+    for (int c = 0; c < 4; ++c)
+      expected[row * 4 + c] = float(100 + local * 4 + c);
+  EXPECT_EQ(h.get(table), expected);
+  // The load's 64 bytes; the scatter's four rows of 16 bytes, each on its
+  // own 64-byte burst, and its indices.
+  EXPECT_EQ(stats.ddrBytes, 64u + 4 * 64 + 16);
+}
+
+TEST(DmaTest, ScatterTrapsOnAnIndexOutsideTheTable) {
+  Harness h(test::getSmallChip());
+  cmd::GlobalTensor table = h.put(cmd::DTYPE_F32, 10, 4, iota(40));
+  cmd::GlobalTensor index = h.putInts(cmd::DTYPE_I32, 1, 2, {3, -1});
+  cmd::LocalTensor rows =
+      h.local(cmd::DTYPE_F32, 2, 4, cmd::LAYOUT_ROWS, 0, 2);
+  h.load(h.put(cmd::DTYPE_F32, 2, 4, iota(8)), rows);
+  h.getBuilder().scatter(rows, index, table);
+  std::string message;
+  EXPECT_EQ(test::getTrapKind(h.run().takeError(), &message),
+            TrapKind::OutOfBounds);
+  EXPECT_NE(message.find("scattered index -1"), std::string::npos) << message;
 }
 
 TEST(DmaTest, TypesMustMatch) {

@@ -1,4 +1,4 @@
-//===- ElementwiseTest.cpp - ADD, MUL, activations, CAST and COPY ---------===//
+//===- ElementwiseTest.cpp - ADD, MUL, DIV, activations, CAST, COPY ------===//
 
 #include "backends/common/cmodel/test/TestSupport.h"
 
@@ -52,11 +52,12 @@ TEST(ElementwiseTest, HalfAndBFloat16ArithmeticIsCorrectlyRounded) {
     std::vector<float> b = test::randomValues(rows * cols, 2, -3, 3);
     std::vector<double> as = test::asStored(type, a),
                         bs = test::asStored(type, b);
-    for (cmd::Opcode opcode : {cmd::ADD, cmd::MUL}) {
+    for (cmd::Opcode opcode : {cmd::ADD, cmd::MUL, cmd::DIV}) {
       std::vector<double> want;
       for (size_t i = 0; i < as.size(); ++i)
-        want.push_back(test::roundTo(type, opcode == cmd::ADD ? as[i] + bs[i]
-                                                              : as[i] * bs[i]));
+        want.push_back(test::roundTo(type, opcode == cmd::ADD   ? as[i] + bs[i]
+                                           : opcode == cmd::MUL ? as[i] * bs[i]
+                                                                : as[i] / bs[i]));
       for (cmd::Layout layout : {cmd::LAYOUT_ROWS, cmd::LAYOUT_COLS})
         test::expectClose(runRowLocal(op(opcode), {a, b}, {type, type},
                                       {rows, rows}, type, rows, cols, layout),
@@ -78,6 +79,61 @@ TEST(ElementwiseTest, RowVectorsBroadcast) {
                                   {cmd::DTYPE_F32, cmd::DTYPE_F32}, {rows, 1},
                                   cmd::DTYPE_F32, rows, cols, layout),
                       want, 1e-7);
+}
+
+TEST(ElementwiseTest, ScalarsBroadcast) {
+  // A [1, 1] operand (a temperature, a penalty) held by every lane meets
+  // each element of the other, on either side; IEEE division by zero.
+  int64_t rows = 6, cols = 20;
+  std::vector<float> a = test::randomValues(rows * cols, 13, -4, 4);
+  a[5] = 0.0f;
+  for (float scalar : {0.8f, 0.0f}) {
+    for (cmd::Opcode opcode : {cmd::ADD, cmd::MUL, cmd::DIV}) {
+      for (bool scalarFirst : {false, true}) {
+        SCOPED_TRACE(testing::Message() << cmd::Opcode_Name(opcode) << " "
+                                        << scalar << " " << scalarFirst);
+        Harness h(test::getSmallChip());
+        cmd::LocalTensor la =
+            h.local(cmd::DTYPE_F32, rows, cols, cmd::LAYOUT_COLS, 0, 4);
+        cmd::LocalTensor ls =
+            h.local(cmd::DTYPE_F32, 1, 1, cmd::LAYOUT_REPLICATED, 0, 4);
+        cmd::LocalTensor ly =
+            h.local(cmd::DTYPE_F32, rows, cols, cmd::LAYOUT_COLS, 0, 4);
+        cmd::Compute compute =
+            scalarFirst ? makeCompute(opcode, {ls, la}, {ly})
+                        : makeCompute(opcode, {la, ls}, {ly});
+        auto outs = h.runOp(compute, {{h.put(cmd::DTYPE_F32, rows, cols, a), la},
+                                      {h.put(cmd::DTYPE_F32, 1, 1, {scalar}),
+                                       ls}});
+        ASSERT_TRUE(bool(outs)) << llvm::toString(outs.takeError());
+        std::vector<float> got = h.get((*outs)[0]);
+        for (size_t i = 0; i < a.size(); ++i) {
+          float x = scalarFirst ? scalar : a[i], y = scalarFirst ? a[i] : scalar;
+          float want = opcode == cmd::ADD   ? x + y
+                       : opcode == cmd::MUL ? x * y
+                                            : x / y;
+          if (std::isnan(want))
+            EXPECT_TRUE(std::isnan(got[i])) << i;
+          else
+            EXPECT_EQ(got[i], want) << i;
+        }
+      }
+    }
+  }
+}
+
+TEST(ElementwiseTest, BroadcastOperandsMustFitTheOutput) {
+  Harness h(test::getSmallChip());
+  cmd::LocalTensor la = h.local(cmd::DTYPE_F32, 4, 8, cmd::LAYOUT_ROWS, 0, 4);
+  cmd::LocalTensor lb =
+      h.local(cmd::DTYPE_F32, 4, 1, cmd::LAYOUT_REPLICATED, 0, 4);
+  cmd::LocalTensor ly = h.local(cmd::DTYPE_F32, 4, 8, cmd::LAYOUT_ROWS, 0, 4);
+  h.getBuilder().compute(makeCompute(cmd::DIV, {la, lb}, {ly}));
+  std::string message;
+  EXPECT_EQ(test::getTrapKind(h.run().takeError(), &message),
+            TrapKind::BadOperand);
+  EXPECT_NE(message.find("or [1, 1] to broadcast"), std::string::npos)
+      << message;
 }
 
 TEST(ElementwiseTest, InPlaceAdd) {

@@ -5,6 +5,7 @@
 // top interpreter running the same piece on the weights the binary holds
 // (quantized weights dequantized, float weights rounded), computing in f32:
 // cosine >= 0.99999 for F32 and >= 0.999 for the other modes; tokens equal.
+// sample_head computes in f32 in every mode.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,6 +29,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/MathExtras.h"
 
 #include "gtest/gtest.h"
@@ -121,7 +123,8 @@ protected:
     buildOptions.maxInputLength = GetParam().maxInputLength;
   }
 
-  /// Inputs for `function` by role: plausible ids, positions and masks.
+  /// Inputs for `function` by role: plausible ids, positions, masks and
+  /// sampling parameters; recent ids include empty slots (-1) and repeats.
   std::vector<top::Tensor> makeInputs(func::FuncOp function, int64_t vocab) {
     std::mt19937 random(7);
     std::normal_distribution<float> normal;
@@ -139,6 +142,8 @@ protected:
         for (int64_t i = 0; i < count; ++i) {
           if (role == "position_ids")
             values[i] = decode ? s / 2 : (prefillKV ? s - l : 0) + i;
+          else if (role == "recent_ids" && i % 5 == 4)
+            values[i] = i % 2 ? -1 : values[i - 1];
           else
             values[i] = static_cast<int32_t>(random() % vocab);
         }
@@ -146,7 +151,12 @@ protected:
         return;
       }
       std::vector<float> values(count);
-      if (role == "mask")
+      // Sampling parameters: penalty, temperature and top_p.
+      static const llvm::StringMap<float> scalars = {
+          {"penalty", 1.3f}, {"temperature", 0.8f}, {"top_p", 0.9f}};
+      if (auto it = scalars.find(role); it != scalars.end())
+        values.assign(count, it->second);
+      else if (role == "mask")
         values = decode      ? llm::buildDecodeMask(s, s / 2)
                  : prefillKV ? llm::buildPrefillKVMask(l, s - l, (s - l) / 2)
                              : llm::buildPrefillMask(l);
@@ -178,7 +188,9 @@ protected:
     codegen::WeightOffsets offsets;
     for (const compile::WeightUse &use : compile::collectWeights(module)) {
       llvm::Expected<std::vector<uint8_t>> bytes =
-          compile::packWeight(weights, use.name, use.type);
+          use.constant.empty()
+              ? compile::packWeight(weights, use.name, use.type)
+              : llvm::Expected<std::vector<uint8_t>>(use.constant);
       ASSERT_TRUE(static_cast<bool>(bytes)) << toString(bytes.takeError());
       offsets[use.name] = coeff.size();
       coeff.insert(coeff.end(), bytes->begin(), bytes->end());

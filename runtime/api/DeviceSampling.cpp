@@ -1,0 +1,69 @@
+//===- DeviceSampling.cpp - sampling on a binary's sample_head ------------===//
+
+#include "runtime/api/DeviceSampling.h"
+
+#include "runtime/device/BinaryRunner.h"
+
+namespace llmc {
+
+static constexpr llvm::StringLiteral kSampleHead = "sample_head";
+
+static llvm::Error headError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 kSampleHead + ": " + message);
+}
+
+llvm::Expected<std::optional<DeviceSampling>>
+DeviceSampling::find(device::BinaryRunner &device) {
+  const binary::Piece *head = device.getPiece(kSampleHead);
+  if (!head)
+    return std::nullopt;
+  // Inputs logits [1, V], recent_ids [1, W], penalty, temperature, top_p
+  // [1, 1]; outputs probs and token_ids [1, K].
+  static constexpr llvm::StringLiteral kInputs[] = {
+      "logits", "recent_ids", "penalty", "temperature", "top_p"};
+  if (head->inputs_size() != 5 || head->outputs_size() != 2)
+    return headError("expected 5 inputs and 2 outputs");
+  for (auto [input, role] : llvm::zip(head->inputs(), kInputs))
+    if (input.role() != role || input.shape_size() != 2)
+      return headError("input '" + input.name() + "' is not " + role +
+                       " [1, n]");
+  for (const binary::Tensor &output : head->outputs())
+    if (output.shape_size() != 2)
+      return headError("output '" + output.name() + "' is not [1, K]");
+  return DeviceSampling(device, head->inputs(0).shape(1),
+                        head->inputs(1).shape(1), head->outputs(0).shape(1));
+}
+
+bool DeviceSampling::serves(const sampling::SamplingParams &params) const {
+  return !params.greedy && params.topK == candidates &&
+         params.penaltyWindow == window;
+}
+
+llvm::Expected<int32_t>
+DeviceSampling::sample(sampling::Sampler &sampler,
+                       llvm::ArrayRef<float> logits,
+                       llvm::ArrayRef<int32_t> recentIds) {
+  if (static_cast<int64_t>(logits.size()) != vocab)
+    return headError("given " + llvm::Twine(logits.size()) +
+                     " logits for a vocabulary of " + llvm::Twine(vocab));
+  // Empty slots (-1) first, then the last W ids, oldest first.
+  std::vector<int32_t> recent(window, -1);
+  llvm::ArrayRef<int32_t> kept = recentIds.take_back(window);
+  std::copy(kept.begin(), kept.end(), recent.end() - kept.size());
+  const sampling::SamplingParams &params = sampler.getParams();
+  std::vector<top::Tensor> inputs;
+  inputs.push_back(top::Tensor::fromF32({1, vocab}, logits.vec()));
+  inputs.push_back(top::Tensor::fromI32({1, window}, std::move(recent)));
+  for (float scalar : {params.repetitionPenalty, params.temperature,
+                       params.topP})
+    inputs.push_back(top::Tensor::fromF32({1, 1}, {scalar}));
+  llvm::Expected<std::vector<top::Tensor>> outputs =
+      device->run(kSampleHead, inputs);
+  if (!outputs)
+    return outputs.takeError();
+  const top::Tensor &probs = (*outputs)[0], &ids = (*outputs)[1];
+  return sampler.drawFromCandidates(probs.getF32(), ids.getI32());
+}
+
+} // namespace llmc
