@@ -150,7 +150,7 @@ llvm::Error Rules::check() {
     error = checkSelect();
     break;
   case cmd::TOPK:
-    error = checkTopK();
+    error = checkRanking(compute.group());
     break;
 
   case cmd::MUL_CONST:
@@ -175,7 +175,7 @@ llvm::Error Rules::check() {
     error = checkAttention();
     break;
   case cmd::ARGMAX:
-    error = checkArgMax();
+    error = checkRanking(1);
     break;
   default:
     return bad("has an invalid opcode " + llvm::Twine(int(compute.opcode())));

@@ -63,10 +63,10 @@ private:
   /// SOFTMAX, CUMSUM: y of x's type and shape, lanes computing whole rows.
   llvm::Error checkWholeRows();
   llvm::Error checkAttention();
-  llvm::Error checkArgMax();
   llvm::Error checkCompare();
   llvm::Error checkSelect();
-  llvm::Error checkTopK();
+  /// ARGMAX (k = 1), TOPK (k = group): lane-partial rankings.
+  llvm::Error checkRanking(int64_t k);
 
   const cmd::Compute &compute;
   const ComputeOperands &ops;

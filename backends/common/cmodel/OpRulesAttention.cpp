@@ -1,4 +1,4 @@
-//===- OpRulesAttention.cpp - what ATTENTION and ARGMAX accept ------------===//
+//===- OpRulesAttention.cpp - what ATTENTION accepts ----------------------===//
 
 #include "backends/common/cmodel/OpRules.h"
 
@@ -85,49 +85,6 @@ llvm::Error Rules::checkAttention() {
           return error;
     }
     return llvm::Error::success();
-  });
-}
-
-llvm::Error Rules::checkArgMax() {
-  // Inputs x, [index map]; outputs values, indices. Each lane reduces the
-  // columns of x it holds into the one output column it holds.
-  if (llvm::Error error = arity(1, 2, 2, 2))
-    return error;
-  const LocalGeometry &x = in(0);
-  const LocalGeometry *map = ops.getInput(1);
-  if (!ops.getOutput(0) || !ops.getOutput(1))
-    return bad("the values and indices outputs are required");
-  const LocalGeometry &values = out(0), &indices = out(1);
-  if (llvm::Error error = requireFloat(x))
-    return error;
-  if (llvm::Error error = requireType(values, x.dtype))
-    return error;
-  if (llvm::Error error = requireType(indices, cmd::DTYPE_I32))
-    return error;
-  if (values.rows != x.rows)
-    return bad(values.describe() + " must have the rows of " + x.describe());
-  if (llvm::Error error = requireShape(indices, values.rows, values.cols))
-    return error;
-  if (map) {
-    if (llvm::Error error = requireType(*map, cmd::DTYPE_I32))
-      return error;
-    if (llvm::Error error = requireShape(*map, x.rows, x.cols))
-      return error;
-  }
-  return forLanes([&](int64_t lane, const LaneBlock &b) -> llvm::Error {
-    LaneBlock source = x.getBlock(lane);
-    if (b.colCount != 1 || source.empty())
-      return bad("lane " + llvm::Twine(lane) + " must hold one column of " +
-                 values.describe() + " and some columns of " + x.describe());
-    if (llvm::Error error = holds(indices, lane, b.rowBegin, b.rowEnd(),
-                                  b.colBegin, b.colEnd()))
-      return error;
-    if (llvm::Error error = holds(x, lane, b.rowBegin, b.rowEnd(),
-                                  source.colBegin, source.colEnd()))
-      return error;
-    return map ? holds(*map, lane, b.rowBegin, b.rowEnd(), source.colBegin,
-                       source.colEnd())
-               : llvm::Error::success();
   });
 }
 

@@ -1,8 +1,10 @@
-//===- OpRulesSelect.cpp - what COMPARE, SELECT and TOPK accept ---------------===//
+//===- OpRulesSelect.cpp - what COMPARE, SELECT, ARGMAX, TOPK accept ------===//
 
 #include "backends/common/cmodel/OpRules.h"
 
 #include "backends/common/cmodel/Trap.h"
+
+#include <string>
 
 namespace llmc::cmodel::detail {
 
@@ -43,9 +45,11 @@ llvm::Error Rules::checkSelect() {
   return checkElementwiseOperands();
 }
 
-llvm::Error Rules::checkTopK() {
+llvm::Error Rules::checkRanking(int64_t k) {
   // Inputs x, [index map]; outputs values, indices. Each lane reduces the
   // columns of x it holds into the k output columns it holds.
+  if (k < 1)
+    return bad("k (group) must be positive, got " + llvm::Twine(k));
   if (llvm::Error error = arity(1, 2, 2, 2))
     return error;
   const LocalGeometry &x = in(0);
@@ -53,15 +57,12 @@ llvm::Error Rules::checkTopK() {
   if (!ops.getOutput(0) || !ops.getOutput(1))
     return bad("the values and indices outputs are required");
   const LocalGeometry &values = out(0), &indices = out(1);
-  int64_t k = compute.group();
   if (llvm::Error error = requireFloat(x))
     return error;
   if (llvm::Error error = requireType(values, x.dtype))
     return error;
   if (llvm::Error error = requireType(indices, cmd::DTYPE_I32))
     return error;
-  if (k < 1)
-    return bad("k (group) must be positive, got " + llvm::Twine(k));
   if (values.rows != x.rows)
     return bad(values.describe() + " must have the rows of " + x.describe());
   if (llvm::Error error = requireShape(indices, values.rows, values.cols))
@@ -75,8 +76,10 @@ llvm::Error Rules::checkTopK() {
   return forLanes([&](int64_t lane, const LaneBlock &b) -> llvm::Error {
     LaneBlock source = x.getBlock(lane);
     if (b.colCount != k || source.empty())
-      return bad("lane " + llvm::Twine(lane) + " must hold " + llvm::Twine(k) +
-                 " columns of " + values.describe() + " and some columns of " +
+      return bad("lane " + llvm::Twine(lane) + " must hold " +
+                 (k == 1 ? std::string("one column")
+                         : std::to_string(k) + " columns") +
+                 " of " + values.describe() + " and some columns of " +
                  x.describe());
     if (llvm::Error error = holds(indices, lane, b.rowBegin, b.rowEnd(),
                                   b.colBegin, b.colEnd()))

@@ -27,7 +27,7 @@ def check_json(report, binary, failures):
 
     pieces = {piece["name"]: piece for piece in report["pieces"]}
     layers = config["num_hidden_layers"]
-    expected = {"embed.prefill", "embed.decode", "lm_head", "greedy_head"} | {
+    expected = {"embed.prefill", "embed.decode", "lm_head", "greedy_head", "sample_head"} | {
         f"block.{i}.{phase}" for i in range(layers) for phase in ("prefill", "prefill_kv", "decode")}
     failures.check(set(pieces) == expected, f"pieces: {sorted(set(pieces) ^ expected)}")
     for name, piece in pieces.items():
