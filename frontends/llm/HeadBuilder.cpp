@@ -13,6 +13,7 @@
 #include "frontends/llm/PieceEmitter.h"
 
 #include <limits>
+#include <numeric>
 
 using namespace mlir;
 using llmc::plugins::TensorRole;
@@ -74,9 +75,11 @@ public:
   Value penalize(Value logits, Value ids, Value penalty);
 
   /// Probabilities of the candidates `scaled` [1, K] (temperature-scaled
-  /// logits, best first) after top-p: the smallest prefix whose probability
-  /// reaches `topP` keeps its share, renormalized; the rest get 0.
-  Value keepTopP(Value scaled, Value topP);
+  /// logits, best first) after top-k, which keeps the first `topK` (i32
+  /// [1, 1]) of them, and top-p, which keeps the smallest prefix of those
+  /// whose probability reaches `topP`; the kept share their probability,
+  /// renormalized, the rest get 0. The best candidate always stays.
+  Value filter(Value scaled, Value topK, Value topP);
 
 private:
   Value constant(Location loc, RankedTensorType type, Attribute element) {
@@ -138,30 +141,45 @@ Value SampleHeadEmitter::penalize(Value logits, Value ids, Value penalty) {
                               b.getDenseI64ArrayAttr({1, 1}));
 }
 
-Value SampleHeadEmitter::keepTopP(Value scaled, Value topP) {
+Value SampleHeadEmitter::filter(Value scaled, Value topK, Value topP) {
   Location loc = emit.loc("sample_head.top_p");
   RankedTensorType type = emit.f32Type({1, k});
-  Value probs = top::SoftmaxOp::create(b, loc, type, scaled, /*axis=*/1);
-  // A candidate stays when the candidates ranked above it hold less than
-  // top_p: exactly the smallest prefix that reaches top_p.
-  Value before = top::CumSumOp::create(b, loc, type, probs, /*axis=*/1,
-                                       /*exclusive=*/true, /*reverse=*/false);
-  Value below = top::CompareOp::create(b, loc, maskType(k), before, topP,
-                                       top::CompareMode::Lt);
-  // The best candidate stays whatever top_p is (0, negative or NaN), so the
-  // renormalization below never divides by zero.
+  Value minusInfinity =
+      constant(loc, emit.f32Type({1, 1}),
+               b.getF32FloatAttr(-std::numeric_limits<float>::infinity()));
+  // The best candidate stays whatever top_k and top_p are (0, negative or
+  // NaN), so the softmaxes below never divide by zero.
   llvm::SmallVector<bool> firstOnly(k, false);
   firstOnly[0] = true;
   Value first =
       top::ConstantOp::create(b, loc,
                               cast<ElementsAttr>(DenseElementsAttr::get(
                                   maskType(k), llvm::ArrayRef(firstOnly))));
+  // Top-k at run time: the candidates ranked below top_k get -inf, whose
+  // probability is exactly 0.
+  llvm::SmallVector<int32_t> rankValues(k);
+  std::iota(rankValues.begin(), rankValues.end(), 0);
+  Value ranks = top::ConstantOp::create(
+      b, loc,
+      cast<ElementsAttr>(DenseElementsAttr::get(emit.i32Type({1, k}),
+                                                llvm::ArrayRef(rankValues))));
+  Value ranked = top::CompareOp::create(b, loc, maskType(k), ranks, topK,
+                                        top::CompareMode::Lt);
+  Value inTopK =
+      top::WhereOp::create(b, loc, maskType(k), first, first, ranked);
+  Value kept =
+      top::WhereOp::create(b, loc, type, inTopK, scaled, minusInfinity);
+  Value probs = top::SoftmaxOp::create(b, loc, type, kept, /*axis=*/1);
+  // A candidate stays when the candidates ranked above it hold less than
+  // top_p: exactly the smallest prefix that reaches top_p.
+  Value before = top::CumSumOp::create(b, loc, type, probs, /*axis=*/1,
+                                       /*exclusive=*/true, /*reverse=*/false);
+  Value below = top::CompareOp::create(b, loc, maskType(k), before, topP,
+                                       top::CompareMode::Lt);
   Value keep = top::WhereOp::create(b, loc, maskType(k), first, first, below);
   // Renormalizing is a softmax over the kept logits: exp(-inf) is exactly 0.
-  Value filtered = top::WhereOp::create(
-      b, loc, type, keep, scaled,
-      constant(loc, emit.f32Type({1, 1}),
-               b.getF32FloatAttr(-std::numeric_limits<float>::infinity())));
+  Value filtered =
+      top::WhereOp::create(b, loc, type, keep, kept, minusInfinity);
   return top::SoftmaxOp::create(b, loc, type, filtered, /*axis=*/1);
 }
 
@@ -179,6 +197,7 @@ Piece GraphBuilder::buildSampleHead() const {
   Value penalty = emit.input(IORole::Penalty, {1, 1});
   Value temperature = emit.input(IORole::Temperature, {1, 1});
   Value topP = emit.input(IORole::TopP, {1, 1});
+  Value topKLimit = emit.input(IORole::TopK, {1, 1}, /*isInteger=*/true);
 
   Value penalized = sample.penalize(logits, ids, penalty);
   // Top-k before the temperature: dividing by a positive temperature keeps
@@ -189,7 +208,7 @@ Piece GraphBuilder::buildSampleHead() const {
   Value scaled =
       top::DivOp::create(b, emit.loc("sample_head.temperature"),
                          emit.f32Type({1, k}), topK.getValues(), temperature);
-  Value probs = sample.keepTopP(scaled, topP);
+  Value probs = sample.filter(scaled, topKLimit, topP);
 
   emit.output(IORole::Probs, probs);
   emit.output(IORole::TokenIds, topK.getIndices());

@@ -32,6 +32,7 @@ llvm::StringRef stringifyIORole(IORole role) {
   case IORole::Penalty: return "penalty";
   case IORole::Temperature: return "temperature";
   case IORole::TopP: return "top_p";
+  case IORole::TopK: return "top_k";
   case IORole::Probs: return "probs";
   case IORole::TokenIds: return "token_ids";
   }
@@ -54,6 +55,7 @@ std::optional<IORole> symbolizeIORole(llvm::StringRef name) {
       .Case("penalty", IORole::Penalty)
       .Case("temperature", IORole::Temperature)
       .Case("top_p", IORole::TopP)
+      .Case("top_k", IORole::TopK)
       .Case("probs", IORole::Probs)
       .Case("token_ids", IORole::TokenIds)
       .Default(std::nullopt);

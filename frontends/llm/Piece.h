@@ -54,6 +54,9 @@ enum class IORole {
   Temperature,
   /// sample_head: the [1, 1] probability mass the candidates keep.
   TopP,
+  /// sample_head: the i32 [1, 1] number of candidates top-k keeps (the
+  /// best always stays; K or more keeps all K).
+  TopK,
   /// sample_head: the candidates' probabilities, best first.
   Probs,
   /// sample_head: the candidates' token ids.

@@ -18,12 +18,12 @@ DeviceSampling::find(device::BinaryRunner &device) {
   const binary::Piece *head = device.getPiece(kSampleHead);
   if (!head)
     return std::nullopt;
-  // Inputs logits [1, V], recent_ids [1, W], penalty, temperature, top_p
-  // [1, 1]; outputs probs and token_ids [1, K].
+  // Inputs logits [1, V], recent_ids [1, W], penalty, temperature, top_p,
+  // top_k [1, 1]; outputs probs and token_ids [1, K].
   static constexpr llvm::StringLiteral kInputs[] = {
-      "logits", "recent_ids", "penalty", "temperature", "top_p"};
-  if (head->inputs_size() != 5 || head->outputs_size() != 2)
-    return headError("expected 5 inputs and 2 outputs");
+      "logits", "recent_ids", "penalty", "temperature", "top_p", "top_k"};
+  if (head->inputs_size() != 6 || head->outputs_size() != 2)
+    return headError("expected 6 inputs and 2 outputs");
   for (auto [input, role] : llvm::zip(head->inputs(), kInputs))
     if (input.role() != role || input.shape_size() != 2)
       return headError("input '" + input.name() + "' is not " + role +
@@ -36,13 +36,14 @@ DeviceSampling::find(device::BinaryRunner &device) {
 }
 
 bool DeviceSampling::serves(const sampling::SamplingParams &params) const {
-  return !params.greedy && params.topK == candidates &&
-         params.penaltyWindow == window;
+  // Top-k 0 keeps every token: the head returns them all only when the
+  // vocabulary is no larger than K.
+  bool topK = params.topK > 0 ? params.topK <= candidates : vocab <= candidates;
+  return !params.greedy && topK && params.penaltyWindow == window;
 }
 
 llvm::Expected<int32_t>
-DeviceSampling::sample(sampling::Sampler &sampler,
-                       llvm::ArrayRef<float> logits,
+DeviceSampling::sample(sampling::Sampler &sampler, llvm::ArrayRef<float> logits,
                        llvm::ArrayRef<int32_t> recentIds) {
   if (static_cast<int64_t>(logits.size()) != vocab)
     return headError("given " + llvm::Twine(logits.size()) +
@@ -55,9 +56,11 @@ DeviceSampling::sample(sampling::Sampler &sampler,
   std::vector<top::Tensor> inputs;
   inputs.push_back(top::Tensor::fromF32({1, vocab}, logits.vec()));
   inputs.push_back(top::Tensor::fromI32({1, window}, std::move(recent)));
-  for (float scalar : {params.repetitionPenalty, params.temperature,
-                       params.topP})
+  for (float scalar :
+       {params.repetitionPenalty, params.temperature, params.topP})
     inputs.push_back(top::Tensor::fromF32({1, 1}, {scalar}));
+  int64_t topK = params.topK > 0 ? params.topK : candidates;
+  inputs.push_back(top::Tensor::fromI32({1, 1}, {static_cast<int32_t>(topK)}));
   llvm::Expected<std::vector<top::Tensor>> outputs =
       device->run(kSampleHead, inputs);
   if (!outputs)

@@ -4,9 +4,9 @@
 // device (repetition penalty, top-k, temperature, top-p; docs/pieces.md):
 // the host only draws one of the K candidates it returns, with the
 // sampler's own generator, so a seed gives the tokens host sampling gives.
-// The head fixes K and the penalty window W when it is compiled, so it
-// serves exactly the parameters that ask for those; others sample on the
-// host.
+// The head fixes K, the candidates it ranks, and the penalty window W when
+// it is compiled, so it serves the parameters that ask for a top-k of at
+// most K and that window; others sample on the host.
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,7 +33,8 @@ public:
   find(device::BinaryRunner &device);
 
   /// Whether the head computes what `params` ask for: drawing (not greedy)
-  /// among its K candidates with its penalty window.
+  /// with a top-k of at most K (0, every token, when V <= K) and its
+  /// penalty window.
   bool serves(const sampling::SamplingParams &params) const;
 
   /// Runs sample_head on `logits` [V] and the conversation's `recentIds`

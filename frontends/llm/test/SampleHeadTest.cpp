@@ -79,9 +79,10 @@ struct Sampled {
 
 class SampleHeadTest : public ::testing::Test {
 protected:
-  /// Builds sample_head with a top-k of `topK`, checks its IO, and runs it.
+  /// Builds sample_head with a top-k of `topK`, checks its IO, and runs it
+  /// with the run-time top-k `keep` (by default all K).
   Sampled run(int64_t topK, std::vector<int32_t> window, float penalty,
-              float temperature, float topP) {
+              float temperature, float topP, int32_t keep = 1000) {
     llm::BuildOptions options;
     options.seqLength = 16;
     options.maxInputLength = 4;
@@ -101,7 +102,7 @@ protected:
     EXPECT_TRUE(succeeded(mlir::verify(*piece->module)));
     int64_t k = std::min<int64_t>(topK, spec.vocabSize);
     EXPECT_TRUE(piece->weights.empty());
-    EXPECT_EQ(piece->inputs.size(), 5u);
+    EXPECT_EQ(piece->inputs.size(), 6u);
     EXPECT_EQ(piece->outputs.size(), 2u);
     if (piece->outputs.size() == 2) {
       EXPECT_EQ(piece->outputs[0].role, llm::IORole::Probs);
@@ -113,11 +114,12 @@ protected:
     top::Interpreter interpreter(weights, top::InterpreterOptions{1});
     auto function = llvm::cast<mlir::func::FuncOp>(piece->getFunction());
     llvm::Expected<std::vector<Tensor>> outputs = interpreter.run(
-        function, {Tensor::fromF32({1, spec.vocabSize}, kLogits),
-                   Tensor::fromI32({1, 6}, std::move(window)),
-                   Tensor::fromF32({1, 1}, {penalty}),
-                   Tensor::fromF32({1, 1}, {temperature}),
-                   Tensor::fromF32({1, 1}, {topP})});
+        function,
+        {Tensor::fromF32({1, spec.vocabSize}, kLogits),
+         Tensor::fromI32({1, 6}, std::move(window)),
+         Tensor::fromF32({1, 1}, {penalty}),
+         Tensor::fromF32({1, 1}, {temperature}),
+         Tensor::fromF32({1, 1}, {topP}), Tensor::fromI32({1, 1}, {keep})});
     if (!outputs) {
       ADD_FAILURE() << llvm::toString(outputs.takeError());
       return {};
@@ -179,6 +181,21 @@ TEST_F(SampleHeadTest, TopPCutsAndRenormalizes) {
   for (float topP : {0.0f, std::nanf("")}) {
     Sampled first = run(4, window, 1.3f, 0.8f, topP);
     EXPECT_EQ(first.ids, (std::vector<int32_t>{3, 0, 8, 5}));
+    expectProbs(first, {1.0f, 0.0f, 0.0f, 0.0f});
+  }
+}
+
+TEST_F(SampleHeadTest, RunTimeTopKKeepsTheFirstCandidates) {
+  // As TopPCutsAndRenormalizes, with top_p off and a run-time top-k of 2:
+  // the same two candidates, renormalized the same way.
+  std::vector<int32_t> window = {8, 7, -1, 9, 8, -5};
+  Sampled sampled = run(4, window, 1.3f, 0.8f, 1.0f, /*keep=*/2);
+  EXPECT_EQ(sampled.ids, (std::vector<int32_t>{3, 0, 8, 5}));
+  expectProbs(sampled, {0.777299881f, 0.222700134f, 0.0f, 0.0f});
+
+  // A top-k below 1 still keeps the best candidate.
+  for (int32_t keep : {0, -3}) {
+    Sampled first = run(4, window, 1.3f, 0.8f, 1.0f, keep);
     expectProbs(first, {1.0f, 0.0f, 0.0f, 0.0f});
   }
 }

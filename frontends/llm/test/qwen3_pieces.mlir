@@ -24,4 +24,4 @@
 // LIST: block.3.decode: {{.*}} history_k[1x64x2x64xf32], history_v[1x64x2x64xf32] -> hidden[1x1x256xf32], new_k[1x1x2x64xf32], new_v[1x1x2x64xf32] (13 weights)
 // LIST: lm_head: hidden[1x256xf32] -> logits[1x512xf32] (2 weights)
 // LIST: greedy_head: logits[1x512xf32] -> token[1x1xi32] (0 weights)
-// LIST: sample_head: logits[1x512xf32], recent_ids[1x64xi32], penalty[1x1xf32], temperature[1x1xf32], top_p[1x1xf32] -> probs[1x50xf32], token_ids[1x50xi32] (0 weights)
+// LIST: sample_head: logits[1x512xf32], recent_ids[1x64xi32], penalty[1x1xf32], temperature[1x1xf32], top_p[1x1xf32], top_k[1x1xi32] -> probs[1x50xf32], token_ids[1x50xi32] (0 weights)

@@ -15,10 +15,10 @@
 namespace llmc {
 namespace {
 
-sampling::SamplingParams headParams() {
+sampling::SamplingParams headParams(int64_t topK) {
   sampling::SamplingParams params;
   params.temperature = 0.8f;
-  params.topK = sampling::kSampleHeadTopK;
+  params.topK = topK;
   params.topP = 0.9f;
   params.repetitionPenalty = 1.3f;
   params.seed = 11;
@@ -34,25 +34,29 @@ TEST(DeviceSamplingTest, DrawsWhatHostSamplingDraws) {
   EXPECT_EQ(head->getCandidates(), sampling::kSampleHeadTopK);
   EXPECT_EQ(head->getWindow(), 64);
 
-  sampling::SamplingParams params = headParams();
-  ASSERT_TRUE(head->serves(params));
-  sampling::Sampler onDevice(params), onHost(params);
-  int64_t vocab = (*model)->getDims().vocabSize;
-  std::mt19937 random(3);
-  std::normal_distribution<float> normal;
-  std::vector<int32_t> recent;
-  for (int step = 0; step < 20; ++step) {
-    std::vector<float> logits(vocab);
-    for (float &logit : logits)
-      logit = 3.0f * normal(random);
-    llvm::Expected<int32_t> device = head->sample(onDevice, logits, recent);
-    ASSERT_TRUE(static_cast<bool>(device)) << toString(device.takeError());
-    llvm::Expected<int32_t> host = onHost.sample(logits, recent);
-    ASSERT_TRUE(static_cast<bool>(host)) << toString(host.takeError());
-    EXPECT_EQ(*device, *host) << "draw " << step;
-    // Repeats, so the penalty sees an id more than once.
-    recent.push_back(*host);
-    recent.push_back(*host);
+  // The compiled K, and a smaller top-k the head applies at run time.
+  for (int64_t topK : {sampling::kSampleHeadTopK, int64_t(20)}) {
+    SCOPED_TRACE("top-k " + std::to_string(topK));
+    sampling::SamplingParams params = headParams(topK);
+    ASSERT_TRUE(head->serves(params));
+    sampling::Sampler onDevice(params), onHost(params);
+    int64_t vocab = (*model)->getDims().vocabSize;
+    std::mt19937 random(3);
+    std::normal_distribution<float> normal;
+    std::vector<int32_t> recent;
+    for (int step = 0; step < 20; ++step) {
+      std::vector<float> logits(vocab);
+      for (float &logit : logits)
+        logit = 3.0f * normal(random);
+      llvm::Expected<int32_t> device = head->sample(onDevice, logits, recent);
+      ASSERT_TRUE(static_cast<bool>(device)) << toString(device.takeError());
+      llvm::Expected<int32_t> host = onHost.sample(logits, recent);
+      ASSERT_TRUE(static_cast<bool>(host)) << toString(host.takeError());
+      EXPECT_EQ(*device, *host) << "draw " << step;
+      // Repeats, so the penalty sees an id more than once.
+      recent.push_back(*host);
+      recent.push_back(*host);
+    }
   }
 }
 
@@ -62,13 +66,14 @@ TEST(DeviceSamplingTest, ServesOnlyTheParametersItWasCompiledFor) {
   ASSERT_TRUE(static_cast<bool>(model)) << toString(model.takeError());
   DeviceSampling *head = (*model)->getDeviceSampling();
   ASSERT_NE(head, nullptr);
-  sampling::SamplingParams params = headParams();
-  params.topK = 40;
-  EXPECT_FALSE(head->serves(params));
-  params = headParams();
+  EXPECT_TRUE(head->serves(headParams(1)));
+  EXPECT_FALSE(head->serves(headParams(sampling::kSampleHeadTopK + 1)));
+  // Every token of a vocabulary larger than K.
+  EXPECT_FALSE(head->serves(headParams(0)));
+  sampling::SamplingParams params = headParams(20);
   params.penaltyWindow = 32;
   EXPECT_FALSE(head->serves(params));
-  params = headParams();
+  params = headParams(20);
   params.greedy = true;
   EXPECT_FALSE(head->serves(params));
 }

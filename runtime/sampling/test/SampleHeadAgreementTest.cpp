@@ -2,9 +2,9 @@
 //
 // Builds the sample_head piece with the default build options (a penalty
 // window of 64, 50 candidates) for a vocabulary of 300, runs it on the
-// reference interpreter for random logits, windows, penalties, temperatures
-// and top-p values, and checks that Sampler::filterCandidates returns the
-// same candidates with the same probabilities, bit for bit.
+// reference interpreter for random logits, windows, penalties, temperatures,
+// top-p and top-k values, and checks that Sampler::filterCandidates returns
+// the same candidates with the same probabilities, bit for bit.
 //
 //===----------------------------------------------------------------------===//
 
@@ -80,6 +80,8 @@ struct Case {
   std::vector<float> logits;
   std::vector<int32_t> history;
   float penalty, temperature, topP;
+  /// The run-time top-k, at most K.
+  int32_t topK;
 };
 
 Case makeCase(uint64_t seed, int64_t window) {
@@ -109,6 +111,8 @@ Case makeCase(uint64_t seed, int64_t window) {
   c.penalty = penalties[seed % 5];
   c.temperature = temperatures[(seed / 5) % 4];
   c.topP = topPs[(seed / 3) % 6];
+  const int32_t topKs[] = {sampling::kSampleHeadTopK, 20, 5, 1, 37};
+  c.topK = topKs[(seed / 7) % 5];
   return c;
 }
 
@@ -142,12 +146,13 @@ TEST(SampleHeadAgreementTest, FilterCandidatesMatchesTheInterpreter) {
                                    Tensor::fromI32({1, window}, lastIds),
                                    Tensor::fromF32({1, 1}, {c.penalty}),
                                    Tensor::fromF32({1, 1}, {c.temperature}),
-                                   Tensor::fromF32({1, 1}, {c.topP})});
+                                   Tensor::fromF32({1, 1}, {c.topP}),
+                                   Tensor::fromI32({1, 1}, {c.topK})});
     ASSERT_TRUE(static_cast<bool>(outputs))
         << llvm::toString(outputs.takeError());
     llvm::ArrayRef<float> headProbs = (*outputs)[0].getF32();
     llvm::ArrayRef<int32_t> headIds = (*outputs)[1].getI32();
-    cutCases += llvm::is_contained(headProbs, 0.0f);
+    cutCases += llvm::is_contained(headProbs.take_front(c.topK), 0.0f);
     for (size_t i = 1; i < headIds.size(); ++i)
       if (headProbs[i] != 0.0f && headProbs[i] == headProbs[i - 1]) {
         ++tiedCases;
@@ -155,7 +160,7 @@ TEST(SampleHeadAgreementTest, FilterCandidatesMatchesTheInterpreter) {
       }
 
     SamplingParams params;
-    params.topK = sampling::kSampleHeadTopK;
+    params.topK = c.topK;
     params.penaltyWindow = window;
     params.repetitionPenalty = c.penalty;
     params.temperature = c.temperature;
@@ -165,10 +170,14 @@ TEST(SampleHeadAgreementTest, FilterCandidatesMatchesTheInterpreter) {
         Sampler(params).filterCandidates(c.logits, c.history);
     ASSERT_TRUE(static_cast<bool>(candidates))
         << llvm::toString(candidates.takeError());
+    // The head ranks K candidates and gives those past top-k probability 0.
     EXPECT_EQ(candidates->ids,
-              std::vector<int32_t>(headIds.begin(), headIds.end()));
-    EXPECT_EQ(candidates->probs,
-              std::vector<float>(headProbs.begin(), headProbs.end()));
+              std::vector<int32_t>(headIds.begin(), headIds.begin() + c.topK));
+    EXPECT_EQ(
+        candidates->probs,
+        std::vector<float>(headProbs.begin(), headProbs.begin() + c.topK));
+    EXPECT_TRUE(llvm::all_of(headProbs.drop_front(c.topK),
+                             [](float prob) { return prob == 0.0f; }));
 
     // Drawing from the head's outputs or sampling on the host gives the
     // same token for the same seed.

@@ -142,6 +142,8 @@ protected:
         for (int64_t i = 0; i < count; ++i) {
           if (role == "position_ids")
             values[i] = decode ? s / 2 : (prefillKV ? s - l : 0) + i;
+          else if (role == "top_k")
+            values[i] = 20;
           else if (role == "recent_ids" && i % 5 == 4)
             values[i] = i % 2 ? -1 : values[i - 1];
           else
