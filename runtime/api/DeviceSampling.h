@@ -50,8 +50,7 @@ public:
 private:
   DeviceSampling(device::BinaryRunner &device, int64_t vocab, int64_t window,
                  int64_t candidates)
-      : device(&device), vocab(vocab), window(window),
-        candidates(candidates) {}
+      : device(&device), vocab(vocab), window(window), candidates(candidates) {}
 
   device::BinaryRunner *device;
   int64_t vocab;

@@ -31,8 +31,8 @@ static llvm::Error checkDma(const cmd::Dma &dma, const GlobalGeometry &global,
     if (index->rows * index->cols != local.rows || global.cols != local.cols)
       return makeTrap(TrapKind::BadOperand,
                       "a gather or scatter of " + index->describe() +
-                          " rows of " + global.describe() +
-                          " does not match " + local.describe());
+                          " rows of " + global.describe() + " does not match " +
+                          local.describe());
   }
   bool write = dma.kind() == cmd::Dma::STORE || dma.kind() == cmd::Dma::SCATTER;
   if (llvm::Error error = memory.checkAccess(global, write))
@@ -46,15 +46,14 @@ static llvm::Error checkDma(const cmd::Dma &dma, const GlobalGeometry &global,
     for (int64_t c = 0; c < index->cols; ++c) {
       int32_t row = readIntElement(cmd::DTYPE_I32, base + r * index->stride, c);
       if (row < 0 || row >= global.rows)
-        return makeTrap(TrapKind::OutOfBounds,
-                        llvm::Twine(dma.kind() == cmd::Dma::GATHER
-                                        ? "gathered"
-                                        : "scattered") +
-                            " index " + llvm::Twine(row) + " (element " +
-                            llvm::Twine(rows.size()) + " of " +
-                            index->describe() + ") is outside the " +
-                            llvm::Twine(global.rows) + " rows of " +
-                            global.describe());
+        return makeTrap(
+            TrapKind::OutOfBounds,
+            llvm::Twine(dma.kind() == cmd::Dma::GATHER ? "gathered"
+                                                       : "scattered") +
+                " index " + llvm::Twine(row) + " (element " +
+                llvm::Twine(rows.size()) + " of " + index->describe() +
+                ") is outside the " + llvm::Twine(global.rows) + " rows of " +
+                global.describe());
       rows.push_back(row);
     }
   return llvm::Error::success();
@@ -145,29 +144,27 @@ llvm::Expected<CommandCost> executeDma(const cmd::Dma &dma, Device &device,
   globalBase += global->offset;
   // A scatter runs its lanes in order, each its rows in order, so the last
   // of several rows naming one global row wins.
-  bool parallel = cost.hostWork >= kParallelWork &&
-                  dma.kind() != cmd::Dma::SCATTER;
-  device.runner.forEach(
-      laneEnd - local->laneBegin, parallel,
-      [&](int64_t i) {
-        int64_t lane = local->laneBegin + i;
-        LaneBlock block = local->getBlock(lane);
-        if (block.empty())
-          return;
-        // Lanes split 4-bit columns evenly, so every block starts a byte.
-        uint64_t column = getDTypeBytes(local->dtype, block.colBegin);
-        uint64_t bytes = getDTypeBytes(local->dtype, block.colCount);
-        uint8_t *localRow = device.local.getLane(lane) + local->address;
-        for (int64_t r = block.rowBegin; r < block.rowEnd();
-             ++r, localRow += local->stride) {
-          int64_t source = indexed ? rows[r] : r;
-          uint8_t *globalRow = globalBase + source * global->stride + column;
-          if (store)
-            std::memcpy(globalRow, localRow, bytes);
-          else
-            std::memcpy(localRow, globalRow, bytes);
-        }
-      });
+  bool parallel =
+      cost.hostWork >= kParallelWork && dma.kind() != cmd::Dma::SCATTER;
+  device.runner.forEach(laneEnd - local->laneBegin, parallel, [&](int64_t i) {
+    int64_t lane = local->laneBegin + i;
+    LaneBlock block = local->getBlock(lane);
+    if (block.empty())
+      return;
+    // Lanes split 4-bit columns evenly, so every block starts a byte.
+    uint64_t column = getDTypeBytes(local->dtype, block.colBegin);
+    uint64_t bytes = getDTypeBytes(local->dtype, block.colCount);
+    uint8_t *localRow = device.local.getLane(lane) + local->address;
+    for (int64_t r = block.rowBegin; r < block.rowEnd();
+         ++r, localRow += local->stride) {
+      int64_t source = indexed ? rows[r] : r;
+      uint8_t *globalRow = globalBase + source * global->stride + column;
+      if (store)
+        std::memcpy(globalRow, localRow, bytes);
+      else
+        std::memcpy(localRow, globalRow, bytes);
+    }
+  });
   device.sync.record(touched, /*write=*/!store, context.ref);
 
   uint64_t tensorBytes = local->rows * getDTypeBytes(local->dtype, local->cols);

@@ -26,8 +26,8 @@ static const uint8_t *elementAt(const LaneView &view, int64_t row,
     row = 0;
   if (tensor.rows == 1 && tensor.cols == 1)
     col = 0;
-  return view.row(row) + (col - view.block.colBegin) *
-                             (getDTypeBits(view.dtype()) / 8);
+  return view.row(row) +
+         (col - view.block.colBegin) * (getDTypeBits(view.dtype()) / 8);
 }
 
 /// Elements (row, [col, col + count)) of a possibly broadcast operand as
@@ -77,8 +77,8 @@ void compare(const cmd::Compute &compute, const LaneOperands &lane) {
     for (int64_t i = 0; i < n; ++i)
       result[i] = holds(compute.comparison(), lhs[i], rhs[i]) ? 1 : 0;
     for (int64_t i = 0; i < n; ++i)
-      writeIntElement(y.dtype(), y.row(r), block.colBegin + i - y.block.colBegin,
-                      result[i]);
+      writeIntElement(y.dtype(), y.row(r),
+                      block.colBegin + i - y.block.colBegin, result[i]);
   }
 }
 
@@ -124,8 +124,7 @@ void topK(const cmd::Compute &compute, const LaneOperands &lane) {
     x.load(r, source.colBegin, n, row.data());
     for (int64_t i = 0; i < n; ++i)
       index[i] = map ? readIntElement(cmd::DTYPE_I32, map->row(r),
-                                      source.colBegin + i -
-                                          map->block.colBegin)
+                                      source.colBegin + i - map->block.colBegin)
                      : int32_t(source.colBegin + i);
     // Larger first, NaN first of all; ties by the lower index, then by the
     // column, so that the order is total.

@@ -41,7 +41,8 @@ static llvm::Error emitOp(Emitter &emitter, const ValuePlacement &placement,
   return llvm::TypeSwitch<Operation *, llvm::Error>(op)
       // Leaves and views emit nothing: their bytes are already in place.
       .Case<top::InputOp, top::WeightOp, top::NoneOp, tpu::ConstantOp,
-            tpu::ReshapeOp, func::ReturnOp>([](Operation *) { return llvm::Error::success(); })
+            tpu::ReshapeOp, func::ReturnOp>(
+          [](Operation *) { return llvm::Error::success(); })
       .Case<tpu::MatMulOp, tpu::A16MatMulOp, tpu::MLPOp, tpu::A16MLPOp>(
           [&](Operation *op) { return emitLinearOp(emitter, placement, op); })
       .Case<tpu::AddOp, tpu::MulOp, tpu::DivOp, tpu::MulConstOp, tpu::SiLUOp,

@@ -122,13 +122,12 @@ public:
     if (!value)
       return rewriter.notifyMatchFailure(op, "is not dense");
     FloatType act = selector->getActivationType(op);
-    if (isa<FloatType>(value.getElementType()) &&
-        value.getElementType() != act)
+    if (isa<FloatType>(value.getElementType()) && value.getElementType() != act)
       value = value.mapValues(act, [&](const APFloat &element) {
         APFloat rounded = element;
         bool losesInfo = false;
-        rounded.convert(act.getFloatSemantics(),
-                        APFloat::rmNearestTiesToEven, &losesInfo);
+        rounded.convert(act.getFloatSemantics(), APFloat::rmNearestTiesToEven,
+                        &losesInfo);
         return rounded.bitcastToAPInt();
       });
     rewriter.replaceOp(op, tpu::ConstantOp::create(rewriter, op.getLoc(),

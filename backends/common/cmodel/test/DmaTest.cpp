@@ -158,8 +158,7 @@ TEST(DmaTest, ScatterWritesTableRowsInOrder) {
   Harness h(test::getSmallChip());
   cmd::GlobalTensor table = h.put(cmd::DTYPE_F32, 10, 4, iota(40));
   cmd::GlobalTensor index = h.putInts(cmd::DTYPE_I32, 1, 4, {7, 0, 9, 7});
-  cmd::LocalTensor rows =
-      h.local(cmd::DTYPE_F32, 4, 4, cmd::LAYOUT_ROWS, 0, 2);
+  cmd::LocalTensor rows = h.local(cmd::DTYPE_F32, 4, 4, cmd::LAYOUT_ROWS, 0, 2);
   // The scatter reads what the load wrote: a DMA after a DMA, in order.
   h.load(h.put(cmd::DTYPE_F32, 4, 4, iota(16, 100)), rows);
   h.getBuilder().scatter(rows, index, table);
@@ -178,8 +177,7 @@ TEST(DmaTest, ScatterTrapsOnAnIndexOutsideTheTable) {
   Harness h(test::getSmallChip());
   cmd::GlobalTensor table = h.put(cmd::DTYPE_F32, 10, 4, iota(40));
   cmd::GlobalTensor index = h.putInts(cmd::DTYPE_I32, 1, 2, {3, -1});
-  cmd::LocalTensor rows =
-      h.local(cmd::DTYPE_F32, 2, 4, cmd::LAYOUT_ROWS, 0, 2);
+  cmd::LocalTensor rows = h.local(cmd::DTYPE_F32, 2, 4, cmd::LAYOUT_ROWS, 0, 2);
   h.load(h.put(cmd::DTYPE_F32, 2, 4, iota(8)), rows);
   h.getBuilder().scatter(rows, index, table);
   std::string message;

@@ -55,9 +55,10 @@ TEST(ElementwiseTest, HalfAndBFloat16ArithmeticIsCorrectlyRounded) {
     for (cmd::Opcode opcode : {cmd::ADD, cmd::MUL, cmd::DIV}) {
       std::vector<double> want;
       for (size_t i = 0; i < as.size(); ++i)
-        want.push_back(test::roundTo(type, opcode == cmd::ADD   ? as[i] + bs[i]
-                                           : opcode == cmd::MUL ? as[i] * bs[i]
-                                                                : as[i] / bs[i]));
+        want.push_back(test::roundTo(type, opcode == cmd::ADD ? as[i] + bs[i]
+                                           : opcode == cmd::MUL
+                                               ? as[i] * bs[i]
+                                               : as[i] / bs[i]));
       for (cmd::Layout layout : {cmd::LAYOUT_ROWS, cmd::LAYOUT_COLS})
         test::expectClose(runRowLocal(op(opcode), {a, b}, {type, type},
                                       {rows, rows}, type, rows, cols, layout),
@@ -99,16 +100,17 @@ TEST(ElementwiseTest, ScalarsBroadcast) {
             h.local(cmd::DTYPE_F32, 1, 1, cmd::LAYOUT_REPLICATED, 0, 4);
         cmd::LocalTensor ly =
             h.local(cmd::DTYPE_F32, rows, cols, cmd::LAYOUT_COLS, 0, 4);
-        cmd::Compute compute =
-            scalarFirst ? makeCompute(opcode, {ls, la}, {ly})
-                        : makeCompute(opcode, {la, ls}, {ly});
-        auto outs = h.runOp(compute, {{h.put(cmd::DTYPE_F32, rows, cols, a), la},
-                                      {h.put(cmd::DTYPE_F32, 1, 1, {scalar}),
-                                       ls}});
+        cmd::Compute compute = scalarFirst
+                                   ? makeCompute(opcode, {ls, la}, {ly})
+                                   : makeCompute(opcode, {la, ls}, {ly});
+        auto outs =
+            h.runOp(compute, {{h.put(cmd::DTYPE_F32, rows, cols, a), la},
+                              {h.put(cmd::DTYPE_F32, 1, 1, {scalar}), ls}});
         ASSERT_TRUE(bool(outs)) << llvm::toString(outs.takeError());
         std::vector<float> got = h.get((*outs)[0]);
         for (size_t i = 0; i < a.size(); ++i) {
-          float x = scalarFirst ? scalar : a[i], y = scalarFirst ? a[i] : scalar;
+          float x = scalarFirst ? scalar : a[i],
+                y = scalarFirst ? a[i] : scalar;
           float want = opcode == cmd::ADD   ? x + y
                        : opcode == cmd::MUL ? x * y
                                             : x / y;
