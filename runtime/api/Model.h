@@ -112,6 +112,9 @@ public:
   DeviceSampling *getDeviceSampling() {
     return deviceSampling ? &*deviceSampling : nullptr;
   }
+  const DeviceSampling *getDeviceSampling() const {
+    return deviceSampling ? &*deviceSampling : nullptr;
+  }
 
 private:
   Model() = default;

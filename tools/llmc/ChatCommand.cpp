@@ -88,7 +88,7 @@ static llvm::Expected<GenerateOptions> getChatOptions(const Model &model) {
     options.maxNewTokens = *maxNewTokens;
   }
   llvm::Expected<std::optional<sampling::SamplingParams>> sampling =
-      getSamplingParams(model.getManifest().generation());
+      getSamplingParams(model);
   if (!sampling)
     return sampling.takeError();
   options.sampling = *sampling;

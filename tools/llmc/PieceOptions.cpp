@@ -30,10 +30,25 @@ static cl::opt<int64_t> maxInputLength(
     cl::init(llm::BuildOptions().maxInputLength), cl::sub(getPiecesCommand()),
     cl::sub(getEvalCommand()), cl::sub(getConvertCommand()));
 
+static cl::opt<int64_t> sampleTopK(
+    "sample-top-k",
+    cl::desc("Candidates sample_head ranks (K); sampling on the device serves "
+             "any top-k up to it"),
+    cl::init(llm::BuildOptions().sampleTopK), cl::sub(getPiecesCommand()),
+    cl::sub(getEvalCommand()), cl::sub(getConvertCommand()));
+
+static cl::opt<int64_t> penaltyWindow(
+    "penalty-window",
+    cl::desc("Recent tokens sample_head's repetition penalty looks at (W)"),
+    cl::init(llm::BuildOptions().penaltyWindow), cl::sub(getPiecesCommand()),
+    cl::sub(getEvalCommand()), cl::sub(getConvertCommand()));
+
 llm::BuildOptions getBuildOptions() {
   llm::BuildOptions options;
   options.seqLength = seqLength;
   options.maxInputLength = maxInputLength;
+  options.sampleTopK = sampleTopK;
+  options.penaltyWindow = penaltyWindow;
   return options;
 }
 

@@ -80,7 +80,7 @@ int runRunCommand(const plugins::Registry &registry) {
   GenerateOptions options;
   options.maxNewTokens = *maxNewTokens;
   llvm::Expected<std::optional<sampling::SamplingParams>> samplingParams =
-      getSamplingParams(manifest.generation());
+      getSamplingParams(**model);
   if (!samplingParams)
     return reportError(samplingParams.takeError());
   options.sampling = *samplingParams;

@@ -10,7 +10,7 @@ namespace llmc {
 
 static cl::opt<float>
     temperature("temperature",
-                cl::desc("Sample on the host at this temperature (0: greedy)"),
+                cl::desc("Sample at this temperature (0: greedy)"),
                 cl::sub(getRunCommand()), cl::sub(getChatCommand()));
 static cl::opt<int64_t>
     topK("top-k", cl::desc("Sample from the K most likely tokens (0: all)"),
@@ -22,8 +22,8 @@ static cl::opt<float>
          cl::sub(getRunCommand()), cl::sub(getChatCommand()));
 static cl::opt<float> repetitionPenalty(
     "repetition-penalty",
-    cl::desc("Hugging Face's repetition penalty over the last 64 tokens "
-             "(1: off)"),
+    cl::desc("Hugging Face's repetition penalty over the recent tokens "
+             "(sample_head's window, else 64; 1: off)"),
     cl::sub(getRunCommand()), cl::sub(getChatCommand()));
 static cl::opt<uint64_t> seed("seed", cl::desc("Seed of the sampler"),
                               cl::init(0), cl::sub(getRunCommand()),
@@ -36,7 +36,8 @@ static T valueOr(const cl::opt<T> &flag, U fallback) {
 }
 
 llvm::Expected<std::optional<sampling::SamplingParams>>
-getSamplingParams(const binary::GenerationDefaults &defaults) {
+getSamplingParams(const Model &model) {
+  const binary::GenerationDefaults &defaults = model.getManifest().generation();
   if (!temperature.getNumOccurrences() && !topK.getNumOccurrences() &&
       !topP.getNumOccurrences() && !repetitionPenalty.getNumOccurrences() &&
       !seed.getNumOccurrences())
@@ -53,6 +54,8 @@ getSamplingParams(const binary::GenerationDefaults &defaults) {
       repetitionPenalty,
       defaults.repetition_penalty() > 0 ? defaults.repetition_penalty() : 1.0);
   params.seed = seed;
+  if (const DeviceSampling *head = model.getDeviceSampling())
+    params.penaltyWindow = head->getWindow();
   if (llvm::Error error = sampling::Sampler::validate(params))
     return std::move(error);
   return params;

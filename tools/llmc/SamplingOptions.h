@@ -11,17 +11,17 @@
 #ifndef LLMC_TOOLS_LLMC_SAMPLINGOPTIONS_H
 #define LLMC_TOOLS_LLMC_SAMPLINGOPTIONS_H
 
-#include "runtime/format/llmc_binary.pb.h"
-#include "runtime/sampling/Sampler.h"
+#include "runtime/llmc.h"
 
 #include <optional>
 
 namespace llmc {
 
-/// The sampling parameters the flags select over `defaults`, validated; none
-/// when no sampling flag was given.
+/// The sampling parameters the flags select over `model`'s generation
+/// defaults, validated; none when no sampling flag was given. The penalty
+/// looks at as many recent tokens as the model's sample_head does.
 llvm::Expected<std::optional<sampling::SamplingParams>>
-getSamplingParams(const binary::GenerationDefaults &defaults);
+getSamplingParams(const Model &model);
 
 } // namespace llmc
 

@@ -3,6 +3,8 @@
 // vocabulary of tiny-llama.
 // RUN: llmc pieces -m %refdata/models/tiny-llama -s 64 --max-input-length 16 --piece sample_head | FileCheck %s
 // RUN: llmc pieces -m %refdata/models/tiny-llama -s 64 --max-input-length 16 --piece sample_head --print-locations | FileCheck %s --check-prefix=LOC
+// RUN: llmc pieces -m %refdata/models/tiny-llama -s 64 --max-input-length 16 --piece sample_head --sample-top-k 8 --penalty-window 16 | FileCheck %s --check-prefix=SIZED
+// RUN: not llmc pieces -m %refdata/models/tiny-llama -s 64 --max-input-length 16 --piece sample_head --sample-top-k 0 2>&1 | FileCheck %s --check-prefix=INVALID
 
 // CHECK-LABEL: func.func @sample_head(%arg0: tensor<1x512xf32>, %arg1: tensor<1x64xi32>, %arg2: tensor<1x1xf32>, %arg3: tensor<1x1xf32>, %arg4: tensor<1x1xf32>, %arg5: tensor<1x1xi32>) -> (tensor<1x50xf32> {llmc.role = "probs"}, tensor<1x50xi32> {llmc.role = "token_ids"})
 // CHECK: %[[LOGITS:.*]] = top.Input %arg0 {role = "logits"}
@@ -58,3 +60,8 @@
 // LOC: top.TopK {{.*}} "sample_head.top_k"
 // LOC: top.Div {{.*}} "sample_head.temperature"
 // LOC: top.CumSum {{.*}} "sample_head.top_p"
+
+// --sample-top-k and --penalty-window size the head.
+// SIZED-LABEL: func.func @sample_head(%arg0: tensor<1x512xf32>, %arg1: tensor<1x16xi32>, %arg2: tensor<1x1xf32>, %arg3: tensor<1x1xf32>, %arg4: tensor<1x1xf32>, %arg5: tensor<1x1xi32>) -> (tensor<1x8xf32> {llmc.role = "probs"}, tensor<1x8xi32> {llmc.role = "token_ids"})
+// SIZED: top.TopK {{.*}} {axis = 1 : i64, k = 8 : i64}
+// INVALID: the penalty window and the sampling top-k must be at least 1
