@@ -96,6 +96,21 @@ llvm::Error WeightSource::readAsF32(llvm::StringRef name,
 }
 
 //===----------------------------------------------------------------------===//
+// EmptyWeightSource
+//===----------------------------------------------------------------------===//
+
+llvm::Expected<TensorInfo>
+EmptyWeightSource::getTensorInfo(llvm::StringRef name) const {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 "no tensor '%s'", name.str().c_str());
+}
+
+llvm::Expected<llvm::ArrayRef<uint8_t>>
+EmptyWeightSource::getTensorData(llvm::StringRef name) const {
+  return getTensorInfo(name).takeError();
+}
+
+//===----------------------------------------------------------------------===//
 // OverlayWeightSource
 //===----------------------------------------------------------------------===//
 

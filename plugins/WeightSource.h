@@ -68,6 +68,24 @@ public:
 void convertToF32(WeightType type, const uint8_t *data, int64_t count,
                   float *out);
 
+/// A source with no tensors: what a piece that reads no weights runs on, or
+/// the base of an overlay holding only generated tensors. `description`
+/// names it in errors.
+class EmptyWeightSource : public WeightSource {
+public:
+  explicit EmptyWeightSource(std::string description)
+      : description(std::move(description)) {}
+
+  std::vector<std::string> getTensorNames() const override { return {}; }
+  llvm::Expected<TensorInfo> getTensorInfo(llvm::StringRef name) const override;
+  llvm::Expected<llvm::ArrayRef<uint8_t>>
+  getTensorData(llvm::StringRef name) const override;
+  std::string describe() const override { return description; }
+
+private:
+  std::string description;
+};
+
 /// A source over tensors that llmc computes itself (rotary tables, unpacked
 /// quantization parameters), layered over a checkpoint's source: its own
 /// tensors come first, everything else is looked up in `base`.

@@ -161,6 +161,18 @@ private:
   const uint8_t data[4] = {0x00, 0x3c, 0x00, 0xc0};
 };
 
+TEST(EmptyWeightSourceTest, HasNoTensors) {
+  EmptyWeightSource empty("no weights");
+  EXPECT_TRUE(empty.getTensorNames().empty());
+  EXPECT_EQ(empty.describe(), "no weights");
+  llvm::Expected<TensorInfo> info = empty.getTensorInfo("w");
+  ASSERT_FALSE(static_cast<bool>(info));
+  EXPECT_EQ(llvm::toString(info.takeError()), "no tensor 'w'");
+  llvm::Expected<llvm::ArrayRef<uint8_t>> data = empty.getTensorData("w");
+  ASSERT_FALSE(static_cast<bool>(data));
+  EXPECT_EQ(llvm::toString(data.takeError()), "no tensor 'w'");
+}
+
 TEST(OverlayWeightSourceTest, AddsTensorsOverTheBase) {
   OverlayWeightSource overlay(std::make_unique<FakeSource>());
   expectSuccess(

@@ -12,6 +12,7 @@
 
 #include "dialects/top/Interpreter/Interpreter.h"
 #include "frontends/llm/GraphBuilder.h"
+#include "frontends/llm/test/SampleHeadSpec.h"
 #include "plugins/WeightSource.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -26,48 +27,6 @@ using namespace llmc;
 using llmc::top::Tensor;
 
 namespace {
-
-/// sample_head reads no weights.
-class NoWeights : public plugins::WeightSource {
-public:
-  std::vector<std::string> getTensorNames() const override { return {}; }
-  llvm::Expected<plugins::TensorInfo>
-  getTensorInfo(llvm::StringRef name) const override {
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "no tensor '%s'", name.str().c_str());
-  }
-  llvm::Expected<llvm::ArrayRef<uint8_t>>
-  getTensorData(llvm::StringRef name) const override {
-    return getTensorInfo(name).takeError();
-  }
-  std::string describe() const override { return "no weights"; }
-};
-
-/// A Llama-shaped model just large enough to validate; only the vocabulary
-/// size matters to sample_head.
-plugins::ModelSpec tinySpec() {
-  using plugins::TensorRole;
-  plugins::ModelSpec spec;
-  spec.family = "llama";
-  spec.source = "sample_head test";
-  spec.hiddenSize = 8;
-  spec.intermediateSize = 16;
-  spec.numLayers = 1;
-  spec.numHeads = 2;
-  spec.numKvHeads = 1;
-  spec.headDim = 4;
-  spec.rotaryDim = 4;
-  spec.vocabSize = 10;
-  spec.maxPositions = 64;
-  for (TensorRole role :
-       {TensorRole::TokenEmbedding, TensorRole::FinalNorm, TensorRole::LmHead,
-        TensorRole::AttentionNorm, TensorRole::QueryWeight,
-        TensorRole::KeyWeight, TensorRole::ValueWeight,
-        TensorRole::OutputWeight, TensorRole::MlpNorm, TensorRole::GateWeight,
-        TensorRole::UpWeight, TensorRole::DownWeight})
-    spec.tensorNames[role] = plugins::stringifyTensorRole(role).str();
-  return spec;
-}
 
 const std::vector<float> kLogits = {2.0f, -1.0f, 0.5f,  3.0f, -0.5f,
                                     1.5f, 0.0f,  -2.0f, 2.5f, 1.0f};
@@ -137,8 +96,8 @@ protected:
   }
 
   mlir::MLIRContext context;
-  plugins::ModelSpec spec = tinySpec();
-  NoWeights weights;
+  plugins::ModelSpec spec = llm::testing::makeSampleHeadSpec(10);
+  plugins::EmptyWeightSource weights{"no weights"};
 };
 
 TEST_F(SampleHeadTest, PenaltyOncePerIdOnPositiveAndNegativeLogits) {

@@ -10,6 +10,7 @@
 
 #include "dialects/top/Interpreter/Interpreter.h"
 #include "frontends/llm/GraphBuilder.h"
+#include "frontends/llm/test/SampleHeadSpec.h"
 #include "plugins/WeightSource.h"
 #include "runtime/sampling/Sampler.h"
 
@@ -31,48 +32,6 @@ using llmc::top::Tensor;
 namespace {
 
 constexpr int64_t kVocab = 300;
-
-/// sample_head reads no weights.
-class NoWeights : public plugins::WeightSource {
-public:
-  std::vector<std::string> getTensorNames() const override { return {}; }
-  llvm::Expected<plugins::TensorInfo>
-  getTensorInfo(llvm::StringRef name) const override {
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "no tensor '%s'", name.str().c_str());
-  }
-  llvm::Expected<llvm::ArrayRef<uint8_t>>
-  getTensorData(llvm::StringRef name) const override {
-    return getTensorInfo(name).takeError();
-  }
-  std::string describe() const override { return "no weights"; }
-};
-
-/// A Llama-shaped model just large enough to validate; only the vocabulary
-/// size matters to sample_head.
-plugins::ModelSpec tinySpec() {
-  using plugins::TensorRole;
-  plugins::ModelSpec spec;
-  spec.family = "llama";
-  spec.source = "sampler agreement test";
-  spec.hiddenSize = 8;
-  spec.intermediateSize = 16;
-  spec.numLayers = 1;
-  spec.numHeads = 2;
-  spec.numKvHeads = 1;
-  spec.headDim = 4;
-  spec.rotaryDim = 4;
-  spec.vocabSize = kVocab;
-  spec.maxPositions = 64;
-  for (TensorRole role :
-       {TensorRole::TokenEmbedding, TensorRole::FinalNorm, TensorRole::LmHead,
-        TensorRole::AttentionNorm, TensorRole::QueryWeight,
-        TensorRole::KeyWeight, TensorRole::ValueWeight,
-        TensorRole::OutputWeight, TensorRole::MlpNorm, TensorRole::GateWeight,
-        TensorRole::UpWeight, TensorRole::DownWeight})
-    spec.tensorNames[role] = plugins::stringifyTensorRole(role).str();
-  return spec;
-}
 
 /// One random case: logits, a history longer than the window, and the
 /// sampling parameters.
@@ -118,7 +77,7 @@ Case makeCase(uint64_t seed, int64_t window) {
 
 TEST(SampleHeadAgreementTest, FilterCandidatesMatchesTheInterpreter) {
   mlir::MLIRContext context;
-  plugins::ModelSpec spec = tinySpec();
+  plugins::ModelSpec spec = llm::testing::makeSampleHeadSpec(kVocab);
   llm::BuildOptions options;
   options.seqLength = 16;
   options.maxInputLength = 4;
@@ -130,7 +89,7 @@ TEST(SampleHeadAgreementTest, FilterCandidatesMatchesTheInterpreter) {
   llvm::Expected<llm::Piece> piece = builder->build("sample_head");
   ASSERT_TRUE(static_cast<bool>(piece)) << llvm::toString(piece.takeError());
   auto function = llvm::cast<mlir::func::FuncOp>(piece->getFunction());
-  NoWeights weights;
+  plugins::EmptyWeightSource weights{"no weights"};
   top::Interpreter interpreter(weights, top::InterpreterOptions{1});
   int64_t window = options.penaltyWindow;
   // Cases where top-p cut candidates, and where equal logits had to be

@@ -28,22 +28,6 @@ using namespace llmc;
 
 namespace {
 
-/// The base of the overlay that holds the random weights: it has no tensors.
-class EmptyWeightSource : public plugins::WeightSource {
-public:
-  std::vector<std::string> getTensorNames() const override { return {}; }
-  llvm::Expected<plugins::TensorInfo>
-  getTensorInfo(llvm::StringRef name) const override {
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "no tensor '%s'", name.str().c_str());
-  }
-  llvm::Expected<llvm::ArrayRef<uint8_t>>
-  getTensorData(llvm::StringRef name) const override {
-    return getTensorInfo(name).takeError();
-  }
-  std::string describe() const override { return "benchmark weights"; }
-};
-
 struct Workload {
   const char *label;
   int64_t m, k, n;
@@ -115,7 +99,8 @@ int main() {
   for (const Workload &w : workloads) {
     std::vector<float> weight = randomValues(w.k * w.n, 1);
     std::vector<float> x = randomValues(w.m * w.k, 2);
-    plugins::OverlayWeightSource source(std::make_unique<EmptyWeightSource>());
+    plugins::OverlayWeightSource source(
+        std::make_unique<plugins::EmptyWeightSource>("benchmark weights"));
     llvm::SmallVector<int64_t> weightShape =
         w.linearLayout ? llvm::SmallVector<int64_t>{w.n, w.k}
                        : llvm::SmallVector<int64_t>{w.k, w.n};
