@@ -24,8 +24,8 @@ for tool in "$@"; do
   tool_path="$(cd "$(dirname "$tool")" && pwd):$tool_path"
 done
 # The test file links into the source tree; the reference data sits beside
-# the repository (../shared/refdata), as in CI.
+# the repository (../shared/refdata), as in CI, unless LLMC_REFDATA names it.
 repo=$(dirname "$test_file")
 while [[ "$repo" != / && ! -f "$repo/WORKSPACE" ]]; do repo=$(dirname "$repo"); done
 exec /usr/bin/python3 external/llvm/lit -v --param tool_path="$tool_path" \
-  --param refdata="$repo/../shared/refdata" "$suite/$(basename "$test_file")"
+  --param refdata="${LLMC_REFDATA:-$repo/../shared/refdata}" "$suite/$(basename "$test_file")"
