@@ -400,6 +400,59 @@ FailureOr<Shape> inferReduceAxisShape(ArrayRef<int64_t> input, int64_t axis,
   return result;
 }
 
+FailureOr<Shape> inferReduceAxesShape(ArrayRef<int64_t> input,
+                                      ArrayRef<int64_t> axes, bool keepDims,
+                                      EmitErrorFn emitError) {
+  if (axes.empty()) {
+    emitError() << "axes must name at least one dimension";
+    return failure();
+  }
+  llvm::SmallVector<bool> reduced(input.size(), false);
+  for (int64_t axis : axes) {
+    FailureOr<int64_t> dim = normalizeAxis(axis, input.size(), emitError);
+    if (failed(dim))
+      return failure();
+    if (reduced[*dim]) {
+      emitError() << "axes name dimension " << *dim << " more than once";
+      return failure();
+    }
+    reduced[*dim] = true;
+  }
+  Shape result;
+  for (size_t i = 0; i < input.size(); ++i) {
+    if (!reduced[i])
+      result.push_back(input[i]);
+    else if (keepDims)
+      result.push_back(1);
+  }
+  return result;
+}
+
+FailureOr<Shape> inferExpandShape(ArrayRef<int64_t> input,
+                                  ArrayRef<int64_t> result,
+                                  EmitErrorFn emitError) {
+  if (input.size() > result.size()) {
+    emitError() << "cannot expand rank " << input.size() << " to rank "
+                << result.size();
+    return failure();
+  }
+  Shape shape(result);
+  size_t lead = result.size() - input.size();
+  for (size_t i = 0; i < input.size(); ++i) {
+    int64_t from = input[i], &to = shape[lead + i];
+    if (from == 1)
+      continue;
+    if (!dimsCompatible(from, to)) {
+      emitError() << "input dimension " << i << " (" << from
+                  << ") is neither 1 nor result dimension " << lead + i << " ("
+                  << to << ")";
+      return failure();
+    }
+    to = mergeDims(to, from);
+  }
+  return shape;
+}
+
 FailureOr<Shape> inferTopKShape(ArrayRef<int64_t> input, int64_t k,
                                 int64_t axis, EmitErrorFn emitError) {
   FailureOr<int64_t> dim = normalizeAxis(axis, input.size(), emitError);

@@ -116,6 +116,20 @@ llvm::FailureOr<Shape> inferReduceAxisShape(llvm::ArrayRef<int64_t> input,
                                             int64_t axis, bool keepDims,
                                             EmitErrorFn emitError);
 
+/// Reduces each of `axes` (negative counts from the end; distinct, at least
+/// one) to 1 (keepDims) or removes them.
+llvm::FailureOr<Shape> inferReduceAxesShape(llvm::ArrayRef<int64_t> input,
+                                            llvm::ArrayRef<int64_t> axes,
+                                            bool keepDims,
+                                            EmitErrorFn emitError);
+
+/// NumPy broadcast of `input` to `result` (aligned at the last dimension):
+/// every input dimension must be 1 or the result's. A dynamic result
+/// dimension takes the input's when that is known and not 1.
+llvm::FailureOr<Shape> inferExpandShape(llvm::ArrayRef<int64_t> input,
+                                        llvm::ArrayRef<int64_t> result,
+                                        EmitErrorFn emitError);
+
 /// Replaces dimension `axis` by `k`, which must not exceed it.
 llvm::FailureOr<Shape> inferTopKShape(llvm::ArrayRef<int64_t> input, int64_t k,
                                       int64_t axis, EmitErrorFn emitError);

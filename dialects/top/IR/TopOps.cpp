@@ -107,6 +107,21 @@ LogicalResult GELUOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &s
   return appendShape(Shape(shapeOf(getInput())), shapes);
 }
 
+LogicalResult
+SigmoidOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
+  return appendShape(Shape(shapeOf(getInput())), shapes);
+}
+
+LogicalResult
+SqrtOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
+  return appendShape(Shape(shapeOf(getInput())), shapes);
+}
+
+LogicalResult
+PowOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
+  return appendShape(Shape(shapeOf(getInput())), shapes);
+}
+
 LogicalResult SoftmaxOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
   ArrayRef<int64_t> input = shapeOf(getInput());
   if (failed(normalizeAxis(getAxis(), input.size(), errorEmitter(*this))))
@@ -121,10 +136,25 @@ LogicalResult CumSumOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> 
   return appendShape(Shape(input), shapes);
 }
 
+LogicalResult
+ReduceMeanOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
+  return appendShape(inferReduceAxesShape(shapeOf(getInput()), getAxes(),
+                                          getKeepdims(), errorEmitter(*this)),
+                     shapes);
+}
+
 LogicalResult ReshapeOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
   return appendShape(inferReshapeShape(shapeOf(getInput()),
                                        getOutput().getType().getShape(),
                                        errorEmitter(*this)),
+                     shapes);
+}
+
+LogicalResult
+ExpandOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
+  return appendShape(inferExpandShape(shapeOf(getInput()),
+                                      getOutput().getType().getShape(),
+                                      errorEmitter(*this)),
                      shapes);
 }
 

@@ -258,6 +258,20 @@ def Top_SiLUOp : Top_ComputeOp<"SiLU", [SameOperandsAndResultType]> {
   let results = (outs Top_FloatTensor:$output);
 }
 
+def Top_SigmoidOp : Top_ComputeOp<"Sigmoid", [SameOperandsAndResultType]> {
+  let summary = "logistic sigmoid";
+  let description = [{
+    `1 / (1 + exp(-input))`. ONNX exports of SiLU are `input * Sigmoid(input)`
+    until a raising pattern fuses them into `top.SiLU`.
+
+    ```mlir
+    %0 = top.Sigmoid %x : (tensor<1x8x768xf32>) -> tensor<1x8x768xf32>
+    ```
+  }];
+  let arguments = (ins Top_FloatTensor:$input);
+  let results = (outs Top_FloatTensor:$output);
+}
+
 def Top_GELUOp : Top_ComputeOp<"GELU", [SameOperandsAndResultType]> {
   let summary = "Gaussian error linear unit";
   let description = [{
@@ -268,6 +282,36 @@ def Top_GELUOp : Top_ComputeOp<"GELU", [SameOperandsAndResultType]> {
   let arguments = (ins Top_FloatTensor:$input,
                    DefaultValuedAttr<Top_GELUApproximationAttr,
                                      "GELUApproximation::None">:$approximation);
+  let results = (outs Top_FloatTensor:$output);
+}
+
+def Top_SqrtOp : Top_ComputeOp<"Sqrt", [SameOperandsAndResultType]> {
+  let summary = "elementwise square root";
+  let description = [{
+    `sqrt(input)` with IEEE 754 semantics: a negative element gives NaN.
+    ONNX exports of RMSNorm take the root of the mean of squares with it.
+
+    ```mlir
+    %0 = top.Sqrt %x : (tensor<1x8x1xf32>) -> tensor<1x8x1xf32>
+    ```
+  }];
+  let arguments = (ins Top_FloatTensor:$input);
+  let results = (outs Top_FloatTensor:$output);
+}
+
+def Top_PowOp : Top_ComputeOp<"Pow", [SameOperandsAndResultType]> {
+  let summary = "raises every element to a constant power";
+  let description = [{
+    `input ^ exponent` elementwise: ONNX's Pow with a scalar constant
+    exponent, such as the square in an exported RMSNorm. An exponent of 2 is
+    computed as `input * input`; others follow C's `pow` (a negative element
+    to a non-integer power is NaN).
+
+    ```mlir
+    %0 = top.Pow %x {exponent = 2.000000e+00 : f64} : (tensor<1x8x768xf32>) -> tensor<1x8x768xf32>
+    ```
+  }];
+  let arguments = (ins Top_FloatTensor:$input, F64Attr:$exponent);
   let results = (outs Top_FloatTensor:$output);
 }
 
@@ -301,6 +345,26 @@ def Top_CumSumOp : Top_ComputeOp<"CumSum", [SameOperandsAndResultType]> {
   let results = (outs Top_FloatTensor:$output);
 }
 
+def Top_ReduceMeanOp : Top_ComputeOp<"ReduceMean", [
+    SameOperandsAndResultElementType]> {
+  let summary = "mean over some axes";
+  let description = [{
+    The mean of `input` over `axes` (negative counts from the end; distinct,
+    at least one), as ONNX's ReduceMean: with `keepdims` the reduced
+    dimensions stay as 1, without it they are removed. Sums accumulate in
+    double in element order and each mean is rounded once, as `top.RMSNorm`
+    takes its mean of squares. ONNX exports of RMSNorm and LayerNorm take
+    their statistics with it.
+
+    ```mlir
+    %0 = top.ReduceMean %x {axes = array<i64: -1>} : (tensor<1x8x768xf32>) -> tensor<1x8x1xf32>
+    ```
+  }];
+  let arguments = (ins Top_FloatTensor:$input, DenseI64ArrayAttr:$axes,
+                   DefaultValuedAttr<BoolAttr, "true">:$keepdims);
+  let results = (outs Top_FloatTensor:$output);
+}
+
 //===----------------------------------------------------------------------===//
 // Data movement
 //===----------------------------------------------------------------------===//
@@ -316,6 +380,23 @@ def Top_ReshapeOp : Top_ComputeOp<"Reshape", [SameOperandsAndResultElementType]>
   let results = (outs AnyRankedTensor:$output);
   let hasFolder = 1;
   let hasCanonicalizer = 1;
+}
+
+def Top_ExpandOp : Top_ComputeOp<"Expand", [SameOperandsAndResultElementType]> {
+  let summary = "broadcasts a tensor to a larger shape";
+  let description = [{
+    NumPy broadcasting of `input` to the result type's shape, as ONNX's
+    Expand once its shape operand is known: the shapes align at the last
+    dimension, missing leading dimensions count as 1, and every input
+    dimension is 1 (repeated) or the result's. A dynamic result dimension
+    takes the input's when that is not 1.
+
+    ```mlir
+    %0 = top.Expand %mask : (tensor<1x1x8x8xf32>) -> tensor<1x4x8x8xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input);
+  let results = (outs AnyRankedTensor:$output);
 }
 
 def Top_PermuteOp : Top_ComputeOp<"Permute", [SameOperandsAndResultElementType]> {

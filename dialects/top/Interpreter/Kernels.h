@@ -23,8 +23,9 @@ class ThreadRunner;
 
 namespace kernels {
 
-/// An elementwise activation (the `activation` of an MLP, or SiLU/GELU ops).
-enum class Activation { SiLU, GELU, GELUTanh, ReLU };
+/// An elementwise activation (the `activation` of an MLP, or the SiLU, GELU
+/// and Sigmoid ops).
+enum class Activation { SiLU, GELU, GELUTanh, ReLU, Sigmoid };
 
 /// A "what is wrong" error for kernels; the interpreter adds the op and its
 /// location.
@@ -111,9 +112,23 @@ llvm::Expected<Tensor> activate(const Tensor &input, Activation activation,
 /// The activation of one value, shared with the MLP kernel.
 float applyActivation(Activation activation, float x);
 
+/// `sqrt(input)` of every element (NaN for negative ones).
+llvm::Expected<Tensor> sqrt(const Tensor &input, const ThreadRunner &runner);
+
+/// `input ^ exponent` of every element: `x * x` when the exponent is 2,
+/// otherwise `std::pow` in float.
+llvm::Expected<Tensor> power(const Tensor &input, double exponent,
+                             const ThreadRunner &runner);
+
 //===----------------------------------------------------------------------===//
 // KernelsData.cpp
 //===----------------------------------------------------------------------===//
+
+/// NumPy broadcast of `input` (of either kind) to `shape`, aligned at the
+/// last dimension; a negative dimension of `shape` takes the input's, which
+/// must then be present and not 1.
+llvm::Expected<Tensor> expand(const Tensor &input,
+                              llvm::ArrayRef<int64_t> shape);
 
 /// Slices of `table` along `axis` picked by `indices` (an I32 tensor); an
 /// index outside [0, table dim) is an error.
@@ -178,6 +193,12 @@ llvm::Expected<Tensor> softmax(const Tensor &input, int64_t axis,
 /// sums from the end.
 llvm::Expected<Tensor> cumSum(const Tensor &input, int64_t axis,
                               bool exclusive, bool reverse);
+
+/// The mean over `axes` (negative counts from the end; distinct, at least
+/// one), reduced dimensions kept as 1 with `keepDims`; sums accumulate in
+/// double in element order, as RMSNorm's mean of squares.
+llvm::Expected<Tensor> reduceMean(const Tensor &input,
+                                  llvm::ArrayRef<int64_t> axes, bool keepDims);
 
 /// The I32 index of the largest (`max`) or smallest element along `axis`,
 /// the first on ties; a NaN counts as the extreme, as in NumPy.

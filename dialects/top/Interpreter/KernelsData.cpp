@@ -35,6 +35,33 @@ static void gatherStrided(const char *in, llvm::ArrayRef<int64_t> strides,
   }
 }
 
+llvm::Expected<Tensor> expand(const Tensor &input,
+                              llvm::ArrayRef<int64_t> shape) {
+  llvm::ArrayRef<int64_t> from = input.getShape();
+  if (from.size() > shape.size())
+    return kernelError("cannot expand " + input.describe() + " to rank " +
+                       llvm::Twine(shape.size()));
+  Dims resolved(shape);
+  size_t lead = shape.size() - from.size();
+  for (size_t i = 0; i < resolved.size(); ++i) {
+    int64_t own = i < lead ? 1 : from[i - lead], &dim = resolved[i];
+    if (dim < 0) {
+      if (own == 1)
+        return kernelError("dimension " + llvm::Twine(i) +
+                           " of the expanded shape is dynamic and " +
+                           input.describe() + " does not give it");
+      dim = own;
+    }
+    if (own != 1 && own != dim)
+      return kernelError("dimension " + llvm::Twine(i) + " of " +
+                         input.describe() + " is neither 1 nor " +
+                         llvm::Twine(dim));
+  }
+  Tensor result(input.getKind(), resolved);
+  gatherStrided(input.getRawData(), broadcastStrides(from, resolved), result);
+  return result;
+}
+
 llvm::Expected<Tensor> gather(const Tensor &table, const Tensor &indices,
                               int64_t axis) {
   if (!indices.isI32())

@@ -86,6 +86,8 @@ float applyActivation(Activation activation, float value) {
         0.5 * x * (1.0 + std::tanh(kSqrt2OverPi * (x + 0.044715 * x * x * x))));
   }
   case Activation::ReLU: return value < 0.0f ? 0.0f : value;
+  case Activation::Sigmoid:
+    return static_cast<float>(1.0 / (1.0 + std::exp(-x)));
   }
   return value;
 }
@@ -100,6 +102,35 @@ llvm::Expected<Tensor> activate(const Tensor &input, Activation activation,
   runner.forRanges(in.size(), kGrain, [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i)
       out[i] = applyActivation(activation, in[i]);
+  });
+  return result;
+}
+
+llvm::Expected<Tensor> sqrt(const Tensor &input, const ThreadRunner &runner) {
+  if (llvm::Error error = requireF32(input, "input"))
+    return std::move(error);
+  Tensor result(ElementKind::F32, input.getShape());
+  llvm::ArrayRef<float> in = input.getF32();
+  llvm::MutableArrayRef<float> out = result.getF32();
+  runner.forRanges(in.size(), kGrain, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i)
+      out[i] = std::sqrt(in[i]);
+  });
+  return result;
+}
+
+llvm::Expected<Tensor> power(const Tensor &input, double exponent,
+                             const ThreadRunner &runner) {
+  if (llvm::Error error = requireF32(input, "input"))
+    return std::move(error);
+  Tensor result(ElementKind::F32, input.getShape());
+  llvm::ArrayRef<float> in = input.getF32();
+  llvm::MutableArrayRef<float> out = result.getF32();
+  bool square = exponent == 2.0;
+  auto power = static_cast<float>(exponent);
+  runner.forRanges(in.size(), kGrain, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i)
+      out[i] = square ? in[i] * in[i] : std::pow(in[i], power);
   });
   return result;
 }

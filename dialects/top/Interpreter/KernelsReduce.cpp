@@ -75,6 +75,46 @@ llvm::Expected<Tensor> cumSum(const Tensor &input, int64_t axis,
   return result;
 }
 
+llvm::Expected<Tensor> reduceMean(const Tensor &input,
+                                  llvm::ArrayRef<int64_t> axes, bool keepDims) {
+  if (llvm::Error error = requireF32(input, "input"))
+    return std::move(error);
+  if (axes.empty())
+    return kernelError("reduce_mean needs at least one axis");
+  Dims kept(input.getShape());
+  llvm::SmallVector<bool, 4> reduced(input.getRank(), false);
+  for (int64_t axis : axes) {
+    llvm::Expected<int64_t> dim = normalizeAxis(axis, input.getRank());
+    if (!dim)
+      return dim.takeError();
+    if (reduced[*dim])
+      return kernelError("axes name dimension " + llvm::Twine(*dim) +
+                         " more than once");
+    reduced[*dim] = true;
+    kept[*dim] = 1;
+  }
+  // Every input element adds to the output element at its position with the
+  // reduced coordinates zeroed: strides of the kept shape, 0 where reduced.
+  Dims strides = getRowMajorStrides(kept);
+  for (auto [stride, isReduced] : llvm::zip(strides, reduced))
+    if (isReduced)
+      stride = 0;
+  int64_t outputs = getElementCount(kept);
+  int64_t count = outputs ? input.getNumElements() / outputs : 0;
+  std::vector<double> sums(outputs, 0.0);
+  llvm::ArrayRef<float> in = input.getF32();
+  for (int64_t i = 0, e = in.size(); i < e; ++i)
+    sums[offsetOf(i, input.getShape(), strides)] += in[i];
+  Dims shape;
+  for (auto [dim, isReduced] : llvm::zip(kept, reduced))
+    if (!isReduced || keepDims)
+      shape.push_back(dim);
+  Tensor result(ElementKind::F32, shape);
+  for (int64_t i = 0; i < outputs; ++i)
+    result.getF32()[i] = static_cast<float>(sums[i] / count);
+  return result;
+}
+
 /// Whether `a` ranks above `b` when NaN ranks above every number.
 static bool ranksAbove(float a, float b) {
   if (std::isnan(a))

@@ -140,11 +140,20 @@ llvm::Expected<Results> runComputeOp(Operation &op,
         return single(
             kernels::activate(in(0), kernels::Activation::SiLU, runner));
       })
+      .Case([&](SigmoidOp) {
+        return single(
+            kernels::activate(in(0), kernels::Activation::Sigmoid, runner));
+      })
       .Case([&](GELUOp gelu) {
         auto activation = gelu.getApproximation() == GELUApproximation::Tanh
                               ? kernels::Activation::GELUTanh
                               : kernels::Activation::GELU;
         return single(kernels::activate(in(0), activation, runner));
+      })
+      .Case([&](SqrtOp) { return single(kernels::sqrt(in(0), runner)); })
+      .Case([&](PowOp pow) {
+        return single(
+            kernels::power(in(0), pow.getExponent().convertToDouble(), runner));
       })
       .Case([&](SoftmaxOp softmax) {
         return single(
@@ -155,6 +164,10 @@ llvm::Expected<Results> runComputeOp(Operation &op,
                                       cumsum.getExclusive(),
                                       cumsum.getReverse()));
       })
+      .Case([&](ReduceMeanOp mean) {
+        return single(
+            kernels::reduceMean(in(0), mean.getAxes(), mean.getKeepdims()));
+      })
       .Case([&](ConstantOp constant) { return single(constantTensor(constant)); })
       .Case([&](GatherOp gather) {
         return single(
@@ -163,6 +176,11 @@ llvm::Expected<Results> runComputeOp(Operation &op,
       .Case([&](ReshapeOp reshape) {
         // Dynamic result dimensions are negative: the kernel infers them.
         return single(kernels::reshape(in(0), reshape.getType().getShape()));
+      })
+      .Case([&](ExpandOp expand) {
+        // Dynamic result dimensions are negative: the kernel takes the
+        // input's.
+        return single(kernels::expand(in(0), expand.getType().getShape()));
       })
       .Case([&](PermuteOp permute) {
         return single(kernels::permute(in(0), permute.getOrder()));

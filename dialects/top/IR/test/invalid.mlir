@@ -955,3 +955,103 @@ func.func @cumsum_integer(%p: tensor<1x50xi32>) -> tensor<1x50xi32> {
   %0 = top.CumSum %p : (tensor<1x50xi32>) -> tensor<1x50xi32>
   return %0 : tensor<1x50xi32>
 }
+
+//===----------------------------------------------------------------------===//
+// Sqrt, Sigmoid, Pow, ReduceMean, Expand
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @sqrt_integer(%x: tensor<4xi32>) -> tensor<4xi32> {
+  // expected-error @+1 {{'top.Sqrt' op operand #0 must be tensor of floating-point values, but got 'tensor<4xi32>'}}
+  %0 = top.Sqrt %x : (tensor<4xi32>) -> tensor<4xi32>
+  return %0 : tensor<4xi32>
+}
+
+// -----
+
+func.func @sigmoid_type_mismatch(%x: tensor<4xf32>) -> tensor<4xf16> {
+  // expected-error @+1 {{'top.Sigmoid' op requires the same type for all operands and results}}
+  %0 = top.Sigmoid %x : (tensor<4xf32>) -> tensor<4xf16>
+  return %0 : tensor<4xf16>
+}
+
+// -----
+
+func.func @pow_no_exponent(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'top.Pow' op requires attribute 'exponent'}}
+  %0 = top.Pow %x : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @pow_shape_mismatch(%x: tensor<4xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{'top.Pow' op requires the same type for all operands and results}}
+  %0 = top.Pow %x {exponent = 2.0 : f64} : (tensor<4xf32>) -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+func.func @reduce_mean_no_axes(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  // expected-error @+1 {{'top.ReduceMean' op axes must name at least one dimension}}
+  %0 = top.ReduceMean %x {axes = array<i64>} : (tensor<2x4xf32>) -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+func.func @reduce_mean_axis_out_of_range(%x: tensor<2x4xf32>) -> tensor<2x1xf32> {
+  // expected-error @+1 {{'top.ReduceMean' op axis -3 is out of range for rank 2}}
+  %0 = top.ReduceMean %x {axes = array<i64: -3>} : (tensor<2x4xf32>) -> tensor<2x1xf32>
+  return %0 : tensor<2x1xf32>
+}
+
+// -----
+
+func.func @reduce_mean_repeated_axis(%x: tensor<2x4xf32>) -> tensor<2x1xf32> {
+  // expected-error @+1 {{'top.ReduceMean' op axes name dimension 1 more than once}}
+  %0 = top.ReduceMean %x {axes = array<i64: 1, -1>} : (tensor<2x4xf32>) -> tensor<2x1xf32>
+  return %0 : tensor<2x1xf32>
+}
+
+// -----
+
+func.func @reduce_mean_keepdims_shape(%x: tensor<2x4xf32>) -> tensor<2x1xf32> {
+  // expected-error @+1 {{'top.ReduceMean' op result #0 has shape [2, 1] but the operands imply [2]}}
+  %0 = top.ReduceMean %x {axes = array<i64: 1>, keepdims = false} : (tensor<2x4xf32>) -> tensor<2x1xf32>
+  return %0 : tensor<2x1xf32>
+}
+
+// -----
+
+func.func @reduce_mean_element_type(%x: tensor<2x4xf32>) -> tensor<2x1xf16> {
+  // expected-error @+1 {{'top.ReduceMean' op requires the same element type for all operands and results}}
+  %0 = top.ReduceMean %x {axes = array<i64: 1>} : (tensor<2x4xf32>) -> tensor<2x1xf16>
+  return %0 : tensor<2x1xf16>
+}
+
+// -----
+
+func.func @expand_lower_rank(%x: tensor<2x3x4xf32>) -> tensor<3x4xf32> {
+  // expected-error @+1 {{'top.Expand' op cannot expand rank 3 to rank 2}}
+  %0 = top.Expand %x : (tensor<2x3x4xf32>) -> tensor<3x4xf32>
+  return %0 : tensor<3x4xf32>
+}
+
+// -----
+
+func.func @expand_dimension_not_one(%x: tensor<3x2xf32>) -> tensor<2x3x4xf32> {
+  // expected-error @+1 {{'top.Expand' op input dimension 1 (2) is neither 1 nor result dimension 2 (4)}}
+  %0 = top.Expand %x : (tensor<3x2xf32>) -> tensor<2x3x4xf32>
+  return %0 : tensor<2x3x4xf32>
+}
+
+// -----
+
+func.func @expand_element_type(%x: tensor<3x1xf32>) -> tensor<3x4xf16> {
+  // expected-error @+1 {{'top.Expand' op requires the same element type for all operands and results}}
+  %0 = top.Expand %x : (tensor<3x1xf32>) -> tensor<3x4xf16>
+  return %0 : tensor<3x4xf16>
+}

@@ -260,3 +260,42 @@ func.func @cumsum(%p: tensor<1x50xf32>) -> (tensor<1x50xf32>, tensor<1x50xf32>, 
   %2 = top.CumSum %p {axis = 0 : i64, exclusive = true, reverse = true} : (tensor<1x50xf32>) -> tensor<1x50xf32>
   return %0, %1, %2 : tensor<1x50xf32>, tensor<1x50xf32>, tensor<1x50xf32>
 }
+
+// The primitives of exported graphs that raising fuses into RMSNorm, SiLU
+// and FAttention.
+// CHECK-LABEL: func.func @unary_primitives
+// CHECK: top.Sqrt {{.*}} : (tensor<1x8x1xf32>) -> tensor<1x8x1xf32>
+// CHECK: top.Sigmoid {{.*}} : (tensor<1x8x768xbf16>) -> tensor<1x8x768xbf16>
+// CHECK: top.Pow {{.*}} {exponent = 2.000000e+00 : f64} : (tensor<1x8x768xf32>) -> tensor<1x8x768xf32>
+// CHECK: top.Pow {{.*}} {exponent = -5.000000e-01 : f64} : (tensor<4xf16>) -> tensor<4xf16>
+func.func @unary_primitives(%ms: tensor<1x8x1xf32>, %h: tensor<1x8x768xbf16>, %x: tensor<1x8x768xf32>, %v: tensor<4xf16>) -> (tensor<1x8x1xf32>, tensor<1x8x768xbf16>, tensor<1x8x768xf32>, tensor<4xf16>) {
+  %0 = top.Sqrt %ms : (tensor<1x8x1xf32>) -> tensor<1x8x1xf32>
+  %1 = top.Sigmoid %h : (tensor<1x8x768xbf16>) -> tensor<1x8x768xbf16>
+  %2 = top.Pow %x {exponent = 2.0 : f64} : (tensor<1x8x768xf32>) -> tensor<1x8x768xf32>
+  %3 = top.Pow %v {exponent = -0.5 : f64} : (tensor<4xf16>) -> tensor<4xf16>
+  return %0, %1, %2, %3 : tensor<1x8x1xf32>, tensor<1x8x768xbf16>, tensor<1x8x768xf32>, tensor<4xf16>
+}
+
+// keepdims defaults to true and is printed only when false.
+// CHECK-LABEL: func.func @reduce_mean
+// CHECK: top.ReduceMean {{.*}} {axes = array<i64: -1>} : (tensor<1x8x768xf32>) -> tensor<1x8x1xf32>
+// CHECK: top.ReduceMean {{.*}} {axes = array<i64: 2, 0>, keepdims = false} : (tensor<1x8x768xf32>) -> tensor<8xf32>
+// CHECK: top.ReduceMean {{.*}} {axes = array<i64: 1>} : (tensor<2x?x4xf16>) -> tensor<2x1x4xf16>
+func.func @reduce_mean(%x: tensor<1x8x768xf32>, %d: tensor<2x?x4xf16>) -> (tensor<1x8x1xf32>, tensor<8xf32>, tensor<2x1x4xf16>) {
+  %0 = top.ReduceMean %x {axes = array<i64: -1>} : (tensor<1x8x768xf32>) -> tensor<1x8x1xf32>
+  %1 = top.ReduceMean %x {axes = array<i64: 2, 0>, keepdims = false} : (tensor<1x8x768xf32>) -> tensor<8xf32>
+  %2 = top.ReduceMean %d {axes = array<i64: 1>, keepdims = true} : (tensor<2x?x4xf16>) -> tensor<2x1x4xf16>
+  return %0, %1, %2 : tensor<1x8x1xf32>, tensor<8xf32>, tensor<2x1x4xf16>
+}
+
+// Missing leading dimensions and dimensions of 1 repeat.
+// CHECK-LABEL: func.func @expand
+// CHECK: top.Expand {{.*}} : (tensor<1x1x8x8xf32>) -> tensor<1x4x8x8xf32>
+// CHECK: top.Expand {{.*}} : (tensor<8x1xi1>) -> tensor<2x8x16xi1>
+// CHECK: top.Expand {{.*}} : (tensor<?x1xf32>) -> tensor<?x3xf32>
+func.func @expand(%mask: tensor<1x1x8x8xf32>, %m: tensor<8x1xi1>, %d: tensor<?x1xf32>) -> (tensor<1x4x8x8xf32>, tensor<2x8x16xi1>, tensor<?x3xf32>) {
+  %0 = top.Expand %mask : (tensor<1x1x8x8xf32>) -> tensor<1x4x8x8xf32>
+  %1 = top.Expand %m : (tensor<8x1xi1>) -> tensor<2x8x16xi1>
+  %2 = top.Expand %d : (tensor<?x1xf32>) -> tensor<?x3xf32>
+  return %0, %1, %2 : tensor<1x4x8x8xf32>, tensor<2x8x16xi1>, tensor<?x3xf32>
+}

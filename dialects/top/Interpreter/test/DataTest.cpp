@@ -1,7 +1,7 @@
 //===- DataTest.cpp - gather, data movement and selection kernels ---------===//
 //
-// Expected values come from NumPy (take, transpose, concatenate, slicing,
-// argmax/argmin, stable argsort for top-k).
+// Expected values come from NumPy (take, broadcast_to, transpose,
+// concatenate, slicing, argmax/argmin, stable argsort for top-k).
 //
 //===----------------------------------------------------------------------===//
 
@@ -89,6 +89,51 @@ TEST(Reshape, StaticAndInferredDimensions) {
   std::vector<float> ordered(source.getF32().begin(), source.getF32().end());
   expectNear(results[0], {6, 4}, ordered);
   expectNear(results[1], {4, 6}, ordered);
+}
+
+TEST(Expand, BroadcastsFloatsAndIntegers) {
+  auto results = runOk(R"mlir(
+    func.func @main(%x: tensor<3x1xf32>, %ids: tensor<1x3xi32>) -> (tensor<2x3x4xf32>, tensor<2x3xi32>, tensor<3x1xf32>) {
+      %0 = top.Expand %x : (tensor<3x1xf32>) -> tensor<2x3x4xf32>
+      %1 = top.Expand %ids : (tensor<1x3xi32>) -> tensor<2x3xi32>
+      %2 = top.Expand %x : (tensor<3x1xf32>) -> tensor<3x1xf32>
+      return %0, %1, %2 : tensor<2x3x4xf32>, tensor<2x3xi32>, tensor<3x1xf32>
+    })mlir",
+                       {Tensor::fromF32({3, 1}, {-1.5f, 0.0f, 2.5f}),
+                        Tensor::fromI32({1, 3}, {7, -8, 9})});
+  ASSERT_EQ(results.size(), 3u);
+  std::vector<float> expanded;
+  for (int b = 0; b < 2; ++b)
+    for (float value : {-1.5f, 0.0f, 2.5f})
+      expanded.insert(expanded.end(), 4, value);
+  expectNear(results[0], {2, 3, 4}, expanded);
+  expectInts(results[1], {2, 3}, {7, -8, 9, 7, -8, 9});
+  expectNear(results[2], {3, 1}, {-1.5f, 0.0f, 2.5f});
+}
+
+TEST(Expand, DynamicDimensionTakesTheInputs) {
+  auto results = runOk(R"mlir(
+    func.func @main(%x: tensor<2x1xf32>) -> tensor<3x?x2xf32> {
+      %0 = top.Expand %x : (tensor<2x1xf32>) -> tensor<3x?x2xf32>
+      return %0 : tensor<3x?x2xf32>
+    })mlir",
+                       {Tensor::fromF32({2, 1}, {1.0f, 2.0f})});
+  ASSERT_EQ(results.size(), 1u);
+  expectNear(
+      results[0], {3, 2, 2},
+      {1.0f, 1.0f, 2.0f, 2.0f, 1.0f, 1.0f, 2.0f, 2.0f, 1.0f, 1.0f, 2.0f, 2.0f});
+
+  MemoryWeightSource weights;
+  std::string error =
+      runError(R"mlir(
+    func.func @main(%x: tensor<1x2xf32>) -> tensor<?x2xf32> {
+      %0 = top.Expand %x : (tensor<1x2xf32>) -> tensor<?x2xf32>
+      return %0 : tensor<?x2xf32>
+    })mlir",
+               {Tensor::fromF32({1, 2}, {1.0f, 2.0f})}, weights);
+  EXPECT_NE(error.find("dimension 0 of the expanded shape is dynamic"),
+            std::string::npos)
+      << error;
 }
 
 TEST(Permute, MovesTheLastDimensionFirst) {

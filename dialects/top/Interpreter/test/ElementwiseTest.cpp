@@ -1,4 +1,4 @@
-//===- ElementwiseTest.cpp - broadcast arithmetic, activations, softmax ---===//
+//===- ElementwiseTest.cpp - arithmetic, activations, softmax, means ------===//
 //
 // Expected values come from NumPy in float64 on the same float32 inputs.
 //
@@ -7,6 +7,8 @@
 #include "dialects/top/Interpreter/test/TestSupport.h"
 
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 using namespace llmc::top;
 using namespace llmc::top::testing;
@@ -111,6 +113,109 @@ TEST(Softmax, LargeLogitsDoNotOverflow) {
                        {Tensor::fromF32({3}, {998.0f, 999.0f, 1000.0f})});
   ASSERT_EQ(results.size(), 1u);
   expectNear(results[0], {3}, {0.0900305732f, 0.244728471f, 0.665240956f});
+}
+
+TEST(Activations, Sigmoid) {
+  auto results = runOk(
+      R"mlir(
+    func.func @main(%x: tensor<7xf32>) -> tensor<7xf32> {
+      %0 = top.Sigmoid %x : (tensor<7xf32>) -> tensor<7xf32>
+      return %0 : tensor<7xf32>
+    })mlir",
+      {Tensor::fromF32({7}, {-3.0f, -1.0f, -0.5f, 0.0f, 0.5f, 1.0f, 3.0f})});
+  ASSERT_EQ(results.size(), 1u);
+  expectNear(results[0], {7},
+             {0.0474258732f, 0.268941421f, 0.377540669f, 0.5f, 0.622459331f,
+              0.731058579f, 0.952574127f});
+}
+
+TEST(Sqrt, RootsAndNaNForNegatives) {
+  auto results = runOk(R"mlir(
+    func.func @main(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
+      %0 = top.Sqrt %x : (tensor<2x4xf32>) -> tensor<2x4xf32>
+      return %0 : tensor<2x4xf32>
+    })mlir",
+                       {Tensor::fromF32({2, 4}, {0.0f, 0.25f, 2.0f, 1e-6f, 9.0f,
+                                                 1.5e4f, kInf, -1.0f})});
+  ASSERT_EQ(results.size(), 1u);
+  llvm::ArrayRef<float> roots = results[0].getF32();
+  ASSERT_EQ(roots.size(), 8u);
+  EXPECT_TRUE(std::isnan(roots[7]));
+  expectNear(
+      Tensor::fromF32({7}, roots.drop_back()), {7},
+      {0.0f, 0.5f, 1.41421356f, 0.000999999999f, 3.0f, 122.474487f, kInf});
+}
+
+TEST(Pow, SquareIsExactOtherExponentsUsePow) {
+  const std::vector<float> x = {0.0f, 0.25f, 2.0f, 1e-6f, 9.0f, 1.5e4f};
+  auto results = runOk(R"mlir(
+    func.func @main(%x: tensor<6xf32>, %e: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<6xf32>, tensor<6xf32>, tensor<6xf32>) {
+      %0 = top.Pow %e {exponent = 2.0 : f64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+      %1 = top.Pow %x {exponent = 0.5 : f64} : (tensor<6xf32>) -> tensor<6xf32>
+      %2 = top.Pow %x {exponent = -1.0 : f64} : (tensor<6xf32>) -> tensor<6xf32>
+      %3 = top.Pow %x {exponent = 3.0 : f64} : (tensor<6xf32>) -> tensor<6xf32>
+      return %0, %1, %2, %3 : tensor<2x3xf32>, tensor<6xf32>, tensor<6xf32>, tensor<6xf32>
+    })mlir",
+                       {Tensor::fromF32({6}, x), Tensor::fromF32({2, 3}, kE1)});
+  ASSERT_EQ(results.size(), 4u);
+  // The square is the float product itself, bit for bit.
+  std::vector<float> squares;
+  for (float value : kE1)
+    squares.push_back(value * value);
+  expectBitIdentical(results[0], Tensor::fromF32({2, 3}, squares));
+  expectNear(results[1], {6},
+             {0.0f, 0.5f, 1.41421356f, 0.000999999999f, 3.0f, 122.474487f});
+  expectNear(results[2], {6},
+             {kInf, 4.0f, 0.5f, 1000000.0f, 0.111111111f, 6.66666667e-05f});
+  expectNear(results[3], {6},
+             {0.0f, 0.015625f, 8.0f, 9.99999992e-19f, 729.0f, 3.375e+12f});
+}
+
+TEST(Pow, NegativeBaseToAFractionIsNaN) {
+  auto results = runOk(R"mlir(
+    func.func @main(%x: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) {
+      %0 = top.Pow %x {exponent = 0.5 : f64} : (tensor<2xf32>) -> tensor<2xf32>
+      %1 = top.Pow %x {exponent = 2.0 : f64} : (tensor<2xf32>) -> tensor<2xf32>
+      return %0, %1 : tensor<2xf32>, tensor<2xf32>
+    })mlir",
+                       {Tensor::fromF32({2}, {-4.0f, -1.5f})});
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_TRUE(std::isnan(results[0].getF32()[0]));
+  EXPECT_TRUE(std::isnan(results[0].getF32()[1]));
+  expectNear(results[1], {2}, {16.0f, 2.25f});
+}
+
+TEST(ReduceMean, OneOrSeveralAxesWithAndWithoutKeepdims) {
+  std::vector<float> values(24);
+  for (int i = 0; i < 24; ++i)
+    values[i] = static_cast<float>(i);
+  auto results = runOk(R"mlir(
+    func.func @main(%x: tensor<2x3x4xf32>) -> (tensor<2x3x1xf32>, tensor<3xf32>, tensor<2x1x4xf32>, tensor<1x1x1xf32>) {
+      %0 = top.ReduceMean %x {axes = array<i64: -1>} : (tensor<2x3x4xf32>) -> tensor<2x3x1xf32>
+      %1 = top.ReduceMean %x {axes = array<i64: 2, 0>, keepdims = false} : (tensor<2x3x4xf32>) -> tensor<3xf32>
+      %2 = top.ReduceMean %x {axes = array<i64: 1>, keepdims = true} : (tensor<2x3x4xf32>) -> tensor<2x1x4xf32>
+      %3 = top.ReduceMean %x {axes = array<i64: 0, 1, 2>} : (tensor<2x3x4xf32>) -> tensor<1x1x1xf32>
+      return %0, %1, %2, %3 : tensor<2x3x1xf32>, tensor<3xf32>, tensor<2x1x4xf32>, tensor<1x1x1xf32>
+    })mlir",
+                       {Tensor::fromF32({2, 3, 4}, values)});
+  ASSERT_EQ(results.size(), 4u);
+  expectNear(results[0], {2, 3, 1}, {1.5f, 5.5f, 9.5f, 13.5f, 17.5f, 21.5f});
+  expectNear(results[1], {3}, {7.5f, 11.5f, 15.5f});
+  expectNear(results[2], {2, 1, 4},
+             {4.0f, 5.0f, 6.0f, 7.0f, 16.0f, 17.0f, 18.0f, 19.0f});
+  expectNear(results[3], {1, 1, 1}, {11.5f});
+}
+
+TEST(ReduceMean, AccumulatesInDouble) {
+  // In float, 1e8 + 1 rounds back to 1e8 and the mean would be 0.25.
+  auto results = runOk(R"mlir(
+    func.func @main(%x: tensor<1x4xf32>) -> tensor<1x1xf32> {
+      %0 = top.ReduceMean %x {axes = array<i64: 1>} : (tensor<1x4xf32>) -> tensor<1x1xf32>
+      return %0 : tensor<1x1xf32>
+    })mlir",
+                       {Tensor::fromF32({1, 4}, {1e8f, 1.0f, -1e8f, 1.0f})});
+  ASSERT_EQ(results.size(), 1u);
+  expectNear(results[0], {1, 1}, {0.5f}, 0.0f);
 }
 
 } // namespace
