@@ -11,6 +11,8 @@
 #ifndef LLMC_PLUGINS_MODELSPEC_H
 #define LLMC_PLUGINS_MODELSPEC_H
 
+#include "plugins/WeightSource.h"
+
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -101,6 +103,9 @@ struct ModelSpec {
 
   /// Tensor name pattern per role; roles a model does not use are absent.
   std::map<TensorRole, std::string> tensorNames;
+  /// The weights the checkpoint stores quantized, by tensor name: they
+  /// compile without requantization (see WeightSource).
+  std::map<std::string, StoredQuantization> storedQuantization;
 
   /// Generation defaults and tokenizer data for the runtime.
   std::vector<int64_t> eosTokenIds;

@@ -39,6 +39,9 @@ namespace llmc::plugins {
 struct Checkpoint {
   ModelSpec spec;
   std::unique_ptr<WeightSource> weights;
+  /// What the user should know about how llmc reads the checkpoint (a
+  /// storage format it converts), one sentence each.
+  std::vector<std::string> warnings;
 };
 
 /// Reads one checkpoint format (a Hugging Face directory, ONNX, GGUF).

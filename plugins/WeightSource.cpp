@@ -45,6 +45,18 @@ int64_t TensorInfo::getNumElements() const {
 
 WeightSource::~WeightSource() = default;
 
+std::optional<StoredQuantization>
+WeightSource::getStoredQuantization(llvm::StringRef) const {
+  return std::nullopt;
+}
+
+llvm::Expected<StoredQuantizedTensor>
+WeightSource::getStoredQuantized(llvm::StringRef name) const {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 describe() + ": tensor '" + name +
+                                     "' is not stored quantized");
+}
+
 template <typename T>
 static void convertIntegers(const uint8_t *data, int64_t count, float *out) {
   for (int64_t i = 0; i < count; ++i) {
@@ -171,5 +183,17 @@ OverlayWeightSource::getTensorData(llvm::StringRef name) const {
 }
 
 std::string OverlayWeightSource::describe() const { return base->describe(); }
+
+std::optional<StoredQuantization>
+OverlayWeightSource::getStoredQuantization(llvm::StringRef name) const {
+  return own.count(name) ? std::nullopt : base->getStoredQuantization(name);
+}
+
+llvm::Expected<StoredQuantizedTensor>
+OverlayWeightSource::getStoredQuantized(llvm::StringRef name) const {
+  if (own.count(name))
+    return WeightSource::getStoredQuantized(name);
+  return base->getStoredQuantized(name);
+}
 
 } // namespace llmc::plugins

@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,40 @@ enum class WeightType { F32, F16, BF16, I8, I16, I32, I64, U8 };
 llvm::StringRef stringifyWeightType(WeightType type);
 /// Bytes per element.
 int64_t getWeightTypeSize(WeightType type);
+
+/// How a checkpoint stores a weight [N, K] quantized group-wise along K (a
+/// GGUF Q8_0/Q4_0 tensor, a GPTQ or AWQ layer): each group of `groupSize`
+/// consecutive elements of a row holds integers q with one scale and, when
+/// asymmetric, one integer zero point zp, and stands for (q - zp) * scale.
+struct StoredQuantization {
+  /// 4 or 8.
+  int64_t bits = 4;
+  /// Elements per group along K; 0 means one group spans K (per channel).
+  int64_t groupSize = 32;
+  /// Symmetric values are signed ([-2^(bits-1), 2^(bits-1) - 1]) with no zero
+  /// point; asymmetric ones are unsigned ([0, 2^bits - 1]).
+  bool asymmetric = false;
+  /// F32, F16 or BF16: the scales are exactly representable in it.
+  WeightType scaleType = WeightType::F16;
+
+  bool operator==(const StoredQuantization &other) const {
+    return bits == other.bits && groupSize == other.groupSize &&
+           asymmetric == other.asymmetric && scaleType == other.scaleType;
+  }
+};
+
+/// A stored quantized weight, unpacked.
+struct StoredQuantizedTensor {
+  StoredQuantization quantization;
+  int64_t rows = 0;
+  int64_t cols = 0;
+  /// [rows, cols] integers, one per byte: two's complement when symmetric.
+  std::vector<uint8_t> values;
+  /// [rows, groups] scales.
+  std::vector<float> scales;
+  /// [rows, groups] zero points; empty when symmetric.
+  std::vector<uint8_t> zeroPoints;
+};
 
 struct TensorInfo {
   WeightType type = WeightType::F32;
@@ -57,6 +92,17 @@ public:
   getTensorData(llvm::StringRef name) const = 0;
   /// Where the tensors come from (a directory or file), for messages.
   virtual std::string describe() const = 0;
+
+  /// How the checkpoint stores `name` when it is a quantized weight that
+  /// compiles without requantization; std::nullopt for every other tensor
+  /// (whose getTensorData are its values). A stored quantized tensor's
+  /// getTensorData are its dequantized float32 values.
+  virtual std::optional<StoredQuantization>
+  getStoredQuantization(llvm::StringRef name) const;
+  /// The stored integers, scales and zero points of `name`, for which
+  /// getStoredQuantization is set.
+  virtual llvm::Expected<StoredQuantizedTensor>
+  getStoredQuantized(llvm::StringRef name) const;
 
   /// Converts tensor `name` of a floating-point or integer type to float32;
   /// `out` must hold exactly its element count.
@@ -103,6 +149,10 @@ public:
   llvm::Expected<llvm::ArrayRef<uint8_t>>
   getTensorData(llvm::StringRef name) const override;
   std::string describe() const override;
+  std::optional<StoredQuantization>
+  getStoredQuantization(llvm::StringRef name) const override;
+  llvm::Expected<StoredQuantizedTensor>
+  getStoredQuantized(llvm::StringRef name) const override;
 
   const WeightSource &getBase() const { return *base; }
 

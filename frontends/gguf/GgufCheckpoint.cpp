@@ -2,11 +2,15 @@
 
 #include "frontends/gguf/GgufCheckpoint.h"
 
+#include "frontends/gguf/Dequantize.h"
 #include "frontends/gguf/GgufSpec.h"
 #include "frontends/gguf/GgufWeights.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+
+#include <map>
+#include <set>
 
 using llmc::plugins::ModelSpec;
 using llmc::plugins::TensorInfo;
@@ -58,6 +62,35 @@ llvm::Error checkTensors(const ModelSpec &spec, const GgufWeights &weights) {
   return llvm::Error::success();
 }
 
+/// Says which of the model's tensors are block-quantized in a type that does
+/// not compile as stored (q4_1, q5_*, the k-quants): they are dequantized, so
+/// a weight-only mode requantizes them with its own scheme.
+std::optional<std::string>
+describeConvertedTensors(const ModelSpec &spec, const GgufWeights &weights) {
+  std::map<std::string, int64_t> countByType;
+  std::set<std::string> seen;
+  for (const auto &[role, pattern] : spec.tensorNames)
+    for (int64_t layer = 0; layer < spec.numLayers; ++layer) {
+      std::string name = llvm::cantFail(spec.tensorName(role, layer));
+      const TensorEntry *tensor = weights.getFile().findTensor(name);
+      if (!seen.insert(name).second || !isDequantizable(tensor->type) ||
+          weights.getStoredQuantization(name))
+        continue;
+      ++countByType[stringifyGgmlType(tensor->type).str()];
+    }
+  if (countByType.empty())
+    return std::nullopt;
+  std::string types = llvm::join(
+      llvm::map_range(countByType,
+                      [](const auto &entry) {
+                        return std::to_string(entry.second) + " " + entry.first;
+                      }),
+      ", ");
+  return spec.source + ": " + types +
+         " tensor(s) are dequantized to f32 (only q8_0 and q4_0 compile as "
+         "stored); weight-only modes requantize them with their own scheme";
+}
+
 } // namespace
 
 bool isGgufFile(llvm::StringRef path) {
@@ -91,6 +124,9 @@ llvm::Expected<plugins::Checkpoint> loadCheckpoint(llvm::StringRef path) {
   if (llvm::Error error = checkTensors(*spec, *weights))
     return std::move(error);
   plugins::Checkpoint checkpoint;
+  if (std::optional<std::string> warning =
+          describeConvertedTensors(*spec, *weights))
+    checkpoint.warnings.push_back(std::move(*warning));
   checkpoint.spec = std::move(*spec);
   checkpoint.weights = std::move(weights);
   return checkpoint;

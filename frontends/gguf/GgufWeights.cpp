@@ -3,6 +3,7 @@
 #include "frontends/gguf/GgufWeights.h"
 
 #include "frontends/gguf/Dequantize.h"
+#include "frontends/gguf/StoredBlocks.h"
 
 #include "llvm/ADT/STLExtras.h"
 
@@ -90,15 +91,22 @@ GgufWeights::getTensorData(llvm::StringRef name) const {
                                  values.size() * sizeof(float));
 }
 
-llvm::Expected<RawTensor> GgufWeights::getRawTensor(llvm::StringRef name) const {
-  llvm::Expected<const TensorEntry &> tensor = find(name);
-  if (!tensor)
-    return tensor.takeError();
-  RawTensor raw;
-  raw.type = tensor->type;
-  raw.shape = tensor->getShape();
-  raw.bytes = file->getBytes(*tensor);
-  return raw;
+std::optional<plugins::StoredQuantization>
+GgufWeights::getStoredQuantization(llvm::StringRef name) const {
+  const TensorEntry *tensor = file->findTensor(name);
+  if (!tensor || tensor->getShape().size() != 2)
+    return std::nullopt;
+  return gguf::getStoredQuantization(tensor->type);
+}
+
+llvm::Expected<plugins::StoredQuantizedTensor>
+GgufWeights::getStoredQuantized(llvm::StringRef name) const {
+  if (!getStoredQuantization(name))
+    return WeightSource::getStoredQuantized(name);
+  const TensorEntry &tensor = *file->findTensor(name);
+  llvm::SmallVector<int64_t> shape = tensor.getShape();
+  return unpackBlocks(tensor.type, file->getBytes(tensor).data(), shape[0],
+                      shape[1]);
 }
 
 } // namespace llmc::gguf

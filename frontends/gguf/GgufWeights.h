@@ -4,10 +4,9 @@
 // frontend's (ggml's ne reversed). F32, F16, BF16 and integer tensors are
 // served as stored, from the mapping. Block-quantized tensors (Q8_0, Q4_0,
 // Q4_1, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K) are served as float32, dequantized
-// exactly as ggml does on first use and kept; their blocks stay available
-// through getRawTensor for lowerings that consume them directly (weight-only
-// quantized matmuls with group 32 take Q8_0/Q4_0/Q4_1 without
-// requantization).
+// exactly as ggml does on first use and kept; Q8_0 and Q4_0 matrices are
+// also served as stored quantized weights, which weight-only quantized
+// matmuls with group 32 read without requantization.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,15 +19,6 @@
 #include <mutex>
 
 namespace llmc::gguf {
-
-/// A tensor as the file stores it.
-struct RawTensor {
-  GgmlType type = GgmlType::F32;
-  /// Row-major; the last dimension is ggml's ne[0], the blocked one.
-  llvm::SmallVector<int64_t> shape;
-  /// The stored blocks, in the file's mapping.
-  llvm::ArrayRef<uint8_t> bytes;
-};
 
 class GgufWeights : public plugins::WeightSource {
 public:
@@ -45,9 +35,11 @@ public:
   llvm::Expected<llvm::ArrayRef<uint8_t>>
   getTensorData(llvm::StringRef name) const override;
   std::string describe() const override { return file->getPath().str(); }
-
-  /// The stored type, shape and bytes of `name`, whatever its type.
-  llvm::Expected<RawTensor> getRawTensor(llvm::StringRef name) const;
+  /// Q8_0 and Q4_0 matrices (StoredBlocks.h).
+  std::optional<plugins::StoredQuantization>
+  getStoredQuantization(llvm::StringRef name) const override;
+  llvm::Expected<plugins::StoredQuantizedTensor>
+  getStoredQuantized(llvm::StringRef name) const override;
 
   const GgufFile &getFile() const { return *file; }
 

@@ -6,6 +6,21 @@
 
 namespace llmc {
 
+/// Every tensor of a role that the source stores quantized, so the graph
+/// builder can mark its weights.
+static void recordStoredQuantization(plugins::ModelSpec &spec,
+                                     const plugins::WeightSource &weights) {
+  for (const auto &[role, pattern] : spec.tensorNames) {
+    for (int64_t layer = 0; layer < std::max<int64_t>(spec.numLayers, 1);
+         ++layer) {
+      std::string name = llvm::cantFail(spec.tensorName(role, layer));
+      if (std::optional<plugins::StoredQuantization> stored =
+              weights.getStoredQuantization(name))
+        spec.storedQuantization.emplace(name, *stored);
+    }
+  }
+}
+
 llvm::Expected<LoadedModel> loadModel(const plugins::Registry &registry,
                                       llvm::StringRef path,
                                       const llm::BuildOptions &options) {
@@ -18,6 +33,8 @@ llvm::Expected<LoadedModel> loadModel(const plugins::Registry &registry,
     return checkpoint.takeError();
   LoadedModel model;
   model.spec = std::move(checkpoint->spec);
+  recordStoredQuantization(model.spec, *checkpoint->weights);
+  model.warnings = std::move(checkpoint->warnings);
   model.weights = std::make_unique<plugins::OverlayWeightSource>(
       std::move(checkpoint->weights));
   if (llvm::Error error =

@@ -13,10 +13,13 @@ namespace llmc {
 struct LoadedModel {
   plugins::ModelSpec spec;
   std::unique_ptr<plugins::OverlayWeightSource> weights;
+  /// What the frontend warns about (see plugins::Checkpoint).
+  std::vector<std::string> warnings;
 };
 
 /// Finds the frontend that reads `path`, loads the checkpoint and adds the
-/// generated tensors the pieces built with `options` read.
+/// generated tensors the pieces built with `options` read. The spec lists
+/// the weights the source stores quantized.
 llvm::Expected<LoadedModel> loadModel(const plugins::Registry &registry,
                                       llvm::StringRef path,
                                       const llm::BuildOptions &options);

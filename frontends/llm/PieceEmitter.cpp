@@ -50,11 +50,26 @@ Value PieceEmitter::input(IORole role, llvm::ArrayRef<int64_t> shape,
                               builder.getStringAttr(stringifyIORole(role)));
 }
 
+top::StoredQuantAttr
+PieceEmitter::getStoredQuantAttr(const plugins::StoredQuantization &stored) {
+  Type scaleType = builder.getF32Type();
+  if (stored.scaleType == plugins::WeightType::F16)
+    scaleType = builder.getF16Type();
+  else if (stored.scaleType == plugins::WeightType::BF16)
+    scaleType = builder.getBF16Type();
+  return top::StoredQuantAttr::get(context, stored.bits, stored.groupSize,
+                                   stored.asymmetric, scaleType);
+}
+
 Value PieceEmitter::namedWeight(llvm::StringRef name,
                                 llvm::ArrayRef<int64_t> shape) {
   if (!llvm::is_contained(piece.weights, name))
     piece.weights.push_back(name.str());
-  return top::WeightOp::create(builder, loc(name), f32Type(shape), name);
+  auto weight = top::WeightOp::create(builder, loc(name), f32Type(shape), name);
+  auto stored = spec.storedQuantization.find(name.str());
+  if (stored != spec.storedQuantization.end())
+    weight.setStoredAttr(getStoredQuantAttr(stored->second));
+  return weight;
 }
 
 Value PieceEmitter::weight(plugins::TensorRole role, int64_t layer,

@@ -9,6 +9,7 @@
 #ifndef LLMC_FRONTENDS_LLM_PIECEEMITTER_H
 #define LLMC_FRONTENDS_LLM_PIECEEMITTER_H
 
+#include "dialects/top/IR/TopOps.h"
 #include "frontends/llm/Piece.h"
 #include "plugins/ModelSpec.h"
 
@@ -36,7 +37,8 @@ public:
   /// at the tensor's name.
   mlir::Value weight(plugins::TensorRole role, int64_t layer,
                      llvm::ArrayRef<int64_t> shape);
-  /// A `top.Weight` of any named tensor (generated tables).
+  /// A `top.Weight` of any named tensor (generated tables), marked with how
+  /// the checkpoint stores it when it is stored quantized.
   mlir::Value namedWeight(llvm::StringRef name, llvm::ArrayRef<int64_t> shape);
   /// The weight of `role` when the model has it, else `top.None`.
   mlir::Value optionalWeight(plugins::TensorRole role, int64_t layer,
@@ -56,6 +58,9 @@ public:
   void pinMode(llvm::StringRef mode);
 
 private:
+  top::StoredQuantAttr
+  getStoredQuantAttr(const plugins::StoredQuantization &stored);
+
   mlir::MLIRContext *context;
   const plugins::ModelSpec &spec;
   Piece &piece;

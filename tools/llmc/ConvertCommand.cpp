@@ -109,7 +109,7 @@ int runConvertCommand(const plugins::Registry &registry) {
       progress.update(update);
     };
   llvm::Expected<LoadedModel> model =
-      loadModel(registry, getModelPath(), options.build);
+      loadSelectedModel(registry, options.build);
   if (!model)
     return reportError(model.takeError());
   quant::DerivedWeightSource weights(*model->weights);

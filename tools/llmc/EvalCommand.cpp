@@ -37,8 +37,7 @@ int runEvalCommand(const plugins::Registry &registry) {
         llvm::inconvertibleErrorCode(), "--input-ids: give at least one turn"));
 
   llm::BuildOptions options = getBuildOptions();
-  llvm::Expected<LoadedModel> model =
-      loadModel(registry, getModelPath(), options);
+  llvm::Expected<LoadedModel> model = loadSelectedModel(registry, options);
   if (!model)
     return reportError(model.takeError());
   SessionOverrides overrides;

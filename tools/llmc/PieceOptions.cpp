@@ -2,6 +2,8 @@
 
 #include "tools/llmc/PieceOptions.h"
 
+#include "llvm/Support/WithColor.h"
+
 #include "tools/llmc/Commands.h"
 
 namespace cl = llvm::cl;
@@ -52,6 +54,14 @@ llm::BuildOptions getBuildOptions() {
   return options;
 }
 
-llvm::StringRef getModelPath() { return modelPath; }
+llvm::Expected<LoadedModel>
+loadSelectedModel(const plugins::Registry &registry,
+                  const llm::BuildOptions &options) {
+  llvm::Expected<LoadedModel> model = loadModel(registry, modelPath, options);
+  if (model)
+    for (const std::string &warning : model->warnings)
+      llvm::WithColor::warning(llvm::errs(), "llmc") << warning << "\n";
+  return model;
+}
 
 } // namespace llmc

@@ -8,12 +8,15 @@
 #ifndef LLMC_TOOLS_LLMC_PIECEOPTIONS_H
 #define LLMC_TOOLS_LLMC_PIECEOPTIONS_H
 
-#include "frontends/llm/GraphBuilder.h"
+#include "frontends/llm/ModelLoading.h"
 
 namespace llmc {
 
 llm::BuildOptions getBuildOptions();
-llvm::StringRef getModelPath();
+/// Loads the checkpoint of -m for pieces built with `options`, printing what
+/// its frontend warns about.
+llvm::Expected<LoadedModel> loadSelectedModel(const plugins::Registry &registry,
+                                              const llm::BuildOptions &options);
 
 } // namespace llmc
 

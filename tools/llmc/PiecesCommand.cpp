@@ -37,8 +37,7 @@ static void printIO(llvm::raw_ostream &os, llvm::ArrayRef<llm::PieceIO> ios) {
 
 int runPiecesCommand(const plugins::Registry &registry) {
   llm::BuildOptions options = getBuildOptions();
-  llvm::Expected<LoadedModel> model =
-      loadModel(registry, getModelPath(), options);
+  llvm::Expected<LoadedModel> model = loadSelectedModel(registry, options);
   if (!model)
     return reportError(model.takeError());
   mlir::MLIRContext context;

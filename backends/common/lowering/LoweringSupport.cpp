@@ -86,17 +86,35 @@ FloatType ModeSelector::getActivationType(Operation *op) const {
                       lowering::getActivationType(getMode(op)));
 }
 
+static quant::FloatType getQuantFloatType(Type type) {
+  if (type.isF16())
+    return quant::FloatType::F16;
+  if (type.isBF16())
+    return quant::FloatType::BF16;
+  return quant::FloatType::F32;
+}
+
 llvm::Expected<std::optional<quant::QuantScheme>>
-ModeSelector::getWeightScheme(Operation *op, int64_t k) const {
+ModeSelector::getWeightScheme(Operation *op, top::WeightOp weight,
+                              bool requantize) const {
   QuantMode mode = getMode(op);
   int64_t bits = getWeightBits(mode);
   if (bits == 0)
     return std::nullopt;
+  int64_t k = weight.getType().getDimSize(1);
   quant::QuantScheme scheme;
-  scheme.bits = bits;
-  scheme.groupSize = options.groupSize == k ? 0 : options.groupSize;
-  scheme.asymmetric = options.asymmetric;
-  scheme.scaleType = lowering::getActivationType(mode);
+  if (top::StoredQuantAttr stored = weight.getStoredAttr();
+      stored && !requantize) {
+    scheme.bits = stored.getBits();
+    scheme.groupSize = stored.getGroupSize() == k ? 0 : stored.getGroupSize();
+    scheme.asymmetric = stored.getAsymmetric();
+    scheme.scaleType = getQuantFloatType(stored.getScaleType());
+  } else {
+    scheme.bits = bits;
+    scheme.groupSize = options.groupSize == k ? 0 : options.groupSize;
+    scheme.asymmetric = options.asymmetric;
+    scheme.scaleType = lowering::getActivationType(mode);
+  }
   if (llvm::Error error = quant::checkScheme(scheme, k))
     return std::move(error);
   return scheme;

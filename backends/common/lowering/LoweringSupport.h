@@ -33,12 +33,15 @@ public:
   QuantMode getMode(mlir::Operation *op) const;
   /// The element type `op` computes in.
   mlir::FloatType getActivationType(mlir::Operation *op) const;
-  /// The weight-only scheme of a [N, K] weight read by `op`, or std::nullopt
-  /// when `op`'s mode keeps weights float. The group size is canonical: 0
-  /// for per-channel (a group of K included). Fails with a message when the
-  /// group size does not divide K.
+  /// The weight-only scheme of [N, K] `weight` read by `op`, or std::nullopt
+  /// when `op`'s mode keeps weights float. A weight the checkpoint stores
+  /// quantized keeps its stored scheme (unless `requantize`), whatever bits
+  /// and group size the mode and options give the others. The group size is
+  /// canonical: 0 for per-channel (a group of K included). Fails with a
+  /// message when the group size does not divide K.
   llvm::Expected<std::optional<quant::QuantScheme>>
-  getWeightScheme(mlir::Operation *op, int64_t k) const;
+  getWeightScheme(mlir::Operation *op, top::WeightOp weight,
+                  bool requantize = false) const;
 
   const LoweringOptions &getOptions() const { return options; }
 

@@ -146,10 +146,10 @@ private:
 /// The weight-only scheme of `weight` read by `op`; reports on `op` why it
 /// cannot be quantized.
 FailureOr<quant::QuantScheme> getScheme(const ModeSelector &selector,
-                                        Operation *op, top::WeightOp weight) {
-  int64_t k = weight.getType().getDimSize(1);
+                                        Operation *op, top::WeightOp weight,
+                                        bool requantize = false) {
   llvm::Expected<std::optional<quant::QuantScheme>> scheme =
-      selector.getWeightScheme(op, k);
+      selector.getWeightScheme(op, weight, requantize);
   if (!scheme) {
     op->emitOpError("cannot quantize '")
         << weight.getName() << "' in "
@@ -202,6 +202,21 @@ private:
   SelectorRef selector;
 };
 
+/// True when the three weights of an MLP are all computed from floats or all
+/// stored with the same bits, grouping and zero points, which one A16MLP
+/// needs.
+bool haveOneStoredLayout(MutableArrayRef<top::WeightOp> weights) {
+  top::StoredQuantAttr first = weights.front().getStoredAttr();
+  return llvm::all_of(weights, [&](top::WeightOp weight) {
+    top::StoredQuantAttr stored = weight.getStoredAttr();
+    if (!first || !stored)
+      return !first && !stored;
+    return stored.getBits() == first.getBits() &&
+           stored.getGroupSize() == first.getGroupSize() &&
+           stored.getAsymmetric() == first.getAsymmetric();
+  });
+}
+
 class MLPToA16MLP : public OpRewritePattern<top::MLPOp> {
 public:
   MLPToA16MLP(MLIRContext *context, SelectorRef selector)
@@ -216,15 +231,28 @@ public:
     top::WeightOp weights[] = {op.getGate().getDefiningOp<top::WeightOp>(),
                                op.getUp().getDefiningOp<top::WeightOp>(),
                                op.getDown().getDefiningOp<top::WeightOp>()};
+    bool requantize = !haveOneStoredLayout(weights);
+    if (requantize && llvm::any_of(weights, [](top::WeightOp weight) {
+          return weight.getStoredAttr();
+        }))
+      op->emitWarning("the checkpoint stores the MLP's weights in different "
+                      "quantized layouts; they are requantized in ")
+          << stringifyQuantMode(selector->getMode(op));
     SmallVector<QuantizedWeight, 3> quantized;
+    int64_t bits = 0, groupSize = 0;
     for (top::WeightOp weight : weights) {
-      FailureOr<quant::QuantScheme> scheme = getScheme(*selector, op, weight);
+      FailureOr<quant::QuantScheme> scheme =
+          getScheme(*selector, op, weight, requantize);
       if (failed(scheme))
         return failure();
+      bits = scheme->bits;
+      // One group size for the three weights: a group spanning a weight's K
+      // is per-channel for that weight, as q_group_size = K means.
+      if (scheme->groupSize != 0)
+        groupSize = scheme->groupSize;
       quantized.push_back(createQuantizedWeight(rewriter, op, weight, *scheme));
     }
     FloatType act = selector->getActivationType(op);
-    const LoweringOptions &options = selector->getOptions();
     SmallVector<Value> operands = {
         castElements(rewriter, op, op.getInput(), act)};
     for (const QuantizedWeight &weight : quantized)
@@ -233,12 +261,9 @@ public:
       operands.push_back(weight.scale);
     for (const QuantizedWeight &weight : quantized)
       operands.push_back(weight.zeroPoint);
-    // One group size for the three weights: a group spanning a weight's K
-    // is per-channel for that weight, as q_group_size = K means.
     NamedAttribute attrs[] = {
-        weightOnlyAttr(rewriter, "weight_bits",
-                       getWeightBits(selector->getMode(op))),
-        weightOnlyAttr(rewriter, "q_group_size", options.groupSize),
+        weightOnlyAttr(rewriter, "weight_bits", bits),
+        weightOnlyAttr(rewriter, "q_group_size", groupSize),
         rewriter.getNamedAttr("activation", op.getActivationAttr())};
     auto lowered = tpu::A16MLPOp::create(rewriter, op.getLoc(),
                                          TypeRange{op.getType().clone(act)},

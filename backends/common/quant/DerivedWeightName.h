@@ -22,6 +22,10 @@
 // dequantized float32 weight: the reference interpreter reads it. The `#`
 // never occurs in Hugging Face or GGUF tensor names; the last one splits.
 //
+// A weight the checkpoint already stores quantized in exactly the scheme of
+// a derivation (WeightSource::getStoredQuantization) derives by taking its
+// stored integers, scales and zero points as they are: no requantization.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef LLMC_BACKENDS_COMMON_QUANT_DERIVEDWEIGHTNAME_H

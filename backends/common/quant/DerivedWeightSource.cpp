@@ -3,6 +3,7 @@
 #include "backends/common/quant/DerivedWeightSource.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 namespace llmc::quant {
@@ -98,6 +99,61 @@ DerivedWeightSource::getTensorInfo(llvm::StringRef name) const {
   return getDerivedInfo(*parsed);
 }
 
+/// True when `stored` is `scheme` for a weight of `cols` columns.
+static bool isStoredAs(const plugins::StoredQuantization &stored,
+                       const QuantScheme &scheme, int64_t cols) {
+  int64_t groupSize = stored.groupSize == cols ? 0 : stored.groupSize;
+  return stored.bits == scheme.bits && groupSize == scheme.groupSize &&
+         stored.asymmetric == scheme.asymmetric &&
+         stored.scaleType == storageOf(scheme.scaleType);
+}
+
+/// A stored quantized weight as a QuantizedTensor of `scheme`, checked for
+/// consistent sizes and values in range (a frontend's unpacking bug must not
+/// reach a binary).
+static llvm::Expected<QuantizedTensor>
+fromStored(plugins::StoredQuantizedTensor stored, const QuantScheme &scheme) {
+  QuantizedTensor result;
+  result.rows = stored.rows;
+  result.cols = stored.cols;
+  result.scheme = scheme;
+  result.groupSize = scheme.groupSize == 0 ? stored.cols : scheme.groupSize;
+  result.groups = stored.cols / result.groupSize;
+  size_t groupCount = result.rows * result.groups;
+  if (stored.values.size() != size_t(result.rows * result.cols) ||
+      stored.scales.size() != groupCount ||
+      stored.zeroPoints.size() != (scheme.asymmetric ? groupCount : 0))
+    return sourceError("its stored values, scales or zero points do not fit [" +
+                       llvm::Twine(result.rows) + ", " +
+                       llvm::Twine(result.cols) + "] in groups of " +
+                       llvm::Twine(result.groupSize));
+  result.values = std::move(stored.values);
+  result.scales = std::move(stored.scales);
+  result.zeroPoints = std::move(stored.zeroPoints);
+  for (int64_t row = 0; row < result.rows; ++row)
+    for (int64_t col = 0; col < result.cols; ++col) {
+      int64_t value = result.getValue(row, col);
+      if (value < scheme.minValue() || value > scheme.maxValue())
+        return sourceError("stored value " + llvm::Twine(value) +
+                           " is out of the " + llvm::Twine(scheme.bits) +
+                           "-bit range");
+    }
+  for (uint8_t zeroPoint : result.zeroPoints)
+    if (zeroPoint > scheme.maxValue())
+      return sourceError("stored zero point " + llvm::Twine(int(zeroPoint)) +
+                         " is out of the " + llvm::Twine(scheme.bits) +
+                         "-bit range");
+  // Stored scales may be zero or negative (ggml's Q4_0 takes the sign of the
+  // group's extreme value).
+  for (float value : result.scales)
+    if (!std::isfinite(value) ||
+        roundToFloatType(value, scheme.scaleType) != value)
+      return sourceError("stored scale " + std::to_string(value) +
+                         " is not a finite " +
+                         stringifyFloatType(scheme.scaleType));
+  return std::move(result);
+}
+
 llvm::Expected<const QuantizedTensor *>
 DerivedWeightSource::getQuantized(const DerivedWeightName &name) const {
   DerivedWeightName logical{name.source, name.derivation, std::nullopt};
@@ -113,11 +169,22 @@ DerivedWeightSource::getQuantized(const DerivedWeightName &name) const {
   llvm::Expected<TensorInfo> info = base.getTensorInfo(name.source);
   if (!info)
     return info.takeError();
-  std::vector<float> values(info->getNumElements());
-  if (llvm::Error error = base.readAsF32(name.source, values))
-    return std::move(error);
-  llvm::Expected<QuantizedTensor> result =
-      quantize(values, info->shape[0], info->shape[1], *name.derivation.scheme);
+  const QuantScheme &scheme = *name.derivation.scheme;
+  llvm::Expected<QuantizedTensor> result = QuantizedTensor();
+  std::optional<plugins::StoredQuantization> stored =
+      base.getStoredQuantization(name.source);
+  if (stored && isStoredAs(*stored, scheme, info->shape[1])) {
+    llvm::Expected<plugins::StoredQuantizedTensor> tensor =
+        base.getStoredQuantized(name.source);
+    if (!tensor)
+      return tensor.takeError();
+    result = fromStored(std::move(*tensor), scheme);
+  } else {
+    std::vector<float> values(info->getNumElements());
+    if (llvm::Error error = base.readAsF32(name.source, values))
+      return std::move(error);
+    result = quantize(values, info->shape[0], info->shape[1], scheme);
+  }
   if (!result)
     return sourceError("cannot quantize '" + name.source + "': " +
                        llvm::toString(result.takeError()));

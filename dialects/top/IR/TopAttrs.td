@@ -68,4 +68,28 @@ def Top_CompareMode : I32EnumAttr<"CompareMode", "the relation a Compare tests",
 }
 def Top_CompareModeAttr : EnumAttr<Top_Dialect, Top_CompareMode, "compare_mode">;
 
+def Top_StoredQuantAttr : AttrDef<Top_Dialect, "StoredQuant"> {
+  let mnemonic = "stored_quant";
+  let summary = "how a checkpoint stores a weight quantized group-wise";
+  let description = [{
+    A `top.Weight` [N, K] that the checkpoint holds as `bits`-bit integers
+    with one scale (of `scaleType`) and, when `asymmetric`, one integer zero
+    point per group of `groupSize` elements along K (0: one group spans K);
+    a GGUF Q8_0 or Q4_0 tensor, a GPTQ or AWQ layer. The weight's value is
+    still the dequantized tensor: the attribute says that a weight-only
+    lowering reads the stored integers as they are, with this scheme,
+    instead of quantizing the weight itself.
+
+    ```mlir
+    %w = top.Weight "blk.0.ffn_up.weight" {stored = #top.stored_quant<
+        bits = 4, groupSize = 32, asymmetric = false, scaleType = f16>}
+        : () -> tensor<768x256xf32>
+    ```
+  }];
+  let parameters = (ins "int64_t":$bits, "int64_t":$groupSize,
+                        "bool":$asymmetric, "mlir::Type":$scaleType);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
 #endif // LLMC_DIALECTS_TOP_TOPATTRS_TD

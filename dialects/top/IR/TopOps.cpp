@@ -220,6 +220,30 @@ LogicalResult TopKOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &s
 LogicalResult WeightOp::verify() {
   if (getName().empty())
     return emitOpError("needs the name of a tensor in the weight source");
+  StoredQuantAttr stored = getStoredAttr();
+  if (!stored)
+    return success();
+  auto type = getType();
+  if (type.getRank() != 2)
+    return emitOpError("stored quantized weight must be a matrix, not ")
+           << type;
+  int64_t k = type.getDimSize(1), group = stored.getGroupSize();
+  if (group != 0 && k % group != 0)
+    return emitOpError("stored group size ")
+           << group << " does not divide the weight's K = " << k;
+  return success();
+}
+
+LogicalResult
+StoredQuantAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                        int64_t bits, int64_t groupSize, bool asymmetric,
+                        Type scaleType) {
+  if (bits != 4 && bits != 8)
+    return emitError() << "stored weights have 4 or 8 bits, not " << bits;
+  if (groupSize < 0)
+    return emitError() << "group size must not be negative, got " << groupSize;
+  if (!scaleType.isF32() && !scaleType.isF16() && !scaleType.isBF16())
+    return emitError() << "scales are f32, f16 or bf16, not " << scaleType;
   return success();
 }
 

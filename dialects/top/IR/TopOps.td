@@ -49,9 +49,17 @@ def Top_WeightOp : Top_ComputeOp<"Weight"> {
     ```mlir
     %w = top.Weight "model.layers.0.mlp.up_proj.weight" : () -> tensor<768x256xf32>
     ```
+
+    `stored` marks a weight the checkpoint stores quantized (a
+    `#top.stored_quant`); it must be a matrix whose K its group size divides.
   }];
-  let arguments = (ins StrAttr:$name);
+  let arguments = (ins StrAttr:$name, OptionalAttr<Top_StoredQuantAttr>:$stored);
   let results = (outs AnyStaticShapeTensor:$output);
+  let builders = [
+    OpBuilder<(ins "mlir::Type":$type, "llvm::StringRef":$name), [{
+      build($_builder, $_state, type, name, StoredQuantAttr());
+    }]>,
+  ];
   let assemblyFormat = "$name attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
 }

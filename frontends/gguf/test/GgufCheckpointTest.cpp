@@ -23,14 +23,15 @@ using ::testing::StartsWith;
 namespace {
 
 /// Hyperparameters of a tiny model: hidden 8, 2 layers, 2 heads of 4, one
-/// KV head, FFN 16, vocabulary 4.
-GgufBuilder tinyMetadata(llvm::StringRef arch) {
+/// KV head, FFN 16, vocabulary 4 (or another hidden and FFN size).
+GgufBuilder tinyMetadata(llvm::StringRef arch, uint32_t hidden = 8,
+                         uint32_t ffn = 16) {
   std::string prefix = arch.str() + ".";
   GgufBuilder builder;
   builder.addString("general.architecture", arch)
       .addU32(prefix + "block_count", 2)
-      .addU32(prefix + "embedding_length", 8)
-      .addU32(prefix + "feed_forward_length", 16)
+      .addU32(prefix + "embedding_length", hidden)
+      .addU32(prefix + "feed_forward_length", ffn)
       .addU32(prefix + "attention.head_count", 2)
       .addU32(prefix + "attention.head_count_kv", 1)
       .addU32(prefix + "context_length", 64)
@@ -202,6 +203,54 @@ TEST(GgufCheckpointTest, ChecksTensorsAgainstTheSpec) {
   EXPECT_THAT(loadError(integer),
               HasSubstr("has type i8, expected a floating-point or quantized "
                         "type"));
+}
+
+/// A tiny llama of hidden and FFN size 32 whose matrices are blocks of ggml
+/// `type` (all bytes zero), norms and embedding f32.
+GgufBuilder blockQuantizedLlama(uint32_t type, size_t blockBytes) {
+  GgufBuilder builder = tinyMetadata("llama", 32, 32);
+  auto matrix = [&](const std::string &name, uint64_t in, uint64_t out) {
+    builder.addTensor(name, type, {in, out},
+                      std::string(in * out / 32 * blockBytes, '\0'));
+  };
+  builder.addF32Tensor("token_embd.weight", {32, 4}, std::vector<float>(128));
+  builder.addF32Tensor("output_norm.weight", {32}, std::vector<float>(32));
+  matrix("output.weight", 32, 4);
+  for (int layer = 0; layer < 2; ++layer) {
+    std::string blk = "blk." + std::to_string(layer) + ".";
+    builder.addF32Tensor(blk + "attn_norm.weight", {32},
+                         std::vector<float>(32));
+    builder.addF32Tensor(blk + "ffn_norm.weight", {32}, std::vector<float>(32));
+    for (const char *name :
+         {"attn_q", "attn_output", "ffn_gate", "ffn_up", "ffn_down"})
+      matrix(blk + name + ".weight", 32, 32);
+    matrix(blk + "attn_k.weight", 32, 16);
+    matrix(blk + "attn_v.weight", 32, 16);
+  }
+  return builder;
+}
+
+TEST(GgufCheckpointTest, SaysWhichBlockTypesAreDequantized) {
+  std::string q4_0 =
+      writeTempFile("q4_0.gguf", blockQuantizedLlama(/*Q4_0=*/2, 18).build());
+  llvm::Expected<Checkpoint> stored = loadCheckpoint(q4_0);
+  ASSERT_TRUE(static_cast<bool>(stored)) << llvm::toString(stored.takeError());
+  EXPECT_THAT(stored->warnings, ::testing::IsEmpty());
+  EXPECT_TRUE(stored->weights->getStoredQuantization("blk.1.ffn_down.weight"));
+  EXPECT_FALSE(stored->weights->getStoredQuantization("blk.1.ffn_norm.weight"));
+
+  std::string q4_1 =
+      writeTempFile("q4_1.gguf", blockQuantizedLlama(/*Q4_1=*/3, 20).build());
+  llvm::Expected<Checkpoint> converted = loadCheckpoint(q4_1);
+  ASSERT_TRUE(static_cast<bool>(converted))
+      << llvm::toString(converted.takeError());
+  EXPECT_FALSE(
+      converted->weights->getStoredQuantization("blk.1.ffn_down.weight"));
+  EXPECT_THAT(converted->warnings,
+              ElementsAre(q4_1 + ": 15 q4_1 tensor(s) are dequantized to f32 "
+                                 "(only q8_0 and q4_0 compile as stored); "
+                                 "weight-only modes requantize them with "
+                                 "their own scheme"));
 }
 
 TEST(GgufCheckpointTest, RecognisesGgufFilesByTheirMagic) {

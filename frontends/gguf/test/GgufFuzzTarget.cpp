@@ -49,10 +49,13 @@ void readMetadata(const GgufFile &file) {
 
 void readTensors(const GgufWeights &weights) {
   for (const std::string &name : weights.getTensorNames()) {
-    if (llvm::Expected<RawTensor> raw = weights.getRawTensor(name))
-      (void)raw->bytes.size();
-    else
-      expectNamedError(raw.takeError());
+    if (weights.getStoredQuantization(name)) {
+      if (llvm::Expected<llmc::plugins::StoredQuantizedTensor> stored =
+              weights.getStoredQuantized(name))
+        (void)stored->values.size();
+      else
+        expectNamedError(stored.takeError());
+    }
     llvm::Expected<llmc::plugins::TensorInfo> info =
         weights.getTensorInfo(name);
     if (!info) {

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "backends/common/quant/DerivedWeightSource.h"
 #include "frontends/gguf/GgufWeights.h"
 #include "plugins/Registry.h"
 #include "tests/TestData.h"
@@ -25,7 +26,6 @@ void register_gguf(Registrar &registrar);
 } // namespace llmc::plugins
 
 using namespace llmc::plugins;
-using llmc::gguf::GgmlType;
 using llmc::gguf::GgufWeights;
 using ::testing::ElementsAre;
 
@@ -205,26 +205,44 @@ TEST_F(GgufReferenceModelsTest, Q8_0DequantizesBitExactly) {
                      {131071, 0x3d255e40}});
 }
 
-TEST_F(GgufReferenceModelsTest, KeepsRawBlocksForPassThrough) {
-  Checkpoint checkpoint = load("tiny-llama", "q4_0");
-  const auto &weights = static_cast<const GgufWeights &>(*checkpoint.weights);
-  llvm::Expected<llmc::gguf::RawTensor> raw =
-      weights.getRawTensor("blk.0.attn_k.weight");
-  ASSERT_TRUE(static_cast<bool>(raw)) << llvm::toString(raw.takeError());
-  EXPECT_EQ(raw->type, GgmlType::Q4_0);
-  EXPECT_THAT(raw->shape, ElementsAre(64, 256));
-  EXPECT_EQ(raw->bytes.size(), 64u * 256u / 32u * 18u);
-  llvm::Expected<TensorInfo> info =
-      weights.getTensorInfo("blk.0.attn_k.weight");
-  ASSERT_TRUE(static_cast<bool>(info));
-  EXPECT_EQ(info->type, WeightType::F32);
-  llvm::Expected<llvm::ArrayRef<uint8_t>> first =
-      weights.getTensorData("blk.0.attn_k.weight");
-  llvm::Expected<llvm::ArrayRef<uint8_t>> again =
-      weights.getTensorData("blk.0.attn_k.weight");
-  ASSERT_TRUE(first && again);
-  EXPECT_EQ(first->size(), 64u * 256u * 4u);
-  EXPECT_EQ(first->data(), again->data()) << "dequantized once and kept";
+TEST_F(GgufReferenceModelsTest, Q4_0AndQ8_0CompileAsStored) {
+  for (auto [type, bits] : {std::pair<const char *, int64_t>{"q4_0", 4},
+                            std::pair<const char *, int64_t>{"q8_0", 8}}) {
+    SCOPED_TRACE(type);
+    Checkpoint checkpoint = load("tiny-llama", type);
+    ASSERT_TRUE(checkpoint.weights);
+    EXPECT_THAT(checkpoint.warnings, ::testing::IsEmpty());
+    const auto &weights = static_cast<const GgufWeights &>(*checkpoint.weights);
+    const std::string name = "blk.0.attn_k.weight";
+    std::optional<StoredQuantization> stored =
+        weights.getStoredQuantization(name);
+    ASSERT_TRUE(stored);
+    EXPECT_EQ(*stored, (StoredQuantization{bits, 32, false, WeightType::F16}));
+    EXPECT_FALSE(weights.getStoredQuantization("blk.0.attn_norm.weight"));
+
+    // The derived weight a weight-only binary holds: ggml's own scales
+    // (block by block, from the file) and exactly ggml's dequantized values.
+    llmc::quant::DerivedWeightSource derived(weights);
+    std::string derivation =
+        name + "#w" + std::to_string(bits) + "_g32_sym_f16";
+    llvm::Expected<llvm::ArrayRef<uint8_t>> scales =
+        derived.getTensorData(derivation + ".scale");
+    ASSERT_TRUE(static_cast<bool>(scales))
+        << llvm::toString(scales.takeError());
+    llvm::ArrayRef<uint8_t> blocks =
+        weights.getFile().getBytes(*weights.getFile().findTensor(name));
+    size_t blockBytes = bits == 4 ? 18 : 34;
+    ASSERT_EQ(scales->size(), blocks.size() / blockBytes * 2);
+    for (size_t block = 0; block < blocks.size() / blockBytes; ++block)
+      ASSERT_TRUE((*scales)[2 * block] == blocks[block * blockBytes] &&
+                  (*scales)[2 * block + 1] == blocks[block * blockBytes + 1])
+          << "block " << block;
+    llvm::Expected<llvm::ArrayRef<uint8_t>> dequantized =
+        derived.getTensorData(derivation);
+    llvm::Expected<llvm::ArrayRef<uint8_t>> ggml = weights.getTensorData(name);
+    ASSERT_TRUE(dequantized && ggml);
+    EXPECT_TRUE(*dequantized == *ggml) << "not ggml's dequantized values";
+  }
 }
 
 } // namespace

@@ -956,6 +956,38 @@ func.func @cumsum_integer(%p: tensor<1x50xi32>) -> tensor<1x50xi32> {
   return %0 : tensor<1x50xi32>
 }
 
+// -----
+
+func.func @stored_weight_not_matrix() -> tensor<256xf32> {
+  // expected-error @+1 {{'top.Weight' op stored quantized weight must be a matrix, not 'tensor<256xf32>'}}
+  %0 = top.Weight "w" {stored = #top.stored_quant<bits = 4, groupSize = 32, asymmetric = false, scaleType = f16>} : () -> tensor<256xf32>
+  return %0 : tensor<256xf32>
+}
+
+// -----
+
+func.func @stored_weight_group_does_not_divide() -> tensor<8x48xf32> {
+  // expected-error @+1 {{'top.Weight' op stored group size 32 does not divide the weight's K = 48}}
+  %0 = top.Weight "w" {stored = #top.stored_quant<bits = 4, groupSize = 32, asymmetric = false, scaleType = f16>} : () -> tensor<8x48xf32>
+  return %0 : tensor<8x48xf32>
+}
+
+// -----
+
+func.func @stored_weight_bits() -> tensor<8x64xf32> {
+  // expected-error @+1 {{stored weights have 4 or 8 bits, not 3}}
+  %0 = top.Weight "w" {stored = #top.stored_quant<bits = 3, groupSize = 32, asymmetric = false, scaleType = f16>} : () -> tensor<8x64xf32>
+  return %0 : tensor<8x64xf32>
+}
+
+// -----
+
+func.func @stored_weight_scale_type() -> tensor<8x64xf32> {
+  // expected-error @+1 {{scales are f32, f16 or bf16, not 'i8'}}
+  %0 = top.Weight "w" {stored = #top.stored_quant<bits = 4, groupSize = 32, asymmetric = false, scaleType = i8>} : () -> tensor<8x64xf32>
+  return %0 : tensor<8x64xf32>
+}
+
 //===----------------------------------------------------------------------===//
 // Sqrt, Sigmoid, Pow, ReduceMean, Expand
 //===----------------------------------------------------------------------===//

@@ -261,6 +261,13 @@ func.func @cumsum(%p: tensor<1x50xf32>) -> (tensor<1x50xf32>, tensor<1x50xf32>, 
   return %0, %1, %2 : tensor<1x50xf32>, tensor<1x50xf32>, tensor<1x50xf32>
 }
 
+// CHECK-LABEL: func.func @stored_weight
+// CHECK: top.Weight "blk.0.ffn_up.weight" {stored = #top.stored_quant<bits = 4, groupSize = 32, asymmetric = true, scaleType = bf16>} : () -> tensor<768x256xf32>
+func.func @stored_weight() -> tensor<768x256xf32> {
+  %0 = top.Weight "blk.0.ffn_up.weight" {stored = #top.stored_quant<bits = 4, groupSize = 32, asymmetric = true, scaleType = bf16>} : () -> tensor<768x256xf32>
+  return %0 : tensor<768x256xf32>
+}
+
 // The primitives of exported graphs that raising fuses into RMSNorm, SiLU
 // and FAttention.
 // CHECK-LABEL: func.func @unary_primitives
