@@ -28,4 +28,5 @@ done
 repo=$(dirname "$test_file")
 while [[ "$repo" != / && ! -f "$repo/WORKSPACE" ]]; do repo=$(dirname "$repo"); done
 exec /usr/bin/python3 external/llvm/lit -v --param tool_path="$tool_path" \
+  --param runfiles="$(pwd)" \
   --param refdata="${LLMC_REFDATA:-$repo/../shared/refdata}" "$suite/$(basename "$test_file")"

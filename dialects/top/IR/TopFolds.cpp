@@ -53,3 +53,30 @@ OpFoldResult PermuteOp::fold(FoldAdaptor) {
       return {};
   return getInput();
 }
+
+namespace {
+/// permute(permute(x, a), b) -> permute(x, a[b]): the orders compose, and
+/// a pair that cancels folds away.
+struct ComposePermutes : OpRewritePattern<PermuteOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(PermuteOp op,
+                                PatternRewriter &rewriter) const override {
+    auto inner = op.getInput().getDefiningOp<PermuteOp>();
+    if (!inner)
+      return failure();
+    SmallVector<int64_t> order;
+    for (int64_t axis : op.getOrder())
+      order.push_back(inner.getOrder()[axis]);
+    rewriter.replaceOpWithNewOp<PermuteOp>(
+        op, op.getType(), inner.getInput(),
+        rewriter.getDenseI64ArrayAttr(order));
+    return success();
+  }
+};
+} // namespace
+
+void PermuteOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
+                                            MLIRContext *context) {
+  patterns.add<ComposePermutes>(context);
+}

@@ -413,6 +413,7 @@ def Top_PermuteOp : Top_ComputeOp<"Permute", [SameOperandsAndResultElementType]>
   let arguments = (ins AnyRankedTensor:$input, DenseI64ArrayAttr:$order);
   let results = (outs AnyRankedTensor:$output);
   let hasFolder = 1;
+  let hasCanonicalizer = 1;
 }
 
 def Top_ConcatOp : Top_ComputeOp<"Concat", [SameOperandsAndResultElementType]> {

@@ -146,3 +146,19 @@ func.func @constants_merge(%x: tensor<1x4xf32>) -> (tensor<1x4xi1>, tensor<1x4xi
   %unused = top.Constant dense<1.0> : tensor<1x1xf32>
   return %0, %1 : tensor<1x4xi1>, tensor<1x4xi1>
 }
+
+// -----
+
+// Two permutes compose into one; a pair that cancels leaves the input.
+
+// CHECK-LABEL: func.func @permute_chain
+// CHECK-SAME: (%[[X:.*]]: tensor<1x8x4x64xf32>)
+// CHECK: %[[Y:.*]] = top.Permute %[[X]] {order = array<i64: 2, 1, 0, 3>} : (tensor<1x8x4x64xf32>) -> tensor<4x8x1x64xf32>
+// CHECK-NOT: top.Permute
+// CHECK: return %[[Y]], %[[X]]
+func.func @permute_chain(%x: tensor<1x8x4x64xf32>) -> (tensor<4x8x1x64xf32>, tensor<1x8x4x64xf32>) {
+  %0 = top.Permute %x {order = array<i64: 0, 2, 1, 3>} : (tensor<1x8x4x64xf32>) -> tensor<1x4x8x64xf32>
+  %1 = top.Permute %0 {order = array<i64: 1, 2, 0, 3>} : (tensor<1x4x8x64xf32>) -> tensor<4x8x1x64xf32>
+  %2 = top.Permute %0 {order = array<i64: 0, 2, 1, 3>} : (tensor<1x4x8x64xf32>) -> tensor<1x8x4x64xf32>
+  return %1, %2 : tensor<4x8x1x64xf32>, tensor<1x8x4x64xf32>
+}

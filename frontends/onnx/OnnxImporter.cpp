@@ -1,0 +1,653 @@
+//===- OnnxImporter.cpp - an ONNX graph as a top function -----------------===//
+
+#include "frontends/onnx/OnnxImporter.h"
+
+#include "dialects/common/IR/ShapeInferenceInterface.h"
+#include "dialects/top/IR/TopOps.h"
+#include "frontends/onnx/ConstantFolding.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+
+#include <cstring>
+
+using namespace mlir;
+
+namespace llmc::onnx {
+namespace {
+
+/// What an ONNX value name stands for during the import.
+struct ImportedValue {
+  /// Set for values the piece computes.
+  Value value;
+  /// Set for values known while importing (folded shape arithmetic,
+  /// Constant nodes, integer initializers).
+  std::optional<ConstantTensor> constant;
+  /// A float initializer: read as a top.Weight where an op uses it.
+  bool isWeight = false;
+};
+
+class Importer {
+public:
+  Importer(const OnnxModel &model, ModuleOp module,
+           const ImportOptions &options)
+      : model(model), options(options), builder(module.getContext()),
+        module(module) {}
+
+  llvm::Expected<func::FuncOp> run();
+
+private:
+  llvm::Error fail(const llvm::Twine &message) const {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   model.getPath() + ": " + message);
+  }
+  llvm::Error failNode(const ::onnx::NodeProto &node,
+                       const llvm::Twine &problem) const {
+    return fail(node.op_type() + " node '" + node.name() + "' " + problem);
+  }
+
+  llvm::Error addInputs();
+  llvm::Error importNode(const ::onnx::NodeProto &node);
+  llvm::Error importComputation(const ::onnx::NodeProto &node);
+  llvm::Error addOutputs();
+
+  /// The computed value of input `index` of `node`: constants become
+  /// top.Constant, float initializers top.Weight.
+  llvm::Expected<Value> getValue(const ::onnx::NodeProto &node, int index);
+  /// The constant input `index` of `node`, or an error saying that the op
+  /// needs it constant.
+  llvm::Expected<const ConstantTensor &>
+  getConstant(const ::onnx::NodeProto &node, int index);
+  /// Sets the result types of `op` from its shape function.
+  llvm::Expected<Value> inferred(const ::onnx::NodeProto &node, Operation *op);
+  template <typename OpTy>
+  llvm::Expected<Value> create(const ::onnx::NodeProto &node,
+                               ValueRange operands,
+                               ArrayRef<NamedAttribute> attrs = {}) {
+    Type element = getElementTypeOrSelf(operands.front().getType());
+    auto op = OpTy::create(builder, locationOf(node),
+                           TypeRange{UnrankedTensorType::get(element)},
+                           operands, attrs);
+    return inferred(node, op);
+  }
+  Location locationOf(const ::onnx::NodeProto &node) {
+    return NameLoc::get(builder.getStringAttr(
+        node.name().empty() ? node.output(0) : node.name()));
+  }
+  Value materialize(const ConstantTensor &constant, Location loc);
+  Value none(Location loc);
+
+  const OnnxModel &model;
+  const ImportOptions &options;
+  OpBuilder builder;
+  ModuleOp module;
+  func::FuncOp function;
+  llvm::StringMap<ImportedValue> values;
+  Value noneValue;
+};
+
+RankedTensorType getType(Value value) {
+  return cast<RankedTensorType>(value.getType());
+}
+
+/// `axis` of a rank-`rank` tensor, negative counting from the end.
+std::optional<int64_t> normalize(int64_t axis, int64_t rank) {
+  if (axis < 0)
+    axis += rank;
+  if (axis < 0 || axis >= rank)
+    return std::nullopt;
+  return axis;
+}
+
+llvm::Expected<func::FuncOp> Importer::run() {
+  builder.setInsertionPointToEnd(module.getBody());
+  function = func::FuncOp::create(
+      builder, NameLoc::get(builder.getStringAttr(model.getPath())),
+      options.functionName, builder.getFunctionType({}, {}));
+  builder.setInsertionPointToStart(function.addEntryBlock());
+  for (const std::string &name : model.getTensorNames()) {
+    plugins::TensorInfo info = llvm::cantFail(model.getTensorInfo(name));
+    ImportedValue imported;
+    bool isFloat = info.type == plugins::WeightType::F32 ||
+                   info.type == plugins::WeightType::F16 ||
+                   info.type == plugins::WeightType::BF16;
+    if (isFloat) {
+      imported.isWeight = true;
+    } else {
+      std::vector<int64_t> ints;
+      // Integer initializers are shapes and indices: small, and folded.
+      if (info.type != plugins::WeightType::I64 &&
+          info.type != plugins::WeightType::I32)
+        return fail("integer initializer '" + name + "' has type " +
+                    plugins::stringifyWeightType(info.type) +
+                    ", which the importer does not read");
+      llvm::ArrayRef<uint8_t> bytes = llvm::cantFail(model.getTensorData(name));
+      for (int64_t i = 0; i < info.getNumElements(); ++i) {
+        if (info.type == plugins::WeightType::I64) {
+          int64_t value;
+          std::memcpy(&value, bytes.data() + 8 * i, 8);
+          ints.push_back(value);
+        } else {
+          int32_t value;
+          std::memcpy(&value, bytes.data() + 4 * i, 4);
+          ints.push_back(value);
+        }
+      }
+      imported.constant = ConstantTensor::ofInts(info.shape, std::move(ints));
+    }
+    values[name] = std::move(imported);
+  }
+  if (llvm::Error error = addInputs())
+    return std::move(error);
+  for (const ::onnx::NodeProto &node : model.getGraph().node())
+    if (llvm::Error error = importNode(node))
+      return std::move(error);
+  if (llvm::Error error = addOutputs())
+    return std::move(error);
+  std::string diagnostics;
+  {
+    ScopedDiagnosticHandler handler(builder.getContext(),
+                                    [&](Diagnostic &diagnostic) {
+                                      diagnostics += diagnostic.str() + "; ";
+                                      return success();
+                                    });
+    if (failed(verify(function)))
+      return fail("the imported graph does not verify: " + diagnostics);
+  }
+  return function;
+}
+
+/// The MLIR element type of an ONNX tensor element type.
+std::optional<Type> getElementType(Builder &builder, int32_t type) {
+  switch (type) {
+  case ::onnx::TensorProto::FLOAT:
+    return builder.getF32Type();
+  case ::onnx::TensorProto::INT64:
+    return builder.getI64Type();
+  case ::onnx::TensorProto::INT32:
+    return builder.getI32Type();
+  default:
+    return std::nullopt;
+  }
+}
+
+llvm::Error Importer::addInputs() {
+  Block &entry = function.getBody().front();
+  for (const ::onnx::ValueInfoProto &input : model.getGraph().input()) {
+    if (model.isInitializer(input.name()))
+      continue; // older exporters list initializers as inputs too
+    const ::onnx::TypeProto::Tensor &tensor = input.type().tensor_type();
+    std::optional<Type> element = getElementType(builder, tensor.elem_type());
+    if (!element)
+      return fail("input '" + input.name() + "' has element type " +
+                  llvm::Twine(tensor.elem_type()) +
+                  "; inputs are float32, int32 or int64");
+    llvm::SmallVector<int64_t> shape;
+    auto given = options.inputShapes.find(input.name());
+    if (given != options.inputShapes.end()) {
+      shape = given->second;
+    } else {
+      for (const ::onnx::TensorShapeProto::Dimension &dim :
+           tensor.shape().dim()) {
+        if (!dim.has_dim_value())
+          return fail("input '" + input.name() +
+                      "' has the dynamic "
+                      "dimension '" +
+                      dim.dim_param() + "'; give the input a static shape");
+        shape.push_back(dim.dim_value());
+      }
+    }
+    auto type = RankedTensorType::get(shape, *element);
+    Location loc = NameLoc::get(builder.getStringAttr(input.name()));
+    BlockArgument argument = entry.addArgument(type, loc);
+    values[input.name()].value = top::InputOp::create(
+        builder, loc, type, argument, builder.getStringAttr(input.name()));
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error Importer::addOutputs() {
+  SmallVector<Value> results;
+  SmallVector<Attribute> roles;
+  for (const ::onnx::ValueInfoProto &output : model.getGraph().output()) {
+    auto found = values.find(output.name());
+    if (found == values.end() || !found->second.value)
+      return fail("output '" + output.name() +
+                  "' is not computed by the graph (or is a constant)");
+    results.push_back(found->second.value);
+    roles.push_back(builder.getDictionaryAttr(builder.getNamedAttr(
+        "llmc.role", builder.getStringAttr(output.name()))));
+  }
+  func::ReturnOp::create(builder, function.getLoc(), results);
+  function.setFunctionType(
+      builder.getFunctionType(function.getBody().front().getArgumentTypes(),
+                              ValueRange(results).getTypes()));
+  function.setAllResultAttrs(roles);
+  return llvm::Error::success();
+}
+
+Value Importer::materialize(const ConstantTensor &constant, Location loc) {
+  if (constant.isFloat) {
+    SmallVector<float> data(constant.floats.begin(), constant.floats.end());
+    auto type = RankedTensorType::get(constant.shape, builder.getF32Type());
+    return top::ConstantOp::create(
+        builder, loc, type, DenseElementsAttr::get(type, ArrayRef(data)));
+  }
+  auto type = RankedTensorType::get(constant.shape, builder.getI64Type());
+  return top::ConstantOp::create(
+      builder, loc, type,
+      DenseElementsAttr::get(type, ArrayRef(constant.ints)));
+}
+
+Value Importer::none(Location loc) {
+  if (!noneValue) {
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToStart(&function.getBody().front());
+    noneValue = top::NoneOp::create(builder, loc, builder.getNoneType());
+  }
+  return noneValue;
+}
+
+llvm::Expected<Value> Importer::getValue(const ::onnx::NodeProto &node,
+                                         int index) {
+  if (index >= node.input_size() || node.input(index).empty())
+    return failNode(node, "lacks input " + llvm::Twine(index));
+  auto found = values.find(node.input(index));
+  if (found == values.end())
+    return failNode(node, "reads '" + node.input(index) +
+                              "', which nothing defines before it");
+  ImportedValue &imported = found->second;
+  if (imported.value)
+    return imported.value;
+  if (imported.isWeight) {
+    plugins::TensorInfo info =
+        llvm::cantFail(model.getTensorInfo(node.input(index)));
+    auto type = RankedTensorType::get(info.shape, builder.getF32Type());
+    imported.value = top::WeightOp::create(
+        builder, NameLoc::get(builder.getStringAttr(node.input(index))), type,
+        node.input(index));
+    return imported.value;
+  }
+  imported.value = materialize(*imported.constant, locationOf(node));
+  return imported.value;
+}
+
+llvm::Expected<const ConstantTensor &>
+Importer::getConstant(const ::onnx::NodeProto &node, int index) {
+  if (index < node.input_size() && !node.input(index).empty()) {
+    auto found = values.find(node.input(index));
+    if (found != values.end() && found->second.constant)
+      return *found->second.constant;
+  }
+  return failNode(node, "needs input " + llvm::Twine(index) +
+                            " to be a constant known when importing");
+}
+
+llvm::Expected<Value> Importer::inferred(const ::onnx::NodeProto &node,
+                                         Operation *op) {
+  auto shaped = dyn_cast<ShapeInferenceOpInterface>(op);
+  SmallVector<SmallVector<int64_t>> shapes;
+  std::string diagnostics;
+  {
+    ScopedDiagnosticHandler handler(builder.getContext(),
+                                    [&](Diagnostic &diagnostic) {
+                                      diagnostics += diagnostic.str();
+                                      return success();
+                                    });
+    if (!shaped || failed(shaped.inferResultShapes(shapes)))
+      return failNode(node, "has inconsistent shapes: " + diagnostics);
+  }
+  for (auto [result, shape] : llvm::zip(op->getResults(), shapes))
+    result.setType(
+        RankedTensorType::get(shape, getElementTypeOrSelf(result.getType())));
+  return op->getResult(0);
+}
+
+llvm::Error Importer::importNode(const ::onnx::NodeProto &node) {
+  if (!node.domain().empty() && node.domain() != "ai.onnx")
+    return failNode(node, "is in domain '" + node.domain() +
+                              "'; the importer reads ai.onnx ops only");
+  // Constants and all-constant subgraphs are evaluated here.
+  if (node.op_type() == "Constant") {
+    if (node.attribute_size() != 1)
+      return failNode(node, "needs exactly one value attribute");
+    const ::onnx::AttributeProto &attr = node.attribute(0);
+    ConstantTensor constant;
+    if (attr.name() == "value") {
+      llvm::Expected<ConstantTensor> read = readConstant(attr.t());
+      if (!read)
+        return failNode(node, llvm::toString(read.takeError()));
+      constant = std::move(*read);
+    } else if (attr.name() == "value_float") {
+      constant = ConstantTensor::ofFloats({}, {attr.f()});
+    } else if (attr.name() == "value_int") {
+      constant = ConstantTensor::ofInts({}, {attr.i()});
+    } else if (attr.name() == "value_ints") {
+      constant = ConstantTensor::ofInts(
+          {attr.ints_size()}, {attr.ints().begin(), attr.ints().end()});
+    } else {
+      return failNode(node, "has value attribute '" + attr.name() +
+                                "', which the importer does not read");
+    }
+    values[node.output(0)].constant = std::move(constant);
+    return llvm::Error::success();
+  }
+  if (node.op_type() == "Shape") {
+    llvm::Expected<Value> input = getValue(node, 0);
+    if (!input)
+      return input.takeError();
+    ArrayRef<int64_t> shape = getType(*input).getShape();
+    int64_t rank = shape.size();
+    int64_t start = getIntAttr(node, "start", 0),
+            end = getIntAttr(node, "end", rank);
+    start = std::clamp<int64_t>(start < 0 ? start + rank : start, 0, rank);
+    end = std::clamp<int64_t>(end < 0 ? end + rank : end, 0, rank);
+    std::vector<int64_t> dims(shape.begin() + start,
+                              shape.begin() + std::max(start, end));
+    values[node.output(0)].constant =
+        ConstantTensor::ofInts({int64_t(dims.size())}, dims);
+    return llvm::Error::success();
+  }
+  bool allConstant = true;
+  SmallVector<std::optional<ConstantTensor>> constants;
+  for (const std::string &input : node.input()) {
+    if (input.empty()) {
+      constants.push_back(std::nullopt);
+      continue;
+    }
+    auto found = values.find(input);
+    if (found == values.end())
+      return failNode(node,
+                      "reads '" + input + "', which nothing defines before it");
+    allConstant &= found->second.constant.has_value();
+    constants.push_back(found->second.constant);
+  }
+  if (allConstant && node.input_size() > 0) {
+    llvm::Expected<std::optional<std::vector<ConstantTensor>>> folded =
+        foldNode(node, constants);
+    if (!folded)
+      return fail(llvm::toString(folded.takeError()));
+    if (*folded) {
+      for (auto [name, constant] : llvm::zip(node.output(), **folded))
+        values[name].constant = std::move(constant);
+      return llvm::Error::success();
+    }
+  }
+  return importComputation(node);
+}
+
+llvm::Error Importer::importComputation(const ::onnx::NodeProto &node) {
+  llvm::StringRef type = node.op_type();
+  Location loc = locationOf(node);
+  auto input = [&](int index) { return getValue(node, index); };
+  auto define = [&](llvm::Expected<Value> value) -> llvm::Error {
+    if (!value)
+      return value.takeError();
+    values[node.output(0)].value = *value;
+    return llvm::Error::success();
+  };
+  auto named = [&](StringRef name, Attribute value) {
+    return builder.getNamedAttr(name, value);
+  };
+  llvm::Expected<Value> x = input(0);
+  if (!x)
+    return x.takeError();
+  bool isFloat = isa<FloatType>(getType(*x).getElementType());
+  int64_t rank = getType(*x).getRank();
+
+  if (type == "Identity" || type == "Cast") {
+    bool toFloat = getIntAttr(node, "to", ::onnx::TensorProto::FLOAT) ==
+                   ::onnx::TensorProto::FLOAT;
+    if (type == "Cast" && toFloat != isFloat)
+      return failNode(node, "converts between integers and floats, which "
+                            "the importer does not support on computed "
+                            "values");
+    return define(*x);
+  }
+  if (type == "Add" || type == "Mul" || type == "Div" || type == "Sub") {
+    llvm::Expected<Value> y = input(1);
+    if (!y)
+      return y.takeError();
+    if (!isFloat)
+      return failNode(node, "computes on integers, which the importer "
+                            "supports only for constants");
+    if (type == "Add")
+      return define(create<top::AddOp>(node, {*x, *y}));
+    if (type == "Mul")
+      return define(create<top::MulOp>(node, {*x, *y}));
+    if (type == "Div")
+      return define(create<top::DivOp>(node, {*x, *y}));
+    // a - b is exactly a + (-b).
+    llvm::Expected<Value> negated = create<top::MulConstOp>(
+        node, {*y}, {named("const_val", builder.getF64FloatAttr(-1.0))});
+    if (!negated)
+      return negated.takeError();
+    return define(create<top::AddOp>(node, {*x, *negated}));
+  }
+  if (type == "Neg")
+    return define(create<top::MulConstOp>(
+        node, {*x}, {named("const_val", builder.getF64FloatAttr(-1.0))}));
+  if (type == "Sqrt")
+    return define(create<top::SqrtOp>(node, {*x}));
+  if (type == "Sigmoid")
+    return define(create<top::SigmoidOp>(node, {*x}));
+  if (type == "Reciprocal") {
+    Value one = materialize(ConstantTensor::ofFloats({}, {1.0}), loc);
+    return define(create<top::DivOp>(node, {one, *x}));
+  }
+  if (type == "Pow") {
+    llvm::Expected<const ConstantTensor &> exponent = getConstant(node, 1);
+    if (!exponent)
+      return exponent.takeError();
+    if (exponent->getNumElements() != 1)
+      return failNode(node, "has an exponent that is not a scalar");
+    return define(create<top::PowOp>(
+        node, {*x},
+        {named("exponent", builder.getF64FloatAttr(exponent->getDouble(0)))}));
+  }
+  if (type == "ReduceMean") {
+    std::optional<SmallVector<int64_t>> axes = getIntsAttr(node, "axes");
+    if (node.input_size() > 1 && !node.input(1).empty()) {
+      llvm::Expected<const ConstantTensor &> given = getConstant(node, 1);
+      if (!given)
+        return given.takeError();
+      axes = SmallVector<int64_t>(given->ints.begin(), given->ints.end());
+    }
+    if (!axes) {
+      axes.emplace();
+      for (int64_t axis = 0; axis < rank; ++axis)
+        axes->push_back(axis);
+    }
+    return define(create<top::ReduceMeanOp>(
+        node, {*x},
+        {named("axes", builder.getDenseI64ArrayAttr(*axes)),
+         named("keepdims",
+               builder.getBoolAttr(getIntAttr(node, "keepdims", 1) != 0))}));
+  }
+  if (type == "Softmax") {
+    int64_t axis = getIntAttr(node, "axis", -1);
+    if (model.getOpsetVersion() < 13 && axis != -1 && axis != rank - 1)
+      return failNode(node, "uses the opset " +
+                                llvm::Twine(model.getOpsetVersion()) +
+                                " softmax over flattened axes");
+    return define(create<top::SoftmaxOp>(
+        node, {*x}, {named("axis", builder.getI64IntegerAttr(axis))}));
+  }
+  if (type == "MatMul") {
+    llvm::Expected<Value> y = input(1);
+    if (!y)
+      return y.takeError();
+    return define(create<top::MatMulOp>(node, {*x, *y, none(loc)}));
+  }
+  if (type == "Transpose") {
+    SmallVector<int64_t> perm;
+    if (std::optional<SmallVector<int64_t>> given = getIntsAttr(node, "perm"))
+      perm = *given;
+    else
+      for (int64_t axis = rank; axis-- > 0;)
+        perm.push_back(axis);
+    return define(create<top::PermuteOp>(
+        node, {*x}, {named("order", builder.getDenseI64ArrayAttr(perm))}));
+  }
+  if (type == "Reshape" || type == "Unsqueeze" || type == "Squeeze" ||
+      type == "Expand") {
+    // Fold the shape change on a shape-only constant twin of the input.
+    SmallVector<std::optional<ConstantTensor>> shapes;
+    ConstantTensor probe;
+    probe.shape.assign(getType(*x).getShape().begin(),
+                       getType(*x).getShape().end());
+    probe.ints.assign(probe.getNumElements(), 0);
+    shapes.push_back(probe);
+    for (int index = 1; index < node.input_size(); ++index) {
+      if (node.input(index).empty()) {
+        shapes.push_back(std::nullopt);
+        continue;
+      }
+      llvm::Expected<const ConstantTensor &> operand = getConstant(node, index);
+      if (!operand)
+        return operand.takeError();
+      shapes.push_back(*operand);
+    }
+    SmallVector<int64_t> shape;
+    if (type == "Expand") {
+      llvm::Expected<SmallVector<int64_t>> target =
+          broadcastShapes(probe.shape, shapes[1]->ints);
+      if (!target)
+        return failNode(node, llvm::toString(target.takeError()));
+      shape = *target;
+    } else {
+      llvm::Expected<std::optional<std::vector<ConstantTensor>>> folded =
+          foldNode(node, shapes);
+      if (!folded)
+        return fail(llvm::toString(folded.takeError()));
+      shape.assign((**folded)[0].shape.begin(), (**folded)[0].shape.end());
+    }
+    auto resultType =
+        RankedTensorType::get(shape, getType(*x).getElementType());
+    if (type == "Expand")
+      return define(top::ExpandOp::create(builder, loc, TypeRange{resultType},
+                                          ValueRange{*x},
+                                          ArrayRef<NamedAttribute>{})
+                        .getResult());
+    return define(top::ReshapeOp::create(builder, loc, TypeRange{resultType},
+                                         ValueRange{*x},
+                                         ArrayRef<NamedAttribute>{})
+                      .getResult());
+  }
+  if (type == "Concat") {
+    SmallVector<Value> inputs;
+    for (int index = 0; index < node.input_size(); ++index) {
+      llvm::Expected<Value> value = input(index);
+      if (!value)
+        return value.takeError();
+      inputs.push_back(*value);
+    }
+    std::optional<int64_t> axis = normalize(getIntAttr(node, "axis", 0), rank);
+    if (!axis)
+      return failNode(node, "has an axis out of range");
+    return define(create<top::ConcatOp>(
+        node, inputs, {named("axis", builder.getI64IntegerAttr(*axis))}));
+  }
+  if (type == "Slice") {
+    llvm::Expected<const ConstantTensor &> starts = getConstant(node, 1);
+    llvm::Expected<const ConstantTensor &> ends = getConstant(node, 2);
+    if (!starts)
+      return starts.takeError();
+    if (!ends)
+      return ends.takeError();
+    std::vector<int64_t> axes, steps(starts->ints.size(), 1);
+    if (node.input_size() > 3 && !node.input(3).empty()) {
+      llvm::Expected<const ConstantTensor &> given = getConstant(node, 3);
+      if (!given)
+        return given.takeError();
+      axes = given->ints;
+    } else {
+      for (size_t axis = 0; axis < starts->ints.size(); ++axis)
+        axes.push_back(axis);
+    }
+    if (node.input_size() > 4 && !node.input(4).empty()) {
+      llvm::Expected<const ConstantTensor &> given = getConstant(node, 4);
+      if (!given)
+        return given.takeError();
+      steps = given->ints;
+    }
+    if (ends->ints.size() != axes.size() || steps.size() != axes.size() ||
+        starts->ints.size() != axes.size())
+      return failNode(node, "has starts, ends, axes and steps of different "
+                            "lengths");
+    ArrayRef<int64_t> shape = getType(*x).getShape();
+    SmallVector<int64_t> allStarts(rank, 0), allEnds(shape), allSteps(rank, 1);
+    for (auto [index, axis] : llvm::enumerate(axes)) {
+      std::optional<int64_t> at = normalize(axis, rank);
+      if (!at || steps[index] <= 0)
+        return failNode(node, "has an axis out of range or a step that is "
+                              "not positive");
+      int64_t dim = shape[*at];
+      auto clampIndex = [&](int64_t value) {
+        if (value < 0)
+          value += dim;
+        return std::clamp<int64_t>(value, 0, dim);
+      };
+      allStarts[*at] = clampIndex(starts->ints[index]);
+      allEnds[*at] = clampIndex(ends->ints[index]);
+      allSteps[*at] = steps[index];
+    }
+    return define(create<top::SliceOp>(
+        node, {*x},
+        {named("starts", builder.getDenseI64ArrayAttr(allStarts)),
+         named("ends", builder.getDenseI64ArrayAttr(allEnds)),
+         named("steps", builder.getDenseI64ArrayAttr(allSteps))}));
+  }
+  if (type == "Gather") {
+    llvm::Expected<Value> indices = input(1);
+    if (!indices)
+      return indices.takeError();
+    if (!isFloat)
+      return failNode(node, "gathers from integers computed at run time");
+    std::optional<int64_t> axis = normalize(getIntAttr(node, "axis", 0), rank);
+    if (!axis)
+      return failNode(node, "has an axis out of range");
+    return define(create<top::GatherOp>(
+        node, {*x, *indices},
+        {named("axis", builder.getI64IntegerAttr(*axis))}));
+  }
+  if (type == "Equal" || type == "Less" || type == "Greater") {
+    llvm::Expected<Value> y = input(1);
+    if (!y)
+      return y.takeError();
+    top::CompareMode mode = type == "Equal"  ? top::CompareMode::Eq
+                            : type == "Less" ? top::CompareMode::Lt
+                                             : top::CompareMode::Gt;
+    auto op = top::CompareOp::create(
+        builder, loc, TypeRange{UnrankedTensorType::get(builder.getI1Type())},
+        ValueRange{*x, *y},
+        ArrayRef<NamedAttribute>{named(
+            "mode", top::CompareModeAttr::get(builder.getContext(), mode))});
+    return define(inferred(node, op));
+  }
+  if (type == "Where") {
+    llvm::Expected<Value> a = input(1), b = input(2);
+    if (!a)
+      return a.takeError();
+    if (!b)
+      return b.takeError();
+    Type element = getElementTypeOrSelf(a->getType());
+    auto op = top::WhereOp::create(
+        builder, loc, TypeRange{UnrankedTensorType::get(element)},
+        ValueRange{*x, *a, *b}, ArrayRef<NamedAttribute>{});
+    return define(inferred(node, op));
+  }
+  return failNode(node, "is not an op the ONNX importer supports");
+}
+
+} // namespace
+
+llvm::Expected<func::FuncOp> importGraph(const OnnxModel &model,
+                                         ModuleOp module,
+                                         const ImportOptions &options) {
+  return Importer(model, module, options).run();
+}
+
+} // namespace llmc::onnx

@@ -1,0 +1,138 @@
+#!/usr/bin/python3
+"""Writes the small ONNX models the importer's lit tests read.
+
+  make_onnx.py CASE OUT.onnx
+
+Each case is a graph built with onnx.helper that exercises one part of the
+importer: the shape arithmetic it folds, the ops it maps, and the malformed
+or unsupported inputs it must reject with a clear error.
+"""
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+
+def model(nodes, inputs, outputs, initializers=(), opset=17):
+    graph = helper.make_graph(nodes, "test", inputs, outputs,
+                              list(initializers))
+    return helper.make_model(graph,
+                             opset_imports=[helper.make_opsetid("", opset)])
+
+
+def tensor(name, elem, shape):
+    return helper.make_tensor_value_info(name, elem, shape)
+
+
+def const(name, values, dtype=np.int64):
+    return helper.make_node("Constant", [], [name],
+                            value=numpy_helper.from_array(
+                                np.array(values, dtype=dtype), name))
+
+
+def shape_arithmetic():
+    """x [1, 4, 8] -> [1, 4, 2, 4] through Shape/Gather/Unsqueeze/Concat,
+    then Transpose, Slice (INT64_MAX end), Neg, Sub, Reciprocal, Sqrt,
+    Sigmoid, Softmax, ReduceMean over an axes input (opset 18)."""
+    nodes = [
+        helper.make_node("Shape", ["x"], ["s"]),
+        const("zero", 0), const("one", 1),
+        helper.make_node("Gather", ["s", "zero"], ["b"]),
+        helper.make_node("Gather", ["s", "one"], ["l"]),
+        const("axes0", [0]),
+        helper.make_node("Unsqueeze", ["b", "axes0"], ["bu"]),
+        helper.make_node("Unsqueeze", ["l", "axes0"], ["lu"]),
+        const("tail", [2, 4]),
+        helper.make_node("Concat", ["bu", "lu", "tail"], ["shape"], axis=0),
+        helper.make_node("Reshape", ["x", "shape"], ["r"]),
+        helper.make_node("Transpose", ["r"], ["t"], perm=[0, 2, 1, 3]),
+        const("starts", [2]), const("ends", [2**63 - 1]), const("axes3", [3]),
+        helper.make_node("Slice", ["t", "starts", "ends", "axes3"], ["half"]),
+        helper.make_node("Neg", ["half"], ["neg"]),
+        helper.make_node("Sub", ["half", "neg"], ["diff"]),
+        helper.make_node("Sigmoid", ["diff"], ["sig"]),
+        helper.make_node("Sqrt", ["sig"], ["root"]),
+        helper.make_node("Reciprocal", ["root"], ["inv"]),
+        helper.make_node("Softmax", ["inv"], ["p"], axis=-1),
+        const("last", [-1]),
+        helper.make_node("ReduceMean", ["p", "last"], ["mean"], keepdims=0),
+    ]
+    return model(nodes, [tensor("x", TensorProto.FLOAT, [1, 4, 8])],
+                 [tensor("mean", TensorProto.FLOAT, None)], opset=18)
+
+
+def gather_and_where():
+    """An embedding Gather of int32 ids, a Where on a computed comparison,
+    and an initializer read as a weight."""
+    table = numpy_helper.from_array(
+        np.arange(32, dtype=np.float32).reshape(8, 4), "table")
+    nodes = [
+        helper.make_node("Gather", ["table", "ids"], ["rows"]),
+        helper.make_node("Equal", ["rows", "rows"], ["same"]),
+        helper.make_node("Where", ["same", "rows", "fill"], ["out"]),
+    ]
+    return model(nodes,
+                 [tensor("ids", TensorProto.INT32, [1, 3]),
+                  tensor("fill", TensorProto.FLOAT, [1, 3, 4])],
+                 [tensor("out", TensorProto.FLOAT, None)], [table])
+
+
+def dynamic_input():
+    nodes = [helper.make_node("Sigmoid", ["x"], ["y"])]
+    return model(nodes, [tensor("x", TensorProto.FLOAT, ["batch", 4])],
+                 [tensor("y", TensorProto.FLOAT, None)])
+
+
+def unsupported_op():
+    nodes = [helper.make_node("Erf", ["x"], ["y"], name="erf_0")]
+    return model(nodes, [tensor("x", TensorProto.FLOAT, [2, 4])],
+                 [tensor("y", TensorProto.FLOAT, None)])
+
+
+def external_outside():
+    weight = numpy_helper.from_array(np.zeros((2, 2), np.float32), "w")
+    weight.data_location = TensorProto.EXTERNAL
+    weight.ClearField("raw_data")
+    entry = weight.external_data.add()
+    entry.key, entry.value = "location", "../../etc/passwd"
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["y"])]
+    return model(nodes, [tensor("x", TensorProto.FLOAT, [2, 2])],
+                 [tensor("y", TensorProto.FLOAT, None)], [weight])
+
+
+def external_short():
+    """External data whose file is shorter than the tensor."""
+    weight = numpy_helper.from_array(np.zeros((4, 4), np.float32), "w")
+    weight.data_location = TensorProto.EXTERNAL
+    weight.ClearField("raw_data")
+    for key, value in (("location", "short.bin"), ("offset", "8")):
+        entry = weight.external_data.add()
+        entry.key, entry.value = key, value
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["y"])]
+    return model(nodes, [tensor("x", TensorProto.FLOAT, [2, 4])],
+                 [tensor("y", TensorProto.FLOAT, None)], [weight])
+
+
+def main():
+    case, out = sys.argv[1], sys.argv[2]
+    builders = {
+        "shape_arithmetic": shape_arithmetic,
+        "gather_and_where": gather_and_where,
+        "dynamic_input": dynamic_input,
+        "unsupported_op": unsupported_op,
+        "external_outside": external_outside,
+        "external_short": external_short,
+    }
+    if case == "not_onnx":
+        with open(out, "wb") as f:
+            f.write(b"\xff\xff\xff\xff not a protobuf")
+        return
+    onnx.save(builders[case](), out)
+    if case == "external_short":
+        with open(out.rsplit("/", 1)[0] + "/short.bin", "wb") as f:
+            f.write(bytes(40))
+
+
+if __name__ == "__main__":
+    main()
