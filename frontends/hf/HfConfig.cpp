@@ -78,33 +78,6 @@ llvm::Expected<RopeScaling> readRopeScaling(const llvm::json::Object &config,
   return scaling;
 }
 
-void nameTensors(ModelSpec &spec) {
-  std::map<TensorRole, std::string> &names = spec.tensorNames;
-  names[TensorRole::TokenEmbedding] = "model.embed_tokens.weight";
-  names[TensorRole::FinalNorm] = "model.norm.weight";
-  if (!spec.tieWordEmbeddings)
-    names[TensorRole::LmHead] = "lm_head.weight";
-  const std::string layer = "model.layers.{layer}.";
-  names[TensorRole::AttentionNorm] = layer + "input_layernorm.weight";
-  names[TensorRole::QueryWeight] = layer + "self_attn.q_proj.weight";
-  names[TensorRole::KeyWeight] = layer + "self_attn.k_proj.weight";
-  names[TensorRole::ValueWeight] = layer + "self_attn.v_proj.weight";
-  names[TensorRole::OutputWeight] = layer + "self_attn.o_proj.weight";
-  if (spec.attentionBias) {
-    names[TensorRole::QueryBias] = layer + "self_attn.q_proj.bias";
-    names[TensorRole::KeyBias] = layer + "self_attn.k_proj.bias";
-    names[TensorRole::ValueBias] = layer + "self_attn.v_proj.bias";
-  }
-  if (spec.qkNorm) {
-    names[TensorRole::QueryNorm] = layer + "self_attn.q_norm.weight";
-    names[TensorRole::KeyNorm] = layer + "self_attn.k_norm.weight";
-  }
-  names[TensorRole::MlpNorm] = layer + "post_attention_layernorm.weight";
-  names[TensorRole::GateWeight] = layer + "mlp.gate_proj.weight";
-  names[TensorRole::UpWeight] = layer + "mlp.up_proj.weight";
-  names[TensorRole::DownWeight] = layer + "mlp.down_proj.weight";
-}
-
 /// BOS/EOS ids from `config.json` or `generation_config.json`; absent or null
 /// fields leave what an earlier file set.
 void readTokenIds(JsonFields &fields, ModelSpec &spec) {
@@ -231,19 +204,53 @@ llvm::Error readChatTemplate(llvm::StringRef directory, ModelSpec &spec) {
 
 } // namespace
 
+void nameTensors(ModelSpec &spec) {
+  std::map<TensorRole, std::string> &names = spec.tensorNames;
+  names[TensorRole::TokenEmbedding] = "model.embed_tokens.weight";
+  names[TensorRole::FinalNorm] = "model.norm.weight";
+  if (!spec.tieWordEmbeddings)
+    names[TensorRole::LmHead] = "lm_head.weight";
+  const std::string layer = "model.layers.{layer}.";
+  names[TensorRole::AttentionNorm] = layer + "input_layernorm.weight";
+  names[TensorRole::QueryWeight] = layer + "self_attn.q_proj.weight";
+  names[TensorRole::KeyWeight] = layer + "self_attn.k_proj.weight";
+  names[TensorRole::ValueWeight] = layer + "self_attn.v_proj.weight";
+  names[TensorRole::OutputWeight] = layer + "self_attn.o_proj.weight";
+  if (spec.attentionBias) {
+    names[TensorRole::QueryBias] = layer + "self_attn.q_proj.bias";
+    names[TensorRole::KeyBias] = layer + "self_attn.k_proj.bias";
+    names[TensorRole::ValueBias] = layer + "self_attn.v_proj.bias";
+  }
+  if (spec.qkNorm) {
+    names[TensorRole::QueryNorm] = layer + "self_attn.q_norm.weight";
+    names[TensorRole::KeyNorm] = layer + "self_attn.k_norm.weight";
+  }
+  names[TensorRole::MlpNorm] = layer + "post_attention_layernorm.weight";
+  names[TensorRole::GateWeight] = layer + "mlp.gate_proj.weight";
+  names[TensorRole::UpWeight] = layer + "mlp.up_proj.weight";
+  names[TensorRole::DownWeight] = layer + "mlp.down_proj.weight";
+}
+
 llvm::Expected<ModelSpec> readModelSpec(llvm::StringRef directory) {
   ModelSpec spec;
   spec.source = directory.str();
   if (llvm::Error error = readConfig(joinPath(directory, "config.json"), spec))
     return std::move(error);
+  if (llvm::Error error = readCompanionFiles(directory, spec))
+    return std::move(error);
+  if (llvm::Error error = spec.validate())
+    return std::move(error);
+  return spec;
+}
 
+llvm::Error readCompanionFiles(llvm::StringRef directory, ModelSpec &spec) {
   std::string generation = joinPath(directory, "generation_config.json");
   if (llvm::sys::fs::exists(generation))
     if (llvm::Error error = readGenerationConfig(generation, spec))
-      return std::move(error);
+      return error;
 
   if (llvm::Error error = readChatTemplate(directory, spec))
-    return std::move(error);
+    return error;
 
   std::string tokenizer = joinPath(directory, "tokenizer.json");
   if (llvm::sys::fs::exists(tokenizer)) {
@@ -252,10 +259,7 @@ llvm::Expected<ModelSpec> readModelSpec(llvm::StringRef directory) {
       return text.takeError();
     spec.tokenizerJson = std::move(*text);
   }
-
-  if (llvm::Error error = spec.validate())
-    return std::move(error);
-  return spec;
+  return llvm::Error::success();
 }
 
 } // namespace llmc::hf

@@ -20,6 +20,18 @@ namespace llmc::hf {
 /// validated; errors name the file and the field.
 llvm::Expected<plugins::ModelSpec> readModelSpec(llvm::StringRef directory);
 
+/// Sets the tensor name of every role `spec` uses (after its flags:
+/// attentionBias, qkNorm, tieWordEmbeddings) to the Hugging Face name.
+void nameTensors(plugins::ModelSpec &spec);
+
+/// Reads what a model directory may hold besides its weights and config:
+/// generation defaults (generation_config.json), the chat template
+/// (chat_template.jinja or tokenizer_config.json) and tokenizer.json. Absent
+/// files leave `spec` as it is. Other frontends that ship a model as a
+/// directory (ONNX exports) read the same files.
+llvm::Error readCompanionFiles(llvm::StringRef directory,
+                               plugins::ModelSpec &spec);
+
 } // namespace llmc::hf
 
 #endif // LLMC_FRONTENDS_HF_HFCONFIG_H

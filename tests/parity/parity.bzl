@@ -1,6 +1,6 @@
 """A test that compares an llmc command's output with ../shared/refdata."""
 
-def parity_test(name, model, refs, cases, command, max_abs = None, min_cosine = None, near_tie = None, extra_args = [], convert_args = [], **kwargs):
+def parity_test(name, model, refs, cases, command, max_abs = None, min_cosine = None, near_tie = None, extra_args = [], convert_args = [], onnx = False, **kwargs):
     args = [
         "--llmc=$(location //tools/llmc)",
         "--command=" + command,
@@ -14,6 +14,11 @@ def parity_test(name, model, refs, cases, command, max_abs = None, min_cosine = 
         args.append("--min-cosine=" + min_cosine)
     if near_tie:
         args.append("--near-tie=" + near_tie)
+    data = ["//tests/parity:parity.py", "//tools/llmc"]
+    # Export the Hugging Face `model` to ONNX pieces and run those.
+    if onnx:
+        args.append("--export-onnx=$(location //tools/onnx:export_onnx.py)")
+        data += ["//tools/onnx:export_onnx.py", "//tools/onnx:onnx_eval.py"]
     # `llmc convert` arguments: the command then runs on the compiled binary.
     args += ["--convert=" + arg for arg in convert_args]
     if extra_args:
@@ -22,7 +27,7 @@ def parity_test(name, model, refs, cases, command, max_abs = None, min_cosine = 
         name = name,
         srcs = ["//tests/parity:run_parity.sh"],
         args = args,
-        data = ["//tests/parity:parity.py", "//tools/llmc"],
+        data = data,
         # The reference data lives outside the workspace, where Bazel cannot
         # see it change: never serve these results from the cache.
         tags = ["external"],

@@ -43,10 +43,22 @@ def refdata_root():
     return root
 
 
-def convert_model(args, root, scratch):
-    """Compiles --model with the --convert arguments; returns the binary."""
+def export_onnx(args, root, scratch):
+    """Exports --model to ONNX pieces with the exporter; returns the folder."""
+    folder = os.path.join(scratch, "onnx")
+    command = ["/usr/bin/python3", args.export_onnx, "-m",
+               os.path.join(root, args.model), "-o", folder,
+               "--layout", "pieces"]
+    result = subprocess.run(command, capture_output=True, text=True)
+    if result.returncode != 0:
+        sys.exit(f"FAIL export: {' '.join(command)}\n{result.stderr}")
+    return folder
+
+
+def convert_model(args, model, scratch):
+    """Compiles `model` with the --convert arguments; returns the binary."""
     binary = os.path.join(scratch, "model.llmc")
-    command = [args.llmc, "convert", "-m", os.path.join(root, args.model),
+    command = [args.llmc, "convert", "-m", model,
                "-o", binary, "--quiet"] + args.convert
     result = subprocess.run(command, capture_output=True, text=True)
     if result.returncode != 0:
@@ -119,12 +131,17 @@ def main():
                         help="accept differing ids at a near tie (logit margin)")
     parser.add_argument("--convert", action="append", default=[],
                         help="compile the model with these llmc convert arguments first")
+    parser.add_argument("--export-onnx",
+                        help="export --model with this exporter "
+                        "(tools/onnx/export_onnx.py) and run the ONNX pieces")
     parser.add_argument("extra", nargs="*", help="more llmc arguments (after --)")
     args = parser.parse_args()
     root = refdata_root()
     with tempfile.TemporaryDirectory(dir=os.environ.get("TEST_TMPDIR")) as scratch:
-        model = (convert_model(args, root, scratch) if args.convert
+        model = (export_onnx(args, root, scratch) if args.export_onnx
                  else os.path.join(root, args.model))
+        if args.convert:
+            model = convert_model(args, model, scratch)
         results = [run_case(args, root, case, scratch, model)
                    for case in args.cases.split(",")]
     return 0 if all(results) else 1

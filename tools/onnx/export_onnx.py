@@ -21,6 +21,7 @@ import json
 import math
 import os
 import re
+import shutil
 import sys
 import time
 from collections import Counter
@@ -382,6 +383,10 @@ def decoder_specs(lm, tokens):
 # --------------------------------------------------------------------------
 
 
+COMPANION_FILES = ("tokenizer.json", "tokenizer_config.json",
+                   "generation_config.json", "chat_template.jinja")
+
+
 def export(args):
     os.makedirs(args.output, exist_ok=True)
     lm = load_model(args.model, args.seq_length)
@@ -429,6 +434,12 @@ def export(args):
     with open(os.path.join(args.output, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=2)
         f.write("\n")
+    # The tokenizer and generation defaults travel with the graphs, as they
+    # do beside a Hugging Face checkpoint.
+    for companion in COMPANION_FILES:
+        source = os.path.join(args.model, companion)
+        if os.path.exists(source):
+            shutil.copyfile(source, os.path.join(args.output, companion))
     print(f"exported {len(files)} files to {args.output} in "
           f"{time.time() - start:.1f} s")
 
