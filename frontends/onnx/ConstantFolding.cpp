@@ -5,6 +5,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -355,7 +356,8 @@ foldNode(const ::onnx::NodeProto &node,
                                                    {"Gather", 2},
                                                    {"Squeeze", 1},
                                                    {"Unsqueeze", 1},
-                                                   {"ConstantOfShape", 1}};
+                                                   {"ConstantOfShape", 1},
+                                                   {"Slice", 3}};
   auto found = required.find(type);
   if (found == required.end())
     return Result();
@@ -561,6 +563,34 @@ foldNode(const ::onnx::NodeProto &node,
       else
         result.ints.push_back(data.ints[index]);
     }
+    return one(result);
+  }
+  if (type == "Slice") {
+    // Shape vectors are sliced; a 1-D slice is all that folding needs.
+    const ConstantTensor &data = in(0);
+    if (data.shape.size() != 1 || in(1).ints.size() != 1 ||
+        in(2).ints.size() != 1 ||
+        (inputs.size() > 3 && inputs[3] && inputs[3]->getInt(0) != 0 &&
+         inputs[3]->getInt(0) != -1))
+      return Result();
+    int64_t size = data.shape[0];
+    int64_t step = inputs.size() > 4 && inputs[4] ? inputs[4]->getInt(0) : 1;
+    if (step <= 0)
+      return Result();
+    auto clampIndex = [&](int64_t index) {
+      return std::clamp<int64_t>(index < 0 ? index + size : index, 0, size);
+    };
+    int64_t begin = clampIndex(in(1).ints[0]), end = clampIndex(in(2).ints[0]);
+    ConstantTensor result;
+    result.isFloat = data.isFloat;
+    for (int64_t index = begin; index < end; index += step) {
+      if (data.isFloat)
+        result.floats.push_back(data.floats[index]);
+      else
+        result.ints.push_back(data.ints[index]);
+    }
+    result.shape = {
+        int64_t(result.isFloat ? result.floats.size() : result.ints.size())};
     return one(result);
   }
   return Result();

@@ -39,8 +39,9 @@ struct RaisedPiece {
   func::FuncOp function;
 };
 
-llvm::Expected<RaisedPiece> importPiece(MLIRContext &context,
-                                        llvm::StringRef path) {
+llvm::Expected<RaisedPiece>
+importPiece(MLIRContext &context, llvm::StringRef path,
+            llvm::StringMap<llvm::SmallVector<int64_t>> inputShapes = {}) {
   RaisedPiece piece;
   llvm::Expected<std::unique_ptr<OnnxModel>> model = OnnxModel::open(path);
   if (!model)
@@ -49,6 +50,7 @@ llvm::Expected<RaisedPiece> importPiece(MLIRContext &context,
   piece.module = ModuleOp::create(UnknownLoc::get(&context));
   ImportOptions options;
   options.functionName = llvm::sys::path::stem(path).str();
+  options.inputShapes = std::move(inputShapes);
   llvm::Expected<func::FuncOp> function =
       importGraph(*piece.model, *piece.module, options);
   if (!function)
@@ -86,7 +88,11 @@ readTable(const OnnxModel &model, llvm::StringRef name, int64_t &positions) {
 } // namespace
 
 bool isOnnxExport(llvm::StringRef path) {
-  return llvm::sys::fs::is_regular_file(joinPath(path, "block_0.onnx"));
+  if (llvm::sys::fs::is_directory(path))
+    return llvm::sys::fs::is_regular_file(joinPath(path, "block_0.onnx")) ||
+           llvm::sys::fs::is_regular_file(joinPath(path, "decoder.onnx"));
+  return llvm::sys::fs::is_regular_file(path) &&
+         llvm::sys::path::extension(path) == ".onnx";
 }
 
 llvm::Expected<double> inferRopeTheta(llvm::ArrayRef<float> cos,
@@ -126,58 +132,41 @@ llvm::Expected<double> inferRopeTheta(llvm::ArrayRef<float> cos,
   return theta;
 }
 
-llvm::Expected<plugins::Checkpoint> loadCheckpoint(llvm::StringRef path) {
-  MLIRContext context;
-  context.loadDialect<top::TopDialect, func::FuncDialect>();
-  auto weights = std::make_unique<PieceWeights>(path.str());
+namespace {
+
+/// What the pieces or the decoder of an export hold, with the file each
+/// part's initializers are in (indices into PieceWeights).
+struct ExportDescription {
+  size_t embeddingFile = 0, headFile = 0;
+  InitializerRef embedding;
+  HeadDescription head;
+  std::vector<std::pair<size_t, BlockDescription>> layers;
+};
+
+/// The ModelSpec an export describes, and its weights under the spec's
+/// names. `directory` holds the tokenizer and generation defaults.
+llvm::Expected<plugins::Checkpoint>
+buildCheckpoint(llvm::StringRef path, llvm::StringRef directory,
+                std::unique_ptr<PieceWeights> weights,
+                const ExportDescription &description,
+                llvm::ArrayRef<const OnnxModel *> files) {
+  const BlockDescription &first = description.layers.front().second;
+  for (const auto &[file, layer] : description.layers)
+    if (layer.hiddenSize != first.hiddenSize ||
+        layer.numHeads != first.numHeads ||
+        layer.numKvHeads != first.numKvHeads ||
+        layer.headDim != first.headDim ||
+        layer.intermediateSize != first.intermediateSize ||
+        layer.tensors.size() != first.tensors.size())
+      return checkpointError(files[file]->getPath() +
+                             ": a layer differs in shape from the first");
   plugins::ModelSpec spec;
   spec.source = path.str();
-
-  llvm::Expected<RaisedPiece> embedding =
-      importPiece(context, joinPath(path, "embedding.onnx"));
-  if (!embedding)
-    return embedding.takeError();
-  llvm::Expected<InitializerRef> table = analyzeEmbedding(embedding->function);
-  if (!table)
-    return table.takeError();
-  plugins::TensorInfo tableInfo =
-      llvm::cantFail(embedding->model->getTensorInfo(table->name));
-  spec.vocabSize = tableInfo.shape[0];
-  llvm::Expected<RaisedPiece> head =
-      importPiece(context, joinPath(path, "lm_head.onnx"));
-  if (!head)
-    return head.takeError();
-  llvm::Expected<HeadDescription> headParts = analyzeLmHead(head->function);
-  if (!headParts)
-    return headParts.takeError();
-
-  std::vector<BlockDescription> blocks;
-  std::vector<RaisedPiece> blockPieces;
-  for (int64_t layer = 0;; ++layer) {
-    std::string file =
-        joinPath(path, "block_" + std::to_string(layer) + ".onnx");
-    if (!llvm::sys::fs::exists(file))
-      break;
-    llvm::Expected<RaisedPiece> piece = importPiece(context, file);
-    if (!piece)
-      return piece.takeError();
-    llvm::Expected<BlockDescription> block = analyzeBlock(piece->function);
-    if (!block)
-      return block.takeError();
-    if (!blocks.empty() &&
-        (block->hiddenSize != blocks[0].hiddenSize ||
-         block->numHeads != blocks[0].numHeads ||
-         block->numKvHeads != blocks[0].numKvHeads ||
-         block->headDim != blocks[0].headDim ||
-         block->intermediateSize != blocks[0].intermediateSize ||
-         block->tensors.size() != blocks[0].tensors.size()))
-      return checkpointError(file + ": the block differs in shape from "
-                                    "block_0.onnx");
-    blocks.push_back(std::move(*block));
-    blockPieces.push_back(std::move(*piece));
-  }
-  const BlockDescription &first = blocks.front();
-  spec.numLayers = blocks.size();
+  spec.vocabSize =
+      llvm::cantFail(files[description.embeddingFile]->getTensorInfo(
+                         description.embedding.name))
+          .shape[0];
+  spec.numLayers = description.layers.size();
   spec.hiddenSize = first.hiddenSize;
   spec.intermediateSize = first.intermediateSize;
   spec.numHeads = first.numHeads;
@@ -191,49 +180,45 @@ llvm::Expected<plugins::Checkpoint> loadCheckpoint(llvm::StringRef path) {
   spec.hiddenAct = "silu";
   spec.ropePairing = plugins::RopePairing::Half;
 
+  const OnnxModel &tables = *files[description.layers.front().first];
   int64_t positions = 0, sinPositions = 0;
-  const OnnxModel &firstBlock = *blockPieces.front().model;
   llvm::Expected<std::vector<float>> cos =
-      readTable(firstBlock, first.ropeCos, positions);
+      readTable(tables, first.ropeCos, positions);
   if (!cos)
     return cos.takeError();
   llvm::Expected<std::vector<float>> sin =
-      readTable(firstBlock, first.ropeSin, sinPositions);
+      readTable(tables, first.ropeSin, sinPositions);
   if (!sin)
     return sin.takeError();
   llvm::Expected<double> theta =
       inferRopeTheta(*cos, *sin, positions, spec.headDim);
   if (!theta)
-    return checkpointError(firstBlock.getPath() + ": " +
+    return checkpointError(tables.getPath() + ": " +
                            llvm::toString(theta.takeError()));
   spec.ropeTheta = *theta;
   // The tables hold the positions the export supports.
   spec.maxPositions = positions;
 
   hf::nameTensors(spec);
-  auto add = [&](TensorRole role, int64_t layer, size_t model,
+  auto add = [&](TensorRole role, int64_t layer, size_t file,
                  const InitializerRef &source) -> llvm::Error {
     return weights->addTensor(llvm::cantFail(spec.tensorName(role, layer)),
-                              model, source);
+                              file, source);
   };
-  size_t embeddingModel = weights->addModel(std::move(embedding->model));
-  if (llvm::Error error =
-          add(TensorRole::TokenEmbedding, 0, embeddingModel, *table))
+  if (llvm::Error error = add(TensorRole::TokenEmbedding, 0,
+                              description.embeddingFile, description.embedding))
     return std::move(error);
-  size_t headModel = weights->addModel(std::move(head->model));
-  if (llvm::Error error =
-          add(TensorRole::FinalNorm, 0, headModel, headParts->finalNorm))
+  if (llvm::Error error = add(TensorRole::FinalNorm, 0, description.headFile,
+                              description.head.finalNorm))
     return std::move(error);
-  if (llvm::Error error =
-          add(TensorRole::LmHead, 0, headModel, headParts->lmHead))
+  if (llvm::Error error = add(TensorRole::LmHead, 0, description.headFile,
+                              description.head.lmHead))
     return std::move(error);
-  for (auto [layer, block] : llvm::enumerate(blocks)) {
-    size_t model = weights->addModel(std::move(blockPieces[layer].model));
-    for (const auto &[role, source] : block.tensors)
-      if (llvm::Error error = add(role, layer, model, source))
+  for (auto [layer, entry] : llvm::enumerate(description.layers))
+    for (const auto &[role, source] : entry.second.tensors)
+      if (llvm::Error error = add(role, layer, entry.first, source))
         return std::move(error);
-  }
-  if (llvm::Error error = hf::readCompanionFiles(path, spec))
+  if (llvm::Error error = hf::readCompanionFiles(directory, spec))
     return std::move(error);
   if (llvm::Error error = spec.validate())
     return std::move(error);
@@ -241,6 +226,93 @@ llvm::Expected<plugins::Checkpoint> loadCheckpoint(llvm::StringRef path) {
   checkpoint.spec = std::move(spec);
   checkpoint.weights = std::move(weights);
   return checkpoint;
+}
+
+/// embedding.onnx, block_<i>.onnx and lm_head.onnx in `directory`.
+llvm::Expected<plugins::Checkpoint> loadPieces(llvm::StringRef directory) {
+  MLIRContext context;
+  context.loadDialect<top::TopDialect, func::FuncDialect>();
+  auto weights = std::make_unique<PieceWeights>(directory.str());
+  std::vector<const OnnxModel *> files;
+  ExportDescription description;
+  auto load = [&](llvm::StringRef name) -> llvm::Expected<RaisedPiece> {
+    llvm::Expected<RaisedPiece> piece =
+        importPiece(context, joinPath(directory, name));
+    if (piece) {
+      files.push_back(piece->model.get());
+      weights->addModel(std::move(piece->model));
+    }
+    return piece;
+  };
+  llvm::Expected<RaisedPiece> embedding = load("embedding.onnx");
+  if (!embedding)
+    return embedding.takeError();
+  llvm::Expected<InitializerRef> table = analyzeEmbedding(embedding->function);
+  if (!table)
+    return table.takeError();
+  description.embeddingFile = files.size() - 1;
+  description.embedding = *table;
+  llvm::Expected<RaisedPiece> head = load("lm_head.onnx");
+  if (!head)
+    return head.takeError();
+  llvm::Expected<HeadDescription> headParts = analyzeLmHead(head->function);
+  if (!headParts)
+    return headParts.takeError();
+  description.headFile = files.size() - 1;
+  description.head = *headParts;
+  for (int64_t layer = 0;; ++layer) {
+    std::string name = "block_" + std::to_string(layer) + ".onnx";
+    if (!llvm::sys::fs::exists(joinPath(directory, name)))
+      break;
+    llvm::Expected<RaisedPiece> piece = load(name);
+    if (!piece)
+      return piece.takeError();
+    llvm::Expected<BlockDescription> block = analyzeBlock(piece->function);
+    if (!block)
+      return block.takeError();
+    description.layers.emplace_back(files.size() - 1, std::move(*block));
+  }
+  return buildCheckpoint(directory, directory, std::move(weights), description,
+                         files);
+}
+
+/// One whole-decoder file, imported with `tokens` positions.
+llvm::Expected<plugins::Checkpoint> loadDecoder(llvm::StringRef path) {
+  MLIRContext context;
+  context.loadDialect<top::TopDialect, func::FuncDialect>();
+  // Any length shows the structure; dynamic exports get a short one.
+  llvm::StringMap<llvm::SmallVector<int64_t>> shapes;
+  shapes["input_ids"] = {1, 8};
+  shapes["position_ids"] = {1, 8};
+  llvm::Expected<RaisedPiece> piece = importPiece(context, path, shapes);
+  if (!piece)
+    return piece.takeError();
+  llvm::Expected<DecoderDescription> decoder = analyzeDecoder(piece->function);
+  if (!decoder)
+    return decoder.takeError();
+  auto weights = std::make_unique<PieceWeights>(path.str());
+  std::vector<const OnnxModel *> files = {piece->model.get()};
+  weights->addModel(std::move(piece->model));
+  ExportDescription description;
+  description.embedding = decoder->embedding;
+  description.head = decoder->head;
+  for (BlockDescription &layer : decoder->layers)
+    description.layers.emplace_back(0, std::move(layer));
+  return buildCheckpoint(path, llvm::sys::path::parent_path(path),
+                         std::move(weights), description, files);
+}
+
+} // namespace
+
+llvm::Expected<plugins::Checkpoint> loadCheckpoint(llvm::StringRef path) {
+  if (llvm::sys::fs::is_directory(path)) {
+    std::string decoder = joinPath(path, "decoder.onnx");
+    if (!llvm::sys::fs::exists(joinPath(path, "block_0.onnx")) &&
+        llvm::sys::fs::exists(decoder))
+      return loadDecoder(decoder);
+    return loadPieces(path);
+  }
+  return loadDecoder(path);
 }
 
 } // namespace llmc::onnx

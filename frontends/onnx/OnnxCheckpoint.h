@@ -2,7 +2,8 @@
 //
 // Loads a directory of ONNX files in the per-piece layout of TPU toolchains
 // (tools/onnx/README.md): `embedding.onnx`, `block_<i>.onnx` (a layer's
-// prefill), `lm_head.onnx` (final norm and head), plus the tokenizer and
+// prefill), `lm_head.onnx` (final norm and head), or a single whole-decoder
+// export (`decoder.onnx`, or any `.onnx` file), plus the tokenizer and
 // generation defaults a Hugging Face directory would hold. Each file is
 // imported and raised (OnnxImporter.h, top-raise-primitives); the fused ops
 // give the ModelSpec and say which initializer each role is, so the model
@@ -19,7 +20,9 @@
 
 namespace llmc::onnx {
 
-/// True for a directory holding `block_0.onnx`.
+/// True for a directory holding `block_0.onnx` (pieces) or `decoder.onnx`,
+/// or an `.onnx` file (a whole decoder: input_ids and position_ids [1, T]
+/// to logits [1, T, V], without cache).
 bool isOnnxExport(llvm::StringRef path);
 
 llvm::Expected<plugins::Checkpoint> loadCheckpoint(llvm::StringRef path);

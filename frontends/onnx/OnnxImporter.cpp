@@ -335,10 +335,18 @@ llvm::Error Importer::importNode(const ::onnx::NodeProto &node) {
     return llvm::Error::success();
   }
   if (node.op_type() == "Shape") {
-    llvm::Expected<Value> input = getValue(node, 0);
-    if (!input)
-      return input.takeError();
-    ArrayRef<int64_t> shape = getType(*input).getShape();
+    // The shape of a constant is known without materializing it.
+    llvm::SmallVector<int64_t> shape;
+    auto found = node.input_size() ? values.find(node.input(0)) : values.end();
+    if (found != values.end() && found->second.constant) {
+      shape = found->second.constant->shape;
+    } else {
+      llvm::Expected<Value> input = getValue(node, 0);
+      if (!input)
+        return input.takeError();
+      shape.assign(getType(*input).getShape().begin(),
+                   getType(*input).getShape().end());
+    }
     int64_t rank = shape.size();
     int64_t start = getIntAttr(node, "start", 0),
             end = getIntAttr(node, "end", rank);

@@ -142,18 +142,15 @@ Value findInput(func::FuncOp function, llvm::StringRef role) {
 
 } // namespace
 
-llvm::Expected<BlockDescription> analyzeBlock(func::FuncOp function) {
-  SmallVector<top::FAttentionOp> attentions =
-      collect<top::FAttentionOp>(function);
-  SmallVector<top::MLPOp> mlps = collect<top::MLPOp>(function);
-  if (attentions.size() != 1 || mlps.size() != 1)
-    return analysisError(function,
-                         "a block needs one attention and one MLP after "
-                         "raising, found " +
-                             llvm::Twine(attentions.size()) + " and " +
-                             llvm::Twine(mlps.size()));
-  top::FAttentionOp attention = attentions.front();
-  top::MLPOp mlp = mlps.front();
+namespace {
+
+/// One decoder layer around `attention` and `mlp`: norm, q/k/v, attention,
+/// o_proj and residual, norm, MLP and residual. Sets `input` to the residual
+/// stream the layer reads and `output` to the one it writes.
+llvm::Expected<BlockDescription> analyzeLayer(func::FuncOp function,
+                                              top::FAttentionOp attention,
+                                              top::MLPOp mlp, Value &input,
+                                              Value &output) {
   BlockDescription block;
   block.numHeads = attention.getQHead();
   block.numKvHeads = attention.getKvHead();
@@ -163,11 +160,8 @@ llvm::Expected<BlockDescription> analyzeBlock(func::FuncOp function) {
                1.0) > 1e-6)
     return analysisError(function, "the attention scale is not 1 / "
                                    "sqrt(head_dim)");
-  bool qkNorm = attention.getQ().getDefiningOp<top::RopeOp>() &&
-                attention.getQ()
-                    .getDefiningOp<top::RopeOp>()
-                    .getInput()
-                    .getDefiningOp<top::RMSNormOp>();
+  auto rope = attention.getQ().getDefiningOp<top::RopeOp>();
+  bool qkNorm = rope && rope.getInput().getDefiningOp<top::RMSNormOp>();
   Value normalized;
   if (llvm::Error error = readHeads(
           function, attention.getQ(), /*rotated=*/true, TensorRole::QueryWeight,
@@ -186,25 +180,35 @@ llvm::Expected<BlockDescription> analyzeBlock(func::FuncOp function) {
                     /*rotated=*/false, TensorRole::ValueWeight,
                     TensorRole::ValueBias, std::nullopt, normalized, block))
     return std::move(error);
-  Value hidden = findInput(function, "hidden");
-  std::optional<Value> blockInput =
+  std::optional<Value> layerInput =
       readNorm(normalized, TensorRole::AttentionNorm, block);
-  if (!hidden || blockInput != hidden)
-    return analysisError(function, "the attention does not read the "
-                                   "normalized `hidden` input");
+  if (!layerInput)
+    return analysisError(function, "the attention does not read an RMSNorm");
+  input = *layerInput;
 
-  // hidden + o_proj(attention), then + MLP(norm(...)).
+  // input + o_proj(attention), then + MLP(norm(...)).
   if (!attention->hasOneUse())
     return analysisError(function, "the attention output has several uses");
-  auto output = dyn_cast<top::MatMulOp>(*attention->getUsers().begin());
-  if (!output ||
-      !readProjection(output, TensorRole::OutputWeight, std::nullopt, block))
+  auto projection = dyn_cast<top::MatMulOp>(*attention->getUsers().begin());
+  if (!projection || !readProjection(projection, TensorRole::OutputWeight,
+                                     std::nullopt, block))
     return analysisError(function, "no output projection follows the "
                                    "attention");
   std::optional<Value> residual =
       readNorm(mlp.getInput(), TensorRole::MlpNorm, block);
-  if (!residual)
-    return analysisError(function, "the MLP does not read an RMSNorm");
+  auto isSumOf = [](Operation *op, Value a, Value b) {
+    auto add = dyn_cast_or_null<top::AddOp>(op);
+    return add && ((add.getLhs() == a && add.getRhs() == b) ||
+                   (add.getLhs() == b && add.getRhs() == a));
+  };
+  if (!residual || !isSumOf(residual->getDefiningOp(), input, projection))
+    return analysisError(function, "the MLP does not read the normalized "
+                                   "sum of the layer input and the attention");
+  if (!mlp->hasOneUse() ||
+      !isSumOf(*mlp->getUsers().begin(), *residual, mlp.getOutput()))
+    return analysisError(function, "the MLP's output is not added to the "
+                                   "residual stream");
+  output = mlp->getUsers().begin()->getResult(0);
   for (auto [role, weight] :
        {std::pair(TensorRole::GateWeight, mlp.getGate()),
         std::pair(TensorRole::UpWeight, mlp.getUp()),
@@ -216,11 +220,100 @@ llvm::Expected<BlockDescription> analyzeBlock(func::FuncOp function) {
   }
   if (mlp.getActivation() != top::Activation::SiLU)
     return analysisError(function, "the MLP's activation is not SiLU");
-  auto hiddenType = cast<RankedTensorType>(hidden.getType());
-  block.hiddenSize = hiddenType.getShape().back();
+  block.hiddenSize = cast<RankedTensorType>(input.getType()).getShape().back();
   block.intermediateSize =
       cast<RankedTensorType>(mlp.getGate().getType()).getDimSize(0);
   return block;
+}
+
+/// The final norm and head projection producing `logits` from `hidden`.
+llvm::Expected<HeadDescription> readHead(func::FuncOp function, Value logits,
+                                         Value hidden) {
+  BlockDescription scratch;
+  std::optional<Value> normalized =
+      readProjection(logits, TensorRole::LmHead, std::nullopt, scratch);
+  std::optional<Value> input =
+      normalized ? readNorm(*normalized, TensorRole::FinalNorm, scratch)
+                 : std::nullopt;
+  if (!input || (hidden && *input != hidden))
+    return analysisError(function, "the logits are not a projection of the "
+                                   "normalized last hidden state");
+  HeadDescription head;
+  head.finalNorm = scratch.tensors[TensorRole::FinalNorm];
+  head.lmHead = scratch.tensors[TensorRole::LmHead];
+  head.rmsNormEps = scratch.rmsNormEps;
+  return head;
+}
+
+} // namespace
+
+llvm::Expected<BlockDescription> analyzeBlock(func::FuncOp function) {
+  SmallVector<top::FAttentionOp> attentions =
+      collect<top::FAttentionOp>(function);
+  SmallVector<top::MLPOp> mlps = collect<top::MLPOp>(function);
+  if (attentions.size() != 1 || mlps.size() != 1)
+    return analysisError(function,
+                         "a block needs one attention and one MLP after "
+                         "raising, found " +
+                             llvm::Twine(attentions.size()) + " and " +
+                             llvm::Twine(mlps.size()));
+  Value input, output;
+  llvm::Expected<BlockDescription> block =
+      analyzeLayer(function, attentions.front(), mlps.front(), input, output);
+  if (!block)
+    return block.takeError();
+  Value hidden = findInput(function, "hidden");
+  if (!hidden || input != hidden)
+    return analysisError(function, "the block does not read its `hidden` "
+                                   "input");
+  return block;
+}
+
+llvm::Expected<DecoderDescription> analyzeDecoder(func::FuncOp function) {
+  SmallVector<top::FAttentionOp> attentions =
+      collect<top::FAttentionOp>(function);
+  SmallVector<top::MLPOp> mlps = collect<top::MLPOp>(function);
+  if (attentions.empty() || attentions.size() != mlps.size())
+    return analysisError(function,
+                         "a decoder needs one attention and one MLP per "
+                         "layer after raising, found " +
+                             llvm::Twine(attentions.size()) + " and " +
+                             llvm::Twine(mlps.size()));
+  DecoderDescription decoder;
+  Value ids = findInput(function, "input_ids");
+  auto embedding = ids && ids.hasOneUse()
+                       ? dyn_cast<top::GatherOp>(*ids.getUsers().begin())
+                       : top::GatherOp();
+  std::optional<InitializerRef> table =
+      embedding ? getInitializer(embedding.getTable()) : std::nullopt;
+  if (!table)
+    return analysisError(function, "`input_ids` is not gathered from an "
+                                   "embedding table");
+  decoder.embedding = *table;
+  Value stream = embedding;
+  for (auto [attention, mlp] : llvm::zip(attentions, mlps)) {
+    Value input, output;
+    llvm::Expected<BlockDescription> layer =
+        analyzeLayer(function, attention, mlp, input, output);
+    if (!layer)
+      return layer.takeError();
+    if (input != stream)
+      return analysisError(function, "layer " +
+                                         llvm::Twine(decoder.layers.size()) +
+                                         " does not read the previous "
+                                         "layer's output");
+    decoder.layers.push_back(std::move(*layer));
+    stream = output;
+  }
+  auto returned = cast<func::ReturnOp>(function.getBody().front().back());
+  if (returned.getNumOperands() != 1)
+    return analysisError(function, "a decoder returns only its logits");
+  llvm::Expected<HeadDescription> head =
+      readHead(function, returned.getOperand(0), stream);
+  if (!head)
+    return head.takeError();
+  decoder.head = *head;
+  return decoder;
 }
 
 llvm::Expected<InitializerRef> analyzeEmbedding(func::FuncOp function) {
@@ -235,22 +328,11 @@ llvm::Expected<InitializerRef> analyzeEmbedding(func::FuncOp function) {
 }
 
 llvm::Expected<HeadDescription> analyzeLmHead(func::FuncOp function) {
-  SmallVector<top::RMSNormOp> norms = collect<top::RMSNormOp>(function);
-  SmallVector<top::MatMulOp> matmuls = collect<top::MatMulOp>(function);
-  if (norms.size() != 1 || matmuls.size() != 1)
-    return analysisError(function, "an lm_head piece is one RMSNorm and one "
-                                   "projection");
-  BlockDescription scratch;
-  HeadDescription head;
-  if (!readNorm(norms.front(), TensorRole::FinalNorm, scratch) ||
-      !readProjection(matmuls.front(), TensorRole::LmHead, std::nullopt,
-                      scratch))
-    return analysisError(function, "the lm_head's norm or projection weight "
-                                   "is not an initializer");
-  head.finalNorm = scratch.tensors[TensorRole::FinalNorm];
-  head.lmHead = scratch.tensors[TensorRole::LmHead];
-  head.rmsNormEps = scratch.rmsNormEps;
-  return head;
+  auto returned = cast<func::ReturnOp>(function.getBody().front().back());
+  if (returned.getNumOperands() != 1)
+    return analysisError(function, "an lm_head piece returns only logits");
+  return readHead(function, returned.getOperand(0),
+                  findInput(function, "hidden"));
 }
 
 } // namespace llmc::onnx

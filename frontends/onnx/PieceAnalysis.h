@@ -20,6 +20,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace llmc::onnx {
 
@@ -56,6 +57,14 @@ struct HeadDescription {
   double rmsNormEps = 0;
 };
 llvm::Expected<HeadDescription> analyzeLmHead(mlir::func::FuncOp function);
+
+/// A whole-decoder export: input_ids [1, T] (and position_ids) to logits.
+struct DecoderDescription {
+  InitializerRef embedding;
+  std::vector<BlockDescription> layers;
+  HeadDescription head;
+};
+llvm::Expected<DecoderDescription> analyzeDecoder(mlir::func::FuncOp function);
 
 } // namespace llmc::onnx
 

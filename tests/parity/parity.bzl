@@ -1,6 +1,6 @@
 """A test that compares an llmc command's output with ../shared/refdata."""
 
-def parity_test(name, model, refs, cases, command, max_abs = None, min_cosine = None, near_tie = None, extra_args = [], convert_args = [], onnx = False, **kwargs):
+def parity_test(name, model, refs, cases, command, max_abs = None, min_cosine = None, near_tie = None, extra_args = [], convert_args = [], onnx = None, **kwargs):
     args = [
         "--llmc=$(location //tools/llmc)",
         "--command=" + command,
@@ -15,9 +15,11 @@ def parity_test(name, model, refs, cases, command, max_abs = None, min_cosine = 
     if near_tie:
         args.append("--near-tie=" + near_tie)
     data = ["//tests/parity:parity.py", "//tools/llmc"]
-    # Export the Hugging Face `model` to ONNX pieces and run those.
+    # Export the Hugging Face `model` to ONNX in layout `onnx` (pieces or
+    # decoder) and run that.
     if onnx:
         args.append("--export-onnx=$(location //tools/onnx:export_onnx.py)")
+        args.append("--onnx-layout=" + onnx)
         data += ["//tools/onnx:export_onnx.py", "//tools/onnx:onnx_eval.py"]
     # `llmc convert` arguments: the command then runs on the compiled binary.
     args += ["--convert=" + arg for arg in convert_args]

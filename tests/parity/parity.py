@@ -44,11 +44,11 @@ def refdata_root():
 
 
 def export_onnx(args, root, scratch):
-    """Exports --model to ONNX pieces with the exporter; returns the folder."""
+    """Exports --model to ONNX with the exporter; returns the folder."""
     folder = os.path.join(scratch, "onnx")
     command = ["/usr/bin/python3", args.export_onnx, "-m",
                os.path.join(root, args.model), "-o", folder,
-               "--layout", "pieces"]
+               "--layout", args.onnx_layout]
     result = subprocess.run(command, capture_output=True, text=True)
     if result.returncode != 0:
         sys.exit(f"FAIL export: {' '.join(command)}\n{result.stderr}")
@@ -133,7 +133,9 @@ def main():
                         help="compile the model with these llmc convert arguments first")
     parser.add_argument("--export-onnx",
                         help="export --model with this exporter "
-                        "(tools/onnx/export_onnx.py) and run the ONNX pieces")
+                        "(tools/onnx/export_onnx.py) and run the ONNX files")
+    parser.add_argument("--onnx-layout", default="pieces",
+                        choices=["pieces", "decoder"])
     parser.add_argument("extra", nargs="*", help="more llmc arguments (after --)")
     args = parser.parse_args()
     root = refdata_root()

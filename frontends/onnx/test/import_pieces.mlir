@@ -58,3 +58,16 @@
 
 // HEAD: %[[N:.*]] = top.RMSNorm %{{.*}} : (tensor<1x256xf32>, tensor<256xf32>) -> tensor<1x256xf32>
 // HEAD: top.MatMul %[[N]], %{{.*}} : (tensor<1x256xf32>, tensor<256x512xf32>, none) -> tensor<1x512xf32>
+
+// RUN: %python %runfiles/tools/onnx/export_onnx.py -m %refdata/models/tiny-llama -o %t/decoder --layout decoder > /dev/null
+// RUN: llmc-translate --import-onnx %t/decoder/decoder.onnx --onnx-input-shape=input_ids=1x8 --onnx-input-shape=position_ids=1x8 | llmc-opt --top-raise-primitives --canonicalize | FileCheck %s --check-prefix=DECODER
+
+// A whole-decoder export (dynamic T, the causal mask built in the graph from
+// Shape, Range and Less) imports at a given T; each layer raises.
+// DECODER: %[[IDS:.*]] = top.Input %{{.*}} {role = "input_ids"} : (tensor<1x8xi64>)
+// DECODER: top.Gather %{{.*}}, %[[IDS]]
+// DECODER-COUNT-4: top.FAttention
+// DECODER: top.RMSNorm
+// DECODER: top.MatMul {{.*}} -> tensor<1x8x512xf32>
+// DECODER-NOT: top.Softmax
+// DECODER-NOT: top.Range
