@@ -47,10 +47,15 @@ struct StoredQuantization {
   bool asymmetric = false;
   /// F32, F16 or BF16: the scales are exactly representable in it.
   WeightType scaleType = WeightType::F16;
+  /// Asymmetric only: the zero points are floats, not integers (GGUF Q4_1,
+  /// whose `d * q + m` is (q - (-m / d)) * d).
+  bool floatZeroPoints = false;
 
   bool operator==(const StoredQuantization &other) const {
     return bits == other.bits && groupSize == other.groupSize &&
-           asymmetric == other.asymmetric && scaleType == other.scaleType;
+           asymmetric == other.asymmetric &&
+           floatZeroPoints == other.floatZeroPoints &&
+           scaleType == other.scaleType;
   }
 };
 
@@ -63,8 +68,10 @@ struct StoredQuantizedTensor {
   std::vector<uint8_t> values;
   /// [rows, groups] scales.
   std::vector<float> scales;
-  /// [rows, groups] zero points; empty when symmetric.
+  /// [rows, groups] zero points; empty when symmetric or float.
   std::vector<uint8_t> zeroPoints;
+  /// [rows, groups] float zero points (floatZeroPoints only).
+  std::vector<float> floatZeroPoints;
 };
 
 struct TensorInfo {

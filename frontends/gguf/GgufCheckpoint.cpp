@@ -87,7 +87,8 @@ describeConvertedTensors(const ModelSpec &spec, const GgufWeights &weights) {
                       }),
       ", ");
   return spec.source + ": " + types +
-         " tensor(s) are dequantized to f32 (only q8_0 and q4_0 compile as "
+         " tensor(s) are dequantized to f32 (only q8_0, q4_0 and q4_1 compile "
+         "as "
          "stored); weight-only modes requantize them with their own scheme";
 }
 

@@ -6,9 +6,11 @@
 // weight-only matmul reads ggml's own integers and scales and computes with
 // exactly llama.cpp's dequantized weights.
 //
-// Q4_1 (`x = d * q + m`) has a float offset that no integer zero point
-// expresses exactly, and the other block types nest scales; they are
-// dequantized instead (Dequantize.h).
+// Q4_1 (`x = d * q + m`) is asymmetric with a float offset: it is served as
+// its integers q in [0, 15], its scale d and the float zero point -m / d, so
+// (q - zp) * d equals llama.cpp's value up to the rounding of m / d (a few
+// ulp). The other block types nest scales; they are dequantized instead
+// (Dequantize.h).
 //
 //===----------------------------------------------------------------------===//
 

@@ -58,7 +58,8 @@ PieceEmitter::getStoredQuantAttr(const plugins::StoredQuantization &stored) {
   else if (stored.scaleType == plugins::WeightType::BF16)
     scaleType = builder.getBF16Type();
   return top::StoredQuantAttr::get(context, stored.bits, stored.groupSize,
-                                   stored.asymmetric, scaleType);
+                                   stored.asymmetric, scaleType,
+                                   stored.floatZeroPoints);
 }
 
 Value PieceEmitter::namedWeight(llvm::StringRef name,

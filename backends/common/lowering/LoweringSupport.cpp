@@ -108,6 +108,7 @@ ModeSelector::getWeightScheme(Operation *op, top::WeightOp weight,
     scheme.bits = stored.getBits();
     scheme.groupSize = stored.getGroupSize() == k ? 0 : stored.getGroupSize();
     scheme.asymmetric = stored.getAsymmetric();
+    scheme.floatZeroPoints = stored.getFloatZeroPoints();
     scheme.scaleType = getQuantFloatType(stored.getScaleType());
   } else {
     scheme.bits = bits;
@@ -218,8 +219,10 @@ QuantizedWeight createQuantizedWeight(PatternRewriter &rewriter,
                         nameOf(quant::WeightPart::Scale),
                         RankedTensorType::get({rows, groups}, expressed));
   if (scheme.asymmetric) {
-    auto zpElement =
-        IntegerType::get(context, scheme.bits, IntegerType::Unsigned);
+    Type zpElement = scheme.floatZeroPoints
+                         ? Type(Float32Type::get(context))
+                         : Type(IntegerType::get(context, scheme.bits,
+                                                 IntegerType::Unsigned));
     result.zeroPoint =
         getOrCreateWeight(rewriter, user, result.scale.getDefiningOp(),
                           nameOf(quant::WeightPart::ZeroPoint),

@@ -213,7 +213,8 @@ bool haveOneStoredLayout(MutableArrayRef<top::WeightOp> weights) {
       return !first && !stored;
     return stored.getBits() == first.getBits() &&
            stored.getGroupSize() == first.getGroupSize() &&
-           stored.getAsymmetric() == first.getAsymmetric();
+           stored.getAsymmetric() == first.getAsymmetric() &&
+           stored.getFloatZeroPoints() == first.getFloatZeroPoints();
   });
 }
 

@@ -13,8 +13,10 @@ std::string Derivation::str() const {
   std::string group =
       scheme->groupSize == 0 ? "ch" : "g" + std::to_string(scheme->groupSize);
   return "w" + std::to_string(scheme->bits) + "_" + group + "_" +
-         (scheme->asymmetric ? "asym" : "sym") + "_" +
-         stringifyFloatType(scheme->scaleType).str();
+         (scheme->floatZeroPoints ? "asymf"
+          : scheme->asymmetric    ? "asym"
+                                  : "sym") +
+         "_" + stringifyFloatType(scheme->scaleType).str();
 }
 
 std::optional<Derivation> Derivation::parse(llvm::StringRef text) {
@@ -39,9 +41,10 @@ std::optional<Derivation> Derivation::parse(llvm::StringRef text) {
              scheme.groupSize <= 0) {
     return std::nullopt;
   }
-  if (fields[2] != "sym" && fields[2] != "asym")
+  if (fields[2] != "sym" && fields[2] != "asym" && fields[2] != "asymf")
     return std::nullopt;
-  scheme.asymmetric = fields[2] == "asym";
+  scheme.asymmetric = fields[2] != "sym";
+  scheme.floatZeroPoints = fields[2] == "asymf";
   std::optional<FloatType> scaleType = symbolizeFloatType(fields[3]);
   if (!scaleType)
     return std::nullopt;

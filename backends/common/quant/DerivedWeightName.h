@@ -10,9 +10,13 @@
 //   <source>#<derivation>[.<part>]
 //
 //   derivation  f16 | bf16                          the source rounded
-//             | w<bits>_<g<G>|ch>_<sym|asym>_<s>    quantized: 4 or 8 bits,
+//             | w<bits>_<g<G>|ch>_<sym|asym|asymf>_<s>
+//                                                   quantized: 4 or 8 bits,
 //                                                   group G along K or per
-//                                                   channel, scales stored
+//                                                   channel, integer (asym)
+//                                                   or float (asymf, only
+//                                                   stored checkpoints) zero
+//                                                   points, scales stored
 //                                                   as <s> (f32, f16, bf16)
 //   part        qweight | scale | zp                a quantized weight's
 //                                                   stored tensors

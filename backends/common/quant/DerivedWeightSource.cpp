@@ -65,8 +65,8 @@ DerivedWeightSource::getDerivedInfo(const DerivedWeightName &name) const {
     info.shape = {rows, groups};
     break;
   case WeightPart::ZeroPoint:
-    info.type = WeightType::U8;
-    info.shape = {rows, packedWidth(groups)};
+    info.type = scheme->floatZeroPoints ? WeightType::F32 : WeightType::U8;
+    info.shape = {rows, scheme->floatZeroPoints ? groups : packedWidth(groups)};
     break;
   }
   return info;
@@ -105,6 +105,7 @@ static bool isStoredAs(const plugins::StoredQuantization &stored,
   int64_t groupSize = stored.groupSize == cols ? 0 : stored.groupSize;
   return stored.bits == scheme.bits && groupSize == scheme.groupSize &&
          stored.asymmetric == scheme.asymmetric &&
+         stored.floatZeroPoints == scheme.floatZeroPoints &&
          stored.scaleType == storageOf(scheme.scaleType);
 }
 
@@ -122,7 +123,10 @@ fromStored(plugins::StoredQuantizedTensor stored, const QuantScheme &scheme) {
   size_t groupCount = result.rows * result.groups;
   if (stored.values.size() != size_t(result.rows * result.cols) ||
       stored.scales.size() != groupCount ||
-      stored.zeroPoints.size() != (scheme.asymmetric ? groupCount : 0))
+      stored.zeroPoints.size() !=
+          (scheme.asymmetric && !scheme.floatZeroPoints ? groupCount : 0) ||
+      stored.floatZeroPoints.size() !=
+          (scheme.floatZeroPoints ? groupCount : 0))
     return sourceError("its stored values, scales or zero points do not fit [" +
                        llvm::Twine(result.rows) + ", " +
                        llvm::Twine(result.cols) + "] in groups of " +
@@ -130,6 +134,11 @@ fromStored(plugins::StoredQuantizedTensor stored, const QuantScheme &scheme) {
   result.values = std::move(stored.values);
   result.scales = std::move(stored.scales);
   result.zeroPoints = std::move(stored.zeroPoints);
+  result.floatZeroPoints = std::move(stored.floatZeroPoints);
+  for (float zeroPoint : result.floatZeroPoints)
+    if (!std::isfinite(zeroPoint))
+      return sourceError("stored zero point " + std::to_string(zeroPoint) +
+                         " is not finite");
   for (int64_t row = 0; row < result.rows; ++row)
     for (int64_t col = 0; col < result.cols; ++col) {
       int64_t value = result.getValue(row, col);
@@ -236,6 +245,8 @@ DerivedWeightSource::computeBytes(const DerivedWeightName &name) const {
   case WeightPart::Scale:
     return storeFloats(q.scales, q.scheme.scaleType);
   case WeightPart::ZeroPoint:
+    if (q.scheme.floatZeroPoints)
+      return storeFloats(q.floatZeroPoints, FloatType::F32);
     return packed ? packInt4(q.zeroPoints, q.rows, q.groups) : q.zeroPoints;
   }
   llvm_unreachable("unknown weight part");

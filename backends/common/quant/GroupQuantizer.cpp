@@ -35,6 +35,8 @@ llvm::Error checkScheme(const QuantScheme &scheme, int64_t cols) {
   if (scheme.groupSize != 0 && cols % scheme.groupSize != 0)
     return quantError("group size " + llvm::Twine(scheme.groupSize) +
                       " does not divide K = " + llvm::Twine(cols));
+  if (scheme.floatZeroPoints && !scheme.asymmetric)
+    return quantError("float zero points need an asymmetric scheme");
   return llvm::Error::success();
 }
 
@@ -148,6 +150,9 @@ llvm::Expected<QuantizedTensor> quantize(llvm::ArrayRef<float> weight,
                                          const QuantScheme &scheme) {
   if (llvm::Error error = checkScheme(scheme, cols))
     return std::move(error);
+  if (scheme.floatZeroPoints)
+    return quantError("llmc quantizes with integer zero points; float ones "
+                      "come only from checkpoints");
   if (rows < 0 || cols <= 0 ||
       static_cast<int64_t>(weight.size()) != rows * cols)
     return quantError("a [" + llvm::Twine(rows) + ", " + llvm::Twine(cols) +
@@ -193,11 +198,12 @@ std::vector<float> dequantize(const QuantizedTensor &quantized) {
   for (int64_t row = 0; row < quantized.rows; ++row) {
     for (int64_t col = 0; col < quantized.cols; ++col) {
       int64_t param = row * quantized.groups + col / quantized.groupSize;
-      int64_t zeroPoint =
-          quantized.scheme.asymmetric ? quantized.zeroPoints[param] : 0;
-      result[row * quantized.cols + col] =
-          static_cast<float>(quantized.getValue(row, col) - zeroPoint) *
-          quantized.scales[param];
+      float value = static_cast<float>(quantized.getValue(row, col));
+      if (quantized.scheme.floatZeroPoints)
+        value -= quantized.floatZeroPoints[param];
+      else if (quantized.scheme.asymmetric)
+        value -= quantized.zeroPoints[param];
+      result[row * quantized.cols + col] = value * quantized.scales[param];
     }
   }
   return result;

@@ -63,6 +63,9 @@ struct QuantScheme {
   /// The type the scales are stored in (the activation type of the matmul
   /// that reads them).
   FloatType scaleType = FloatType::F32;
+  /// Asymmetric only: float zero points (as checkpoints store them, e.g.
+  /// GGUF Q4_1; the quantizer itself makes integer ones).
+  bool floatZeroPoints = false;
 
   /// The storage range of quantized values: [-2^(bits-1), 2^(bits-1) - 1]
   /// symmetric, [0, 2^bits - 1] asymmetric.
@@ -71,7 +74,9 @@ struct QuantScheme {
 
   bool operator==(const QuantScheme &other) const {
     return bits == other.bits && groupSize == other.groupSize &&
-           asymmetric == other.asymmetric && scaleType == other.scaleType;
+           asymmetric == other.asymmetric &&
+           floatZeroPoints == other.floatZeroPoints &&
+           scaleType == other.scaleType;
   }
 };
 
@@ -90,6 +95,8 @@ struct QuantizedTensor {
   std::vector<float> scales;
   /// [rows, groups] zero points in [0, 2^bits - 1]; empty when symmetric.
   std::vector<uint8_t> zeroPoints;
+  /// [rows, groups] float zero points instead, with scheme.floatZeroPoints.
+  std::vector<float> floatZeroPoints;
 
   /// The integer at (row, col), sign-extended when symmetric.
   int64_t getValue(int64_t row, int64_t col) const;

@@ -73,8 +73,9 @@ def Top_StoredQuantAttr : AttrDef<Top_Dialect, "StoredQuant"> {
   let summary = "how a checkpoint stores a weight quantized group-wise";
   let description = [{
     A `top.Weight` [N, K] that the checkpoint holds as `bits`-bit integers
-    with one scale (of `scaleType`) and, when `asymmetric`, one integer zero
-    point per group of `groupSize` elements along K (0: one group spans K);
+    with one scale (of `scaleType`) and, when `asymmetric`, one zero point
+    (an integer, or a float with `floatZeroPoints`, as GGUF Q4_1's offset
+    needs) per group of `groupSize` elements along K (0: one group spans K);
     a GGUF Q8_0 or Q4_0 tensor, a GPTQ or AWQ layer. The weight's value is
     still the dequantized tensor: the attribute says that a weight-only
     lowering reads the stored integers as they are, with this scheme,
@@ -87,7 +88,8 @@ def Top_StoredQuantAttr : AttrDef<Top_Dialect, "StoredQuant"> {
     ```
   }];
   let parameters = (ins "int64_t":$bits, "int64_t":$groupSize,
-                        "bool":$asymmetric, "mlir::Type":$scaleType);
+                        "bool":$asymmetric, "mlir::Type":$scaleType,
+                        DefaultValuedParameter<"bool", "false">:$floatZeroPoints);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }

@@ -237,13 +237,15 @@ LogicalResult WeightOp::verify() {
 LogicalResult
 StoredQuantAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                         int64_t bits, int64_t groupSize, bool asymmetric,
-                        Type scaleType) {
+                        Type scaleType, bool floatZeroPoints) {
   if (bits != 4 && bits != 8)
     return emitError() << "stored weights have 4 or 8 bits, not " << bits;
   if (groupSize < 0)
     return emitError() << "group size must not be negative, got " << groupSize;
   if (!scaleType.isF32() && !scaleType.isF16() && !scaleType.isBF16())
     return emitError() << "scales are f32, f16 or bf16, not " << scaleType;
+  if (floatZeroPoints && !asymmetric)
+    return emitError() << "float zero points need an asymmetric weight";
   return success();
 }
 

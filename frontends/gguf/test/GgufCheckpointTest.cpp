@@ -241,16 +241,26 @@ TEST(GgufCheckpointTest, SaysWhichBlockTypesAreDequantized) {
 
   std::string q4_1 =
       writeTempFile("q4_1.gguf", blockQuantizedLlama(/*Q4_1=*/3, 20).build());
-  llvm::Expected<Checkpoint> converted = loadCheckpoint(q4_1);
+  llvm::Expected<Checkpoint> offset = loadCheckpoint(q4_1);
+  ASSERT_TRUE(static_cast<bool>(offset)) << llvm::toString(offset.takeError());
+  EXPECT_THAT(offset->warnings, ::testing::IsEmpty());
+  std::optional<llmc::plugins::StoredQuantization> q4_1Layout =
+      offset->weights->getStoredQuantization("blk.1.ffn_down.weight");
+  ASSERT_TRUE(q4_1Layout);
+  EXPECT_TRUE(q4_1Layout->asymmetric && q4_1Layout->floatZeroPoints);
+
+  std::string q5_0 =
+      writeTempFile("q5_0.gguf", blockQuantizedLlama(/*Q5_0=*/6, 22).build());
+  llvm::Expected<Checkpoint> converted = loadCheckpoint(q5_0);
   ASSERT_TRUE(static_cast<bool>(converted))
       << llvm::toString(converted.takeError());
   EXPECT_FALSE(
       converted->weights->getStoredQuantization("blk.1.ffn_down.weight"));
   EXPECT_THAT(converted->warnings,
-              ElementsAre(q4_1 + ": 15 q4_1 tensor(s) are dequantized to f32 "
-                                 "(only q8_0 and q4_0 compile as stored); "
-                                 "weight-only modes requantize them with "
-                                 "their own scheme"));
+              ElementsAre(q5_0 + ": 15 q5_0 tensor(s) are dequantized to f32 "
+                                 "(only q8_0, q4_0 and q4_1 compile as "
+                                 "stored); weight-only modes requantize them "
+                                 "with their own scheme"));
 }
 
 TEST(GgufCheckpointTest, RecognisesGgufFilesByTheirMagic) {

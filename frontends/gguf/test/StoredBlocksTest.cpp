@@ -14,6 +14,7 @@
 
 #include "gtest/gtest.h"
 
+#include <cmath>
 #include <vector>
 
 using namespace llmc::gguf;
@@ -72,8 +73,9 @@ void expectExactPassThrough(GgmlType type, int64_t bits) {
 TEST(StoredBlocksTest, OnlyQ8_0AndQ4_0CompileAsStored) {
   EXPECT_EQ(getStoredQuantization(GgmlType::Q8_0)->bits, 8);
   EXPECT_EQ(getStoredQuantization(GgmlType::Q4_0)->bits, 4);
-  for (GgmlType type : {GgmlType::F32, GgmlType::F16, GgmlType::Q4_1,
-                        GgmlType::Q5_0, GgmlType::Q4_K, GgmlType::Q6_K})
+  EXPECT_TRUE(getStoredQuantization(GgmlType::Q4_1)->floatZeroPoints);
+  for (GgmlType type : {GgmlType::F32, GgmlType::F16, GgmlType::Q5_0,
+                        GgmlType::Q5_1, GgmlType::Q4_K, GgmlType::Q6_K})
     EXPECT_FALSE(getStoredQuantization(type)) << stringifyGgmlType(type).str();
 }
 
@@ -83,6 +85,40 @@ TEST(StoredBlocksTest, Q8_0ReproducesGgmlBitForBit) {
 
 TEST(StoredBlocksTest, Q4_0ReproducesGgmlBitForBit) {
   expectExactPassThrough(GgmlType::Q4_0, 4);
+}
+
+TEST(StoredBlocksTest, Q4_1KeepsItsIntegersAndScales) {
+  // d = 0.1, 0.5, 0 (a block of one value m) and -0.5; m = -0.5, 0.25,
+  // 0.75 and 0.
+  std::vector<uint16_t> scales = {0x2E66, 0x3800, 0x0000, 0xB800};
+  std::vector<uint16_t> offsets = {0xB800, 0x3400, 0x3A00, 0x0000};
+  std::vector<uint8_t> blocks = makeBlocks(GgmlType::Q4_1, scales);
+  for (size_t block = 0; block < offsets.size(); ++block) {
+    blocks[block * 20 + 2] = offsets[block] & 0xff;
+    blocks[block * 20 + 3] = offsets[block] >> 8;
+  }
+  for (int j = 0; j < 16; ++j)
+    blocks[2 * 20 + 4 + j] = 0; // d = 0 blocks hold q = 0
+  StoredQuantizedTensor stored =
+      unpackBlocks(GgmlType::Q4_1, blocks.data(), 2, 64);
+  EXPECT_EQ(stored.quantization.bits, 4);
+  EXPECT_TRUE(stored.quantization.asymmetric);
+  EXPECT_TRUE(stored.quantization.floatZeroPoints);
+  ASSERT_EQ(stored.floatZeroPoints.size(), 4u);
+  EXPECT_TRUE(stored.zeroPoints.empty());
+  std::vector<float> dequantized(128);
+  dequantize(GgmlType::Q4_1, blocks.data(), 128, dequantized.data());
+  for (int64_t i = 0; i < 128; ++i) {
+    int64_t q = stored.values[i];
+    EXPECT_LE(q, 15) << i;
+    float value =
+        (float(q) - stored.floatZeroPoints[i / 32]) * stored.scales[i / 32];
+    // The offset's division rounds: a few ulp of the value, never more.
+    EXPECT_NEAR(value, dequantized[i], 4e-7f * (1.0f + std::abs(value)))
+        << "element " << i;
+  }
+  EXPECT_EQ(stored.scales[2], 0.75f) << "a one-value block scales by m";
+  EXPECT_EQ(stored.floatZeroPoints[2], -1.0f);
 }
 
 TEST(StoredBlocksTest, Q4_0NibblesHoldElementsJAndJPlus16) {

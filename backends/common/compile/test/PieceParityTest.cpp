@@ -40,6 +40,7 @@
 #include <random>
 
 namespace llmc::plugins {
+void register_gguf(Registrar &registrar);
 void register_hf(Registrar &registrar);
 void register_bm1684x(Registrar &registrar);
 } // namespace llmc::plugins
@@ -113,6 +114,7 @@ class PieceParityTest : public ::testing::TestWithParam<Case> {
 protected:
   void SetUp() override {
     plugins::register_hf(registry);
+    plugins::register_gguf(registry);
     plugins::register_bm1684x(registry);
     ASSERT_FALSE(static_cast<bool>(registry.takeRegistrationErrors()));
     DialectRegistry dialects;
@@ -291,6 +293,10 @@ std::vector<Case> allCases() {
                              "W4BF16"})
       cases.push_back({model, mode, llvm::StringRef(mode) == "F32" ? 0.99999
                                                                   : 0.999});
+  // GGUF Q8_0 and Q4_0 weights compile as stored, in any weight-only mode.
+  cases.push_back({"tiny-llama/model-q8_0.gguf", "W8F16", 0.999});
+  cases.push_back({"tiny-qwen3/model-q4_0.gguf", "W4BF16", 0.999});
+  cases.push_back({"tiny-qwen2/model-q4_0.gguf", "W8BF16", 0.999});
   return cases;
 }
 

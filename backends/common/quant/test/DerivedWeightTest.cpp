@@ -87,6 +87,13 @@ TEST(DerivedWeightNameTest, FormatsAndParses) {
   parsed = DerivedWeightName::parse("norm.weight#bf16");
   ASSERT_TRUE(parsed);
   EXPECT_EQ(parsed->derivation, Derivation::rounded(FloatType::BF16));
+
+  // Float zero points (stored GGUF Q4_1) have their own spelling.
+  parsed = DerivedWeightName::parse("blk.0.ffn_up.weight#w4_g32_asymf_f16.zp");
+  ASSERT_TRUE(parsed);
+  EXPECT_TRUE(parsed->derivation.scheme->asymmetric);
+  EXPECT_TRUE(parsed->derivation.scheme->floatZeroPoints);
+  EXPECT_EQ(parsed->derivation.str(), "w4_g32_asymf_f16");
 }
 
 TEST(DerivedWeightNameTest, RejectsWhatIsNotDerived) {

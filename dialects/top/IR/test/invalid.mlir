@@ -1087,3 +1087,11 @@ func.func @expand_element_type(%x: tensor<3x1xf32>) -> tensor<3x4xf16> {
   %0 = top.Expand %x : (tensor<3x1xf32>) -> tensor<3x4xf16>
   return %0 : tensor<3x4xf16>
 }
+
+// -----
+
+func.func @stored_weight_float_zero_points_symmetric() -> tensor<8x64xf32> {
+  // expected-error @+1 {{float zero points need an asymmetric weight}}
+  %0 = top.Weight "w" {stored = #top.stored_quant<bits = 4, groupSize = 32, asymmetric = false, scaleType = f16, floatZeroPoints = true>} : () -> tensor<8x64xf32>
+  return %0 : tensor<8x64xf32>
+}

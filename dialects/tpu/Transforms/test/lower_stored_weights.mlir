@@ -64,3 +64,21 @@ func.func @mixed_mlp(%arg0: tensor<1x4x64xf32>) -> tensor<1x4x64xf32> {
   %y = top.MLP %x, %g, %u, %d : (tensor<1x4x64xf32>, tensor<128x64xf32>, tensor<128x64xf32>, tensor<64x128xf32>) -> tensor<1x4x64xf32>
   return %y : tensor<1x4x64xf32>
 }
+
+// -----
+
+// GGUF Q4_1 (`d * q + m`) is stored asymmetric with float zero points
+// (-m / d): unsigned integers, and an f32 zero-point weight.
+
+// W8-LABEL: func.func @float_zero_points
+// W8: %[[Q:.*]] = top.Weight "blk.0.attn_v.weight#w4_g32_asymf_f16.qweight" : () -> tensor<32x64x!quant.any<u4:f16>>
+// W8: %[[S:.*]] = top.Weight "blk.0.attn_v.weight#w4_g32_asymf_f16.scale" : () -> tensor<32x2xf16>
+// W8: %[[Z:.*]] = top.Weight "blk.0.attn_v.weight#w4_g32_asymf_f16.zp" : () -> tensor<32x2xf32>
+// W8: tpu.A16MatMul %{{.*}}, %[[Q]], %[[S]], %[[Z]], %{{.*}} {q_group_size = 32 : i64, weight_bits = 4 : i64}
+func.func @float_zero_points(%arg0: tensor<1x4x64xf32>) -> tensor<1x4x32xf32> {
+  %x = top.Input %arg0 {role = "hidden"} : (tensor<1x4x64xf32>) -> tensor<1x4x64xf32>
+  %none = top.None : none
+  %w = top.Weight "blk.0.attn_v.weight" {stored = #top.stored_quant<bits = 4, groupSize = 32, asymmetric = true, scaleType = f16, floatZeroPoints = true>} : () -> tensor<32x64xf32>
+  %y = top.MatMul %x, %w, %none {right_transpose = true} : (tensor<1x4x64xf32>, tensor<32x64xf32>, none) -> tensor<1x4x32xf32>
+  return %y : tensor<1x4x32xf32>
+}
