@@ -5,4 +5,4 @@
 
 // SEQ: error: {{.*}}tiny-llama: --seq-length (16) must exceed --max-input-length (16)
 // PIECE: error: no piece named 'block.9.decode' in this model
-// MISSING: error: {{.*}}no-such-model: not a checkpoint any linked frontend reads (tried: hf, gguf)
+// MISSING: error: {{.*}}no-such-model: not a checkpoint any linked frontend reads (tried: hf, gguf, onnx)
