@@ -297,13 +297,16 @@ resolveReshape(llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<int64_t> target) {
   return result;
 }
 
-/// The axis `axis` of a rank-`rank` tensor, negative counting from the end.
-static std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank) {
+std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank) {
   if (axis < 0)
     axis += rank;
   if (axis < 0 || axis >= rank)
     return std::nullopt;
   return axis;
+}
+
+int64_t clampSliceIndex(int64_t index, int64_t size) {
+  return std::clamp<int64_t>(index < 0 ? index + size : index, 0, size);
 }
 
 /// Reshapes keep the elements; only the shape changes.
@@ -577,10 +580,8 @@ foldNode(const ::onnx::NodeProto &node,
     int64_t step = inputs.size() > 4 && inputs[4] ? inputs[4]->getInt(0) : 1;
     if (step <= 0)
       return Result();
-    auto clampIndex = [&](int64_t index) {
-      return std::clamp<int64_t>(index < 0 ? index + size : index, 0, size);
-    };
-    int64_t begin = clampIndex(in(1).ints[0]), end = clampIndex(in(2).ints[0]);
+    int64_t begin = clampSliceIndex(in(1).ints[0], size),
+            end = clampSliceIndex(in(2).ints[0], size);
     ConstantTensor result;
     result.isFloat = data.isFloat;
     for (int64_t index = begin; index < end; index += step) {

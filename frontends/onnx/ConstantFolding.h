@@ -62,6 +62,14 @@ resolveReshape(llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<int64_t> target);
 llvm::Expected<llvm::SmallVector<int64_t>>
 broadcastShapes(llvm::ArrayRef<int64_t> lhs, llvm::ArrayRef<int64_t> rhs);
 
+/// `axis` of a rank-`rank` tensor, negative counting from the end;
+/// std::nullopt when out of range.
+std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank);
+
+/// A Slice start or end on a dimension of `size`: negative counts from the
+/// end, and the result is clamped to [0, size].
+int64_t clampSliceIndex(int64_t index, int64_t size);
+
 /// An integer attribute of `node`, or `fallback`.
 int64_t getIntAttr(const ::onnx::NodeProto &node, llvm::StringRef name,
                    int64_t fallback);

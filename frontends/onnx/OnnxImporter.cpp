@@ -92,15 +92,6 @@ RankedTensorType getType(Value value) {
   return cast<RankedTensorType>(value.getType());
 }
 
-/// `axis` of a rank-`rank` tensor, negative counting from the end.
-std::optional<int64_t> normalize(int64_t axis, int64_t rank) {
-  if (axis < 0)
-    axis += rank;
-  if (axis < 0 || axis >= rank)
-    return std::nullopt;
-  return axis;
-}
-
 llvm::Expected<func::FuncOp> Importer::run() {
   builder.setInsertionPointToEnd(module.getBody());
   function = func::FuncOp::create(
@@ -552,7 +543,8 @@ llvm::Error Importer::importComputation(const ::onnx::NodeProto &node) {
         return value.takeError();
       inputs.push_back(*value);
     }
-    std::optional<int64_t> axis = normalize(getIntAttr(node, "axis", 0), rank);
+    std::optional<int64_t> axis =
+        normalizeAxis(getIntAttr(node, "axis", 0), rank);
     if (!axis)
       return failNode(node, "has an axis out of range");
     return define(create<top::ConcatOp>(
@@ -588,18 +580,12 @@ llvm::Error Importer::importComputation(const ::onnx::NodeProto &node) {
     ArrayRef<int64_t> shape = getType(*x).getShape();
     SmallVector<int64_t> allStarts(rank, 0), allEnds(shape), allSteps(rank, 1);
     for (auto [index, axis] : llvm::enumerate(axes)) {
-      std::optional<int64_t> at = normalize(axis, rank);
+      std::optional<int64_t> at = normalizeAxis(axis, rank);
       if (!at || steps[index] <= 0)
         return failNode(node, "has an axis out of range or a step that is "
                               "not positive");
-      int64_t dim = shape[*at];
-      auto clampIndex = [&](int64_t value) {
-        if (value < 0)
-          value += dim;
-        return std::clamp<int64_t>(value, 0, dim);
-      };
-      allStarts[*at] = clampIndex(starts->ints[index]);
-      allEnds[*at] = clampIndex(ends->ints[index]);
+      allStarts[*at] = clampSliceIndex(starts->ints[index], shape[*at]);
+      allEnds[*at] = clampSliceIndex(ends->ints[index], shape[*at]);
       allSteps[*at] = steps[index];
     }
     return define(create<top::SliceOp>(
@@ -614,7 +600,8 @@ llvm::Error Importer::importComputation(const ::onnx::NodeProto &node) {
       return indices.takeError();
     if (!isFloat)
       return failNode(node, "gathers from integers computed at run time");
-    std::optional<int64_t> axis = normalize(getIntAttr(node, "axis", 0), rank);
+    std::optional<int64_t> axis =
+        normalizeAxis(getIntAttr(node, "axis", 0), rank);
     if (!axis)
       return failNode(node, "has an axis out of range");
     return define(create<top::GatherOp>(
