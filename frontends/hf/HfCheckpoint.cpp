@@ -3,7 +3,8 @@
 #include "frontends/hf/HfCheckpoint.h"
 
 #include "frontends/hf/HfConfig.h"
-#include "frontends/hf/Safetensors.h"
+#include "frontends/hf/JsonFields.h"
+#include "frontends/hf/PrequantizedWeights.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -42,8 +43,8 @@ openWeights(llvm::StringRef directory) {
 /// The graph builder reads tensors by role without re-checking them, so a
 /// checkpoint that disagrees with its config is rejected here, where the
 /// message can still name the file.
-llvm::Error checkTensors(const ModelSpec &spec,
-                         const SafetensorsSource &weights) {
+template <typename Source>
+llvm::Error checkTensors(const ModelSpec &spec, const Source &weights) {
   for (const auto &[role, pattern] : spec.tensorNames) {
     llvm::SmallVector<int64_t> expected =
         plugins::getExpectedShape(spec, role);
@@ -84,11 +85,31 @@ llvm::Expected<plugins::Checkpoint> loadCheckpoint(llvm::StringRef directory) {
       openWeights(directory);
   if (!weights)
     return weights.takeError();
-  if (llvm::Error error = checkTensors(*spec, **weights))
-    return std::move(error);
+  llvm::SmallString<256> configFile(directory);
+  llvm::sys::path::append(configFile, "config.json");
+  llvm::Expected<llvm::json::Object> config = readJsonObject(configFile);
+  if (!config)
+    return config.takeError();
+  llvm::Expected<std::optional<PackedQuantizationConfig>> quantization =
+      readQuantizationConfig(*config, configFile);
+  if (!quantization)
+    return quantization.takeError();
+
   plugins::Checkpoint checkpoint;
+  if (*quantization) {
+    llvm::Expected<std::unique_ptr<PrequantizedWeights>> packed =
+        PrequantizedWeights::open(**quantization, std::move(*weights));
+    if (!packed)
+      return packed.takeError();
+    if (llvm::Error error = checkTensors(*spec, **packed))
+      return std::move(error);
+    checkpoint.weights = std::move(*packed);
+  } else {
+    if (llvm::Error error = checkTensors(*spec, **weights))
+      return std::move(error);
+    checkpoint.weights = std::move(*weights);
+  }
   checkpoint.spec = std::move(*spec);
-  checkpoint.weights = std::move(*weights);
   return checkpoint;
 }
 

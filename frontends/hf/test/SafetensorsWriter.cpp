@@ -11,6 +11,7 @@
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace llmc::hf::test {
@@ -61,8 +62,11 @@ std::string makeTestDir() {
   const ::testing::TestInfo *test =
       ::testing::UnitTest::GetInstance()->current_test_info();
   llvm::SmallString<256> prefix(::testing::TempDir());
-  llvm::sys::path::append(prefix, std::string(test->test_suite_name()) + "." +
-                                      test->name());
+  // Parameterized tests' names hold '/'.
+  std::string name =
+      std::string(test->test_suite_name()) + "." + test->name();
+  std::replace(name.begin(), name.end(), '/', '.');
+  llvm::sys::path::append(prefix, name);
   llvm::SmallString<256> directory;
   std::error_code error =
       llvm::sys::fs::createUniqueDirectory(prefix, directory);
