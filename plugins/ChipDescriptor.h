@@ -24,7 +24,10 @@ struct ChipDescriptor {
   /// One line for `llmc --list-plugins`.
   std::string summary;
 
-  /// Parallel lanes of the NPU; each owns a slice of local memory.
+  // Lanes, local memory and EU width describe one core; the peaks and the
+  // DDR bandwidth describe the whole chip, shared by its cores.
+
+  /// Parallel lanes of one core's NPU; each owns a slice of local memory.
   int64_t npuLanes = 0;
   /// Local (on-chip) memory of one lane, and how many banks it splits into.
   int64_t localMemoryBytesPerLane = 0;
@@ -34,7 +37,8 @@ struct ChipDescriptor {
   int64_t euBytesPerLane = 0;
   /// Shared on-chip SRAM between DDR and the lanes.
   int64_t l2SramBytes = 0;
-  /// Independent TPU cores a piece may be split across.
+  /// Independent TPU cores a piece may be split across, each with its own
+  /// lanes and local memory.
   int64_t cores = 0;
   /// Clock of the NPU, used to turn modelled cycles into time.
   double clockMHz = 0;

@@ -28,8 +28,8 @@ static plugins::ChipDescriptor makeDescriptor() {
   chip.f32Tflops = 2;
   // Product brief: LPDDR4X at about 64 GB/s.
   chip.ddrBandwidthGBps = 64;
-  chip.quantModes = {"F32",    "F16",   "BF16",  "W8F16",
-                     "W8BF16", "W4F16", "W4BF16"};
+  chip.quantModes = {"F32",   "F16",   "BF16",   "W8F16", "W8BF16",
+                     "W4F16", "W4BF16", "INT8"};
   return chip;
 }
 

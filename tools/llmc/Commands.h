@@ -15,6 +15,8 @@ llvm::cl::SubCommand &getPiecesCommand();
 llvm::cl::SubCommand &getEvalCommand();
 llvm::cl::SubCommand &getTokenizeCommand();
 llvm::cl::SubCommand &getConvertCommand();
+llvm::cl::SubCommand &getMergeCommand();
+llvm::cl::SubCommand &getCalibrateCommand();
 llvm::cl::SubCommand &getRunCommand();
 llvm::cl::SubCommand &getChatCommand();
 llvm::cl::SubCommand &getInspectCommand();
@@ -28,6 +30,10 @@ int runTokenizeCommand(const plugins::Registry &registry);
 
 /// `llmc convert`: compiles a checkpoint into a .llmc binary for a chip.
 int runConvertCommand(const plugins::Registry &registry);
+/// `llmc merge`: merges binaries of some pieces each into one.
+int runMergeCommand();
+/// `llmc calibrate`: writes the activation ranges of a checkpoint.
+int runCalibrateCommand(const plugins::Registry &registry);
 /// `llmc run`: runs a compiled binary on its chip's cmodel.
 int runRunCommand(const plugins::Registry &registry);
 /// `llmc chat`: an interactive chat with a compiled binary.

@@ -2,7 +2,8 @@
 //
 // `llmc convert -m <checkpoint> -c <chip> -q <mode> -o model.llmc`: compiles
 // every piece of the checkpoint for the chip and writes one binary, with a
-// progress line per stage on stderr and a summary at the end. The output is
+// progress line per stage on stderr and a summary at the end. INT8 without
+// --calibration-table first calibrates on the default prompts. The output is
 // written atomically: a failure or an interrupt leaves no file behind.
 //
 //===----------------------------------------------------------------------===//
@@ -10,11 +11,15 @@
 #include "backends/common/compile/ModelCompiler.h"
 #include "backends/common/quant/DerivedWeightSource.h"
 #include "frontends/llm/ModelLoading.h"
+#include "tools/llmc/Calibrator.h"
 #include "tools/llmc/Commands.h"
+#include "tools/llmc/ConvertReport.h"
 #include "tools/llmc/PieceOptions.h"
+#include "tools/llmc/PieceSelection.h"
 #include "tools/llmc/QuantOptions.h"
 
 #include "llvm/Support/Process.h"
+#include "llvm/Support/Threading.h"
 #include "llvm/Support/Timer.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -35,6 +40,11 @@ static cl::opt<std::string> output("output", cl::desc("The binary to write"),
                                    cl::sub(getConvertCommand()));
 static cl::alias outputShort("o", cl::desc("Alias for --output"),
                              cl::aliasopt(output));
+static cl::opt<int64_t>
+    cores("cores",
+          cl::desc("Cores to split weight-heavy ops across (default: all "
+                   "the chip has)"),
+          cl::init(0), cl::sub(getConvertCommand()));
 static cl::opt<unsigned> threads(
     "threads", cl::desc("Pieces compiled at once (default: all cores)"),
     cl::init(0), cl::sub(getConvertCommand()));
@@ -90,10 +100,25 @@ int runConvertCommand(const plugins::Registry &registry) {
     return reportError(llvm::createStringError(
         llvm::inconvertibleErrorCode(),
         "convert needs -q/--quantize (F32, F16, BF16, W8F16, W8BF16, W4F16, "
-        "W4BF16)"));
-  llvm::Expected<lowering::LoweringOptions> lowering = getLoweringOptions();
+        "W4BF16, INT8)"));
+  llvm::Expected<lowering::LoweringOptions> lowering =
+      getLoweringOptions([&]() -> llvm::Expected<quant::CalibrationTable> {
+        llvm::errs() << "no --calibration-table: calibrating INT8 "
+                        "activations on llmc's default prompts\n";
+        llm::BuildOptions build = getBuildOptions();
+        llvm::Expected<LoadedModel> model = loadSelectedModel(registry, build);
+        if (!model)
+          return model.takeError();
+        CalibrationOptions calibration;
+        calibration.threads = llvm::hardware_concurrency().compute_thread_count();
+        if (!quiet)
+          calibration.progress = printCalibrationProgress;
+        return calibrateModel(*model, build, calibration, "");
+      });
   if (!lowering)
     return reportError(lowering.takeError());
+  if (llvm::Error error = validateReportOptions())
+    return reportError(std::move(error));
   llvm::Expected<const plugins::BackendPlugin &> backend =
       registry.findBackend(chip);
   if (!backend)
@@ -101,8 +126,15 @@ int runConvertCommand(const plugins::Registry &registry) {
   compile::ConvertOptions options;
   options.build = getBuildOptions();
   options.lowering = *lowering;
+  options.lowering.cores = cores;
   options.threads = threads;
   options.compileOncePerLayer = !compileEveryLayer;
+  if (llvm::Error error = applyPieceSelection(options))
+    return reportError(std::move(error));
+  if (isReportRequested() && !options.pieces.empty())
+    return reportError(llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "--report runs the whole model; it cannot follow --pieces"));
   ProgressLine progress;
   if (!quiet)
     options.progress = [&](const compile::ConvertProgress &update) {
@@ -130,13 +162,22 @@ int runConvertCommand(const plugins::Registry &registry) {
       chip.c_str(),
       lowering::stringifyQuantMode(options.lowering.mode).str().c_str(),
       seconds);
-  if (report->decodeSeconds > 0)
+  // Some pieces' times add up to no whole step.
+  if (report->decodeSeconds > 0 && options.pieces.empty())
     llvm::outs() << llvm::format(
         "modelled on %s: decode %.3f ms/token (%.1f tokens/s), prefill of "
         "%lld tokens %.3f ms\n",
         chip.c_str(), report->decodeSeconds * 1e3, 1.0 / report->decodeSeconds,
         static_cast<long long>(options.build.maxInputLength),
         report->prefillSeconds * 1e3);
+  if (isReportRequested())
+    if (llvm::Error error = printConversionReport(
+            *model, options.build, *backend,
+            lowering::stringifyQuantMode(options.lowering.mode), output))
+      return reportError(llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "wrote " + output + ", but its report failed: " +
+              llvm::toString(std::move(error))));
   return 0;
 }
 

@@ -11,10 +11,13 @@
 // --quantize=<mode> (with --q-group-size, --asymmetric, --qtable) runs the
 // same pieces on the weights a binary of that mode holds: quantized weights
 // dequantized, float weights rounded to f16 or bf16 (computing in f32). It
-// measures what quantizing the weights costs, without a chip.
+// measures what quantizing the weights costs, without a chip. INT8 (with
+// --calibration-table) also rounds every activation it quantizes to its
+// 8-bit grid (lowering/Int8Reference.h): the numbers the chip computes on.
 //
 //===----------------------------------------------------------------------===//
 
+#include "backends/common/lowering/Int8Reference.h"
 #include "backends/common/lowering/LoweredWeights.h"
 #include "backends/common/quant/DerivedWeightSource.h"
 #include "tools/llmc/Commands.h"
@@ -55,6 +58,8 @@ int runEvalCommand(const plugins::Registry &registry) {
       // mode.
       if (piece.weights.empty())
         return llvm::Error::success();
+      if (llvm::any_of(options.getUsedModes(), lowering::quantizesActivations))
+        return lowering::buildInt8Reference(*piece.module, options);
       return lowering::retargetToLoweredWeights(*piece.module, options);
     };
   }

@@ -21,17 +21,21 @@ session::ModelDims getModelDims(const plugins::ModelSpec &spec,
   return dims;
 }
 
-InterpreterSession::InterpreterSession(unsigned threads,
+InterpreterSession::InterpreterSession(top::InterpreterOptions options,
                                        const plugins::WeightSource &weights)
-    : interpreter(weights, top::InterpreterOptions{threads}) {
+    : interpreter(weights, std::move(options)) {
   context.disableMultithreading();
 }
 
 llvm::Expected<std::unique_ptr<InterpreterSession>>
 InterpreterSession::create(const LoadedModel &model, llm::BuildOptions options,
                            unsigned threads, SessionOverrides overrides) {
+  top::InterpreterOptions interpreterOptions;
+  interpreterOptions.threads = threads;
+  interpreterOptions.observeOperands = std::move(overrides.observeOperands);
   std::unique_ptr<InterpreterSession> session(new InterpreterSession(
-      threads, overrides.weights ? *overrides.weights : *model.weights));
+      std::move(interpreterOptions),
+      overrides.weights ? *overrides.weights : *model.weights));
   llvm::Expected<llm::GraphBuilder> builder =
       llm::GraphBuilder::create(session->context, model.spec, options);
   if (!builder)

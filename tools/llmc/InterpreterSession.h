@@ -29,6 +29,9 @@ struct SessionOverrides {
   const plugins::WeightSource *weights = nullptr;
   /// Rewrites each piece once it is built (e.g. to read derived weights).
   std::function<llvm::Error(llm::Piece &)> preparePiece;
+  /// Sees the operands of every op the interpreter runs (calibration).
+  std::function<void(mlir::Operation &, llvm::ArrayRef<const top::Tensor *>)>
+      observeOperands;
 };
 
 /// The sizes a session of `spec` built with `options` schedules by.
@@ -50,7 +53,8 @@ public:
   session::Session &getSession() { return *conversation; }
 
 private:
-  InterpreterSession(unsigned threads, const plugins::WeightSource &weights);
+  InterpreterSession(top::InterpreterOptions options,
+                     const plugins::WeightSource &weights);
 
   mlir::MLIRContext context;
   llvm::StringMap<llm::Piece> pieces;

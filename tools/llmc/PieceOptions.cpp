@@ -13,7 +13,8 @@ namespace llmc {
 static cl::opt<std::string> modelPath(
     "model", cl::desc("The checkpoint (a Hugging Face directory, ...)"),
     cl::value_desc("path"), cl::Required, cl::sub(getPiecesCommand()),
-    cl::sub(getEvalCommand()), cl::sub(getConvertCommand()));
+    cl::sub(getEvalCommand()), cl::sub(getConvertCommand()),
+    cl::sub(getCalibrateCommand()));
 static cl::alias modelPathShort("m", cl::desc("Alias for --model"),
                                 cl::aliasopt(modelPath));
 
@@ -21,7 +22,8 @@ static cl::opt<int64_t> seqLength(
     "seq-length",
     cl::desc("KV-cache capacity in tokens (history plus new tokens)"),
     cl::init(llm::BuildOptions().seqLength), cl::sub(getPiecesCommand()),
-    cl::sub(getEvalCommand()), cl::sub(getConvertCommand()));
+    cl::sub(getEvalCommand()), cl::sub(getConvertCommand()),
+    cl::sub(getCalibrateCommand()));
 static cl::alias seqLengthShort("s", cl::desc("Alias for --seq-length"),
                                 cl::aliasopt(seqLength));
 
@@ -30,7 +32,8 @@ static cl::opt<int64_t> maxInputLength(
     cl::desc("Tokens one prefill piece processes; longer prompts run in "
              "chunks"),
     cl::init(llm::BuildOptions().maxInputLength), cl::sub(getPiecesCommand()),
-    cl::sub(getEvalCommand()), cl::sub(getConvertCommand()));
+    cl::sub(getEvalCommand()), cl::sub(getConvertCommand()),
+    cl::sub(getCalibrateCommand()));
 
 static cl::opt<int64_t> sampleTopK(
     "sample-top-k",

@@ -11,7 +11,7 @@ namespace llmc {
 static cl::opt<std::string> quantize(
     "quantize",
     cl::desc("Quantization mode: F32, F16, BF16, W8F16, W8BF16, W4F16, "
-             "W4BF16"),
+             "W4BF16, INT8"),
     cl::sub(getEvalCommand()), cl::sub(getConvertCommand()));
 static cl::alias quantizeShort("q", cl::desc("Alias for --quantize"),
                                cl::aliasopt(quantize));
@@ -25,16 +25,50 @@ static cl::alias qGroupSizeShort("g", cl::desc("Alias for --q-group-size"),
                                  cl::aliasopt(qGroupSize));
 static cl::opt<bool>
     asymmetric("asymmetric",
-               cl::desc("Quantize weights asymmetrically (with zero points)"),
+               cl::desc("Quantize weights asymmetrically (with zero "
+                        "points); INT8: activations"),
                cl::sub(getEvalCommand()), cl::sub(getConvertCommand()));
 static cl::opt<std::string>
     qtable("qtable",
            cl::desc("Per-op modes, one '<op name or glob> <mode>' per line"),
            cl::sub(getEvalCommand()), cl::sub(getConvertCommand()));
 
+static cl::opt<std::string> calibrationTable(
+    "calibration-table",
+    cl::desc("INT8: the activation ranges 'llmc calibrate' wrote"),
+    cl::value_desc("table.txt"), cl::sub(getEvalCommand()),
+    cl::sub(getConvertCommand()));
+
 bool isQuantizeSet() { return !quantize.empty(); }
 
-llvm::Expected<lowering::LoweringOptions> getLoweringOptions() {
+/// The calibration table of the options: the file given, or for a mode
+/// quantizing activations the one `calibrateDefault` measures.
+static llvm::Error addCalibration(
+    lowering::LoweringOptions &options,
+    llvm::function_ref<llvm::Expected<quant::CalibrationTable>()>
+        calibrateDefault) {
+  llvm::Expected<quant::CalibrationTable> table =
+      quant::CalibrationTable();
+  if (!calibrationTable.empty()) {
+    table = quant::CalibrationTable::read(calibrationTable);
+    options.calibrationPath = calibrationTable;
+  } else if (calibrateDefault &&
+             llvm::any_of(options.getUsedModes(),
+                          lowering::quantizesActivations)) {
+    table = calibrateDefault();
+  } else {
+    return llvm::Error::success();
+  }
+  if (!table)
+    return table.takeError();
+  options.calibration =
+      std::make_shared<quant::CalibrationTable>(std::move(*table));
+  return llvm::Error::success();
+}
+
+llvm::Expected<lowering::LoweringOptions> getLoweringOptions(
+    llvm::function_ref<llvm::Expected<quant::CalibrationTable>()>
+        calibrateDefault) {
   lowering::LoweringOptions options;
   llvm::Expected<lowering::QuantMode> mode =
       lowering::parseQuantMode(quantize);
@@ -53,6 +87,8 @@ llvm::Expected<lowering::LoweringOptions> getLoweringOptions() {
     options.qtable = std::move(*rules);
     options.qtablePath = qtable;
   }
+  if (llvm::Error error = addCalibration(options, calibrateDefault))
+    return std::move(error);
   if (llvm::Error error = options.validate())
     return std::move(error);
   return options;

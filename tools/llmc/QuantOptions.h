@@ -1,6 +1,7 @@
 //===- QuantOptions.h - the quantization options of llmc --------*- C++ -*-===//
 //
-// -q/--quantize, -g/--q-group-size, --asymmetric and --qtable, shared by
+// -q/--quantize, -g/--q-group-size, --asymmetric, --qtable and
+// --calibration-table, shared by
 // `llmc convert` (the binary's precision) and `llmc eval` (the weights a
 // binary of that precision holds).
 //
@@ -15,8 +16,13 @@ namespace llmc {
 
 /// Whether --quantize was given.
 bool isQuantizeSet();
-/// The lowering options the flags describe, validated (the qtable read).
-llvm::Expected<lowering::LoweringOptions> getLoweringOptions();
+/// The lowering options the flags describe, validated (the qtable and the
+/// calibration table read). INT8 without --calibration-table calibrates
+/// with `calibrateDefault`, which convert provides; eval has none and
+/// reports the missing table.
+llvm::Expected<lowering::LoweringOptions> getLoweringOptions(
+    llvm::function_ref<llvm::Expected<quant::CalibrationTable>()>
+        calibrateDefault = nullptr);
 
 } // namespace llmc
 

@@ -4,6 +4,9 @@
 //   llmc --list-plugins
 //   llmc pieces -m <checkpoint> [--piece NAME] [--list]
 //   llmc eval -m <checkpoint> --input-ids 1,2,3 [--max-new-tokens N] ...
+//   llmc convert -m <checkpoint> -c <chip> -q <mode> [--pieces a,b] -o x.llmc
+//   llmc merge a.llmc b.llmc ... -o model.llmc
+//   llmc calibrate -m <checkpoint> [--prompts F] [--method kl] -o table.txt
 //   llmc run -m <model.llmc> --input-ids 1,2,3 | -p "text" [...]
 //   llmc chat -m <model.llmc> [--system "..."] [...]
 //   llmc inspect <model.llmc> [--json]
@@ -48,6 +51,18 @@ cl::SubCommand &getTokenizeCommand() {
 cl::SubCommand &getConvertCommand() {
   static cl::SubCommand command(
       "convert", "Compile a checkpoint into a .llmc binary for a chip");
+  return command;
+}
+
+cl::SubCommand &getMergeCommand() {
+  static cl::SubCommand command(
+      "merge", "Merge binaries of some pieces each (convert --pieces) into one");
+  return command;
+}
+
+cl::SubCommand &getCalibrateCommand() {
+  static cl::SubCommand command(
+      "calibrate", "Measure the activation ranges INT8 quantizes with");
   return command;
 }
 
@@ -106,6 +121,10 @@ int main(int argc, char **argv) {
     return llmc::runEvalCommand(**registry);
   if (llmc::getConvertCommand())
     return llmc::runConvertCommand(**registry);
+  if (llmc::getMergeCommand())
+    return llmc::runMergeCommand();
+  if (llmc::getCalibrateCommand())
+    return llmc::runCalibrateCommand(**registry);
   if (llmc::getRunCommand())
     return llmc::runRunCommand(**registry);
   if (llmc::getChatCommand())

@@ -6,13 +6,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "backends/common/lowering/CommonBackend.h"
-#include "dialects/Registration.h"
-#include "plugins/Registry.h"
+#include "backends/common/lowering/test/ChipBackendTest.h"
 
-#include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/DialectRegistry.h"
-#include "mlir/IR/MLIRContext.h"
-#include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 
 #include "gmock/gmock.h"
@@ -27,63 +22,16 @@ using ::testing::HasSubstr;
 
 namespace {
 
-const char *const kPiece = R"mlir(
-func.func @lm_head(%arg0: tensor<1x64xf32>) -> tensor<1x512xf32> {
-  %none = top.None : none
-  %x = top.Input %arg0 {role = "hidden"} : (tensor<1x64xf32>) -> tensor<1x64xf32>
-  %w = top.Weight "lm_head.weight" : () -> tensor<512x64xf32>
-  %y = top.MatMul %x, %w, %none {right_transpose = true} : (tensor<1x64xf32>, tensor<512x64xf32>, none) -> tensor<1x512xf32>
-  return %y : tensor<1x512xf32>
-}
-)mlir";
-
-class Bm1684xLoweringTest : public ::testing::Test {
+class Bm1684xLoweringTest : public test::ChipBackendTest {
 protected:
-  void SetUp() override {
-    plugins::register_bm1684x(registry);
-    ASSERT_FALSE(static_cast<bool>(registry.takeRegistrationErrors()));
-    mlir::DialectRegistry dialects;
-    registerAllDialects(dialects);
-    context.appendDialectRegistry(dialects);
-    context.loadAllAvailableDialects();
-  }
+  Bm1684xLoweringTest()
+      : ChipBackendTest(plugins::register_bm1684x, "bm1684x") {}
 
-  const plugins::BackendPlugin &backend() {
-    return llvm::cantFail(registry.findBackend("bm1684x"));
-  }
-
-  /// Lowers kPiece with the chip's pipeline and returns the printed IR.
-  std::string lower(const lowering::LoweringOptions &options) {
-    mlir::OwningOpRef<mlir::ModuleOp> module =
-        mlir::parseSourceString<mlir::ModuleOp>(kPiece, &context);
-    EXPECT_TRUE(module);
-    mlir::PassManager pm(&context);
-    if (llvm::Error error = backend().buildLoweringPipeline(pm, options)) {
-      ADD_FAILURE() << llvm::toString(std::move(error));
-      return "";
-    }
-    EXPECT_TRUE(mlir::succeeded(pm.run(*module)));
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    module->print(os);
-    return text;
-  }
-
-  plugins::Registry registry;
-  mlir::MLIRContext context;
+  const std::string kPiece = test::makeLmHeadPiece(64, 512);
 };
 
 TEST_F(Bm1684xLoweringTest, LowersEveryModeItLists) {
-  for (const std::string &name : backend().getDescriptor().quantModes) {
-    lowering::LoweringOptions options;
-    options.mode = llvm::cantFail(lowering::parseQuantMode(name));
-    std::string ir = lower(options);
-    EXPECT_THAT(ir, ::testing::Not(HasSubstr("top.MatMul"))) << name;
-    if (lowering::getWeightBits(options.mode))
-      EXPECT_THAT(ir, HasSubstr("tpu.A16MatMul")) << name;
-    else
-      EXPECT_THAT(ir, HasSubstr("tpu.MatMul")) << name;
-  }
+  expectLowersEveryModeItLists(kPiece);
 }
 
 TEST_F(Bm1684xLoweringTest, W4BF16QuantizesTheLmHead) {
@@ -91,10 +39,20 @@ TEST_F(Bm1684xLoweringTest, W4BF16QuantizesTheLmHead) {
   options.mode = lowering::QuantMode::W4BF16;
   options.groupSize = 32;
   options.asymmetric = true;
-  std::string ir = lower(options);
+  std::string ir = lower(kPiece, options);
   EXPECT_THAT(ir, HasSubstr("top.Weight \"lm_head.weight#w4_g32_asym_bf16.zp\" "
                             ": () -> tensor<512x2xui4>"));
   EXPECT_THAT(ir, HasSubstr("tensor<512x64x!quant.any<u4:bf16>>"));
+}
+
+TEST_F(Bm1684xLoweringTest, HasOneCore) {
+  lowering::LoweringOptions options;
+  EXPECT_THAT(lower(test::makeLmHeadPiece(64, 4096), options),
+              ::testing::Not(HasSubstr("core_split")));
+  options.cores = 2;
+  mlir::PassManager pm(&context);
+  EXPECT_EQ(llvm::toString(backend().buildLoweringPipeline(pm, options)),
+            "chip 'bm1684x' has 1 core(s); cannot split across 2");
 }
 
 TEST_F(Bm1684xLoweringTest, RejectsModesTheChipDoesNotList) {

@@ -8,6 +8,10 @@
 // without races, and races trap (SyncTracker), so the order is only a
 // choice, never a source of different answers.
 //
+// A version 2 stream runs its sections one after another; the cores of a
+// section run one after another on the host, each on its own local memory,
+// and in parallel in modelled time.
+//
 //===----------------------------------------------------------------------===//
 
 #include "backends/common/cmodel/CModel.h"
@@ -20,6 +24,8 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <array>
+#include <cmath>
+#include <deque>
 
 namespace llmc::cmodel {
 
@@ -27,20 +33,30 @@ using CommandList = google::protobuf::RepeatedPtrField<cmd::Command>;
 
 struct CModel::Impl {
   Impl(const plugins::ChipDescriptor &chip, const CModelOptions &options)
-      : chip(chip), time(this->chip, options.time), runner(options.threads),
-        // Sized defensively: run() rejects an invalid descriptor.
-        local(std::max<int64_t>(chip.npuLanes, 0),
-              std::max<int64_t>(chip.localMemoryBytesPerLane, 0)),
-        sync(std::max<int64_t>(chip.npuLanes, 0),
-             std::max<int64_t>(chip.localMemoryBytesPerLane, 0),
-             std::max<int64_t>(chip.euBytesPerLane, 1)) {}
+      : chip(chip), time(this->chip, options.time), runner(options.threads) {
+    // Sized defensively: run() rejects an invalid descriptor.
+    int64_t lanes = std::max<int64_t>(chip.npuLanes, 0);
+    int64_t bytes = std::max<int64_t>(chip.localMemoryBytesPerLane, 0);
+    for (int64_t core = 0; core < std::max<int64_t>(chip.cores, 1); ++core) {
+      local.emplace_back(lanes, bytes);
+      sync.emplace_back(lanes, bytes,
+                        std::max<int64_t>(chip.euBytesPerLane, 1));
+    }
+  }
+
+  /// Runs one core's queues on its local memory.
+  llvm::Expected<RunStats> runCore(const CommandList &dmaQueue,
+                                   const CommandList &computeQueue,
+                                   size_t core);
+  llvm::Expected<RunStats> runSections(const cmd::CommandStream &stream);
 
   plugins::ChipDescriptor chip;
   TimeModel time;
   LaneRunner runner;
   GlobalMemory global;
-  LocalMemory local;
-  SyncTracker sync;
+  /// Per core.
+  std::deque<LocalMemory> local;
+  std::deque<SyncTracker> sync;
 };
 
 namespace {
@@ -48,9 +64,9 @@ namespace {
 /// The state of one run of a stream.
 class Run {
 public:
-  Run(const cmd::CommandStream &stream, Device device)
-      : stream(stream),
-        device(device), queues{&stream.dma_queue(), &stream.compute_queue()} {}
+  Run(const CommandList &dmaQueue, const CommandList &computeQueue,
+      Device device)
+      : device(device), queues{&dmaQueue, &computeQueue} {}
 
   llvm::Expected<RunStats> execute();
 
@@ -59,7 +75,7 @@ private:
     return queues[int(ref.queue)]->Get(ref.index);
   }
   std::string name(CommandRef ref) const;
-  /// Checks the version, ids, waits and queue placement.
+  /// Checks the ids, waits and queue placement.
   llvm::Error indexStream();
   llvm::Error deadlock() const;
   /// An uninitialized read by `reader` may only be the symptom of a race:
@@ -69,7 +85,6 @@ private:
   /// Runs the head of `queue`, which starts at `start`.
   llvm::Error step(Queue queue, uint64_t start);
 
-  const cmd::CommandStream &stream;
   Device device;
   std::array<const CommandList *, 2> queues;
   llvm::DenseMap<uint32_t, CommandRef> ids;
@@ -99,11 +114,6 @@ std::string Run::name(CommandRef ref) const {
 }
 
 llvm::Error Run::indexStream() {
-  if (stream.version() != 1)
-    return makeTrap(TrapKind::BadStream, "stream '" + stream.name() +
-                                             "' has version " +
-                                             llvm::Twine(stream.version()) +
-                                             "; this cmodel runs version 1");
   for (Queue queue : {Queue::Dma, Queue::Compute}) {
     const CommandList &list = *queues[int(queue)];
     if (list.size() >= (1 << 30))
@@ -280,6 +290,68 @@ llvm::Expected<RunStats> Run::execute() {
   return stats;
 }
 
+static void addCounts(RunStats &total, const RunStats &part) {
+  total.dmaCycles += part.dmaCycles;
+  total.computeCycles += part.computeCycles;
+  total.bytesLoaded += part.bytesLoaded;
+  total.bytesStored += part.bytesStored;
+  total.ddrBytes += part.ddrBytes;
+  total.macs += part.macs;
+  total.dmaCommands += part.dmaCommands;
+  total.computeCommands += part.computeCommands;
+}
+
+llvm::Expected<RunStats> CModel::Impl::runCore(const CommandList &dmaQueue,
+                                               const CommandList &computeQueue,
+                                               size_t core) {
+  sync[core].reset();
+  Device device{chip, global, local[core], sync[core], runner, time};
+  return Run(dmaQueue, computeQueue, device).execute();
+}
+
+llvm::Expected<RunStats>
+CModel::Impl::runSections(const cmd::CommandStream &stream) {
+  if (stream.dma_queue_size() || stream.compute_queue_size())
+    return makeTrap(TrapKind::BadStream,
+                    "stream '" + stream.name() +
+                        "' has version 2 but queues outside its sections");
+  RunStats total;
+  for (int s = 0; s < stream.sections_size(); ++s) {
+    const cmd::Section &section = stream.sections(s);
+    if (section.cores_size() == 0 || section.cores_size() > chip.cores)
+      return makeTrap(TrapKind::BadStream,
+                      "section " + llvm::Twine(s) + " of stream '" +
+                          stream.name() + "' has " +
+                          llvm::Twine(section.cores_size()) + " cores; " +
+                          chip.id + " has " + llvm::Twine(chip.cores));
+    uint64_t longest = 0, ddrBytes = 0;
+    for (int core = 0; core < section.cores_size(); ++core) {
+      const cmd::CoreCommands &commands = section.cores(core);
+      llvm::Expected<RunStats> stats =
+          runCore(commands.dma_queue(), commands.compute_queue(), core);
+      if (!stats)
+        return prefixTrap(stats.takeError(), "section " + llvm::Twine(s) +
+                                                 ", core " + llvm::Twine(core) +
+                                                 ": ");
+      addCounts(total, *stats);
+      longest = std::max(longest, stats->totalCycles);
+      ddrBytes += stats->ddrBytes;
+    }
+    // The cores share DDR: together they move their bytes no faster than
+    // its bandwidth; then the barrier ends the section.
+    if (section.cores_size() > 1) {
+      longest = std::max(
+          longest,
+          uint64_t(std::ceil(double(ddrBytes) / time.getDdrBytesPerCycle())));
+      longest += time.getCoreSyncCycles();
+      total.syncCycles += time.getCoreSyncCycles();
+    }
+    total.totalCycles += longest;
+  }
+  total.seconds = time.getSeconds(total.totalCycles);
+  return total;
+}
+
 //===----------------------------------------------------------------------===//
 // CModel
 //===----------------------------------------------------------------------===//
@@ -292,17 +364,27 @@ CModel::~CModel() = default;
 
 GlobalMemory &CModel::global() { return impl->global; }
 const GlobalMemory &CModel::global() const { return impl->global; }
-const LocalMemory &CModel::local() const { return impl->local; }
+const LocalMemory &CModel::local(unsigned core) const {
+  return impl->local[core];
+}
 const plugins::ChipDescriptor &CModel::getChip() const { return impl->chip; }
 const TimeModel &CModel::getTimeModel() const { return impl->time; }
 
 llvm::Expected<RunStats> CModel::run(const cmd::CommandStream &stream) {
   if (llvm::Error error = impl->chip.validate())
     return std::move(error);
-  impl->sync.reset();
-  Device device{impl->chip, impl->global, impl->local,
-                impl->sync, impl->runner, impl->time};
-  return Run(stream, device).execute();
+  if (stream.version() == 2)
+    return impl->runSections(stream);
+  if (stream.version() != 1)
+    return makeTrap(TrapKind::BadStream,
+                    "stream '" + stream.name() + "' has version " +
+                        llvm::Twine(stream.version()) +
+                        "; this cmodel runs versions 1 and 2");
+  if (stream.sections_size())
+    return makeTrap(TrapKind::BadStream,
+                    "stream '" + stream.name() +
+                        "' has sections, which need version 2");
+  return impl->runCore(stream.dma_queue(), stream.compute_queue(), 0);
 }
 
 } // namespace llmc::cmodel

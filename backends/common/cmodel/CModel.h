@@ -40,7 +40,7 @@ struct CModelOptions {
 
 /// What a run did, in modelled time.
 struct RunStats {
-  /// Cycles each queue was busy.
+  /// Cycles each queue was busy (summed over cores).
   uint64_t dmaCycles = 0;
   uint64_t computeCycles = 0;
   /// Cycles from the start until the last command ended: the run's time.
@@ -56,6 +56,9 @@ struct RunStats {
   uint64_t macs = 0;
   uint64_t dmaCommands = 0;
   uint64_t computeCommands = 0;
+  /// Cycles of totalCycles spent in the barriers that end multi-core
+  /// sections.
+  uint64_t syncCycles = 0;
 };
 
 class CModel {
@@ -71,13 +74,15 @@ public:
   /// The device's DDR; it keeps its contents across runs.
   GlobalMemory &global();
   const GlobalMemory &global() const;
-  /// Local memory as the last run left it (for tests and debugging).
-  const LocalMemory &local() const;
+  /// The local memory of `core` as the last run left it (for tests and
+  /// debugging).
+  const LocalMemory &local(unsigned core = 0) const;
   const plugins::ChipDescriptor &getChip() const;
   const TimeModel &getTimeModel() const;
 
-  /// Executes `stream`. Local memory starts unwritten: every run is one
-  /// piece, which loads what it reads. A trap stops the run at the
+  /// Executes `stream`. Local memory starts unwritten: every run (and every
+  /// section of a version 2 stream) is one piece (or part), which loads what
+  /// it reads. A trap stops the run at the
   /// offending command and returns a Trap naming it; global memory then
   /// holds what the commands before it stored.
   llvm::Expected<RunStats> run(const cmd::CommandStream &stream);

@@ -63,6 +63,7 @@ bool readsOutput(const cmd::Compute &compute, size_t i) {
   switch (compute.opcode()) {
   case cmd::MATMUL:
   case cmd::A16MATMUL:
+  case cmd::I8MATMUL:
     return compute.accumulate();
   case cmd::ATTENTION:
     return compute.resume() && i >= 1;

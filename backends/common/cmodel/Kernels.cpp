@@ -14,6 +14,8 @@ static void runLane(const cmd::Compute &compute, const LaneOperands &lane) {
   case cmd::MATMUL:
   case cmd::A16MATMUL:
     return kernels::matMul(compute, lane);
+  case cmd::I8MATMUL:
+    return kernels::int8MatMul(compute, lane);
   case cmd::ADD:
   case cmd::MUL:
   case cmd::DIV:

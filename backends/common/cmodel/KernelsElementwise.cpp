@@ -11,6 +11,7 @@
 
 #include "backends/common/cmodel/Kernels.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -73,12 +74,34 @@ static void copy(const LaneView &x, const LaneView &y, const LaneBlock &b) {
   }
 }
 
+/// CAST to I8/U8: q = clamp(round(x / scale) + zero_point), the division
+/// in float32, rounding half away from zero.
+static void quantize(const cmd::Compute &compute, const LaneView &x,
+                     const LaneView &y, const LaneBlock &b) {
+  auto scale = static_cast<float>(compute.scalar());
+  auto zeroPoint = static_cast<float>(compute.zero_point());
+  bool isSigned = y.dtype() == cmd::DTYPE_I8;
+  float qmin = isSigned ? -128.0f : 0.0f, qmax = isSigned ? 127.0f : 255.0f;
+  std::vector<float> values(b.colCount);
+  for (int64_t r = b.rowBegin; r < b.rowEnd(); ++r) {
+    x.load(r, b.colBegin, b.colCount, values.data());
+    for (int64_t i = 0; i < b.colCount; ++i) {
+      float q = std::clamp(std::round(values[i] / scale) + zeroPoint, qmin,
+                           qmax);
+      writeIntElement(y.dtype(), y.row(r), b.colBegin - y.block.colBegin + i,
+                      static_cast<int32_t>(q));
+    }
+  }
+}
+
 void unary(const cmd::Compute &compute, const LaneOperands &lane) {
   const LaneView &x = *lane.in(0), &y = *lane.out(0);
   const LaneBlock &b = lane.block;
   cmd::Opcode opcode = compute.opcode();
   if (opcode == cmd::COPY)
     return copy(x, y, b);
+  if (opcode == cmd::CAST && !isFloatDType(y.dtype()))
+    return quantize(compute, x, y, b);
   auto factor = float(compute.scalar());
   bool tanhForm = compute.tanh_approx();
   int64_t n = b.colCount;

@@ -138,6 +138,9 @@ llvm::Error Rules::check() {
   case cmd::A16MATMUL:
     error = checkMatMul(/*quantized=*/true);
     break;
+  case cmd::I8MATMUL:
+    error = checkInt8MatMul();
+    break;
   case cmd::ADD:
   case cmd::MUL:
   case cmd::DIV:
@@ -239,6 +242,49 @@ llvm::Error Rules::checkMatMul(bool quantized) {
   });
 }
 
+llvm::Error Rules::checkInt8MatMul() {
+  // x, w, scale, [bias].
+  if (llvm::Error error = arity(3, 4, 1, 1))
+    return error;
+  const LocalGeometry &x = in(0), &w = in(1), &scale = in(2), &y = out(0);
+  int64_t m = x.rows, k = x.cols, n = w.rows;
+  if (x.dtype != cmd::DTYPE_I8 && x.dtype != cmd::DTYPE_U8)
+    return mismatch(x.describe() + " must be i8 or u8");
+  if (llvm::Error error = requireType(w, cmd::DTYPE_I8))
+    return error;
+  if (llvm::Error error = requireType(scale, cmd::DTYPE_F32))
+    return error;
+  if (llvm::Error error = requireFloat(y))
+    return error;
+  if (!(compute.scalar() > 0))
+    return bad("needs x's positive scale, got " +
+               std::to_string(compute.scalar()));
+  if (llvm::Error error = requireShape(w, n, k))
+    return error;
+  if (llvm::Error error = requireShape(scale, n, 1))
+    return error;
+  if (llvm::Error error = requireShape(y, m, n))
+    return error;
+  const LocalGeometry *bias = ops.getInput(3);
+  if (bias) {
+    if (llvm::Error error = requireFloat(*bias))
+      return error;
+    if (llvm::Error error = requireShape(*bias, 1, n))
+      return error;
+  }
+  return forLanes([&](int64_t lane, const LaneBlock &b) -> llvm::Error {
+    if (llvm::Error error = holds(x, lane, b.rowBegin, b.rowEnd(), 0, k))
+      return error;
+    for (const LocalGeometry *rows : {&w, &scale})
+      if (llvm::Error error =
+              holds(*rows, lane, b.colBegin, b.colEnd(), 0, rows->cols))
+        return error;
+    if (bias)
+      return holds(*bias, lane, 0, 1, b.colBegin, b.colEnd());
+    return llvm::Error::success();
+  });
+}
+
 llvm::Error Rules::checkBinary() {
   if (llvm::Error error = arity(2, 2, 1, 1))
     return error;
@@ -257,8 +303,16 @@ llvm::Error Rules::checkUnary() {
   const LocalGeometry &x = in(0), &y = out(0);
   switch (compute.opcode()) {
   case cmd::CAST:
-    if (llvm::Error error = requireFloat(y))
+    // To float, or quantizing a float to 8 bits.
+    if (y.dtype == cmd::DTYPE_I8 || y.dtype == cmd::DTYPE_U8) {
+      if (llvm::Error error = requireFloat(x))
+        return error;
+      if (!(compute.scalar() > 0))
+        return bad("quantizing needs a positive scale, got " +
+                   std::to_string(compute.scalar()));
+    } else if (llvm::Error error = requireFloat(y)) {
       return error;
+    }
     break;
   case cmd::COPY:
     if (y.dtype != x.dtype)

@@ -56,6 +56,7 @@ private:
   llvm::Error checkElementwiseOperands();
 
   llvm::Error checkMatMul(bool quantized);
+  llvm::Error checkInt8MatMul();
   llvm::Error checkBinary();
   llvm::Error checkUnary();
   llvm::Error checkRMSNorm();

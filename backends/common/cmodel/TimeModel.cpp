@@ -18,6 +18,7 @@ TimeModel::TimeModel(const plugins::ChipDescriptor &chip,
   ddrBytesPerCycle = chip.ddrBandwidthGBps * 1e9 / (clockMHz * 1e6);
   dmaLatencyCycles =
       uint64_t(std::llround(params.dmaLatencyNs * clockMHz / 1e3));
+  coreSyncCycles = uint64_t(std::llround(params.coreSyncNs * clockMHz / 1e3));
 }
 
 double TimeModel::getMacsPerCycle(DType type) const {
@@ -36,8 +37,10 @@ double TimeModel::getMacsPerCycle(DType type) const {
     teraOps = chip.int8Tops;
     break;
   }
-  // A multiply-accumulate is two operations; the peak is shared by lanes.
-  return teraOps * 1e12 / 2 / (clockMHz * 1e6) / double(chip.npuLanes);
+  // A multiply-accumulate is two operations; the peak is the chip's, shared
+  // by the lanes of all its cores.
+  return teraOps * 1e12 / 2 / (clockMHz * 1e6) /
+         double(chip.npuLanes * std::max<int64_t>(chip.cores, 1));
 }
 
 double TimeModel::getVectorElementsPerCycle(DType type) const {
@@ -112,6 +115,15 @@ static LaneWork getLaneWork(const cmd::Compute &compute,
     // Dequantizing a weight element: a subtraction and a multiplication.
     if (compute.opcode() == cmd::A16MATMUL)
       work.vectorOps += 2 * uint64_t(b.colCount) * k;
+    break;
+  }
+  case cmd::I8MATMUL: {
+    // Integer products on the int8 peak; one float multiply per output
+    // dequantizes the int32 sum, one more adds a bias or the old output.
+    work.macs = elements * ops.getInput(0)->cols;
+    work.vectorOps = elements;
+    if (ops.getInput(3) || compute.accumulate())
+      work.vectorOps += elements;
     break;
   }
   case cmd::ATTENTION: {

@@ -30,6 +30,9 @@ struct TimeModelParams {
   int64_t ddrBurstBytes = 64;
   /// Cycles to issue any compute command (decode, operand setup).
   int64_t computeIssueCycles = 32;
+  /// The barrier ending a multi-core section, in nanoseconds: 1 µs, a
+  /// message round trip between cores through shared memory.
+  double coreSyncNs = 1000;
 };
 
 /// What one command costs.
@@ -62,6 +65,7 @@ public:
   }
   double getDdrBytesPerCycle() const { return ddrBytesPerCycle; }
   uint64_t getDmaLatencyCycles() const { return dmaLatencyCycles; }
+  uint64_t getCoreSyncCycles() const { return coreSyncCycles; }
   /// Peak multiply-accumulates per cycle of one lane; 0 when unsupported.
   double getMacsPerCycle(DType type) const;
   /// Elements one lane's vector unit processes per cycle.
@@ -74,6 +78,7 @@ private:
   double clockMHz;
   double ddrBytesPerCycle;
   uint64_t dmaLatencyCycles;
+  uint64_t coreSyncCycles;
 };
 
 } // namespace llmc::cmodel

@@ -36,15 +36,17 @@ static Operation *getResidualAdd(Operation *op) {
   return add;
 }
 
-static llvm::Error emitOp(Emitter &emitter, const ValuePlacement &placement,
-                          Operation *op) {
+static llvm::Error emitOp(SectionWriter &sections,
+                          const ValuePlacement &placement, Operation *op) {
+  Emitter &emitter = sections.serial();
   return llvm::TypeSwitch<Operation *, llvm::Error>(op)
       // Leaves and views emit nothing: their bytes are already in place.
       .Case<top::InputOp, top::WeightOp, top::NoneOp, tpu::ConstantOp,
             tpu::ReshapeOp, func::ReturnOp>(
           [](Operation *) { return llvm::Error::success(); })
-      .Case<tpu::MatMulOp, tpu::A16MatMulOp, tpu::MLPOp, tpu::A16MLPOp>(
-          [&](Operation *op) { return emitLinearOp(emitter, placement, op); })
+      .Case<tpu::MatMulOp, tpu::A16MatMulOp, tpu::A8MatMulOp, tpu::MLPOp,
+            tpu::A16MLPOp, tpu::A8MLPOp>(
+          [&](Operation *op) { return emitLinearOp(sections, placement, op); })
       .Case<tpu::AddOp, tpu::MulOp, tpu::DivOp, tpu::MulConstOp, tpu::SiLUOp,
             tpu::GELUOp, tpu::CastOp, tpu::CompareOp, tpu::WhereOp,
             tpu::RMSNormOp, tpu::SoftmaxOp, tpu::CumSumOp, tpu::RopeOp>(
@@ -96,26 +98,36 @@ generateCommandStream(func::FuncOp function,
                       const WeightOffsets &weights) {
   if (llvm::Error error = chip.validate())
     return std::move(error);
-  Emitter emitter(chip, function.getSymName());
+  SectionWriter sections(chip, function.getSymName());
   ValuePlacement placement(weights);
   llvm::DenseSet<Operation *> absorbed;
   for (Operation &op : function.getBody().front()) {
     if (absorbed.contains(&op))
       continue;
+    if (auto split = op.getAttrOfType<tpu::CoreSplitAttr>("core_split")) {
+      if (split.getCores() > chip.cores)
+        return opError(&op, "is split across " + llvm::Twine(split.getCores()) +
+                                " cores; " + chip.id + " has " +
+                                llvm::Twine(chip.cores));
+      if (!isa<tpu::MatMulOp, tpu::A16MatMulOp, tpu::MLPOp, tpu::A16MLPOp>(op))
+        return opError(&op, "has a core_split, which codegen implements for "
+                            "projections and MLPs only");
+    }
     // A residual add is computed in the projection's output tiles: its
     // operand is never stored and loaded again.
     if (Operation *add = getResidualAdd(&op)) {
       absorbed.insert(add);
-      if (llvm::Error error = emitLinearOp(emitter, placement, &op, add))
+      if (llvm::Error error = emitLinearOp(sections, placement, &op, add))
         return std::move(error);
       continue;
     }
-    if (llvm::Error error = emitOp(emitter, placement, &op))
+    if (llvm::Error error = emitOp(sections, placement, &op))
       return std::move(error);
   }
-  if (llvm::Error error = emitResultCopies(emitter, placement, function))
+  if (llvm::Error error =
+          emitResultCopies(sections.serial(), placement, function))
     return std::move(error);
-  return emitter.finish();
+  return sections.finish();
 }
 
 } // namespace llmc::codegen

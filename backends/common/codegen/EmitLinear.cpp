@@ -14,6 +14,8 @@
 #include "dialects/top/IR/TopOps.h"
 #include "dialects/tpu/IR/TpuOps.h"
 
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -27,18 +29,28 @@ constexpr int64_t kPrefetch = 2;
 
 bool present(const cmd::GlobalTensor &tensor) { return tensor.rows() > 0; }
 
-/// One projection's share of a tile of output channels.
+/// One projection's share of a tile of output channels; `quantized` holds
+/// y quantized, for the first projection of a plan that quantizes.
 struct ProjectionTile {
-  cmd::LocalTensor weight, scale, zp, bias, y;
+  cmd::LocalTensor weight, scale, zp, bias, y, quantized;
 };
 
 class ProjectionPlan {
 public:
   ProjectionPlan(Emitter &emitter, int64_t rowsPerTile, int64_t k,
                  cmd::DType outputType,
-                 const cmd::GlobalTensor *residual = nullptr)
+                 const cmd::GlobalTensor *residual = nullptr,
+                 cmd::DType quantizedType = cmd::DTYPE_INVALID)
       : emitter(emitter), rowsPerTile(rowsPerTile), k(k),
-        outputType(outputType), residual(residual) {}
+        outputType(outputType), residual(residual),
+        quantizedType(quantizedType) {}
+
+  /// Per-lane bytes of the quantized output of `channels` channels.
+  uint64_t getQuantizedBytes(int64_t channels) const {
+    if (quantizedType == cmd::DTYPE_INVALID)
+      return 0;
+    return rowsPerTile * emitter.getRowBytes(channels, quantizedType);
+  }
 
   /// Per-lane bytes of `channels` output channels of `weights`.
   uint64_t getLaneBytes(const ProjectionWeights &weights,
@@ -59,8 +71,14 @@ public:
   /// per lane, for activation rows [m0, m0 + rows) (and their residual).
   llvm::Expected<ProjectionTile> load(const ProjectionWeights &weights,
                                       int64_t m0, int64_t n0, int64_t count,
-                                      int64_t perLane, int64_t rows) {
+                                      int64_t perLane, int64_t rows,
+                                      bool first) {
     ProjectionTile tile;
+    if (first && quantizedType != cmd::DTYPE_INVALID) {
+      tile.quantized = emitter.colsLayout(rows, count, quantizedType, perLane);
+      if (llvm::Error error = emitter.ring(tile.quantized))
+        return std::move(error);
+    }
     auto loadRows = [&](const cmd::GlobalTensor &global,
                         cmd::LocalTensor &local) -> llvm::Error {
       local = emitter.rowsLayout(count, global.cols(), global.dtype(), perLane);
@@ -93,7 +111,20 @@ public:
   }
 
   /// The projection of the tile's channels for `x`.
-  void compute(const cmd::LocalTensor &x, const ProjectionTile &tile) {
+  void compute(const cmd::LocalTensor &x, const ProjectionTile &tile,
+               const ActivationQuantization &input) {
+    if (input.present()) {
+      std::vector<cmd::LocalTensor> inputs = {x, tile.weight, tile.scale};
+      if (tile.bias.rows() > 0)
+        inputs.push_back(tile.bias);
+      cmd::Compute compute =
+          cmodel::makeCompute(cmd::I8MATMUL, inputs, {tile.y});
+      compute.set_scalar(input.scale);
+      compute.set_zero_point(input.zeroPoint);
+      compute.set_accumulate(residual != nullptr);
+      emitter.compute(compute);
+      return;
+    }
     bool quantized = tile.scale.rows() > 0;
     std::vector<cmd::LocalTensor> inputs = {x, tile.weight};
     if (quantized) {
@@ -115,6 +146,7 @@ private:
   int64_t k;
   cmd::DType outputType;
   const cmd::GlobalTensor *residual;
+  cmd::DType quantizedType;
 };
 
 /// Activation rows per tile: what a third of a lane holds, broadcast.
@@ -135,7 +167,7 @@ chooseChannelsPerLane(Emitter &emitter, const ProjectionPlan &plan,
   for (int64_t perLane = 1,
                most = llvm::divideCeil(n, emitter.getLanes());
        perLane <= most; ++perLane) {
-    uint64_t bytes = 0;
+    uint64_t bytes = plan.getQuantizedBytes(perLane);
     for (const ProjectionWeights &weights : projections)
       bytes += plan.getLaneBytes(weights, perLane);
     if (bytes > budget)
@@ -163,12 +195,14 @@ llvm::Expected<cmd::LocalTensor> pinActivations(Emitter &emitter,
 }
 
 /// Streams channel tiles of `projections` (all [N, K] over the same x),
-/// calling `finish(tiles, n0, count)` after each tile's projections.
+/// calling `finish(tiles, n0, count)` after each tile's projections. With
+/// `quantizedType`, the first projection's tiles have a `quantized` buffer.
 template <typename Finish>
 llvm::Error streamChannels(Emitter &emitter, const cmd::GlobalTensor &x,
                            llvm::ArrayRef<ProjectionWeights> projections,
                            cmd::DType outputType,
-                           const cmd::GlobalTensor *residual, Finish finish) {
+                           const cmd::GlobalTensor *residual, Finish finish,
+                           cmd::DType quantizedType = cmd::DTYPE_INVALID) {
   int64_t m = x.rows(), k = x.cols();
   int64_t n = projections.front().weight.rows();
   int64_t rowTile = chooseRowTile(emitter, m, k, x.dtype());
@@ -179,7 +213,8 @@ llvm::Error streamChannels(Emitter &emitter, const cmd::GlobalTensor &x,
         pinActivations(emitter, x, rows);
     if (!xLocal)
       return xLocal.takeError();
-    ProjectionPlan plan(emitter, rows, k, outputType, residual);
+    ProjectionPlan plan(emitter, rows, k, outputType, residual,
+                        quantizedType);
     llvm::Expected<int64_t> perLane =
         chooseChannelsPerLane(emitter, plan, projections, n);
     if (!perLane)
@@ -190,8 +225,8 @@ llvm::Error streamChannels(Emitter &emitter, const cmd::GlobalTensor &x,
     auto issueLoads = [&](int64_t t) -> llvm::Error {
       int64_t n0 = t * channelTile, count = std::min(channelTile, n - n0);
       for (const ProjectionWeights &weights : projections) {
-        llvm::Expected<ProjectionTile> tile =
-            plan.load(weights, m0, n0, count, *perLane, rows);
+        llvm::Expected<ProjectionTile> tile = plan.load(
+            weights, m0, n0, count, *perLane, rows, loaded[t].empty());
         if (!tile)
           return tile.takeError();
         loaded[t].push_back(*tile);
@@ -205,8 +240,8 @@ llvm::Error streamChannels(Emitter &emitter, const cmd::GlobalTensor &x,
         return error;
     emitter.load(sliceRows(x, m0, rows), *xLocal);
     for (int64_t t = 0; t < tiles; ++t) {
-      for (const ProjectionTile &tile : loaded[t])
-        plan.compute(*xLocal, tile);
+      for (auto [tile, weights] : llvm::zip(loaded[t], projections))
+        plan.compute(*xLocal, tile, weights.input);
       int64_t n0 = t * channelTile;
       finish(loaded[t], m0, n0);
       if (t + kPrefetch < tiles)
@@ -232,15 +267,14 @@ llvm::Error emitProjection(Emitter &emitter, const cmd::GlobalTensor &x,
       });
 }
 
-/// h = act(gate(x)) * up(x) into `scratch`, then y = down(h).
-static llvm::Error emitGatedMlp(Emitter &emitter, const cmd::GlobalTensor &x,
-                                const ProjectionWeights &gate,
-                                const ProjectionWeights &up,
-                                const ProjectionWeights &down,
-                                top::Activation activation,
-                                const cmd::GlobalTensor &scratch,
-                                const cmd::GlobalTensor &y,
-                                const cmd::GlobalTensor *residual) {
+/// h = act(gate(x)) * up(x) into `scratch` (columns as gate's rows).
+/// The activation and product compute in `hiddenType`; with `intermediate`
+/// present, h is quantized before it is stored (INT8).
+static llvm::Error emitGatedActivation(
+    Emitter &emitter, const cmd::GlobalTensor &x, const ProjectionWeights &gate,
+    const ProjectionWeights &up, top::Activation activation,
+    cmd::DType hiddenType, const ActivationQuantization &intermediate,
+    const cmd::GlobalTensor &scratch) {
   cmd::Compute act;
   switch (activation) {
   case top::Activation::SiLU:
@@ -255,8 +289,8 @@ static llvm::Error emitGatedMlp(Emitter &emitter, const cmd::GlobalTensor &x,
     act = cmodel::makeCompute(cmd::RELU, {}, {});
     break;
   }
-  llvm::Error error = streamChannels(
-      emitter, x, {gate, up}, x.dtype(), /*residual=*/nullptr,
+  return streamChannels(
+      emitter, x, {gate, up}, hiddenType, /*residual=*/nullptr,
       [&](llvm::ArrayRef<ProjectionTile> tiles, int64_t m0, int64_t n0) {
         const cmd::LocalTensor &g = tiles[0].y;
         cmd::Compute step = act;
@@ -264,12 +298,85 @@ static llvm::Error emitGatedMlp(Emitter &emitter, const cmd::GlobalTensor &x,
         *step.add_outputs() = g;
         emitter.compute(step);
         emitter.compute(cmodel::makeCompute(cmd::MUL, {g, tiles[1].y}, {g}));
-        emitter.store(g, sliceCols(sliceRows(scratch, m0, g.rows()), n0,
-                                   g.cols()));
+        const cmd::LocalTensor *h = &g;
+        if (intermediate.present()) {
+          h = &tiles[0].quantized;
+          cmd::Compute quantize = cmodel::makeCompute(cmd::CAST, {g}, {*h});
+          quantize.set_scalar(intermediate.scale);
+          quantize.set_zero_point(intermediate.zeroPoint);
+          emitter.compute(quantize);
+        }
+        emitter.store(*h, sliceCols(sliceRows(scratch, m0, h->rows()), n0,
+                                    h->cols()));
+      },
+      intermediate.dtype);
+}
+
+/// Output channels [begin, begin + count) of `weights`.
+static ProjectionWeights sliceChannels(const ProjectionWeights &weights,
+                                       const CoreRange &range) {
+  ProjectionWeights slice = weights;
+  for (cmd::GlobalTensor *rows : {&slice.weight, &slice.scale, &slice.zp})
+    if (present(*rows))
+      *rows = sliceRows(*rows, range.begin, range.count);
+  if (present(slice.bias))
+    slice.bias = sliceCols(slice.bias, range.begin, range.count);
+  return slice;
+}
+
+/// y = x w^T (+ residual), on one core or split by output channels.
+static llvm::Error emitProjectionOnCores(SectionWriter &sections, int64_t cores,
+                                         const cmd::GlobalTensor &x,
+                                         const ProjectionWeights &weights,
+                                         const cmd::GlobalTensor &y,
+                                         const cmd::GlobalTensor *residual) {
+  if (cores <= 1)
+    return emitProjection(sections.serial(), x, weights, y, residual);
+  int64_t lanes = sections.getChip().npuLanes;
+  return sections.parallel(
+      cores, [&](Emitter &emitter, int64_t core) -> llvm::Error {
+        CoreRange range = getCoreRange(y.cols(), cores, core, lanes);
+        if (!range.count)
+          return llvm::Error::success();
+        std::optional<cmd::GlobalTensor> part;
+        if (residual)
+          part = sliceCols(*residual, range.begin, range.count);
+        return emitProjection(emitter, x, sliceChannels(weights, range),
+                              sliceCols(y, range.begin, range.count),
+                              part ? &*part : nullptr);
       });
+}
+
+/// The gated MLP: h = act(gate(x)) * up(x) into `scratch`, then y =
+/// down(h). Split, each core computes a range of h's channels, then (after
+/// the barrier, as it needs all of h) a range of y's.
+static llvm::Error
+emitGatedMlp(SectionWriter &sections, int64_t cores, const cmd::GlobalTensor &x,
+             const ProjectionWeights &gate, const ProjectionWeights &up,
+             const ProjectionWeights &down, top::Activation activation,
+             const ActivationQuantization &intermediate,
+             const cmd::GlobalTensor &scratch, const cmd::GlobalTensor &y,
+             const cmd::GlobalTensor *residual) {
+  llvm::Error error = llvm::Error::success();
+  if (cores <= 1) {
+    error = emitGatedActivation(sections.serial(), x, gate, up, activation,
+                                y.dtype(), intermediate, scratch);
+  } else {
+    int64_t lanes = sections.getChip().npuLanes;
+    error = sections.parallel(
+        cores, [&](Emitter &emitter, int64_t core) -> llvm::Error {
+          CoreRange range = getCoreRange(scratch.cols(), cores, core, lanes);
+          if (!range.count)
+            return llvm::Error::success();
+          return emitGatedActivation(
+              emitter, x, sliceChannels(gate, range), sliceChannels(up, range),
+              activation, y.dtype(), intermediate,
+              sliceCols(scratch, range.begin, range.count));
+        });
+  }
   if (error)
     return error;
-  return emitProjection(emitter, scratch, down, y, residual);
+  return emitProjectionOnCores(sections, cores, scratch, down, y, residual);
 }
 
 llvm::Error opError(Operation *op, const llvm::Twine &message) {
@@ -320,6 +427,30 @@ private:
   const ValuePlacement &placement;
 };
 
+/// The 8-bit quantization of `type` (a per-tensor quantized type, or a
+/// tensor of one).
+ActivationQuantization getQuantization(Type type) {
+  auto uniform =
+      cast<quant::UniformQuantizedType>(getElementTypeOrSelf(type));
+  ActivationQuantization result;
+  result.dtype = uniform.isSigned() ? cmd::DTYPE_I8 : cmd::DTYPE_U8;
+  result.scale = uniform.getScale();
+  result.zeroPoint = static_cast<int32_t>(uniform.getZeroPoint());
+  return result;
+}
+ActivationQuantization getQuantization(Value value) {
+  return getQuantization(value.getType());
+}
+
+/// `weights` read by an I8MATMUL whose x is quantized as `input`.
+llvm::Expected<ProjectionWeights>
+quantizeInput(llvm::Expected<ProjectionWeights> weights,
+              const ActivationQuantization &input) {
+  if (weights)
+    weights->input = input;
+  return weights;
+}
+
 /// Where a linear op writes: its result, or the result of the residual add
 /// it absorbs, with the residual.
 struct LinearOutput {
@@ -355,7 +486,8 @@ llvm::Error viewOutput(const ValuePlacement &placement,
   return llvm::Error::success();
 }
 
-llvm::Error emitLinear(Emitter &emitter, const ValuePlacement &placement,
+llvm::Error emitLinear(SectionWriter &sections, int64_t cores,
+                       const ValuePlacement &placement,
                        const LinearOutput &output, Value input,
                        llvm::Expected<ProjectionWeights> weights) {
   if (!weights)
@@ -369,14 +501,17 @@ llvm::Error emitLinear(Emitter &emitter, const ValuePlacement &placement,
   if (llvm::Error error = viewOutput(placement, output,
                                      weights->weight.rows(), y, residual))
     return error;
-  return emitProjection(emitter, *x, *weights, y,
-                        residual ? &*residual : nullptr);
+  return emitProjectionOnCores(sections, cores, *x, *weights, y,
+                               residual ? &*residual : nullptr);
 }
 
 } // namespace
 
-llvm::Error emitLinearOp(Emitter &emitter, const ValuePlacement &placement,
-                         Operation *op, Operation *residualAdd) {
+llvm::Error emitLinearOp(SectionWriter &sections,
+                         const ValuePlacement &placement, Operation *op,
+                         Operation *residualAdd) {
+  auto split = op->getAttrOfType<tpu::CoreSplitAttr>("core_split");
+  int64_t cores = split ? split.getCores() : 1;
   WeightViews views(placement);
   LinearOutput output = getLinearOutput(op, residualAdd);
   auto scratchView = [&](Value input, int64_t cols)
@@ -396,7 +531,8 @@ llvm::Error emitLinearOp(Emitter &emitter, const ValuePlacement &placement,
   auto mlp = [&](Value input, llvm::Expected<ProjectionWeights> gate,
                  llvm::Expected<ProjectionWeights> up,
                  llvm::Expected<ProjectionWeights> down,
-                 top::Activation activation) -> llvm::Error {
+                 top::Activation activation,
+                 ActivationQuantization intermediate = {}) -> llvm::Error {
     if (!gate)
       return gate.takeError();
     if (!up)
@@ -416,22 +552,31 @@ llvm::Error emitLinearOp(Emitter &emitter, const ValuePlacement &placement,
         scratchView(input, gate->weight.rows());
     if (!scratch)
       return scratch.takeError();
-    return emitGatedMlp(emitter, *x, *gate, *up, *down, activation, *scratch,
-                        y, residual ? &*residual : nullptr);
+    return emitGatedMlp(sections, cores, *x, *gate, *up, *down, activation,
+                        intermediate, *scratch, y,
+                        residual ? &*residual : nullptr);
   };
   return llvm::TypeSwitch<Operation *, llvm::Error>(op)
       .Case([&](tpu::MatMulOp matmul) -> llvm::Error {
         if (matmul.getLeftTranspose() || !matmul.getRightTranspose())
           return opError(op, "codegen handles x [M, K] times a weight "
                              "[N, K] (right_transpose) only");
-        return emitLinear(emitter, placement, output, matmul.getInput(),
-                          views.get(matmul.getRight(), nullptr, nullptr,
-                                    matmul.getBias()));
+        return emitLinear(
+            sections, cores, placement, output, matmul.getInput(),
+            views.get(matmul.getRight(), nullptr, nullptr, matmul.getBias()));
       })
       .Case([&](tpu::A16MatMulOp matmul) {
-        return emitLinear(emitter, placement, output, matmul.getInput(),
+        return emitLinear(sections, cores, placement, output, matmul.getInput(),
                           views.get(matmul.getWeight(), matmul.getScale(),
                                     matmul.getZp(), matmul.getBias()));
+      })
+      .Case([&](tpu::A8MatMulOp matmul) {
+        ActivationQuantization input = getQuantization(matmul.getInput());
+        return emitLinear(sections, cores, placement, output, matmul.getInput(),
+                          quantizeInput(views.get(matmul.getWeight(),
+                                                  matmul.getScale(), nullptr,
+                                                  matmul.getBias()),
+                                        input));
       })
       .Case([&](tpu::MLPOp mlpOp) {
         return mlp(mlpOp.getInput(),
@@ -450,9 +595,24 @@ llvm::Error emitLinearOp(Emitter &emitter, const ValuePlacement &placement,
                              mlpOp.getDownZp(), nullptr),
                    mlpOp.getActivation());
       })
-      .Default([&](Operation *) {
-        return opError(op, "is not a linear op");
-      });
+      .Case([&](tpu::A8MLPOp mlpOp) {
+        ActivationQuantization input = getQuantization(mlpOp.getInput());
+        ActivationQuantization intermediate =
+            getQuantization(mlpOp.getIntermediate());
+        return mlp(
+            mlpOp.getInput(),
+            quantizeInput(views.get(mlpOp.getGate(), mlpOp.getGateScale(),
+                                    nullptr, nullptr),
+                          input),
+            quantizeInput(
+                views.get(mlpOp.getUp(), mlpOp.getUpScale(), nullptr, nullptr),
+                input),
+            quantizeInput(views.get(mlpOp.getDown(), mlpOp.getDownScale(),
+                                    nullptr, nullptr),
+                          intermediate),
+            mlpOp.getActivation(), intermediate);
+      })
+      .Default([&](Operation *) { return opError(op, "is not a linear op"); });
 }
 
 } // namespace llmc::codegen

@@ -14,6 +14,8 @@
 #include "dialects/top/IR/TopOps.h"
 #include "dialects/tpu/IR/TpuOps.h"
 
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -276,8 +278,16 @@ llvm::Error emitRowwiseOp(Emitter &emitter, const ValuePlacement &placement,
                                 top::GELUApproximation::Tanh);
         return emitElementwise(emitter, placement, op, compute);
       })
-      .Case([&](tpu::CastOp) {
-        return emitElementwise(emitter, placement, op, make(cmd::CAST));
+      .Case([&](tpu::CastOp cast) {
+        cmd::Compute compute = make(cmd::CAST);
+        // Quantizing to 8 bits (INT8 activations): the scale and zero point.
+        if (auto quantized = dyn_cast<quant::UniformQuantizedType>(
+                getElementTypeOrSelf(cast.getType()))) {
+          compute.set_scalar(quantized.getScale());
+          compute.set_zero_point(
+              static_cast<int32_t>(quantized.getZeroPoint()));
+        }
+        return emitElementwise(emitter, placement, op, compute);
       })
       .Case([&](tpu::RMSNormOp norm) {
         cmd::Compute compute = make(cmd::RMSNORM);

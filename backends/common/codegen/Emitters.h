@@ -13,6 +13,7 @@
 
 #include "backends/common/codegen/Emitter.h"
 #include "backends/common/codegen/GlobalViews.h"
+#include "backends/common/codegen/SectionWriter.h"
 
 namespace mlir {
 class Operation;
@@ -20,13 +21,25 @@ class Operation;
 
 namespace llmc::codegen {
 
+/// How an 8-bit activation is quantized: `(q - zeroPoint) * scale`.
+struct ActivationQuantization {
+  /// I8 or U8; DTYPE_INVALID for a float activation.
+  cmd::DType dtype = cmd::DTYPE_INVALID;
+  double scale = 0;
+  int32_t zeroPoint = 0;
+  bool present() const { return dtype != cmd::DTYPE_INVALID; }
+};
+
 /// The weight operands of a projection `y = x w^T + bias`; `scale` and `zp`
-/// have rows = 0 for a float weight, `zp` and `bias` for none.
+/// have rows = 0 for a float weight, `zp` and `bias` for none. An INT8
+/// projection (I8MATMUL) has an I8 weight, F32 scales [N, 1] and x's
+/// quantization in `input`.
 struct ProjectionWeights {
   cmd::GlobalTensor weight;
   cmd::GlobalTensor scale;
   cmd::GlobalTensor zp;
   cmd::GlobalTensor bias;
+  ActivationQuantization input;
 };
 
 /// y [M, N] = x [M, K] w[N, K]^T (+ bias) (+ residual [M, N]), dequantizing
@@ -37,11 +50,15 @@ llvm::Error emitProjection(Emitter &emitter, const cmd::GlobalTensor &x,
                            const cmd::GlobalTensor &y,
                            const cmd::GlobalTensor *residual = nullptr);
 
-/// tpu.MatMul, tpu.A16MatMul, tpu.MLP and tpu.A16MLP. With `residualAdd`
+/// tpu.MatMul, tpu.A16MatMul, tpu.A8MatMul, tpu.MLP, tpu.A16MLP and
+/// tpu.A8MLP. With `residualAdd`
 /// (the op's only user, a tpu.Add of its result and a residual), the add is
 /// computed in the projection's output tiles and written as its result.
-llvm::Error emitLinearOp(Emitter &emitter, const ValuePlacement &placement,
-                         mlir::Operation *op,
+/// With a `core_split`, every core computes a range of output channels (an
+/// MLP: of the intermediate channels, then of its outputs) and streams only
+/// their weights; each output element is computed as on one core.
+llvm::Error emitLinearOp(SectionWriter &sections,
+                         const ValuePlacement &placement, mlir::Operation *op,
                          mlir::Operation *residualAdd = nullptr);
 
 /// An operand of a row-wise computation: a tensor with the output's rows,

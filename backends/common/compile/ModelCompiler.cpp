@@ -8,6 +8,7 @@
 #include "backends/common/compile/PieceCompiler.h"
 #include "backends/common/compile/StreamRelocation.h"
 #include "backends/common/compile/WeightPacking.h"
+#include "backends/common/lowering/LoweringSupport.h"
 #include "backends/common/quant/DerivedWeightName.h"
 #include "dialects/Registration.h"
 #include "dialects/top/IR/TopOps.h"
@@ -19,6 +20,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/GlobPattern.h"
 #include "llvm/Support/ThreadPool.h"
 
 #include <mutex>
@@ -31,6 +33,8 @@ namespace {
 /// One piece on its way through the compiler.
 struct PieceJob {
   std::string name;
+  /// The mode --piece-quantize pins, if any.
+  std::optional<lowering::QuantMode> mode;
   llm::Phase phase = llm::Phase::None;
   std::optional<int64_t> layer;
   std::unique_ptr<MLIRContext> context;
@@ -123,6 +127,50 @@ binary::Piece describePiece(const PieceJob &job) {
   piece.set_activation_bytes(
       function->getAttrOfType<IntegerAttr>("tpu.activation_bytes").getInt());
   return piece;
+}
+
+llvm::Error selectionError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+/// A job for every piece of `names` that `options` selects, in that order,
+/// with the mode it pins.
+llvm::Expected<std::vector<PieceJob>>
+selectPieces(llvm::ArrayRef<std::string> names, const ConvertOptions &options) {
+  llvm::StringSet<> known;
+  known.insert(names.begin(), names.end());
+  for (const std::string &name : options.pieces)
+    if (!known.contains(name))
+      return selectionError("no piece named '" + name +
+                            "' in this model (`llmc pieces --list` lists them)");
+  std::vector<llvm::GlobPattern> patterns;
+  for (const PieceMode &pieceMode : options.pieceModes) {
+    llvm::Expected<llvm::GlobPattern> pattern =
+        llvm::GlobPattern::create(pieceMode.pattern);
+    if (!pattern)
+      return selectionError("piece pattern '" + pieceMode.pattern +
+                            "': " + llvm::toString(pattern.takeError()));
+    if (llvm::none_of(names, [&](llvm::StringRef name) {
+          return pattern->match(name);
+        }))
+      return selectionError("piece pattern '" + pieceMode.pattern +
+                            "' matches no piece of this model");
+    patterns.push_back(std::move(*pattern));
+  }
+  llvm::StringSet<> wanted;
+  wanted.insert(options.pieces.begin(), options.pieces.end());
+  std::vector<PieceJob> jobs;
+  for (const std::string &name : names) {
+    if (!wanted.empty() && !wanted.contains(name))
+      continue;
+    PieceJob job;
+    job.name = name;
+    for (auto [pattern, pieceMode] : llvm::zip(patterns, options.pieceModes))
+      if (pattern.match(name))
+        job.mode = pieceMode.mode;
+    jobs.push_back(std::move(job));
+  }
+  return jobs;
 }
 
 class ModelCompiler {
@@ -378,11 +426,11 @@ llvm::Expected<ConvertReport> ModelCompiler::run(llvm::StringRef outputPath) {
       llm::GraphBuilder::create(*scratch, spec, options.build);
   if (!names)
     return names.takeError();
-  for (const std::string &name : names->getPieceNames()) {
-    PieceJob job;
-    job.name = name;
-    jobs.push_back(std::move(job));
-  }
+  llvm::Expected<std::vector<PieceJob>> selected =
+      selectPieces(names->getPieceNames(), options);
+  if (!selected)
+    return selected.takeError();
+  jobs = std::move(*selected);
   if (llvm::Error error = forEachJob("building", [&](PieceJob &job) -> llvm::Error {
         job.context = makeContext();
         llvm::Expected<llm::GraphBuilder> builder =
@@ -395,6 +443,11 @@ llvm::Expected<ConvertReport> ModelCompiler::run(llvm::StringRef outputPath) {
         job.phase = piece->phase;
         job.layer = piece->layer;
         job.module = std::move(piece->module);
+        if (job.mode)
+          getPieceFunction(*job.module)
+              ->setAttr(lowering::kPinnedModeAttr,
+                        StringAttr::get(job.context.get(),
+                                        lowering::stringifyQuantMode(*job.mode)));
         if (job.layer)
           job.fingerprint = fingerprintOf(*job.module, *job.layer);
         return llvm::Error::success();

@@ -13,7 +13,9 @@
 //      one on the cmodel's time model;
 //   4. write the manifest, streams, weights and tokenizer atomically.
 //
-// The output is byte-identical whatever the thread count.
+// The output is byte-identical whatever the thread count. Compiling some
+// pieces at a time and merging the binaries (BinaryMerge.h) gives the same
+// bytes as compiling them all at once.
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,9 +39,23 @@ struct ConvertProgress {
   int64_t total = 0;
 };
 
+/// Pins the mode of the pieces whose names match `pattern` (a name or
+/// llvm::GlobPattern), above the run's mode, its qtable and the piece's own
+/// pin (docs/quantization.md).
+struct PieceMode {
+  std::string pattern;
+  lowering::QuantMode mode = lowering::QuantMode::F32;
+};
+
 struct ConvertOptions {
   llm::BuildOptions build;
   lowering::LoweringOptions lowering;
+  /// The pieces to compile, by name; empty means every piece. A binary of
+  /// some pieces is an input of mergeBinaries (BinaryMerge.h).
+  std::vector<std::string> pieces;
+  /// Later entries win over earlier ones; each must match some piece of the
+  /// model (not necessarily one of `pieces`).
+  std::vector<PieceMode> pieceModes;
   /// Threads compiling pieces; 0 means one per hardware thread.
   unsigned threads = 0;
   /// Reuse layer 0's compiled block pieces for structurally equal layers.

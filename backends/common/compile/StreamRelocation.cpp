@@ -12,11 +12,7 @@ cmd::CommandStream relocateStream(const cmd::CommandStream &stream,
                                   llvm::ArrayRef<WeightUse> from,
                                   llvm::ArrayRef<WeightUse> to,
                                   const codegen::WeightOffsets &offsets) {
-  struct Move {
-    uint64_t begin, end;
-    int64_t delta;
-  };
-  std::vector<Move> moves;
+  std::vector<CoeffMove> moves;
   for (auto [source, target] : llvm::zip(from, to)) {
     uint64_t begin = offsets.lookup(source.name);
     uint64_t bytes = tpu::getTensorBytes(source.type).value_or(1);
@@ -24,29 +20,42 @@ cmd::CommandStream relocateStream(const cmd::CommandStream &stream,
                      static_cast<int64_t>(offsets.lookup(target.name)) -
                          static_cast<int64_t>(begin)});
   }
-  llvm::sort(moves, [](const Move &a, const Move &b) {
+  return relocateCoeff(stream, std::move(moves));
+}
+
+cmd::CommandStream relocateCoeff(const cmd::CommandStream &stream,
+                                 std::vector<CoeffMove> moves) {
+  llvm::sort(moves, [](const CoeffMove &a, const CoeffMove &b) {
     return a.begin < b.begin;
   });
   auto relocate = [&](cmd::GlobalTensor *tensor) {
     if (tensor->region() != cmd::REGION_COEFF)
       return;
-    auto it = std::upper_bound(
-        moves.begin(), moves.end(), tensor->offset(),
-        [](uint64_t offset, const Move &move) { return offset < move.begin; });
+    auto it = std::upper_bound(moves.begin(), moves.end(), tensor->offset(),
+                               [](uint64_t offset, const CoeffMove &move) {
+                                 return offset < move.begin;
+                               });
     if (it == moves.begin())
       return;
     --it;
     if (tensor->offset() < it->end)
       tensor->set_offset(tensor->offset() + it->delta);
   };
+  auto relocateQueue =
+      [&](google::protobuf::RepeatedPtrField<cmd::Command> &queue) {
+        for (cmd::Command &command : queue) {
+          if (!command.has_dma())
+            continue;
+          relocate(command.mutable_dma()->mutable_global());
+          if (command.dma().has_index())
+            relocate(command.mutable_dma()->mutable_index());
+        }
+      };
   cmd::CommandStream relocated = stream;
-  for (cmd::Command &command : *relocated.mutable_dma_queue()) {
-    if (!command.has_dma())
-      continue;
-    relocate(command.mutable_dma()->mutable_global());
-    if (command.dma().has_index())
-      relocate(command.mutable_dma()->mutable_index());
-  }
+  relocateQueue(*relocated.mutable_dma_queue());
+  for (cmd::Section &section : *relocated.mutable_sections())
+    for (cmd::CoreCommands &core : *section.mutable_cores())
+      relocateQueue(*core.mutable_dma_queue());
   return relocated;
 }
 

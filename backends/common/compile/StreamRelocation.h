@@ -3,7 +3,9 @@
 // Block pieces of equal layers differ only in which weights they read, so
 // the compiler generates layer 0's streams once and relocates them: every
 // coeff access inside one of layer 0's weights moves by the same distance
-// into the corresponding weight of the target layer.
+// into the corresponding weight of the target layer. Merging compiled
+// pieces moves each piece's weights from its own file's coeff section into
+// the merged one the same way.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +17,17 @@
 #include "backends/common/cmodel/command_stream.pb.h"
 
 namespace llmc::compile {
+
+/// Coeff bytes [begin, end) that move by `delta`.
+struct CoeffMove {
+  uint64_t begin = 0, end = 0;
+  int64_t delta = 0;
+};
+
+/// `stream` with every coeff access that starts inside one of `moves`
+/// moved by its delta; the moves must not overlap.
+cmd::CommandStream relocateCoeff(const cmd::CommandStream &stream,
+                                 std::vector<CoeffMove> moves);
 
 /// `stream` (reading `from` weights) rewritten to read `to` (the same
 /// weights of another layer, in the same order), at `offsets`.

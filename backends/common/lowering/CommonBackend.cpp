@@ -5,6 +5,8 @@
 #include "backends/common/lowering/TopToTpu.h"
 #include "dialects/tpu/Transforms/Passes.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringExtras.h"
 
 namespace llmc::lowering {
@@ -37,12 +39,22 @@ llvm::Error CommonBackendPlugin::buildLoweringPipeline(
     return error;
   if (llvm::Error error = options.validate())
     return error;
+  const plugins::ChipDescriptor &chip = getDescriptor();
+  if (options.cores > chip.cores)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "chip '" + chip.id + "' has " + llvm::Twine(chip.cores) +
+            " core(s); cannot split across " + llvm::Twine(options.cores));
   tpu::buildTopToTpuPipeline(pm, options,
                              [this](mlir::RewritePatternSet &patterns,
                                     const LoweringOptions &patternOptions) {
                                populateLoweringPatterns(patterns,
                                                         patternOptions);
                              });
+  tpu::TpuCoreSplitPassOptions split;
+  split.cores = options.cores ? options.cores : chip.cores;
+  split.minWeightBytes = options.coreSplitMinWeightBytes;
+  pm.addNestedPass<mlir::func::FuncOp>(tpu::createTpuCoreSplitPass(split));
   return llvm::Error::success();
 }
 

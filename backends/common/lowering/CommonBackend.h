@@ -28,7 +28,8 @@ public:
   void populateLoweringPatterns(mlir::RewritePatternSet &patterns,
                                 const LoweringOptions &options) const override;
   /// checkQuantModes, options.validate(), then the common pipeline lowering
-  /// with this plugin's populateLoweringPatterns.
+  /// with this plugin's populateLoweringPatterns, then tpu-core-split over
+  /// the chip's cores (or options.cores).
   llvm::Error
   buildLoweringPipeline(mlir::OpPassManager &pm,
                         const LoweringOptions &options) const override;

@@ -16,7 +16,7 @@ static llvm::Error optionError(const llvm::Twine &message) {
 llvm::ArrayRef<QuantMode> getAllQuantModes() {
   static const QuantMode modes[] = {
       QuantMode::F32,    QuantMode::F16,   QuantMode::BF16,  QuantMode::W8F16,
-      QuantMode::W8BF16, QuantMode::W4F16, QuantMode::W4BF16};
+      QuantMode::W8BF16, QuantMode::W4F16, QuantMode::W4BF16, QuantMode::INT8};
   return modes;
 }
 
@@ -36,6 +36,8 @@ llvm::StringRef stringifyQuantMode(QuantMode mode) {
     return "W4F16";
   case QuantMode::W4BF16:
     return "W4BF16";
+  case QuantMode::INT8:
+    return "INT8";
   }
   llvm_unreachable("unknown quantization mode");
 }
@@ -57,6 +59,7 @@ quant::FloatType getActivationType(QuantMode mode) {
   case QuantMode::F16:
   case QuantMode::W8F16:
   case QuantMode::W4F16:
+  case QuantMode::INT8:
     return quant::FloatType::F16;
   case QuantMode::BF16:
   case QuantMode::W8BF16:
@@ -78,6 +81,8 @@ int64_t getWeightBits(QuantMode mode) {
     return 0;
   }
 }
+
+bool quantizesActivations(QuantMode mode) { return mode == QuantMode::INT8; }
 
 llvm::Expected<std::vector<QTableRule>> parseQTable(llvm::StringRef text,
                                                     llvm::StringRef fileName) {
@@ -129,12 +134,18 @@ llvm::Error LoweringOptions::validate() const {
     return optionError("the quantization group size must be positive, or 0 "
                        "for per-channel quantization; got " +
                        llvm::Twine(groupSize));
+  if (cores < 0 || coreSplitMinWeightBytes < 0)
+    return optionError("the core count and the core split's weight bytes "
+                       "must not be negative");
   for (const QTableRule &rule : qtable)
     if (llvm::Expected<llvm::GlobPattern> glob =
             llvm::GlobPattern::create(rule.pattern);
         !glob)
       return optionError(rule.origin + ": bad pattern '" + rule.pattern +
                          "': " + llvm::toString(glob.takeError()));
+  if (!calibration && llvm::any_of(getUsedModes(), quantizesActivations))
+    return optionError("INT8 quantizes activations and needs a calibration "
+                       "table (llmc calibrate; --calibration-table)");
   return llvm::Error::success();
 }
 

@@ -24,10 +24,12 @@
 #ifndef LLMC_BACKENDS_COMMON_LOWERING_LOWERINGOPTIONS_H
 #define LLMC_BACKENDS_COMMON_LOWERING_LOWERINGOPTIONS_H
 
+#include "backends/common/quant/CalibrationTable.h"
 #include "backends/common/quant/FloatRounding.h"
 
 #include "llvm/Support/Error.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -35,7 +37,9 @@ namespace llmc::lowering {
 
 /// The precision of a piece: activations in F32, F16 or BF16, and for the
 /// `W<bits><act>` modes Linear weights quantized weight-only to 8 or 4 bits.
-enum class QuantMode { F32, F16, BF16, W8F16, W8BF16, W4F16, W4BF16 };
+/// INT8 computes Linear layers and MLPs on 8-bit activations (calibrated,
+/// per tensor) and per-channel 8-bit weights, everything else in f16.
+enum class QuantMode { F32, F16, BF16, W8F16, W8BF16, W4F16, W4BF16, INT8 };
 
 /// Every mode, in the order messages list them.
 llvm::ArrayRef<QuantMode> getAllQuantModes();
@@ -46,8 +50,11 @@ llvm::Expected<QuantMode> parseQuantMode(llvm::StringRef name);
 
 /// The element type activations (and float weights) have in `mode`.
 quant::FloatType getActivationType(QuantMode mode);
-/// 8 or 4 for weight-only modes, 0 when weights stay float.
+/// 8 or 4 for weight-only modes, 0 when weights stay float (and for INT8,
+/// whose weights are not weight-only).
 int64_t getWeightBits(QuantMode mode);
+/// True for modes that quantize activations: they need a calibration table.
+bool quantizesActivations(QuantMode mode);
 
 /// One line of a qtable.
 struct QTableRule {
@@ -69,16 +76,30 @@ struct LoweringOptions {
   /// Weight-only quantization: elements per group along K; 0 (or K) means
   /// per-channel. Must divide every quantized weight's K.
   int64_t groupSize = 64;
-  /// Asymmetric weight-only quantization (unsigned values, zero points).
+  /// Asymmetric weight-only quantization (unsigned values, zero points); in
+  /// INT8, asymmetric (unsigned, zero-point) activations.
   bool asymmetric = false;
   /// Rules that put chosen ops in another mode.
   std::vector<QTableRule> qtable;
   /// The file `qtable` came from, if any (to print the options).
   std::string qtablePath;
+  /// The calibrated activation ranges INT8 quantizes with (shared: the
+  /// options are copied per piece).
+  std::shared_ptr<const quant::CalibrationTable> calibration;
+  /// The file `calibration` came from, for messages.
+  std::string calibrationPath;
+  /// Cores to split weight-heavy ops across (tpu-core-split); 0 means all
+  /// the chip has.
+  int64_t cores = 0;
+  /// Ops whose weights take fewer bytes stay on one core: at the BM1688's
+  /// 24 GB/s, 256 KiB stream in about 11 µs, ten times the barrier a split
+  /// costs.
+  int64_t coreSplitMinWeightBytes = 256 * 1024;
 
   /// `mode` and every mode of the qtable, without repeats.
   std::vector<QuantMode> getUsedModes() const;
-  /// Checks the group size and the qtable's patterns.
+  /// Checks the group size, the core options and the qtable's patterns,
+  /// and that a mode quantizing activations has a calibration table.
   llvm::Error validate() const;
 };
 

@@ -121,6 +121,64 @@ ModeSelector::getWeightScheme(Operation *op, top::WeightOp weight,
   return scheme;
 }
 
+FailureOr<mlir::quant::UniformQuantizedType>
+ModeSelector::getActivationQuantType(Operation *op, StringRef name,
+                                     FloatType expressed) const {
+  const quant::TensorRange *range =
+      options.calibration ? options.calibration->lookup(name) : nullptr;
+  if (!range)
+    return op->emitOpError("INT8 needs the calibrated range of '")
+           << name << "', which the calibration table "
+           << (options.calibrationPath.empty()
+                   ? std::string()
+                   : "'" + options.calibrationPath + "' ")
+           << "does not list";
+  quant::ActivationQuant params =
+      quant::getActivationQuant(*range, options.asymmetric);
+  MLIRContext *context = op->getContext();
+  unsigned flags = params.isSigned ? mlir::quant::QuantizationFlags::Signed : 0;
+  return mlir::quant::UniformQuantizedType::get(
+      flags, IntegerType::get(context, 8), expressed, params.scale,
+      params.zeroPoint, params.qmin(), params.qmax());
+}
+
+//===----------------------------------------------------------------------===//
+// Linear layers
+//===----------------------------------------------------------------------===//
+
+bool isLinearWeight(Value value) {
+  auto weight = value.getDefiningOp<top::WeightOp>();
+  return weight && weight.getType().getRank() == 2;
+}
+
+bool isQuantizableMatMul(top::MatMulOp op) {
+  return op.getRightTranspose() && !op.getLeftTranspose() &&
+         isLinearWeight(op.getRight());
+}
+
+bool isQuantizableMLP(top::MLPOp op) {
+  return isLinearWeight(op.getGate()) && isLinearWeight(op.getUp()) &&
+         isLinearWeight(op.getDown());
+}
+
+std::string getLocationName(Operation *op) {
+  std::string name;
+  op->getLoc()->walk([&](Location location) {
+    auto named = dyn_cast<NameLoc>(location);
+    if (!named)
+      return WalkResult::advance();
+    name = named.getName().str();
+    return WalkResult::interrupt();
+  });
+  return name;
+}
+
+std::string getIntermediateName(top::WeightOp down) {
+  StringRef name = down.getName();
+  name.consume_back(".weight");
+  return name.str();
+}
+
 //===----------------------------------------------------------------------===//
 // Casts and weights
 //===----------------------------------------------------------------------===//
@@ -175,18 +233,18 @@ Value castElements(PatternRewriter &rewriter, Operation *user, Value value,
   return tpu::CastOp::create(rewriter, value.getLoc(), target, value);
 }
 
-Value getNone(PatternRewriter &rewriter, Operation *op) {
+Value getNone(OpBuilder &builder, Operation *op) {
   Block *entry = op->getBlock();
   if (auto function = op->getParentOfType<FunctionOpInterface>())
     entry = &function.getFunctionBody().front();
   for (Operation &other : *entry)
     if (auto none = dyn_cast<top::NoneOp>(other))
       return none;
-  OpBuilder::InsertionGuard guard(rewriter);
-  rewriter.setInsertionPointToStart(entry);
-  return top::NoneOp::create(rewriter,
-                             NameLoc::get(rewriter.getStringAttr("none")),
-                             rewriter.getNoneType());
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToStart(entry);
+  return top::NoneOp::create(builder,
+                             NameLoc::get(builder.getStringAttr("none")),
+                             builder.getNoneType());
 }
 
 QuantizedWeight createQuantizedWeight(PatternRewriter &rewriter,

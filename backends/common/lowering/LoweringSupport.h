@@ -15,8 +15,14 @@
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/Support/GlobPattern.h"
 
+namespace mlir::quant {
+class UniformQuantizedType;
+} // namespace mlir::quant
+
 namespace llmc::top {
 class WeightOp;
+class MatMulOp;
+class MLPOp;
 } // namespace llmc::top
 
 namespace llmc::lowering {
@@ -43,12 +49,41 @@ public:
   getWeightScheme(mlir::Operation *op, top::WeightOp weight,
                   bool requantize = false) const;
 
+  /// INT8: the 8-bit type of activation tensor `name` quantized for `op`,
+  /// expressing `expressed`, from the calibration table (asymmetric: u8 with
+  /// a zero point). Reports on `op`, naming the tensor, when the table has
+  /// no entry for it.
+  mlir::FailureOr<mlir::quant::UniformQuantizedType>
+  getActivationQuantType(mlir::Operation *op, llvm::StringRef name,
+                         mlir::FloatType expressed) const;
+
   const LoweringOptions &getOptions() const { return options; }
 
 private:
   LoweringOptions options;
   std::vector<llvm::GlobPattern> globs;
 };
+
+/// True when `value` is a [N, K] top.Weight, the weight of a Linear layer
+/// that weight-only and INT8 modes quantize.
+bool isLinearWeight(mlir::Value value);
+/// A MatMul that weight-only modes turn into tpu.A16MatMul and INT8 into
+/// tpu.A8MatMul: a Linear layer reading its weight [N, K] transposed.
+bool isQuantizableMatMul(top::MatMulOp op);
+/// A gated MLP whose three weights are Linear weights.
+bool isQuantizableMLP(top::MLPOp op);
+
+/// The location name of `op` (its first NameLoc), "" without one.
+std::string getLocationName(mlir::Operation *op);
+/// The calibration-table name of the intermediate of a gated MLP whose
+/// down projection reads `down`: the Linear's name, its weight's without
+/// `.weight` (`model.layers.3.mlp.down_proj`).
+std::string getIntermediateName(top::WeightOp down);
+
+/// Adds the INT8 patterns: Linear layers to tpu.A8MatMul and gated MLPs to
+/// tpu.A8MLP for ops whose mode is INT8 (Int8Patterns.cpp).
+void populateInt8Patterns(mlir::RewritePatternSet &patterns,
+                          std::shared_ptr<const ModeSelector> selector);
 
 /// The function attribute with which a piece pins its mode whatever the
 /// options and qtable say: `llmc.mode = "F32"` on sample_head, whose
@@ -78,7 +113,7 @@ mlir::Value castElements(mlir::PatternRewriter &rewriter, mlir::Operation *user,
 
 /// The top.None value of the function holding `op`, created at its entry
 /// when there is none.
-mlir::Value getNone(mlir::PatternRewriter &rewriter, mlir::Operation *op);
+mlir::Value getNone(mlir::OpBuilder &builder, mlir::Operation *op);
 
 /// The derived weights of a weight-only quantized [N, K] `source`.
 struct QuantizedWeight {

@@ -17,8 +17,14 @@
 //   tpu.A16MLP, which stays one fused op. Their weights become derived
 //   top.Weights (quant/DerivedWeightName.h) of `!quant.any` element type,
 //   with scales in the activation type and, asymmetric, ui4/ui8 zero points.
+// - INT8 quantizes the input of every Linear layer per tensor (tpu.Cast to
+//   `!quant.uniform<i8:f16, s>`, or u8 with a zero point when asymmetric,
+//   s from the calibration table) and its weight per channel, symmetric
+//   (derived weights `W#w8_ch_sym_f32.{qweight,scale}`): tpu.A8MatMul. A
+//   gated MLP becomes one tpu.A8MLP, its intermediate quantized with the
+//   calibrated `intermediate` type. Everything else computes in f16.
 //
-// The float patterns have benefit 1 and the weight-only ones 2; a chip adds
+// The float patterns have benefit 1 and the weight-only and INT8 ones 2; a chip adds
 // its own patterns with a higher benefit to take over an op for the element
 // types it handles differently.
 //

@@ -51,25 +51,6 @@ void replaceWithTpuOp(PatternRewriter &rewriter, Operation *op,
   rewriter.replaceOp(op, lowered->getResults());
 }
 
-/// True when `op` reads `value` as the [N, K] Linear weight a weight-only
-/// mode quantizes.
-bool isLinearWeight(Value value) {
-  auto weight = value.getDefiningOp<top::WeightOp>();
-  return weight && weight.getType().getRank() == 2;
-}
-
-/// A MatMul that weight-only modes turn into tpu.A16MatMul: a Linear layer
-/// reading its weight [N, K] transposed.
-bool isQuantizableMatMul(top::MatMulOp op) {
-  return op.getRightTranspose() && !op.getLeftTranspose() &&
-         isLinearWeight(op.getRight());
-}
-
-bool isQuantizableMLP(top::MLPOp op) {
-  return isLinearWeight(op.getGate()) && isLinearWeight(op.getUp()) &&
-         isLinearWeight(op.getDown());
-}
-
 template <typename TopOp, typename TpuOp,
           Precision precision = Precision::Compute>
 class FloatLowering : public OpRewritePattern<TopOp> {
@@ -92,11 +73,12 @@ public:
   }
 
 private:
-  /// A Linear layer or MLP in a weight-only mode belongs to the weight-only
-  /// patterns, even when they fail (a group size that does not divide K):
-  /// it must not silently stay float.
+  /// A Linear layer or MLP in a weight-only or INT8 mode belongs to those
+  /// patterns, even when they fail (a group size that does not divide K, a
+  /// missing calibration entry): it must not silently stay float.
   bool leftToWeightOnly(TopOp op) const {
-    if (getWeightBits(selector->getMode(op)) == 0)
+    QuantMode mode = selector->getMode(op);
+    if (getWeightBits(mode) == 0 && !quantizesActivations(mode))
       return false;
     if constexpr (std::is_same_v<TopOp, top::MatMulOp>)
       return isQuantizableMatMul(op);
@@ -317,6 +299,7 @@ void populateTopToTpuPatterns(RewritePatternSet &patterns,
       FloatLowering<top::TopKOp, tpu::TopKOp, keep>,
       // Weight-only quantization.
       MatMulToA16MatMul, MLPToA16MLP>(context, selector);
+  populateInt8Patterns(patterns, selector);
 }
 
 } // namespace llmc::lowering

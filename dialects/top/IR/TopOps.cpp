@@ -99,6 +99,10 @@ LogicalResult MulConstOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>
   return appendShape(Shape(shapeOf(getInput())), shapes);
 }
 
+LogicalResult FakeQuantOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
+  return appendShape(Shape(shapeOf(getInput())), shapes);
+}
+
 LogicalResult SiLUOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
   return appendShape(Shape(shapeOf(getInput())), shapes);
 }

@@ -259,6 +259,27 @@ def Top_MulConstOp : Top_ComputeOp<"MulConst", [SameOperandsAndResultType]> {
   let hasFolder = 1;
 }
 
+def Top_FakeQuantOp : Top_ComputeOp<"FakeQuant",
+    [SameOperandsAndResultType]> {
+  let summary = "rounds values to an 8-bit quantization grid";
+  let description = [{
+    `(clamp(round(input / scale) + zero_point, qmin, qmax) - zero_point) *
+    scale`, in float32 (`round` half away from zero): the values an INT8
+    kernel sees after quantizing its activation. `llmc eval --quantize
+    INT8` inserts it so the reference interpreter computes on the numbers
+    the chip does; no checkpoint produces it.
+
+    ```mlir
+    %q = top.FakeQuant %x {scale = 0.025 : f64, zero_point = 0 : i64,
+                           qmin = -128 : i64, qmax = 127 : i64}
+        : (tensor<1x16x256xf32>) -> tensor<1x16x256xf32>
+    ```
+  }];
+  let arguments = (ins Top_FloatTensor:$input, PositiveF64Attr:$scale,
+                       I64Attr:$zero_point, I64Attr:$qmin, I64Attr:$qmax);
+  let results = (outs Top_FloatTensor:$output);
+}
+
 def Top_SiLUOp : Top_ComputeOp<"SiLU", [SameOperandsAndResultType]> {
   let summary = "sigmoid linear unit";
   let description = [{ `input * sigmoid(input)`. }];

@@ -231,6 +231,8 @@ Interpreter::run(func::FuncOp function, llvm::ArrayRef<Tensor> inputs) {
         return opError(op, toString(loaded.takeError()));
       results.push_back(std::move(*loaded));
     } else if (op.getDialect() && isa<TopDialect>(op.getDialect())) {
+      if (options.observeOperands)
+        options.observeOperands(op, operands);
       llvm::Expected<llvm::SmallVector<Tensor, 1>> computed =
           runComputeOp(op, operands, *runner);
       if (!computed)

@@ -16,9 +16,14 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <vector>
+
+namespace mlir {
+class Operation;
+} // namespace mlir
 
 namespace mlir::func {
 class FuncOp;
@@ -43,6 +48,11 @@ struct InterpreterOptions {
   /// read on every run instead: pieces run in a fixed cycle, so evicting
   /// would only make every later weight miss too.
   uint64_t weightCacheBytes = std::numeric_limits<uint64_t>::max();
+  /// Called before each compute op runs, with its operands (null for
+  /// none), on the calling thread: calibration gathers activation
+  /// statistics here.
+  std::function<void(mlir::Operation &, llvm::ArrayRef<const Tensor *>)>
+      observeOperands;
 };
 
 /// Runs `top` functions against the weights of one model. One run at a

@@ -105,6 +105,17 @@ llvm::Expected<Tensor> broadcastBinary(BinaryOp op, const Tensor &lhs,
 llvm::Expected<Tensor> mulConst(const Tensor &input, double factor,
                                 const ThreadRunner &runner);
 
+/// Every element rounded to the grid `(q - zeroPoint) * scale`, q =
+/// clamp(round(x / scale) + zeroPoint, qmin, qmax) in float32, round half
+/// away from zero.
+struct FakeQuantParams {
+  float scale = 1;
+  int64_t zeroPoint = 0, qmin = -128, qmax = 127;
+};
+llvm::Expected<Tensor> fakeQuant(const Tensor &input,
+                                 const FakeQuantParams &params,
+                                 const ThreadRunner &runner);
+
 /// Applies `activation` to every element (evaluated in double).
 llvm::Expected<Tensor> activate(const Tensor &input, Activation activation,
                                 const ThreadRunner &runner);

@@ -3,6 +3,7 @@
 #include "dialects/top/Interpreter/KernelSupport.h"
 #include "dialects/top/Interpreter/Parallel.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace llmc::top::kernels {
@@ -70,6 +71,26 @@ llvm::Expected<Tensor> mulConst(const Tensor &input, double factor,
   runner.forRanges(in.size(), kGrain, [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i)
       out[i] = static_cast<float>(in[i] * factor);
+  });
+  return result;
+}
+
+llvm::Expected<Tensor> fakeQuant(const Tensor &input,
+                                 const FakeQuantParams &params,
+                                 const ThreadRunner &runner) {
+  if (llvm::Error error = requireF32(input, "input"))
+    return std::move(error);
+  Tensor result(ElementKind::F32, input.getShape());
+  llvm::ArrayRef<float> in = input.getF32();
+  llvm::MutableArrayRef<float> out = result.getF32();
+  auto zeroPoint = static_cast<float>(params.zeroPoint);
+  auto qmin = static_cast<float>(params.qmin);
+  auto qmax = static_cast<float>(params.qmax);
+  runner.forRanges(in.size(), kGrain, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      float q = std::round(in[i] / params.scale) + zeroPoint;
+      out[i] = (std::clamp(q, qmin, qmax) - zeroPoint) * params.scale;
+    }
   });
   return result;
 }

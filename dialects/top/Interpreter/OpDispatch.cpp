@@ -136,6 +136,14 @@ llvm::Expected<Results> runComputeOp(Operation &op,
         return single(kernels::mulConst(
             in(0), mul.getConstVal().convertToDouble(), runner));
       })
+      .Case([&](FakeQuantOp fake) {
+        kernels::FakeQuantParams params;
+        params.scale = static_cast<float>(fake.getScale().convertToDouble());
+        params.zeroPoint = static_cast<int64_t>(fake.getZeroPoint());
+        params.qmin = static_cast<int64_t>(fake.getQmin());
+        params.qmax = static_cast<int64_t>(fake.getQmax());
+        return single(kernels::fakeQuant(in(0), params, runner));
+      })
       .Case([&](SiLUOp) {
         return single(
             kernels::activate(in(0), kernels::Activation::SiLU, runner));

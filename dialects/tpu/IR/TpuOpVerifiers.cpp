@@ -182,6 +182,62 @@ LogicalResult A16MLPOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// A8MatMul, A8MLP
+//===----------------------------------------------------------------------===//
+
+/// An 8-bit per-tensor quantized activation type expressing `expressed`.
+static LogicalResult verifyActivationQuant(Operation *op, StringRef name,
+                                           Type element, Type expressed) {
+  auto uniform = dyn_cast<quant::UniformQuantizedType>(element);
+  if (!uniform || uniform.getStorageTypeIntegralWidth() != 8)
+    return op->emitOpError()
+           << name << " must be quantized per tensor to 8 bits, got "
+           << element;
+  if (uniform.getExpressedType() != expressed)
+    return op->emitOpError()
+           << name << " must express the output type " << expressed
+           << ", got " << uniform.getExpressedType();
+  return success();
+}
+
+/// A symmetric 8-bit weight with f32 per-channel scales.
+static LogicalResult verifyInt8Weight(Operation *op, StringRef name,
+                                      Value weight, Value scale) {
+  Type element = elementTypeOf(weight);
+  auto quantized = dyn_cast<quant::QuantizedType>(element);
+  bool isSigned = quantized ? quantized.isSigned()
+                            : !cast<IntegerType>(element).isUnsigned();
+  if (storageBits(element) != 8 || !isSigned)
+    return op->emitOpError() << name << " must hold signed 8-bit integers, got "
+                             << element;
+  if (!elementTypeOf(scale).isF32())
+    return op->emitOpError()
+           << name << " scales must be f32, got " << elementTypeOf(scale);
+  return success();
+}
+
+LogicalResult A8MatMulOp::verify() {
+  if (failed(verifyActivationQuant(*this, "input", elementTypeOf(getInput()),
+                                   elementTypeOf(getOutput()))))
+    return failure();
+  return verifyInt8Weight(*this, "weight", getWeight(), getScale());
+}
+
+LogicalResult A8MLPOp::verify() {
+  Type output = elementTypeOf(getOutput());
+  if (failed(verifyActivationQuant(*this, "input", elementTypeOf(getInput()),
+                                   output)) ||
+      failed(verifyActivationQuant(*this, "intermediate", getIntermediate(),
+                                   output)))
+    return failure();
+  if (failed(verifyInt8Weight(*this, "gate", getGate(), getGateScale())) ||
+      failed(verifyInt8Weight(*this, "up", getUp(), getUpScale())) ||
+      failed(verifyInt8Weight(*this, "down", getDown(), getDownScale())))
+    return failure();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // Cast
 //===----------------------------------------------------------------------===//
 

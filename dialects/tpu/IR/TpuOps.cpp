@@ -107,6 +107,16 @@ A16MatMulOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
 }
 
 LogicalResult
+A8MatMulOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
+  return appendShape(
+      inferGroupQuantMatMulShape(shapeOf(getInput()), shapeOf(getWeight()),
+                                 shapeOf(getScale()), std::nullopt,
+                                 optionalShapeOf(getBias()), /*groupSize=*/0,
+                                 errorEmitter(*this)),
+      shapes);
+}
+
+LogicalResult
 RMSNormOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
   return appendShape(inferNormShape(shapeOf(getInput()),
                                     optionalShapeOf(getWeight()), std::nullopt,
@@ -169,6 +179,25 @@ A16MLPOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
       failed(checkQuantizedWeight("down_", shapeOf(getDown()),
                                   shapeOf(getDownScale()),
                                   optionalShapeOf(getDownZp()), groupSize,
+                                  emitError)))
+    return failure();
+  return appendShape(inferGatedMLPShape(shapeOf(getInput()), shapeOf(getGate()),
+                                        shapeOf(getUp()), shapeOf(getDown()),
+                                        emitError),
+                     shapes);
+}
+
+LogicalResult
+A8MLPOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
+  auto emitError = errorEmitter(*this);
+  if (failed(checkQuantizedWeight("gate_", shapeOf(getGate()),
+                                  shapeOf(getGateScale()), std::nullopt, 0,
+                                  emitError)) ||
+      failed(checkQuantizedWeight("up_", shapeOf(getUp()),
+                                  shapeOf(getUpScale()), std::nullopt, 0,
+                                  emitError)) ||
+      failed(checkQuantizedWeight("down_", shapeOf(getDown()),
+                                  shapeOf(getDownScale()), std::nullopt, 0,
                                   emitError)))
     return failure();
   return appendShape(inferGatedMLPShape(shapeOf(getInput()), shapeOf(getGate()),

@@ -132,6 +132,43 @@ def Tpu_A16MatMulOp : Tpu_ComputeOp<"A16MatMul"> {
   let hasVerifier = 1;
 }
 
+def Tpu_A8MatMulOp : Tpu_ComputeOp<"A8MatMul"> {
+  let summary = "INT8 matmul: 8-bit activation, per-channel 8-bit weight";
+  let description = [{
+    `output = dequant(input) x dequant(weight)^T + bias`, computed as
+    integers: for an `input` [..., M, K] quantized per tensor
+    (`!quant.uniform<i8:f16, s>` symmetric, `!quant.uniform<u8:f16, s:zp>`
+    asymmetric; a `tpu.Cast` quantizes it with the calibrated scale) and a
+    symmetric 8-bit `weight` [N, K] in Linear layout with one f32 `scale`
+    per output channel ([N, 1]),
+
+      `acc[m, n] = sum_k (input[m, k] - zp) * weight[n, k]`   (exact, int32)
+      `output[m, n] = acc[m, n] * (s * scale[n]) + bias[n]`
+
+    rounded once to the output type, the input's expressed type. The bias
+    stays float. A `!quant.any<i8:f32>` weight states the storage only;
+    its values and `scale` are derived from the checkpoint when the binary
+    is written (as `tpu.A16MatMul`'s are). The per-channel scales are an
+    operand rather than a per-axis weight type because the IR holds no
+    weight data.
+
+    ```mlir
+    %q = tpu.Cast %x : (tensor<1x16x256xf16>) -> tensor<1x16x256x!quant.uniform<i8:f16, 0.025>>
+    %y = tpu.A8MatMul %q, %w, %s, %none
+        : (tensor<1x16x256x!quant.uniform<i8:f16, 0.025>>,
+           tensor<512x256x!quant.any<i8:f32>>, tensor<512x1xf32>, none)
+        -> tensor<1x16x512xf16>
+    ```
+  }];
+  let arguments = !con((ins Tpu_QuantTensor:$input,
+                            Tpu_QuantWeightTensor:$weight,
+                            Tpu_FloatTensor:$scale,
+                            Tpu_FloatTensorOrNone:$bias),
+                       chipAttrs);
+  let results = (outs Tpu_ActivationTensor:$output);
+  let hasVerifier = 1;
+}
+
 def Tpu_RMSNormOp : Tpu_ComputeOp<"RMSNorm"> {
   let summary = "root-mean-square normalization over the last dimension";
   let description = [{
@@ -268,6 +305,43 @@ def Tpu_A16MLPOp : Tpu_ComputeOp<"A16MLP"> {
                             Tpu_ZeroPointTensorOrNone:$down_zp,
                             I64Attr:$weight_bits,
                             DefaultValuedAttr<I64Attr, "0">:$q_group_size,
+                            DefaultValuedAttr<Top_ActivationAttr,
+                                "::llmc::top::Activation::SiLU">:$activation),
+                       chipAttrs);
+  let results = (outs Tpu_ActivationTensor:$output);
+  let hasVerifier = 1;
+}
+
+def Tpu_A8MLPOp : Tpu_ComputeOp<"A8MLP"> {
+  let summary = "fused gated MLP on 8-bit activations and weights";
+  let description = [{
+    `tpu.MLP` computed as `tpu.A8MatMul`s: `down(act(gate(x)) * up(x))` for
+    an `input` [..., D] quantized per tensor (as `tpu.A8MatMul`'s), with
+    symmetric 8-bit weights `gate` and `up` [F, D] and `down` [D, F], each
+    with f32 per-channel scales [N, 1]. The gated intermediate
+    `act(g) * u` is computed in the output type and quantized with the
+    calibrated `intermediate` type (`!quant.uniform<i8:f16, s>` or
+    `<u8:f16, s:zp>`, expressed in the output type) before the down
+    projection. The MLP stays one op so a kernel streams the three weights
+    once per token.
+
+    ```mlir
+    %y = tpu.A8MLP %q, %g, %u, %d, %gs, %us, %ds
+        {intermediate = !quant.uniform<i8:f16, 0.05>}
+        : (tensor<1x16x256x!quant.uniform<i8:f16, 0.025>>,
+           tensor<768x256x!quant.any<i8:f32>>, tensor<768x256x!quant.any<i8:f32>>,
+           tensor<256x768x!quant.any<i8:f32>>, tensor<768x1xf32>,
+           tensor<768x1xf32>, tensor<256x1xf32>) -> tensor<1x16x256xf16>
+    ```
+  }];
+  let arguments = !con((ins Tpu_QuantTensor:$input,
+                            Tpu_QuantWeightTensor:$gate,
+                            Tpu_QuantWeightTensor:$up,
+                            Tpu_QuantWeightTensor:$down,
+                            Tpu_FloatTensor:$gate_scale,
+                            Tpu_FloatTensor:$up_scale,
+                            Tpu_FloatTensor:$down_scale,
+                            TypeAttr:$intermediate,
                             DefaultValuedAttr<Top_ActivationAttr,
                                 "::llmc::top::Activation::SiLU">:$activation),
                        chipAttrs);

@@ -49,7 +49,7 @@ struct Buffer {
 /// The global scratch the kernels of `op` need, in bytes.
 int64_t getScratchBytes(Operation *op, int64_t lanes) {
   auto bytesOf = [](Type type) { return getTensorBytes(type).value_or(0); };
-  if (isa<MLPOp, A16MLPOp>(op)) {
+  if (isa<MLPOp, A16MLPOp, A8MLPOp>(op)) {
     // The gated activation act(gate(x)) * up(x): x's rows by the gate's N.
     auto input = cast<RankedTensorType>(op->getOperand(0).getType());
     auto gate = cast<RankedTensorType>(op->getOperand(1).getType());

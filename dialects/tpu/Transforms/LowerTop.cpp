@@ -21,10 +21,11 @@ using llmc::lowering::LoweringOptions;
 
 namespace {
 
-/// Parses the pass options into LoweringOptions (reading the qtable).
-llvm::Expected<LoweringOptions> parseOptions(llvm::StringRef mode,
-                                             int64_t groupSize, bool asymmetric,
-                                             llvm::StringRef qtable) {
+/// Parses the pass options into LoweringOptions (reading the qtable and
+/// calibration table).
+llvm::Expected<LoweringOptions>
+parseOptions(llvm::StringRef mode, int64_t groupSize, bool asymmetric,
+             llvm::StringRef qtable, llvm::StringRef calibrationTable) {
   LoweringOptions options;
   llvm::Expected<llmc::lowering::QuantMode> parsed =
       llmc::lowering::parseQuantMode(mode);
@@ -40,6 +41,15 @@ llvm::Expected<LoweringOptions> parseOptions(llvm::StringRef mode,
       return rules.takeError();
     options.qtable = std::move(*rules);
     options.qtablePath = qtable.str();
+  }
+  if (!calibrationTable.empty()) {
+    llvm::Expected<llmc::quant::CalibrationTable> table =
+        llmc::quant::CalibrationTable::read(calibrationTable);
+    if (!table)
+      return table.takeError();
+    options.calibration =
+        std::make_shared<llmc::quant::CalibrationTable>(std::move(*table));
+    options.calibrationPath = calibrationTable.str();
   }
   return options;
 }
@@ -83,6 +93,7 @@ struct TpuLowerTopPass : llmc::tpu::impl::TpuLowerTopPassBase<TpuLowerTopPass> {
     groupSize = options.groupSize;
     asymmetric = options.asymmetric;
     qtable = options.qtablePath;
+    calibrationTable = options.calibrationPath;
   }
 
   LogicalResult initialize(MLIRContext *context) override {
@@ -90,7 +101,8 @@ struct TpuLowerTopPass : llmc::tpu::impl::TpuLowerTopPassBase<TpuLowerTopPass> {
     // they have a location.
     llvm::Expected<LoweringOptions> options =
         preset ? llvm::Expected<LoweringOptions>(*preset)
-               : parseOptions(mode, groupSize, asymmetric, qtable);
+               : parseOptions(mode, groupSize, asymmetric, qtable,
+                              calibrationTable);
     if (options) {
       if (llvm::Error error = options->validate())
         options = std::move(error);

@@ -23,25 +23,37 @@ def TpuLowerTopPass : Pass<"tpu-lower-top"> {
       `tpu.A16MatMul` and `tpu.A16MLP` reading derived weights named
       `<source>#w4_g64_sym_f16.{qweight,scale,zp}`. Embedding and rotary
       tables, norms and biases stay float.
+    - `INT8`: activations as in F16, and every Linear layer and gated MLP
+      on 8-bit activations, quantized per tensor with the ranges of the
+      `calibration-table` (symmetric i8, or `asymmetric` u8 with a zero
+      point; `tpu.Cast` to `!quant.uniform`), and per-channel symmetric
+      8-bit weights (`<source>#w8_ch_sym_f32.{qweight,scale}`):
+      `tpu.A8MatMul` and `tpu.A8MLP`.
 
     A `qtable` file puts chosen ops in another mode: one
     `<op name or glob> <mode>` rule per line, matched against the op's
     location name and the names of the weights it reads; the last matching
     rule wins.
 
-    The pass fails on an unknown mode, an unreadable qtable, a group size
-    that does not divide a quantized weight's K, and any top op it has no
-    lowering for.
+    The pass fails on an unknown mode, an unreadable qtable or calibration
+    table, a group size that does not divide a quantized weight's K, an
+    INT8 tensor the calibration table does not list, and any top op it has
+    no lowering for.
   }];
   let options = [
     Option<"mode", "mode", "std::string", /*default=*/"\"F32\"",
-           "Quantization mode: F32, F16, BF16, W8F16, W8BF16, W4F16, W4BF16">,
+           "Quantization mode: F32, F16, BF16, W8F16, W8BF16, W4F16, W4BF16, "
+           "INT8">,
     Option<"groupSize", "q-group-size", "int64_t", /*default=*/"64",
            "Weights per quantization group along K (0: per channel)">,
     Option<"asymmetric", "asymmetric", "bool", /*default=*/"false",
-           "Quantize weights asymmetrically (unsigned, with zero points)">,
+           "Quantize weights (INT8: activations) asymmetrically (unsigned, "
+           "with zero points)">,
     Option<"qtable", "qtable", "std::string", /*default=*/"\"\"",
            "A file of '<op name or glob> <mode>' rules">,
+    Option<"calibrationTable", "calibration-table", "std::string",
+           /*default=*/"\"\"",
+           "INT8: the activation ranges 'llmc calibrate' wrote">,
   ];
   let dependentDialects = [
     "::llmc::top::TopDialect",
@@ -104,6 +116,35 @@ def TpuFoldIOCastsPass : Pass<"tpu-fold-io-casts", "::mlir::func::FuncOp"> {
   let options = [
     ListOption<"keepRoles", "keep-roles", "std::string",
                "IO roles that keep their declared types">,
+  ];
+}
+
+def TpuCoreSplitPass : Pass<"tpu-core-split", "::mlir::func::FuncOp"> {
+  let summary = "splits weight-heavy ops across the chip's cores";
+  let description = [{
+    On a chip with several cores, annotates the ops whose weights are worth
+    streaming in parallel with `core_split = #tpu.core_split<cores = N,
+    axis = A>`, A being the last dimension of the result: each core computes
+    a range of output channels and streams only their weights.
+
+    - `tpu.MatMul` (a weight on the right) and `tpu.A16MatMul`, the LM head
+      among them: split along N.
+    - `tpu.MLP` and `tpu.A16MLP`: gate and up along the intermediate
+      channels, then down along the output channels (each core needs all of
+      the intermediate activation, so codegen puts a barrier between them).
+
+    An op is split when its weights (with scales and zero points) take at
+    least `min-weight-bytes`: the split costs a barrier between the cores
+    and loads the activations on every core, which only many weight bytes
+    pay for. The result must have at least `cores` channels. Ops already
+    annotated are left alone; with `cores` 1 the pass does nothing.
+  }];
+  let options = [
+    Option<"cores", "cores", "int64_t", /*default=*/"1",
+           "Cores to split across">,
+    Option<"minWeightBytes", "min-weight-bytes", "int64_t",
+           /*default=*/"262144",
+           "Weight bytes below which an op stays on one core">,
   ];
 }
 

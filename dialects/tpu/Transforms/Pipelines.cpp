@@ -31,7 +31,7 @@ namespace {
 struct TopToTpuPipelineOptions
     : public PassPipelineOptions<TopToTpuPipelineOptions> {
   Option<std::string> mode{
-      *this, "mode", llvm::cl::desc("Quantization mode (F32, W4BF16, ...)"),
+      *this, "mode", llvm::cl::desc("Quantization mode (F32, W4BF16, INT8, ...)"),
       llvm::cl::init("F32")};
   Option<int64_t> groupSize{
       *this, "q-group-size",
@@ -43,6 +43,9 @@ struct TopToTpuPipelineOptions
   Option<std::string> qtable{
       *this, "qtable",
       llvm::cl::desc("A file of '<op name or glob> <mode>' rules")};
+  Option<std::string> calibrationTable{
+      *this, "calibration-table",
+      llvm::cl::desc("INT8: the activation ranges 'llmc calibrate' wrote")};
 };
 } // namespace
 
@@ -58,6 +61,7 @@ void registerTopToTpuPipeline() {
         passOptions.groupSize = options.groupSize;
         passOptions.asymmetric = options.asymmetric;
         passOptions.qtable = options.qtable;
+        passOptions.calibrationTable = options.calibrationTable;
         buildPipelineAround(pm, createTpuLowerTopPass(passOptions));
       });
 }

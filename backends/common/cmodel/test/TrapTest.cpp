@@ -282,7 +282,9 @@ TEST(TrapTest, MalformedStreams) {
          *s.add_dma_queue() = s.compute_queue(0);
          s.mutable_dma_queue(1)->set_id(7);
        }},
-      {"this cmodel runs version 1",
+      {"this cmodel runs versions 1 and 2",
+       [](cmd::CommandStream &s) { s.set_version(3); }},
+      {"has version 2 but queues outside its sections",
        [](cmd::CommandStream &s) { s.set_version(2); }},
   };
   for (const Case &c : cases) {

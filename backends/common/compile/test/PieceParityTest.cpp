@@ -5,7 +5,9 @@
 // top interpreter running the same piece on the weights the binary holds
 // (quantized weights dequantized, float weights rounded), computing in f32:
 // cosine >= 0.99999 for F32 and >= 0.999 for the other modes; tokens equal.
-// sample_head computes in f32 in every mode.
+// sample_head computes in f32 in every mode. INT8 is calibrated (minmax) on
+// the test's own inputs, and its reference rounds every quantized
+// activation to its 8-bit grid (lowering/Int8Reference.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,7 +15,9 @@
 #include "backends/common/codegen/Codegen.h"
 #include "backends/common/compile/PieceCompiler.h"
 #include "backends/common/compile/WeightPacking.h"
+#include "backends/common/lowering/Int8Reference.h"
 #include "backends/common/lowering/LoweredWeights.h"
+#include "backends/common/quant/CalibrationStats.h"
 #include "backends/common/quant/DerivedWeightSource.h"
 #include "dialects/Registration.h"
 #include "dialects/top/IR/TopOps.h"
@@ -58,12 +62,15 @@ struct Case {
   double minCosine;
   int64_t seqLength = 64;
   int64_t maxInputLength = 16;
+  /// Asymmetric weights, or for INT8 activations.
+  bool asymmetric = false;
 };
 
 std::string caseName(const ::testing::TestParamInfo<Case> &info) {
   std::string name = (info.param.model.empty() ? std::string("generated")
                                                 : info.param.model) +
-                     "_" + info.param.mode;
+                     "_" + info.param.mode +
+                     (info.param.asymmetric ? "_asym" : "");
   for (char &c : name)
     if (!isalnum(static_cast<unsigned char>(c)))
       c = '_';
@@ -180,8 +187,12 @@ protected:
     llvm::Expected<llm::Piece> piece = builder.build(pieceName);
     ASSERT_TRUE(static_cast<bool>(piece)) << toString(piece.takeError());
     OwningOpRef<ModuleOp> reference = piece->module->clone();
-    ASSERT_FALSE(static_cast<bool>(
-        lowering::retargetToLoweredWeights(*reference, options)));
+    llvm::Error retargeted =
+        lowering::quantizesActivations(options.mode)
+            ? lowering::buildInt8Reference(*reference, options)
+            : lowering::retargetToLoweredWeights(*reference, options);
+    ASSERT_FALSE(static_cast<bool>(retargeted))
+        << toString(std::move(retargeted));
     ModuleOp module = *piece->module;
     llvm::Error lowered = compile::lowerAndPlace(
         module, llvm::cantFail(registry.findBackend("bm1684x")), options);
@@ -254,6 +265,38 @@ protected:
     }
   }
 
+  /// INT8's calibration: minmax ranges of the quantized activations of
+  /// `pieces` on the inputs checkPiece gives them.
+  quant::CalibrationTable calibrate(const llm::GraphBuilder &builder,
+                                    const plugins::WeightSource &weights,
+                                    llvm::ArrayRef<llvm::StringRef> pieces,
+                                    int64_t vocab) {
+    llvm::StringMap<quant::ActivationStatistics> stats;
+    quant::CalibrationTable table;
+    top::InterpreterOptions options;
+    options.observeOperands = [&](Operation &op,
+                                  llvm::ArrayRef<const top::Tensor *> args) {
+      std::string name = lowering::getQuantizedInputName(&op);
+      if (!name.empty())
+        stats[name].observeRange(args[0]->getF32());
+    };
+    top::Interpreter interpreter(weights, options);
+    for (llvm::StringRef name : pieces) {
+      llvm::Expected<llm::Piece> piece = builder.build(name);
+      EXPECT_TRUE(static_cast<bool>(piece)) << toString(piece.takeError());
+      if (!piece)
+        continue;
+      EXPECT_FALSE(static_cast<bool>(lowering::decomposeMLPs(*piece->module)));
+      func::FuncOp function = compile::getPieceFunction(*piece->module);
+      llvm::Expected<std::vector<top::Tensor>> outputs =
+          interpreter.run(function, makeInputs(function, vocab));
+      EXPECT_TRUE(static_cast<bool>(outputs)) << toString(outputs.takeError());
+    }
+    for (auto &[name, tensor] : stats)
+      table.set(name, tensor.getRange(quant::CalibrationMethod::MinMax, 0));
+    return table;
+  }
+
   plugins::Registry registry;
   MLIRContext context;
   llm::BuildOptions buildOptions;
@@ -276,12 +319,18 @@ TEST_P(PieceParityTest, PiecesMatchInterpreter) {
   quant::DerivedWeightSource weights(*model->weights);
   lowering::LoweringOptions options;
   options.mode = llvm::cantFail(lowering::parseQuantMode(param.mode));
+  options.asymmetric = param.asymmetric;
   llvm::Expected<llm::GraphBuilder> builder =
       llm::GraphBuilder::create(context, model->spec, buildOptions);
   ASSERT_TRUE(static_cast<bool>(builder)) << toString(builder.takeError());
-  for (llvm::StringRef piece :
-       {"embed.prefill", "embed.decode", "block.0.prefill",
-        "block.0.prefill_kv", "block.0.decode", "lm_head", "greedy_head"})
+  llvm::StringRef pieces[] = {"embed.prefill",      "embed.decode",
+                              "block.0.prefill",    "block.0.prefill_kv",
+                              "block.0.decode",     "lm_head",
+                              "greedy_head"};
+  if (lowering::quantizesActivations(options.mode))
+    options.calibration = std::make_shared<quant::CalibrationTable>(
+        calibrate(*builder, *model->weights, pieces, model->spec.vocabSize));
+  for (llvm::StringRef piece : pieces)
     checkPiece(param, *builder, weights, options, piece,
                model->spec.vocabSize);
 }
@@ -293,6 +342,10 @@ std::vector<Case> allCases() {
                              "W4BF16"})
       cases.push_back({model, mode, llvm::StringRef(mode) == "F32" ? 0.99999
                                                                   : 0.999});
+  // INT8: 8-bit activations, symmetric and asymmetric.
+  for (const char *model : {"tiny-qwen2", "tiny-llama", "tiny-qwen3"})
+    for (bool asymmetric : {false, true})
+      cases.push_back({model, "INT8", 0.999, 64, 16, asymmetric});
   // GGUF Q8_0 and Q4_0 weights compile as stored, in any weight-only mode.
   cases.push_back({"tiny-llama/model-q8_0.gguf", "W8F16", 0.999});
   cases.push_back({"tiny-qwen3/model-q4_0.gguf", "W4BF16", 0.999});

@@ -28,9 +28,24 @@ TEST(QuantModeTest, ParsesEveryModeIgnoringCase) {
 }
 
 TEST(QuantModeTest, UnknownModeListsTheValidOnes) {
-  EXPECT_EQ(errorOf(parseQuantMode("INT8")),
-            "unknown quantization mode 'INT8'; valid modes: F32, F16, BF16, "
-            "W8F16, W8BF16, W4F16, W4BF16");
+  EXPECT_EQ(errorOf(parseQuantMode("INT4")),
+            "unknown quantization mode 'INT4'; valid modes: F32, F16, BF16, "
+            "W8F16, W8BF16, W4F16, W4BF16, INT8");
+}
+
+TEST(QuantModeTest, Int8QuantizesActivationsAndNeedsACalibrationTable) {
+  EXPECT_TRUE(quantizesActivations(QuantMode::INT8));
+  EXPECT_FALSE(quantizesActivations(QuantMode::W8F16));
+  EXPECT_EQ(getWeightBits(QuantMode::INT8), 0);
+  EXPECT_EQ(getActivationType(QuantMode::INT8), llmc::quant::FloatType::F16);
+  LoweringOptions options;
+  options.mode = QuantMode::F16;
+  options.qtable = {{"lm_head", QuantMode::INT8, "q:1"}};
+  EXPECT_EQ(llvm::toString(options.validate()),
+            "INT8 quantizes activations and needs a calibration table (llmc "
+            "calibrate; --calibration-table)");
+  options.calibration = std::make_shared<llmc::quant::CalibrationTable>();
+  EXPECT_EQ(llvm::toString(options.validate()), "");
 }
 
 TEST(QuantModeTest, ActivationTypesAndWeightBits) {

@@ -1,0 +1,146 @@
+//===- ConversionReport.cpp - how close a binary computes to F32 ----------===//
+
+#include "tools/llmc/ConversionReport.h"
+
+#include <cmath>
+
+namespace llmc {
+
+static llvm::Error reportError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+double cosineSimilarity(llvm::ArrayRef<float> a, llvm::ArrayRef<float> b) {
+  double dot = 0, normA = 0, normB = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    dot += static_cast<double>(a[i]) * b[i];
+    normA += static_cast<double>(a[i]) * a[i];
+    normB += static_cast<double>(b[i]) * b[i];
+  }
+  if (normA == 0 && normB == 0)
+    return 1;
+  if (normA == 0 || normB == 0)
+    return 0;
+  return dot / std::sqrt(normA * normB);
+}
+
+//===----------------------------------------------------------------------===//
+// ComparingRunner
+//===----------------------------------------------------------------------===//
+
+llvm::Expected<std::vector<top::Tensor>>
+ComparingRunner::run(llvm::StringRef piece,
+                     llvm::ArrayRef<top::Tensor> inputs) {
+  llvm::Expected<std::vector<top::Tensor>> want = reference.run(piece, inputs);
+  if (!want)
+    return want.takeError();
+  llvm::Expected<std::vector<top::Tensor>> got = device.run(piece, inputs);
+  if (!got)
+    return got.takeError();
+  if (got->size() != want->size())
+    return reportError("piece '" + piece + "': the binary returns " +
+                       llvm::Twine(got->size()) + " outputs, the reference " +
+                       llvm::Twine(want->size()));
+  auto [entry, inserted] = agreements.try_emplace(piece);
+  PieceAgreement &agreement = entry->second;
+  if (inserted) {
+    agreement.piece = piece.str();
+    order.push_back(piece.str());
+  }
+  ++agreement.runs;
+  bool idsMatch = true;
+  for (auto [index, pair] : llvm::enumerate(llvm::zip(*got, *want))) {
+    const top::Tensor &actual = std::get<0>(pair);
+    const top::Tensor &expected = std::get<1>(pair);
+    if (actual.getKind() != expected.getKind() ||
+        actual.getNumElements() != expected.getNumElements())
+      return reportError("piece '" + piece + "': output #" +
+                         llvm::Twine(index) + " is " + actual.describe() +
+                         " on the binary but " + expected.describe() +
+                         " on the reference");
+    if (actual.isI32()) {
+      agreement.hasIdOutputs = true;
+      idsMatch &= actual.getI32() == expected.getI32();
+      continue;
+    }
+    llvm::ArrayRef<float> x = actual.getF32(), y = expected.getF32();
+    agreement.minCosine =
+        std::min(agreement.minCosine, cosineSimilarity(x, y));
+    for (size_t i = 0; i < x.size(); ++i)
+      agreement.maxAbsError = std::max(
+          agreement.maxAbsError, static_cast<double>(std::fabs(x[i] - y[i])));
+  }
+  if (agreement.hasIdOutputs && idsMatch)
+    ++agreement.matchingIdRuns;
+  return want;
+}
+
+std::vector<PieceAgreement> ComparingRunner::getAgreements() const {
+  std::vector<PieceAgreement> result;
+  for (const std::string &piece : order)
+    result.push_back(agreements.lookup(piece));
+  return result;
+}
+
+//===----------------------------------------------------------------------===//
+// Perplexity
+//===----------------------------------------------------------------------===//
+
+/// -log p(target) under the softmax of `logits`.
+static double negativeLogLikelihood(llvm::ArrayRef<float> logits,
+                                    int32_t target) {
+  double max = logits[0];
+  for (float logit : logits)
+    max = std::max(max, static_cast<double>(logit));
+  double sum = 0;
+  for (float logit : logits)
+    sum += std::exp(logit - max);
+  return std::log(sum) + max - logits[target];
+}
+
+llvm::Expected<Perplexity> measurePerplexity(session::Session &session,
+                                             llvm::ArrayRef<int32_t> tokens,
+                                             const PerplexityOptions &options) {
+  int64_t context = options.context;
+  int64_t capacity = session.getDims().seqLength;
+  if (context < 4)
+    return reportError("perplexity: a window needs at least 4 tokens, not " +
+                       llvm::Twine(context));
+  if (context > capacity)
+    return reportError("perplexity: windows of " + llvm::Twine(context) +
+                       " tokens do not fit the KV cache of " +
+                       llvm::Twine(capacity) + " tokens");
+  int64_t windows = static_cast<int64_t>(tokens.size()) / context;
+  if (options.maxWindows > 0)
+    windows = std::min(windows, options.maxWindows);
+  if (windows == 0)
+    return reportError("perplexity: the text has " +
+                       llvm::Twine(tokens.size()) +
+                       " tokens, less than one window of " +
+                       llvm::Twine(context));
+  int64_t first = context / 2;
+  double total = 0;
+  Perplexity result;
+  for (int64_t window = 0; window < windows; ++window) {
+    llvm::ArrayRef<int32_t> ids = tokens.slice(window * context, context);
+    session.reset();
+    llvm::Expected<std::vector<float>> logits =
+        session.feed(ids.take_front(first + 1));
+    for (int64_t position = first;; ++position) {
+      if (!logits)
+        return logits.takeError();
+      total += negativeLogLikelihood(*logits, ids[position + 1]);
+      ++result.scoredTokens;
+      if (position + 2 == context)
+        break;
+      logits = session.feed(ids[position + 1]);
+    }
+    ++result.windows;
+    if (options.progress)
+      options.progress(window + 1, windows);
+  }
+  result.value = std::exp(total / static_cast<double>(result.scoredTokens));
+  return result;
+}
+
+} // namespace llmc
