@@ -92,6 +92,8 @@ llmc_binary = rule(
             default = "@//tools/llmc",
             executable = True,
             cfg = "target",
+            # A prebuilt llmc may be a source file.
+            allow_files = True,
         ),
     },
 )
