@@ -47,7 +47,7 @@ def _run_llmc(ctx, llmc, args, inputs, output, mnemonic, what):
     # The summary llmc prints on stdout would be a line per action in every
     # build; errors go to stderr.
     ctx.actions.run_shell(
-        command = '"$0" "$@" >/dev/null',
+        command = '"$@" >/dev/null',
         arguments = [llmc.path, args],
         inputs = inputs,
         tools = [llmc],
