@@ -188,6 +188,32 @@ llvm::Error Rules::check() {
   return checkOperandOverlaps(compute, ops);
 }
 
+llvm::Error Rules::checkBias(const LocalGeometry *bias, int64_t n) const {
+  if (!bias)
+    return llvm::Error::success();
+  if (llvm::Error error = requireFloat(*bias))
+    return error;
+  return requireShape(*bias, 1, n);
+}
+
+llvm::Error Rules::checkProjectionLanes(
+    const LocalGeometry &x, int64_t k,
+    llvm::ArrayRef<const LocalGeometry *> channelRows,
+    const LocalGeometry *bias) const {
+  return forLanes([&](int64_t lane, const LaneBlock &b) -> llvm::Error {
+    if (llvm::Error error = holds(x, lane, b.rowBegin, b.rowEnd(), 0, k))
+      return error;
+    for (const LocalGeometry *rows : channelRows)
+      if (rows)
+        if (llvm::Error error =
+                holds(*rows, lane, b.colBegin, b.colEnd(), 0, rows->cols))
+          return error;
+    if (bias)
+      return holds(*bias, lane, 0, 1, b.colBegin, b.colEnd());
+    return llvm::Error::success();
+  });
+}
+
 llvm::Error Rules::checkMatMul(bool quantized) {
   // MATMUL: x, w, [bias]; A16MATMUL: x, w, scale, [zp], [bias].
   size_t biasIndex = quantized ? 4 : 2;
@@ -222,24 +248,9 @@ llvm::Error Rules::checkMatMul(bool quantized) {
     if (llvm::Error error = requireShape(*zp, scale->rows, scale->cols))
       return error;
   }
-  if (bias) {
-    if (llvm::Error error = requireFloat(*bias))
-      return error;
-    if (llvm::Error error = requireShape(*bias, 1, n))
-      return error;
-  }
-  return forLanes([&](int64_t lane, const LaneBlock &b) -> llvm::Error {
-    if (llvm::Error error = holds(x, lane, b.rowBegin, b.rowEnd(), 0, k))
-      return error;
-    for (const LocalGeometry *rows : {&w, scale, zp})
-      if (rows)
-        if (llvm::Error error =
-                holds(*rows, lane, b.colBegin, b.colEnd(), 0, rows->cols))
-          return error;
-    if (bias)
-      return holds(*bias, lane, 0, 1, b.colBegin, b.colEnd());
-    return llvm::Error::success();
-  });
+  if (llvm::Error error = checkBias(bias, n))
+    return error;
+  return checkProjectionLanes(x, k, {&w, scale, zp}, bias);
 }
 
 llvm::Error Rules::checkInt8MatMul() {
@@ -266,23 +277,9 @@ llvm::Error Rules::checkInt8MatMul() {
   if (llvm::Error error = requireShape(y, m, n))
     return error;
   const LocalGeometry *bias = ops.getInput(3);
-  if (bias) {
-    if (llvm::Error error = requireFloat(*bias))
-      return error;
-    if (llvm::Error error = requireShape(*bias, 1, n))
-      return error;
-  }
-  return forLanes([&](int64_t lane, const LaneBlock &b) -> llvm::Error {
-    if (llvm::Error error = holds(x, lane, b.rowBegin, b.rowEnd(), 0, k))
-      return error;
-    for (const LocalGeometry *rows : {&w, &scale})
-      if (llvm::Error error =
-              holds(*rows, lane, b.colBegin, b.colEnd(), 0, rows->cols))
-        return error;
-    if (bias)
-      return holds(*bias, lane, 0, 1, b.colBegin, b.colEnd());
-    return llvm::Error::success();
-  });
+  if (llvm::Error error = checkBias(bias, n))
+    return error;
+  return checkProjectionLanes(x, k, {&w, &scale}, bias);
 }
 
 llvm::Error Rules::checkBinary() {

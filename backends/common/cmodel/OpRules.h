@@ -54,6 +54,15 @@ private:
   /// Checks the inputs of an elementwise opcode against the output: each
   /// broadcasts to it and every lane holds what its block reads.
   llvm::Error checkElementwiseOperands();
+  /// A projection's optional float bias [1, n].
+  llvm::Error checkBias(const LocalGeometry *bias, int64_t n) const;
+  /// Traps unless every lane holds what a projection's output block reads:
+  /// its rows of x (all k), the rows of each of `channelRows` (one per
+  /// output column; null entries skipped) and the bias columns.
+  llvm::Error
+  checkProjectionLanes(const LocalGeometry &x, int64_t k,
+                       llvm::ArrayRef<const LocalGeometry *> channelRows,
+                       const LocalGeometry *bias) const;
 
   llvm::Error checkMatMul(bool quantized);
   llvm::Error checkInt8MatMul();
