@@ -4,6 +4,7 @@
 
 #include "backends/common/lowering/Int8Reference.h"
 #include "runtime/tokenizer/Tokenizer.h"
+#include "tools/llmc/Commands.h"
 #include "tools/llmc/InterpreterSession.h"
 
 #include "llvm/ADT/MapVector.h"
@@ -167,9 +168,7 @@ calibrateModel(const LoadedModel &model, const llm::BuildOptions &build,
 
 void printCalibrationProgress(llvm::StringRef pass, int64_t done,
                               int64_t total) {
-  if (done == total || (10 * done / total) != (10 * (done - 1) / total))
-    llvm::errs() << "calibrate " << pass << ": " << done << "/" << total
-                 << " prompts\n";
+  printProgressTenths(("calibrate " + pass).str(), done, total, "prompts");
 }
 
 } // namespace llmc

@@ -43,6 +43,11 @@ int runInspectCommand(const plugins::Registry &registry);
 /// Prints `error` as `llmc: error: ...` and returns exit code 1.
 int reportError(llvm::Error error);
 
+/// Prints `<label>: <done>/<total> <unit>` on stderr when `done` reaches a
+/// new tenth of `total` or the end, for long runs without a progress bar.
+void printProgressTenths(llvm::StringRef label, int64_t done, int64_t total,
+                         llvm::StringRef unit);
+
 /// Writes `path` through a temporary file renamed into place, so a failure
 /// never leaves a half-written output.
 llvm::Error

@@ -6,7 +6,7 @@
 
 namespace llmc {
 
-static llvm::Error reportError(const llvm::Twine &message) {
+static llvm::Error measurementError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
@@ -38,7 +38,7 @@ ComparingRunner::run(llvm::StringRef piece,
   if (!got)
     return got.takeError();
   if (got->size() != want->size())
-    return reportError("piece '" + piece + "': the binary returns " +
+    return measurementError("piece '" + piece + "': the binary returns " +
                        llvm::Twine(got->size()) + " outputs, the reference " +
                        llvm::Twine(want->size()));
   auto [entry, inserted] = agreements.try_emplace(piece);
@@ -54,7 +54,7 @@ ComparingRunner::run(llvm::StringRef piece,
     const top::Tensor &expected = std::get<1>(pair);
     if (actual.getKind() != expected.getKind() ||
         actual.getNumElements() != expected.getNumElements())
-      return reportError("piece '" + piece + "': output #" +
+      return measurementError("piece '" + piece + "': output #" +
                          llvm::Twine(index) + " is " + actual.describe() +
                          " on the binary but " + expected.describe() +
                          " on the reference");
@@ -104,17 +104,17 @@ llvm::Expected<Perplexity> measurePerplexity(session::Session &session,
   int64_t context = options.context;
   int64_t capacity = session.getDims().seqLength;
   if (context < 4)
-    return reportError("perplexity: a window needs at least 4 tokens, not " +
+    return measurementError("perplexity: a window needs at least 4 tokens, not " +
                        llvm::Twine(context));
   if (context > capacity)
-    return reportError("perplexity: windows of " + llvm::Twine(context) +
+    return measurementError("perplexity: windows of " + llvm::Twine(context) +
                        " tokens do not fit the KV cache of " +
                        llvm::Twine(capacity) + " tokens");
   int64_t windows = static_cast<int64_t>(tokens.size()) / context;
   if (options.maxWindows > 0)
     windows = std::min(windows, options.maxWindows);
   if (windows == 0)
-    return reportError("perplexity: the text has " +
+    return measurementError("perplexity: the text has " +
                        llvm::Twine(tokens.size()) +
                        " tokens, less than one window of " +
                        llvm::Twine(context));

@@ -120,9 +120,8 @@ measureOn(llvm::StringRef label, session::PieceRunner &runner,
   options.context = reportContext;
   options.maxWindows = reportWindows;
   options.progress = [&](int64_t done, int64_t total) {
-    if (done == total || (10 * done / total) != (10 * (done - 1) / total))
-      llvm::errs() << "perplexity " << label << ": " << done << "/" << total
-                   << " windows\n";
+    printProgressTenths(("perplexity " + label).str(), done, total,
+                        "windows");
   };
   return measurePerplexity(session, tokens, options);
 }

@@ -90,6 +90,13 @@ int reportError(llvm::Error error) {
   return 1;
 }
 
+void printProgressTenths(llvm::StringRef label, int64_t done, int64_t total,
+                         llvm::StringRef unit) {
+  if (done == total || (10 * done / total) != (10 * (done - 1) / total))
+    llvm::errs() << label << ": " << done << "/" << total << " " << unit
+                 << "\n";
+}
+
 llvm::Error writeFileAtomically(
     llvm::StringRef path,
     llvm::function_ref<llvm::Error(llvm::raw_ostream &)> write) {
