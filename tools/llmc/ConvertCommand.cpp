@@ -101,22 +101,6 @@ int runConvertCommand(const plugins::Registry &registry) {
         llvm::inconvertibleErrorCode(),
         "convert needs -q/--quantize (F32, F16, BF16, W8F16, W8BF16, W4F16, "
         "W4BF16, INT8)"));
-  llvm::Expected<lowering::LoweringOptions> lowering =
-      getLoweringOptions([&]() -> llvm::Expected<quant::CalibrationTable> {
-        llvm::errs() << "no --calibration-table: calibrating INT8 "
-                        "activations on llmc's default prompts\n";
-        llm::BuildOptions build = getBuildOptions();
-        llvm::Expected<LoadedModel> model = loadSelectedModel(registry, build);
-        if (!model)
-          return model.takeError();
-        CalibrationOptions calibration;
-        calibration.threads = llvm::hardware_concurrency().compute_thread_count();
-        if (!quiet)
-          calibration.progress = printCalibrationProgress;
-        return calibrateModel(*model, build, calibration, "");
-      });
-  if (!lowering)
-    return reportError(lowering.takeError());
   if (llvm::Error error = validateReportOptions())
     return reportError(std::move(error));
   llvm::Expected<const plugins::BackendPlugin &> backend =
@@ -125,8 +109,6 @@ int runConvertCommand(const plugins::Registry &registry) {
     return reportError(backend.takeError());
   compile::ConvertOptions options;
   options.build = getBuildOptions();
-  options.lowering = *lowering;
-  options.lowering.cores = cores;
   options.threads = threads;
   options.compileOncePerLayer = !compileEveryLayer;
   if (llvm::Error error = applyPieceSelection(options))
@@ -135,15 +117,29 @@ int runConvertCommand(const plugins::Registry &registry) {
     return reportError(llvm::createStringError(
         llvm::inconvertibleErrorCode(),
         "--report runs the whole model; it cannot follow --pieces"));
+  llvm::Expected<LoadedModel> model =
+      loadSelectedModel(registry, options.build);
+  if (!model)
+    return reportError(model.takeError());
+  llvm::Expected<lowering::LoweringOptions> lowering =
+      getLoweringOptions([&]() -> llvm::Expected<quant::CalibrationTable> {
+        llvm::errs() << "no --calibration-table: calibrating INT8 "
+                        "activations on llmc's default prompts\n";
+        CalibrationOptions calibration;
+        calibration.threads = llvm::hardware_concurrency().compute_thread_count();
+        if (!quiet)
+          calibration.progress = printCalibrationProgress;
+        return calibrateModel(*model, options.build, calibration, "");
+      });
+  if (!lowering)
+    return reportError(lowering.takeError());
+  options.lowering = *lowering;
+  options.lowering.cores = cores;
   ProgressLine progress;
   if (!quiet)
     options.progress = [&](const compile::ConvertProgress &update) {
       progress.update(update);
     };
-  llvm::Expected<LoadedModel> model =
-      loadSelectedModel(registry, options.build);
-  if (!model)
-    return reportError(model.takeError());
   quant::DerivedWeightSource weights(*model->weights);
   llvm::Expected<compile::ConvertReport> report = compile::convertModel(
       model->spec, weights, *backend, options, output);
