@@ -33,13 +33,12 @@ TEST_F(Bm1688LoweringTest, LowersEveryModeItLists) {
 }
 
 TEST_F(Bm1688LoweringTest, SplitsHeavyWeightsAcrossItsTwoCores) {
-  // 2048 x 64 f16 weights: 256 KiB (F32 ops stay on one core).
+  // 2048 x 64 f32 weights: 512 KiB.
   std::string heavy = test::makeLmHeadPiece(64, 2048);
   lowering::LoweringOptions options;
-  options.mode = lowering::QuantMode::F16;
   EXPECT_THAT(lower(heavy, options),
               HasSubstr("core_split = #tpu.core_split<cores = 2, axis = 1>"));
-  // 64 KiB are not worth the barrier.
+  // 128 KiB are not worth the barrier.
   EXPECT_THAT(lower(test::makeLmHeadPiece(64, 512), options),
               Not(HasSubstr("core_split")));
   options.cores = 1;
@@ -51,9 +50,8 @@ TEST_F(Bm1688LoweringTest, SplitsHeavyWeightsAcrossItsTwoCores) {
 }
 
 TEST_F(Bm1688LoweringTest, CodegenFitsItsLanesOnBothCores) {
-  // 4 KiB weight rows: a lane of 128 KiB holds few of them per tile.
+  // 8 KiB weight rows: a lane of 128 KiB holds few of them per tile.
   lowering::LoweringOptions options;
-  options.mode = lowering::QuantMode::F16;
   cmd::CommandStream stream =
       compile(test::makeLmHeadPiece(2048, 1024), options);
   EXPECT_EQ(stream.version(), 2u);

@@ -4,6 +4,7 @@
 
 #include "backends/common/codegen/Emitters.h"
 #include "dialects/top/IR/TopOps.h"
+#include "dialects/tpu/IR/ResidualAdd.h"
 #include "dialects/tpu/IR/TpuOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -13,28 +14,6 @@
 using namespace mlir;
 
 namespace llmc::codegen {
-
-/// The tpu.Add a linear op's result feeds, when the projection can compute
-/// it in its output tiles: the add is the result's only use, adds a residual
-/// of the same type computed before the op, and the op's output is not a
-/// piece result itself.
-static Operation *getResidualAdd(Operation *op) {
-  if (!isa<tpu::MatMulOp, tpu::A16MatMulOp, tpu::MLPOp, tpu::A16MLPOp>(op) ||
-      !op->getResult(0).hasOneUse())
-    return nullptr;
-  auto add = dyn_cast<tpu::AddOp>(*op->getResult(0).getUsers().begin());
-  if (!add || add.getLhs() == add.getRhs() ||
-      add.getLhs().getType() != add.getRhs().getType() ||
-      add.getType() != add.getLhs().getType())
-    return nullptr;
-  Value residual =
-      add.getLhs() == op->getResult(0) ? add.getRhs() : add.getLhs();
-  Operation *producer = residual.getDefiningOp();
-  if (producer && (producer->getBlock() != op->getBlock() ||
-                   !producer->isBeforeInBlock(op)))
-    return nullptr;
-  return add;
-}
 
 static llvm::Error emitOp(SectionWriter &sections,
                           const ValuePlacement &placement, Operation *op) {
@@ -115,7 +94,7 @@ generateCommandStream(func::FuncOp function,
     }
     // A residual add is computed in the projection's output tiles: its
     // operand is never stored and loaded again.
-    if (Operation *add = getResidualAdd(&op)) {
+    if (Operation *add = tpu::getAbsorbedResidualAdd(&op)) {
       absorbed.insert(add);
       if (llvm::Error error = emitLinearOp(sections, placement, &op, add))
         return std::move(error);

@@ -11,6 +11,7 @@
 #include "dialects/tpu/Transforms/Passes.h"
 
 #include "dialects/top/IR/TopOps.h"
+#include "dialects/tpu/IR/ResidualAdd.h"
 #include "dialects/tpu/IR/TpuOps.h"
 #include "dialects/tpu/IR/TpuTraits.h"
 
@@ -139,6 +140,11 @@ LogicalResult AddressAssign::collectBuffers() {
     }
     for (Value operand : op.getOperands())
       touch(operand, index);
+    // Codegen writes an absorbed residual add's result while the projection
+    // still reads its inputs, so they must not share memory with it.
+    if (Operation *linear = getAbsorbingLinearOp(&op))
+      for (Value operand : linear->getOperands())
+        touch(operand, index);
     if (isa<llmc::top::InputOp, ReshapeOp>(op)) {
       auto source = bufferOf.find(op.getOperand(0));
       if (source == bufferOf.end())

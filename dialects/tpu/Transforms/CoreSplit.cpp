@@ -49,10 +49,6 @@ struct TpuCoreSplitPass
         if (matmul.getLeftTranspose() || !matmul.getRightTranspose())
           return;
       auto result = cast<RankedTensorType>(op->getResult(0).getType());
-      // Split F32 projections give wrong results on the BM1688's cmodel
-      // (whole-model parity, not yet understood); they stay on one core.
-      if (result.getElementType().isF32())
-        return;
       int64_t axis = result.getRank() - 1;
       if (result.getDimSize(axis) < cores ||
           getWeightBytes(op) < minWeightBytes)

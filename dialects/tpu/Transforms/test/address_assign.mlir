@@ -74,3 +74,23 @@ func.func @mlp_scratch(%arg0: tensor<1x2x16xf32>) -> tensor<1x2x16xf32> {
   %y = tpu.MLP %x, %g, %u, %d : (tensor<1x2x16xf32>, tensor<32x16xf32>, tensor<32x16xf32>, tensor<16x32xf32>) -> tensor<1x2x16xf32>
   return %y : tensor<1x2x16xf32>
 }
+
+// -----
+
+// A projection computes the residual add it absorbs in its output tiles,
+// so its input stays live until the add: the add's result never takes the
+// input's place (a split projection's cores each load all of it).
+// CHECK-LABEL: func.func @absorbed_residual
+func.func @absorbed_residual(%arg0: tensor<1x16xf32>) -> tensor<1x16xf32> {
+  %none = top.None : none
+  %x = top.Input %arg0 {role = "hidden"} : (tensor<1x16xf32>) -> tensor<1x16xf32>
+  %w = top.Weight "proj.weight" : () -> tensor<16x16xf32>
+  // CHECK: tpu.SiLU {{.*}}addr = [#tpu.mem<region = activation, offset = 0, size = 64>]
+  %a = tpu.SiLU %x : (tensor<1x16xf32>) -> tensor<1x16xf32>
+  // CHECK: tpu.MatMul {{.*}}addr = [#tpu.mem<region = activation, offset = 64, size = 64>]
+  %p = tpu.MatMul %a, %w, %none {right_transpose = true} : (tensor<1x16xf32>, tensor<16x16xf32>, none) -> tensor<1x16xf32>
+  // CHECK: tpu.Add {{.*}}addr = [#tpu.mem<region = activation, offset = 128, size = 64>]
+  %d = tpu.Add %p, %x : (tensor<1x16xf32>, tensor<1x16xf32>) -> tensor<1x16xf32>
+  %e = tpu.SiLU %d : (tensor<1x16xf32>) -> tensor<1x16xf32>
+  return %e : tensor<1x16xf32>
+}

@@ -55,16 +55,3 @@ func.func @mlp(%x: tensor<1x2x16xf16>) -> (tensor<1x2x16xf16>, tensor<1x2x16xf16
   return %y, %z : tensor<1x2x16xf16>, tensor<1x2x16xf16>
 }
 
-// -----
-
-// F32 ops stay on one core: split, they compute wrong results in whole
-// models on the BM1688 (a known bug).
-// CHECK-LABEL: func.func @f32_stays
-// CHECK-NOT: core_split
-func.func @f32_stays(%x: tensor<1x2x16xf32>) -> tensor<1x2x16xf32> {
-  %g = top.Weight "gate.weight" : () -> tensor<32x16xf32>
-  %u = top.Weight "up.weight" : () -> tensor<32x16xf32>
-  %d = top.Weight "down.weight" : () -> tensor<16x32xf32>
-  %y = tpu.MLP %x, %g, %u, %d : (tensor<1x2x16xf32>, tensor<32x16xf32>, tensor<32x16xf32>, tensor<16x32xf32>) -> tensor<1x2x16xf32>
-  return %y : tensor<1x2x16xf32>
-}
