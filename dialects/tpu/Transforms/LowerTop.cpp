@@ -11,6 +11,8 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
+#include <set>
+
 namespace llmc::tpu {
 #define GEN_PASS_DEF_TPULOWERTOPPASS
 #include "dialects/tpu/Transforms/Passes.h.inc"
@@ -139,12 +141,18 @@ struct TpuLowerTopPass : llmc::tpu::impl::TpuLowerTopPassBase<TpuLowerTopPass> {
     if (badPin)
       return signalPassFailure();
     // Patterns report why an op cannot lower (a group size that does not
-    // divide K); the generic message below is only for silent failures.
+    // divide K); the generic message below is only for silent failures. The
+    // driver may try a pattern on an op again after lowering its operands:
+    // each diagnostic is shown once.
     bool reported = false;
     {
+      std::set<std::pair<const void *, std::string>> shown;
       ScopedDiagnosticHandler handler(root->getContext(), [&](Diagnostic &d) {
         reported |= d.getSeverity() == DiagnosticSeverity::Error;
-        return failure();
+        bool repeated =
+            !shown.emplace(d.getLocation().getAsOpaquePointer(), d.str())
+                 .second;
+        return success(repeated);
       });
       // Top-down, producers lower before their users, so casts see final
       // element types; folding is canonicalization's job, not lowering's.
