@@ -1,10 +1,12 @@
 //===- PieceParityTest.cpp - compiled pieces against the top interpreter --===//
 //
-// Compiles pieces of the refdata models for bm1684x in several modes, runs
-// their command streams on the cmodel and compares every output with the
-// top interpreter running the same piece on the weights the binary holds
-// (quantized weights dequantized, float weights rounded), computing in f32:
-// cosine >= 0.99999 for F32 and >= 0.999 for the other modes; tokens equal.
+// The conformance suite of the chip plugins: compiles pieces of the refdata
+// models for every chip (bm1684x, bm1688, cv186x) in every mode it lists,
+// runs their command streams on its cmodel and compares every output with
+// the top interpreter running the same piece on the weights the binary
+// holds (quantized weights dequantized, float weights rounded), computing
+// in f32, within the tolerance the lowering declares for the mode
+// (lowering/Tolerance.h); tokens equal.
 // sample_head computes in f32 in every mode. INT8 is calibrated (minmax) on
 // the test's own inputs, and its reference rounds every quantized
 // activation to its 8-bit grid (lowering/Int8Reference.h).
@@ -17,6 +19,7 @@
 #include "backends/common/compile/WeightPacking.h"
 #include "backends/common/lowering/Int8Reference.h"
 #include "backends/common/lowering/LoweredWeights.h"
+#include "backends/common/lowering/Tolerance.h"
 #include "backends/common/quant/CalibrationStats.h"
 #include "backends/common/quant/DerivedWeightSource.h"
 #include "dialects/Registration.h"
@@ -47,6 +50,8 @@ namespace llmc::plugins {
 void register_gguf(Registrar &registrar);
 void register_hf(Registrar &registrar);
 void register_bm1684x(Registrar &registrar);
+void register_bm1688(Registrar &registrar);
+void register_cv186x(Registrar &registrar);
 } // namespace llmc::plugins
 
 using namespace llmc;
@@ -55,11 +60,11 @@ using namespace mlir;
 namespace {
 
 struct Case {
+  std::string chip;
   /// A refdata model, or "" for the checkpoint LLMC_PARITY_CHECKPOINT
   /// names (a larger random one: several tiles per op, key chunks).
   std::string model;
   std::string mode;
-  double minCosine;
   int64_t seqLength = 64;
   int64_t maxInputLength = 16;
   /// Asymmetric weights, or for INT8 activations.
@@ -67,7 +72,8 @@ struct Case {
 };
 
 std::string caseName(const ::testing::TestParamInfo<Case> &info) {
-  std::string name = (info.param.model.empty() ? std::string("generated")
+  std::string name = info.param.chip + "_" +
+                     (info.param.model.empty() ? std::string("generated")
                                                 : info.param.model) +
                      "_" + info.param.mode +
                      (info.param.asymmetric ? "_asym" : "");
@@ -123,6 +129,8 @@ protected:
     plugins::register_hf(registry);
     plugins::register_gguf(registry);
     plugins::register_bm1684x(registry);
+    plugins::register_bm1688(registry);
+    plugins::register_cv186x(registry);
     ASSERT_FALSE(static_cast<bool>(registry.takeRegistrationErrors()));
     DialectRegistry dialects;
     registerAllDialects(dialects);
@@ -195,7 +203,7 @@ protected:
         << toString(std::move(retargeted));
     ModuleOp module = *piece->module;
     llvm::Error lowered = compile::lowerAndPlace(
-        module, llvm::cantFail(registry.findBackend("bm1684x")), options);
+        module, llvm::cantFail(registry.findBackend(param.chip)), options);
     ASSERT_FALSE(static_cast<bool>(lowered)) << toString(std::move(lowered));
 
     // The coeff region: every weight the piece reads, 64-byte aligned.
@@ -213,7 +221,7 @@ protected:
     }
     func::FuncOp function = compile::getPieceFunction(module);
     const plugins::ChipDescriptor &chip =
-        llvm::cantFail(registry.findBackend("bm1684x")).getDescriptor();
+        llvm::cantFail(registry.findBackend(param.chip)).getDescriptor();
     llvm::Expected<cmd::CommandStream> stream =
         codegen::generateCommandStream(function, chip, offsets);
     ASSERT_TRUE(static_cast<bool>(stream)) << toString(stream.takeError());
@@ -261,7 +269,8 @@ protected:
       }
       std::vector<float> values = decode(*got, type);
       double similarity = cosine(values, want.getF32());
-      EXPECT_GE(similarity, param.minCosine) << "output #" << index;
+      EXPECT_GE(similarity, lowering::getMinPieceCosine(options.mode))
+          << "output #" << index;
     }
   }
 
@@ -335,35 +344,53 @@ TEST_P(PieceParityTest, PiecesMatchInterpreter) {
                model->spec.vocabSize);
 }
 
-std::vector<Case> allCases() {
+/// Every refdata model in every mode `chip` lists (INT8 symmetric and
+/// asymmetric), and GGUF files whose weights compile as stored.
+std::vector<Case> allCases(void (*registerChip)(plugins::Registrar &)) {
+  plugins::Registry registry;
+  registerChip(registry);
+  const plugins::ChipDescriptor &chip =
+      registry.getBackends().front()->getDescriptor();
+  auto lists = [&](llvm::StringRef mode) {
+    return llvm::is_contained(chip.quantModes, mode);
+  };
   std::vector<Case> cases;
   for (const char *model : {"tiny-qwen2", "tiny-llama", "tiny-qwen3"})
-    for (const char *mode : {"F32", "F16", "BF16", "W8F16", "W8BF16", "W4F16",
-                             "W4BF16"})
-      cases.push_back({model, mode, llvm::StringRef(mode) == "F32" ? 0.99999
-                                                                  : 0.999});
-  // INT8: 8-bit activations, symmetric and asymmetric.
-  for (const char *model : {"tiny-qwen2", "tiny-llama", "tiny-qwen3"})
-    for (bool asymmetric : {false, true})
-      cases.push_back({model, "INT8", 0.999, 64, 16, asymmetric});
-  // GGUF Q8_0 and Q4_0 weights compile as stored, in any weight-only mode.
-  cases.push_back({"tiny-llama/model-q8_0.gguf", "W8F16", 0.999});
-  cases.push_back({"tiny-qwen3/model-q4_0.gguf", "W4BF16", 0.999});
-  cases.push_back({"tiny-qwen2/model-q4_0.gguf", "W8BF16", 0.999});
+    for (const std::string &mode : chip.quantModes) {
+      cases.push_back({chip.id, model, mode});
+      if (lowering::quantizesActivations(
+              llvm::cantFail(lowering::parseQuantMode(mode))))
+        cases.push_back({chip.id, model, mode, 64, 16, /*asymmetric=*/true});
+    }
+  for (auto [file, mode] : {std::pair{"tiny-llama/model-q8_0.gguf", "W8F16"},
+                            {"tiny-qwen3/model-q4_0.gguf", "W4BF16"},
+                            {"tiny-qwen2/model-q4_0.gguf", "W8BF16"}})
+    if (lists(mode))
+      cases.push_back({chip.id, file, mode});
   return cases;
 }
 
 INSTANTIATE_TEST_SUITE_P(Bm1684x, PieceParityTest,
-                         ::testing::ValuesIn(allCases()), caseName);
+                         ::testing::ValuesIn(allCases(
+                             plugins::register_bm1684x)),
+                         caseName);
+INSTANTIATE_TEST_SUITE_P(Bm1688, PieceParityTest,
+                         ::testing::ValuesIn(allCases(
+                             plugins::register_bm1688)),
+                         caseName);
+INSTANTIATE_TEST_SUITE_P(Cv186x, PieceParityTest,
+                         ::testing::ValuesIn(allCases(
+                             plugins::register_cv186x)),
+                         caseName);
 
 // The Qwen2.5-0.5B shape with one layer and a 32000 vocabulary, S = 512,
 // L = 128: projections in several channel and row tiles, f32 attention in
 // key chunks, a 32000-way arg-max.
 INSTANTIATE_TEST_SUITE_P(
     Bm1684xGenerated, PieceParityTest,
-    ::testing::Values(Case{"", "F32", 0.99999, 512, 128},
-                      Case{"", "BF16", 0.999, 512, 128},
-                      Case{"", "W4BF16", 0.999, 512, 128}),
+    ::testing::Values(Case{"bm1684x", "", "F32", 512, 128},
+                      Case{"bm1684x", "", "BF16", 512, 128},
+                      Case{"bm1684x", "", "W4BF16", 512, 128}),
     caseName);
 
 } // namespace
