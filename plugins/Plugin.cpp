@@ -26,4 +26,12 @@ BackendPlugin::buildLoweringPipeline(mlir::OpPassManager &,
                                      "' has no top -> tpu lowering");
 }
 
+llvm::Error BackendPlugin::generateStream(mlir::Operation *,
+                                          const llvm::StringMap<uint64_t> &,
+                                          cmd::CommandStream &) const {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 "chip '" + getDescriptor().id +
+                                     "' has no codegen");
+}
+
 } // namespace llmc::plugins

@@ -19,18 +19,29 @@
 #include "plugins/ModelSpec.h"
 #include "plugins/WeightSource.h"
 
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <memory>
 
 namespace mlir {
 class OpPassManager;
+class Operation;
 class RewritePatternSet;
 } // namespace mlir
 
 namespace llmc::lowering {
 struct LoweringOptions;
 } // namespace llmc::lowering
+
+namespace llmc::cmd {
+class CommandStream;
+} // namespace llmc::cmd
+
+namespace llmc::cmodel {
+struct DeviceOptions;
+class StreamDevice;
+} // namespace llmc::cmodel
 
 namespace llmc::plugins {
 
@@ -87,6 +98,21 @@ public:
   virtual llvm::Error
   buildLoweringPipeline(mlir::OpPassManager &pm,
                         const lowering::LoweringOptions &options) const;
+
+  /// Writes into `stream` the commands of `function`, a piece's func.func
+  /// that the lowering pipeline and tpu-address-assign produced, its
+  /// weights at `weightOffsets` (bytes into the coeff region, by name).
+  /// The default reports that the chip has no codegen; CommonBackendPlugin
+  /// uses backends/common/codegen.
+  virtual llvm::Error
+  generateStream(mlir::Operation *function,
+                 const llvm::StringMap<uint64_t> &weightOffsets,
+                 cmd::CommandStream &stream) const;
+
+  /// The device that runs this chip's streams: the cmodel for a TPU-class
+  /// chip, the CPU itself for the host; null for a chip with none.
+  virtual std::unique_ptr<cmodel::StreamDevice>
+  createDevice(const cmodel::DeviceOptions &options) const = 0;
 };
 
 /// What a plugin's register_<id> function receives.

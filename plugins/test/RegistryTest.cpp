@@ -2,6 +2,8 @@
 
 #include "plugins/Registry.h"
 
+#include "backends/common/cmodel/StreamDevice.h"
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -30,6 +32,10 @@ class FakeBackend : public BackendPlugin {
 public:
   explicit FakeBackend(ChipDescriptor chip) : chip(std::move(chip)) {}
   const ChipDescriptor &getDescriptor() const override { return chip; }
+  std::unique_ptr<llmc::cmodel::StreamDevice>
+  createDevice(const llmc::cmodel::DeviceOptions &) const override {
+    return nullptr;
+  }
 
 private:
   ChipDescriptor chip;

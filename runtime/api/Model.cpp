@@ -82,11 +82,11 @@ Model::load(llvm::StringRef path, const ModelOptions &options) {
                       ": compiled for a chip this "
                       "build cannot run: " +
                       llvm::toString(backend.takeError()));
-  cmodel::CModelOptions deviceOptions;
+  cmodel::DeviceOptions deviceOptions;
   deviceOptions.threads = options.threads;
   llvm::Expected<std::unique_ptr<device::BinaryRunner>> runner =
-      device::BinaryRunner::create(*model->binary, backend->getDescriptor(),
-                                   deviceOptions);
+      device::BinaryRunner::create(*model->binary,
+                                   backend->createDevice(deviceOptions));
   if (!runner)
     return runner.takeError();
   model->runner = std::move(*runner);
@@ -112,6 +112,8 @@ Model::load(llvm::StringRef path, const ModelOptions &options) {
 }
 
 session::ModelDims Model::getDims() const { return runner->getModelDims(); }
+
+bool Model::isTimeModelled() const { return runner->modelsTime(); }
 
 int64_t Model::getDefaultMaxNewTokens() const {
   int64_t configured = getManifest().generation().max_new_tokens();

@@ -106,8 +106,11 @@ public:
   /// GenerateOptions::maxNewTokens when it is 0: the binary's default, else
   /// the cache capacity.
   int64_t getDefaultMaxNewTokens() const;
-  /// The device; its totals add up the modelled time of every run.
+  /// The device; its totals add up the time of every run.
   device::BinaryRunner &getDevice() { return *runner; }
+  /// Whether those totals are modelled chip time (a simulated chip) rather
+  /// than time measured on the host.
+  bool isTimeModelled() const;
   /// The binary's sample_head, when it has one.
   DeviceSampling *getDeviceSampling() {
     return deviceSampling ? &*deviceSampling : nullptr;

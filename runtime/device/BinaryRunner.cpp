@@ -30,17 +30,20 @@ static llvm::Error runnerError(const llvm::Twine &message) {
 }
 
 BinaryRunner::BinaryRunner(const binary::LoadedBinary &binary,
-                           const plugins::ChipDescriptor &chip,
-                           const cmodel::CModelOptions &options)
-    : binary(binary), device(chip, options) {}
+                           std::unique_ptr<cmodel::StreamDevice> device)
+    : binary(binary), device(std::move(device)) {}
 
 BinaryRunner::~BinaryRunner() = default;
 
 llvm::Expected<std::unique_ptr<BinaryRunner>>
 BinaryRunner::create(const binary::LoadedBinary &binary,
-                     const plugins::ChipDescriptor &chip,
-                     const cmodel::CModelOptions &options) {
-  std::unique_ptr<BinaryRunner> runner(new BinaryRunner(binary, chip, options));
+                     std::unique_ptr<cmodel::StreamDevice> device) {
+  if (!device)
+    return runnerError(binary.name() + ": compiled for chip '" +
+                       binary.manifest().chip() +
+                       "', whose backend has no device in this build");
+  std::unique_ptr<BinaryRunner> runner(
+      new BinaryRunner(binary, std::move(device)));
   if (llvm::Error error = runner->load())
     return runnerError(binary.name() + ": " + llvm::toString(std::move(error)));
   return std::move(runner);
@@ -52,12 +55,12 @@ session::ModelDims BinaryRunner::getModelDims() const {
 
 llvm::Error BinaryRunner::load() {
   const binary::Manifest &manifest = binary.manifest();
-  if (!llvm::StringRef(manifest.chip()).equals_insensitive(device.getChip().id))
+  if (!llvm::StringRef(manifest.chip()).equals_insensitive(device->getChip().id))
     return runnerError("compiled for chip '" + manifest.chip() +
-                       "', not for '" + device.getChip().id + "'");
+                       "', not for '" + device->getChip().id + "'");
   if (llvm::Error error = getModelDims().validate())
     return error;
-  if (llvm::Error error = device.getChip().validate())
+  if (llvm::Error error = device->getChip().validate())
     return error;
   uint64_t activationBytes = 0;
   for (const binary::Piece &piece : manifest.pieces()) {
@@ -86,26 +89,42 @@ llvm::Error BinaryRunner::load() {
     loaded.stream = &stream->second;
     activationBytes = std::max(activationBytes, piece.activation_bytes());
   }
-  cmodel::GlobalMemory &global = device.global();
+  cmodel::GlobalMemory &global = device->global();
   global.attachReadOnly(cmd::REGION_COEFF, binary.coeff());
   global.allocate(cmd::REGION_ACTIVATION, activationBytes);
   return llvm::Error::success();
 }
 
 llvm::Error BinaryRunner::runPiece(LoadedPiece &piece,
-                                   llvm::ArrayRef<Tensor> inputs) {
+                                   llvm::ArrayRef<Tensor> inputs,
+                                   std::optional<int64_t> historyFrom,
+                                   uint64_t owner) {
   const binary::Piece &manifest = *piece.manifest;
   if (static_cast<int>(inputs.size()) != manifest.inputs_size())
     return runnerError("takes " + llvm::Twine(manifest.inputs_size()) +
                        " inputs, not " + llvm::Twine(inputs.size()));
   if (piece.io.empty())
     piece.io.assign(manifest.io_bytes(), 0);
-  for (int i = 0; i < manifest.inputs_size(); ++i)
+  // What the region holds of a history is unknown until the writes end.
+  piece.historyOwner = 0;
+  int64_t historyRows = 0;
+  for (int i = 0; i < manifest.inputs_size(); ++i) {
+    const binary::Tensor &slot = manifest.inputs(i);
+    bool history = llvm::StringRef(slot.role()).starts_with("history_");
     if (llvm::Error error =
-            writeIoTensor(manifest.inputs(i), inputs[i], piece.io))
+            history && historyFrom
+                ? writeIoTensorRows(slot, inputs[i], *historyFrom, piece.io)
+                : writeIoTensor(slot, inputs[i], piece.io))
       return error;
-  device.global().attach(cmd::REGION_IO, piece.io);
-  llvm::Expected<cmodel::RunStats> stats = device.run(*piece.stream);
+    if (history && historyFrom)
+      historyRows = *historyFrom + inputs[i].getShape()[1];
+  }
+  if (historyFrom) {
+    piece.historyOwner = owner;
+    piece.historyRows = historyRows;
+  }
+  device->global().attach(cmd::REGION_IO, piece.io);
+  llvm::Expected<cmodel::RunStats> stats = device->run(*piece.stream);
   if (!stats)
     return stats.takeError();
   totals.runs += 1;
@@ -116,6 +135,32 @@ llvm::Error BinaryRunner::runPiece(LoadedPiece &piece,
 
 llvm::Expected<std::vector<Tensor>>
 BinaryRunner::run(llvm::StringRef name, llvm::ArrayRef<Tensor> inputs) {
+  return runNamed(name, inputs, std::nullopt, 0);
+}
+
+int64_t BinaryRunner::getKeptHistoryRows(llvm::StringRef name,
+                                         uint64_t owner) const {
+  auto found = pieces.find(name);
+  if (found == pieces.end() || found->second.historyOwner != owner)
+    return 0;
+  return found->second.historyRows;
+}
+
+llvm::Expected<std::vector<Tensor>>
+BinaryRunner::runWithHistoryFrom(llvm::StringRef name,
+                                 llvm::ArrayRef<Tensor> inputs,
+                                 int64_t firstRow, uint64_t owner) {
+  if (firstRow > getKeptHistoryRows(name, owner))
+    return runnerError("piece " + name + ": holds " +
+                       llvm::Twine(getKeptHistoryRows(name, owner)) +
+                       " history rows, not the " + llvm::Twine(firstRow) +
+                       " its new rows follow");
+  return runNamed(name, inputs, firstRow, owner);
+}
+
+llvm::Expected<std::vector<Tensor>>
+BinaryRunner::runNamed(llvm::StringRef name, llvm::ArrayRef<Tensor> inputs,
+                       std::optional<int64_t> historyFrom, uint64_t owner) {
   auto found = pieces.find(name);
   if (found == pieces.end()) {
     const binary::Manifest &manifest = binary.manifest();
@@ -124,7 +169,7 @@ BinaryRunner::run(llvm::StringRef name, llvm::ArrayRef<Tensor> inputs) {
                        ": the compiler left it out)");
   }
   LoadedPiece &piece = found->second;
-  if (llvm::Error error = runPiece(piece, inputs))
+  if (llvm::Error error = runPiece(piece, inputs, historyFrom, owner))
     return runnerError("piece " + name + ": " +
                        llvm::toString(std::move(error)));
   std::vector<Tensor> outputs;

@@ -1,7 +1,8 @@
 //===- BinaryRunner.h - a binary's pieces on the cmodel ---------*- C++ -*-===//
 //
-// Runs the pieces of a `.llmc` binary (docs/binary-format.md) on the cmodel
-// of the chip its manifest names, as a PieceRunner for a session::Session:
+// Runs the pieces of a `.llmc` binary (docs/binary-format.md) on the device
+// of the chip its manifest names (the cmodel of a TPU-class chip, or the
+// host CPU), as a PieceRunner for a session::Session:
 //
 //   - the COEFF section is the device's REGION_COEFF, attached read-only once;
 //   - every piece has an IO region of its own (Piece.io_bytes, zeroed once)
@@ -9,15 +10,16 @@
 //   - running a piece writes each input at its io_offset, runs its command
 //     stream (parsed once, at load) and reads each output back.
 //
-// The modelled time of every run adds up in getTotals(), so callers can
-// report on-chip throughput without the chip.
+// The time of every run (modelled on a simulated chip, measured on the
+// host) adds up in getTotals(), so callers can report on-chip throughput
+// without the chip.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef LLMC_RUNTIME_DEVICE_BINARYRUNNER_H
 #define LLMC_RUNTIME_DEVICE_BINARYRUNNER_H
 
-#include "backends/common/cmodel/CModel.h"
+#include "backends/common/cmodel/StreamDevice.h"
 #include "runtime/format/BinaryReader.h"
 #include "runtime/session/ModelDims.h"
 #include "runtime/session/PieceRunner.h"
@@ -26,13 +28,15 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 
 namespace llmc::device {
 
 /// The sizes of the model a manifest describes.
 session::ModelDims getModelDims(const binary::ModelInfo &model);
 
-/// What the runs of a BinaryRunner added up to, in modelled time.
+/// What the runs of a BinaryRunner added up to: modelled time when the
+/// device models it, else measured time (and no cycles).
 struct DeviceTotals {
   uint64_t runs = 0;
   uint64_t cycles = 0;
@@ -41,19 +45,26 @@ struct DeviceTotals {
 
 class BinaryRunner : public session::PieceRunner {
 public:
-  /// Prepares every piece of `binary` for a cmodel of `chip`, which must be
-  /// the chip the manifest names: checks the model sizes and each piece's IO
+  /// Prepares every piece of `binary` for `device`, whose chip must be the
+  /// chip the manifest names: checks the model sizes and each piece's IO
   /// layout and parses its stream. `binary` must outlive the runner.
   static llvm::Expected<std::unique_ptr<BinaryRunner>>
   create(const binary::LoadedBinary &binary,
-         const plugins::ChipDescriptor &chip,
-         const cmodel::CModelOptions &options = {});
+         std::unique_ptr<cmodel::StreamDevice> device);
   ~BinaryRunner() override;
 
   /// Runs `piece`; fails when the binary has no such piece, the inputs do
   /// not match its manifest entry, or the cmodel traps.
   llvm::Expected<std::vector<top::Tensor>>
   run(llvm::StringRef piece, llvm::ArrayRef<top::Tensor> inputs) override;
+
+  /// Every piece's IO region persists between its runs, history included.
+  bool keepsHistory() const override { return true; }
+  int64_t getKeptHistoryRows(llvm::StringRef piece,
+                             uint64_t owner) const override;
+  llvm::Expected<std::vector<top::Tensor>>
+  runWithHistoryFrom(llvm::StringRef piece, llvm::ArrayRef<top::Tensor> inputs,
+                     int64_t firstRow, uint64_t owner) override;
 
   bool hasPiece(llvm::StringRef piece) const { return pieces.count(piece); }
   /// The manifest entry of `piece`, or null when the binary has no such
@@ -64,8 +75,10 @@ public:
   }
   /// The sizes of the binary's model, for a session.
   session::ModelDims getModelDims() const;
-  /// Modelled time of every run so far.
+  /// Time of every run so far.
   const DeviceTotals &getTotals() const { return totals; }
+  /// Whether getTotals() is modelled chip time (else measured host time).
+  bool modelsTime() const { return device->modelsTime(); }
 
 private:
   struct LoadedPiece {
@@ -73,16 +86,24 @@ private:
     const cmd::CommandStream *stream = nullptr;
     /// The IO region; allocated at the first run.
     std::vector<uint8_t> io;
+    /// Whose history the region holds, and how many rows of it.
+    uint64_t historyOwner = 0;
+    int64_t historyRows = 0;
   };
 
   BinaryRunner(const binary::LoadedBinary &binary,
-               const plugins::ChipDescriptor &chip,
-               const cmodel::CModelOptions &options);
+               std::unique_ptr<cmodel::StreamDevice> device);
   llvm::Error load();
-  llvm::Error runPiece(LoadedPiece &piece, llvm::ArrayRef<top::Tensor> inputs);
+  /// Writes `inputs` (the history ones from row `historyFrom`, when given,
+  /// as `owner`'s) and runs the piece's stream.
+  llvm::Error runPiece(LoadedPiece &piece, llvm::ArrayRef<top::Tensor> inputs,
+                       std::optional<int64_t> historyFrom, uint64_t owner);
+  llvm::Expected<std::vector<top::Tensor>>
+  runNamed(llvm::StringRef piece, llvm::ArrayRef<top::Tensor> inputs,
+           std::optional<int64_t> historyFrom, uint64_t owner);
 
   const binary::LoadedBinary &binary;
-  cmodel::CModel device;
+  std::unique_ptr<cmodel::StreamDevice> device;
   /// Parsed streams by section index; pieces may share one.
   std::map<uint64_t, cmd::CommandStream> streams;
   llvm::StringMap<LoadedPiece> pieces;

@@ -2,7 +2,7 @@
 
 #include "runtime/device/IoTensors.h"
 
-#include "plugins/Float16.h"
+#include "backends/common/cmodel/Convert.h"
 
 #include "llvm/Support/SwapByteOrder.h"
 
@@ -70,23 +70,45 @@ llvm::Error checkIoTensor(const binary::Tensor &slot, uint64_t ioBytes) {
   return llvm::Error::success();
 }
 
+/// Stores `value`'s elements at `out` in `type`.
+static void storeElements(IoType type, const top::Tensor &value, uint8_t *out) {
+  if (type == IoType::F32 || type == IoType::I32) {
+    std::memcpy(out, value.getRawData(),
+                value.getNumElements() * getElementBytes(type));
+    return;
+  }
+  llvm::ArrayRef<float> values = value.getF32();
+  cmodel::narrowElements(type == IoType::F16 ? cmd::DTYPE_F16 : cmd::DTYPE_BF16,
+                         values.data(), values.size(), out);
+}
+
 llvm::Error writeIoTensor(const binary::Tensor &slot, const top::Tensor &value,
                           llvm::MutableArrayRef<uint8_t> io) {
   IoType type = *parseIoType(slot.dtype());
   if (!llvm::equal(value.getShape(), slot.shape()) ||
       value.isI32() != (type == IoType::I32))
     return ioError(slot, "given " + value.describe());
-  uint8_t *out = io.data() + slot.io_offset();
-  if (type == IoType::F32 || type == IoType::I32) {
-    std::memcpy(out, value.getRawData(), slot.bytes());
-    return llvm::Error::success();
-  }
-  llvm::ArrayRef<float> values = value.getF32();
-  for (size_t i = 0; i < values.size(); ++i) {
-    uint16_t bits = type == IoType::F16 ? floatToHalf(values[i])
-                                        : floatToBFloat16(values[i]);
-    std::memcpy(out + 2 * i, &bits, 2);
-  }
+  storeElements(type, value, io.data() + slot.io_offset());
+  return llvm::Error::success();
+}
+
+llvm::Error writeIoTensorRows(const binary::Tensor &slot,
+                              const top::Tensor &rows, int64_t firstRow,
+                              llvm::MutableArrayRef<uint8_t> io) {
+  IoType type = *parseIoType(slot.dtype());
+  llvm::ArrayRef<int64_t> shape = rows.getShape();
+  bool fits = slot.shape_size() >= 2 && shape.size() == size_t(slot.shape_size()) &&
+              !rows.isI32() && type != IoType::I32 && firstRow >= 0 &&
+              firstRow + shape[1] <= slot.shape(1);
+  for (int i = 0; fits && i < slot.shape_size(); ++i)
+    fits = i == 1 || shape[i] == slot.shape(i);
+  if (!fits)
+    return ioError(slot, "given rows [" + llvm::Twine(firstRow) + ", ...) as " +
+                             rows.describe());
+  int64_t rowElements = shape[1] ? rows.getNumElements() / shape[1] : 0;
+  storeElements(type, rows,
+                io.data() + slot.io_offset() +
+                    firstRow * rowElements * getElementBytes(type));
   return llvm::Error::success();
 }
 
@@ -103,11 +125,8 @@ top::Tensor readIoTensor(const binary::Tensor &slot,
     return value;
   }
   llvm::MutableArrayRef<float> values = value.getF32();
-  for (size_t i = 0; i < values.size(); ++i) {
-    uint16_t bits;
-    std::memcpy(&bits, in + 2 * i, 2);
-    values[i] = type == IoType::F16 ? halfToFloat(bits) : bfloat16ToFloat(bits);
-  }
+  cmodel::widenElements(type == IoType::F16 ? cmd::DTYPE_F16 : cmd::DTYPE_BF16,
+                        in, 0, values.size(), values.data());
   return value;
 }
 

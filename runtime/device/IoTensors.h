@@ -31,6 +31,13 @@ llvm::Error checkIoTensor(const binary::Tensor &slot, uint64_t ioBytes);
 llvm::Error writeIoTensor(const binary::Tensor &slot, const top::Tensor &value,
                           llvm::MutableArrayRef<uint8_t> io);
 
+/// Writes `rows` as the rows [firstRow, firstRow + n) of dimension 1 of
+/// `slot` (a history [1, slots, ...]), leaving its other rows as they are.
+/// `rows` must have the slot's shape but for that dimension.
+llvm::Error writeIoTensorRows(const binary::Tensor &slot,
+                              const top::Tensor &rows, int64_t firstRow,
+                              llvm::MutableArrayRef<uint8_t> io);
+
 /// The tensor at `slot` of `io`, which must have passed checkIoTensor.
 top::Tensor readIoTensor(const binary::Tensor &slot,
                          llvm::ArrayRef<uint8_t> io);

@@ -12,20 +12,22 @@ KvCache::KvCache(const ModelDims &dims) : dims(dims) {
   values.assign(dims.numLayers, layer);
 }
 
-top::Tensor KvCache::slice(const std::vector<float> &cache,
-                           int64_t slots) const {
+top::Tensor KvCache::slice(const std::vector<float> &cache, int64_t begin,
+                           int64_t end) const {
+  int64_t row = dims.getKvRowSize();
   return top::Tensor::fromF32(
-      {1, slots, dims.numKvHeads, dims.headDim},
-      std::vector<float>(cache.begin(),
-                         cache.begin() + slots * dims.getKvRowSize()));
+      {1, end - begin, dims.numKvHeads, dims.headDim},
+      std::vector<float>(cache.begin() + begin * row,
+                         cache.begin() + end * row));
 }
 
-top::Tensor KvCache::getKeys(int64_t layer, int64_t slots) const {
-  return slice(keys[layer], slots);
+top::Tensor KvCache::getKeys(int64_t layer, int64_t begin, int64_t end) const {
+  return slice(keys[layer], begin, end);
 }
 
-top::Tensor KvCache::getValues(int64_t layer, int64_t slots) const {
-  return slice(values[layer], slots);
+top::Tensor KvCache::getValues(int64_t layer, int64_t begin,
+                               int64_t end) const {
+  return slice(values[layer], begin, end);
 }
 
 llvm::Error KvCache::store(int64_t layer, int64_t at, int64_t count,

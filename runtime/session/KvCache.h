@@ -22,10 +22,11 @@ class KvCache {
 public:
   explicit KvCache(const ModelDims &dims);
 
-  /// The first `slots` rows of layer `layer`'s keys or values, as a
-  /// [1, slots, kv_heads, head_dim] piece input (history_k, history_v).
-  top::Tensor getKeys(int64_t layer, int64_t slots) const;
-  top::Tensor getValues(int64_t layer, int64_t slots) const;
+  /// Rows [begin, end) of layer `layer`'s keys or values, as a
+  /// [1, end - begin, kv_heads, head_dim] piece input (history_k,
+  /// history_v, or the rows of them a runner that keeps history lacks).
+  top::Tensor getKeys(int64_t layer, int64_t begin, int64_t end) const;
+  top::Tensor getValues(int64_t layer, int64_t begin, int64_t end) const;
 
   /// Writes the first `count` token rows of a piece's new_k and new_v
   /// outputs at slot `at` of layer `layer`. Fails when the outputs hold
@@ -37,7 +38,8 @@ public:
   void clear();
 
 private:
-  top::Tensor slice(const std::vector<float> &cache, int64_t slots) const;
+  top::Tensor slice(const std::vector<float> &cache, int64_t begin,
+                    int64_t end) const;
 
   ModelDims dims;
   /// Indexed by layer: [S, kv_heads, head_dim] floats.

@@ -27,6 +27,28 @@ public:
   /// and returns its outputs in result order. Errors name the piece.
   virtual llvm::Expected<std::vector<top::Tensor>>
   run(llvm::StringRef piece, llvm::ArrayRef<top::Tensor> inputs) = 0;
+
+  /// Whether the runner keeps a piece's history inputs (roles history_k
+  /// and history_v, [1, slots, kv_heads, head_dim]) between its runs, so
+  /// that runWithHistoryFrom may be given only the rows it lacks. A device
+  /// keeps them where the piece reads them: a decode step then moves one
+  /// row per layer, not the whole cache.
+  virtual bool keepsHistory() const;
+
+  /// For a runner that keeps history: how many leading rows of `piece`'s
+  /// history it holds from `owner`'s runs of it (0 when another owner ran
+  /// the piece since).
+  virtual int64_t getKeptHistoryRows(llvm::StringRef piece,
+                                     uint64_t owner) const;
+
+  /// For a runner that keeps history: run() for `owner` (a session), each
+  /// history input holding only the rows [firstRow, firstRow + its rows),
+  /// firstRow at most getKeptHistoryRows(piece, owner); the runner keeps
+  /// the rows before it, and holds firstRow + its rows for `owner` after.
+  /// Rows past those are left as they were: the caller masks them.
+  virtual llvm::Expected<std::vector<top::Tensor>>
+  runWithHistoryFrom(llvm::StringRef piece, llvm::ArrayRef<top::Tensor> inputs,
+                     int64_t firstRow, uint64_t owner);
 };
 
 } // namespace llmc::session

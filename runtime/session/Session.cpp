@@ -7,7 +7,9 @@
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <atomic>
 #include <cassert>
+#include <optional>
 
 namespace llmc::session {
 
@@ -28,14 +30,22 @@ static llvm::Error sessionError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
+/// A history owner no session has used.
+static uint64_t takeHistoryOwner() {
+  static std::atomic<uint64_t> next{1};
+  return next++;
+}
+
 Session::Session(PieceRunner &runner, const ModelDims &dims)
-    : runner(runner), dims(dims), cache(dims) {
+    : runner(runner), dims(dims), cache(dims),
+      historyOwner(takeHistoryOwner()) {
   assert(!llvm::errorToBool(dims.validate()) && "invalid model dims");
 }
 
 void Session::reset() {
   cache.clear();
   tokens.clear();
+  historyOwner = takeHistoryOwner();
 }
 
 int64_t Session::getQueryLength(Phase phase) const {
@@ -66,11 +76,23 @@ llvm::StringRef Session::getPhaseName(Phase phase) {
   return "";
 }
 
-/// Runs `piece` and checks that it returned at least `count` outputs.
+/// The history rows a block piece is given from, and for whom.
+struct HistoryFrom {
+  int64_t firstRow;
+  uint64_t owner;
+};
+
+/// Runs `piece` (with its history from `history` when given, see
+/// PieceRunner::runWithHistoryFrom) and checks that it returned at least
+/// `count` outputs.
 static llvm::Expected<std::vector<Tensor>>
 runPiece(PieceRunner &runner, llvm::StringRef piece,
-         llvm::ArrayRef<Tensor> inputs, size_t count) {
-  llvm::Expected<std::vector<Tensor>> outputs = runner.run(piece, inputs);
+         llvm::ArrayRef<Tensor> inputs, size_t count,
+         std::optional<HistoryFrom> history = std::nullopt) {
+  llvm::Expected<std::vector<Tensor>> outputs =
+      history ? runner.runWithHistoryFrom(piece, inputs, history->firstRow,
+                                          history->owner)
+              : runner.run(piece, inputs);
   if (outputs && outputs->size() < count)
     return sessionError("piece " + piece + " returned " +
                         llvm::Twine(outputs->size()) + " outputs, not " +
@@ -108,14 +130,24 @@ Session::runChunk(llvm::ArrayRef<int32_t> chunk, Phase phase) {
   for (int64_t layer = 0; layer < dims.numLayers; ++layer) {
     std::vector<Tensor> inputs = {std::move(hidden), positionTensor,
                                   maskTensor};
-    if (historySlots > 0) {
-      inputs.push_back(cache.getKeys(layer, historySlots));
-      inputs.push_back(cache.getValues(layer, historySlots));
-    }
     std::string name =
         "block." + std::to_string(layer) + "." + getPhaseName(phase).str();
+    std::optional<HistoryFrom> historyFrom;
+    if (historySlots > 0 && runner.keepsHistory()) {
+      // The runner gets the rows of the history it lacks. The slots past
+      // the history are masked (docs/pieces.md), so what it holds there
+      // weighs nothing.
+      int64_t kept = std::min(runner.getKeptHistoryRows(name, historyOwner),
+                              history);
+      historyFrom = HistoryFrom{kept, historyOwner};
+      inputs.push_back(cache.getKeys(layer, kept, history));
+      inputs.push_back(cache.getValues(layer, kept, history));
+    } else if (historySlots > 0) {
+      inputs.push_back(cache.getKeys(layer, 0, historySlots));
+      inputs.push_back(cache.getValues(layer, 0, historySlots));
+    }
     llvm::Expected<std::vector<Tensor>> outputs =
-        runPiece(runner, name, inputs, 3);
+        runPiece(runner, name, inputs, 3, historyFrom);
     if (!outputs)
       return outputs.takeError();
     hidden = std::move((*outputs)[0]);

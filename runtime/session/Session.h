@@ -88,6 +88,9 @@ private:
   ModelDims dims;
   KvCache cache;
   std::vector<int32_t> tokens;
+  /// Names this session's history to the runner; reset() takes a new one,
+  /// so what the runner kept of the old conversation is not reused.
+  uint64_t historyOwner;
 };
 
 } // namespace llmc::session

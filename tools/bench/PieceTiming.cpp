@@ -61,8 +61,12 @@ int main(int argc, char **argv) {
   if (!backend)
     return fail(backend.takeError());
   const plugins::ChipDescriptor &chip = backend->getDescriptor();
-  cmodel::CModel device(chip);
-  device.global().attachReadOnly(cmd::REGION_COEFF, (*loaded)->coeff());
+  std::unique_ptr<cmodel::StreamDevice> device = backend->createDevice({});
+  if (!device || !device->modelsTime())
+    return fail(llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "chip '" + manifest.chip() + "' has no time model to report"));
+  device->global().attachReadOnly(cmd::REGION_COEFF, (*loaded)->coeff());
   llvm::StringMap<uint64_t> blobBytes;
   for (const binary::WeightBlob &blob : manifest.weights())
     blobBytes[blob.name()] = blob.bytes();
@@ -81,10 +85,10 @@ int main(int argc, char **argv) {
       return fail(stream.takeError());
     if (piece.name() == dumpPiece)
       llvm::outs() << cmodel::printStream(*stream);
-    device.global().allocate(cmd::REGION_IO, piece.io_bytes());
-    device.global().allocate(cmd::REGION_ACTIVATION,
+    device->global().allocate(cmd::REGION_IO, piece.io_bytes());
+    device->global().allocate(cmd::REGION_ACTIVATION,
                              std::max<uint64_t>(64, piece.activation_bytes()));
-    llvm::Expected<cmodel::RunStats> stats = device.run(*stream);
+    llvm::Expected<cmodel::RunStats> stats = device->run(*stream);
     if (!stats)
       return fail(stats.takeError());
     bool head = piece.name() == "lm_head" || piece.name() == "greedy_head";

@@ -29,21 +29,26 @@ loadBinaryModel(const plugins::Registry &registry, llvm::StringRef path) {
 }
 
 void printTimings(llvm::raw_ostream &os, const GenerateTimings &timings,
-                  llvm::StringRef chip) {
-  os << llvm::format("prompt: %lld tokens, first token after %.1f ms "
-                     "(modelled on %s: %.3f ms)\n",
+                  llvm::StringRef chip, bool modelled) {
+  os << llvm::format("prompt: %lld tokens, first token after %.1f ms",
                      static_cast<long long>(timings.promptTokens),
-                     timings.firstTokenSeconds * 1e3, chip.str().c_str(),
-                     timings.promptModelledSeconds * 1e3);
+                     timings.firstTokenSeconds * 1e3);
+  if (modelled)
+    os << llvm::format(" (modelled on %s: %.3f ms)", chip.str().c_str(),
+                       timings.promptModelledSeconds * 1e3);
+  os << "\n";
   if (timings.decodeTokens == 0) {
     os << "decode: no decode steps (one token generated)\n";
     return;
   }
-  os << llvm::format("decode: %lld tokens, %.1f tokens/s on the host, "
-                     "%.1f tokens/s modelled on %s\n",
+  os << llvm::format("decode: %lld tokens, %.1f tokens/s on the host",
                      static_cast<long long>(timings.decodeTokens),
-                     timings.getHostTokensPerSecond(),
-                     timings.getModelledTokensPerSecond(), chip.str().c_str());
+                     timings.getHostTokensPerSecond());
+  if (modelled)
+    os << llvm::format(", %.1f tokens/s modelled on %s",
+                       timings.getModelledTokensPerSecond(),
+                       chip.str().c_str());
+  os << "\n";
 }
 
 } // namespace llmc

@@ -22,10 +22,10 @@ llvm::Expected<std::unique_ptr<Model>>
 loadBinaryModel(const plugins::Registry &registry, llvm::StringRef path = "");
 
 /// Prints where the time of `timings` went: the prompt's tokens, the time to
-/// the first token, and the decode throughput on the host and modelled on
-/// `chip`.
+/// the first token, and the decode throughput on the host and, when the
+/// device `modelled` its time, on `chip`.
 void printTimings(llvm::raw_ostream &os, const GenerateTimings &timings,
-                  llvm::StringRef chip);
+                  llvm::StringRef chip, bool modelled);
 
 } // namespace llmc
 

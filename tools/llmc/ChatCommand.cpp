@@ -163,7 +163,8 @@ int runChatCommand(const plugins::Registry &registry) {
     const GenerateResult &reply = **sent;
     llvm::outs() << "\n";
     llvm::outs().flush();
-    printTimings(llvm::errs(), reply.timings, manifest.chip());
+    printTimings(llvm::errs(), reply.timings, manifest.chip(),
+                 (*model)->isTimeModelled());
     turns.push_back({reply.promptIds, reply.ids});
     if (reply.finish == FinishReason::CacheFull) {
       llvm::errs() << "note: the reply filled the KV cache ("

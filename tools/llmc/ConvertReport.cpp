@@ -173,11 +173,11 @@ llvm::Error printConversionReport(const LoadedModel &model,
       binary::LoadedBinary::open(binaryPath);
   if (!binary)
     return binary.takeError();
-  cmodel::CModelOptions deviceOptions;
+  cmodel::DeviceOptions deviceOptions;
   deviceOptions.threads = threads;
   llvm::Expected<std::unique_ptr<device::BinaryRunner>> device =
-      device::BinaryRunner::create(**binary, backend.getDescriptor(),
-                                   deviceOptions);
+      device::BinaryRunner::create(**binary,
+                                   backend.createDevice(deviceOptions));
   if (!device)
     return device.takeError();
   llvm::Expected<std::unique_ptr<InterpreterSession>> reference =

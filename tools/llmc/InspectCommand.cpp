@@ -57,9 +57,10 @@ static void printPieces(llvm::raw_ostream &os, const BinarySummary &summary) {
   for (auto [index, piece] : llvm::enumerate(manifest.pieces())) {
     os << "  " << piece.name() << " ["
        << (piece.phase().empty() ? "no phase" : piece.phase()) << "]: stream "
-       << formatBytes(summary.streamBytes[index])
-       << llvm::format(", modelled %.1f µs", piece.modelled_seconds() * 1e6)
-       << ", IO " << formatBytes(piece.io_bytes()) << ", activations "
+       << formatBytes(summary.streamBytes[index]);
+    if (piece.modelled_seconds() > 0)
+      os << llvm::format(", modelled %.1f µs", piece.modelled_seconds() * 1e6);
+    os << ", IO " << formatBytes(piece.io_bytes()) << ", activations "
        << formatBytes(piece.activation_bytes()) << ", " << piece.weights_size()
        << " weights\n";
     os << "    in:  " << formatTensors(piece.inputs()) << "\n";
@@ -87,12 +88,16 @@ static void printSummary(llvm::raw_ostream &os, const BinarySummary &summary) {
      << manifest.kv_cache().dtype() << "; prefill pieces take "
      << info.max_input_length() << " tokens (L)\n";
   printPieces(os, summary);
-  os << llvm::format("modelled on %s: decode %.3f ms/token (%.1f tokens/s), "
-                     "prefill of %lld tokens %.3f ms\n",
-                     manifest.chip().c_str(), summary.decodeSeconds * 1e3,
-                     summary.decodeSeconds > 0 ? 1 / summary.decodeSeconds : 0,
-                     static_cast<long long>(info.max_input_length()),
-                     summary.prefillSeconds * 1e3);
+  if (summary.decodeSeconds > 0)
+    os << llvm::format("modelled on %s: decode %.3f ms/token (%.1f tokens/s), "
+                       "prefill of %lld tokens %.3f ms\n",
+                       manifest.chip().c_str(), summary.decodeSeconds * 1e3,
+                       1 / summary.decodeSeconds,
+                       static_cast<long long>(info.max_input_length()),
+                       summary.prefillSeconds * 1e3);
+  else
+    os << "modelled time: none (" << manifest.chip()
+       << " has no time model; `llmc run` measures it)\n";
   os << "weights: " << manifest.weights_size() << " blobs, "
      << formatBytes(summary.weightBytes) << " (each counted once; pieces refer "
      << "to them " << summary.weightReferences << " times), COEFF section "

@@ -125,7 +125,8 @@ int runRunCommand(const plugins::Registry &registry) {
                                                  /*printIds=*/!text))
     return reportError(std::move(error));
   llvm::outs().flush();
-  printTimings(llvm::errs(), timings, manifest.chip());
+  printTimings(llvm::errs(), timings, manifest.chip(),
+               (*model)->isTimeModelled());
   return 0;
 }
 

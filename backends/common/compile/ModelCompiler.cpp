@@ -2,9 +2,9 @@
 
 #include "backends/common/compile/ModelCompiler.h"
 
-#include "backends/common/cmodel/CModel.h"
+#include "backends/common/cmodel/StreamDevice.h"
 #include "backends/common/cmodel/StreamBuilder.h"
-#include "backends/common/codegen/Codegen.h"
+#include "backends/common/codegen/GlobalViews.h"
 #include "backends/common/compile/PieceCompiler.h"
 #include "backends/common/compile/StreamRelocation.h"
 #include "backends/common/compile/WeightPacking.h"
@@ -328,30 +328,32 @@ llvm::Error ModelCompiler::layOutWeights() {
 llvm::Error ModelCompiler::generateStream(PieceJob &job) {
   if (job.source >= 0)
     return llvm::Error::success();
-  llvm::Expected<cmd::CommandStream> stream = codegen::generateCommandStream(
-      getPieceFunction(*job.module), backend.getDescriptor(), offsets);
-  if (!stream)
+  if (llvm::Error error = backend.generateStream(
+          getPieceFunction(*job.module), offsets, job.stream))
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    job.name + ": " +
-                                       llvm::toString(stream.takeError()));
-  job.stream = std::move(*stream);
+                                       llvm::toString(std::move(error)));
   job.stream.set_name(job.name);
   return llvm::Error::success();
 }
 
 llvm::Error ModelCompiler::modelTimes() {
-  cmodel::CModel device(backend.getDescriptor());
-  device.global().attachReadOnly(cmd::REGION_COEFF, writer.getCoeff());
+  // Only a modelled time belongs in the binary: a measured one would make
+  // the output depend on the machine.
+  std::unique_ptr<cmodel::StreamDevice> device = backend.createDevice({});
+  if (!device || !device->modelsTime())
+    return llvm::Error::success();
+  device->global().attachReadOnly(cmd::REGION_COEFF, writer.getCoeff());
   int64_t done = 0, total = jobs.size();
   for (PieceJob &job : jobs) {
     report("modelling", job.name, ++done, total);
     if (job.source >= 0)
       continue;
-    device.global().allocate(cmd::REGION_IO, job.manifest.io_bytes());
-    device.global().allocate(
+    device->global().allocate(cmd::REGION_IO, job.manifest.io_bytes());
+    device->global().allocate(
         cmd::REGION_ACTIVATION,
         std::max<uint64_t>(64, job.manifest.activation_bytes()));
-    llvm::Expected<cmodel::RunStats> stats = device.run(job.stream);
+    llvm::Expected<cmodel::RunStats> stats = device->run(job.stream);
     if (!stats)
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                      job.name + ": " +

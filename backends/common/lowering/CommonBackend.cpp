@@ -2,6 +2,8 @@
 
 #include "backends/common/lowering/CommonBackend.h"
 
+#include "backends/common/cmodel/CModel.h"
+#include "backends/common/codegen/Codegen.h"
 #include "backends/common/lowering/TopToTpu.h"
 #include "dialects/tpu/Transforms/Passes.h"
 
@@ -56,6 +58,25 @@ llvm::Error CommonBackendPlugin::buildLoweringPipeline(
   split.minWeightBytes = options.coreSplitMinWeightBytes;
   pm.addNestedPass<mlir::func::FuncOp>(tpu::createTpuCoreSplitPass(split));
   return llvm::Error::success();
+}
+
+llvm::Error CommonBackendPlugin::generateStream(
+    mlir::Operation *function, const llvm::StringMap<uint64_t> &weightOffsets,
+    cmd::CommandStream &stream) const {
+  llvm::Expected<cmd::CommandStream> generated =
+      codegen::generateCommandStream(llvm::cast<mlir::func::FuncOp>(function),
+                                     getDescriptor(), weightOffsets);
+  if (!generated)
+    return generated.takeError();
+  stream = std::move(*generated);
+  return llvm::Error::success();
+}
+
+std::unique_ptr<cmodel::StreamDevice>
+CommonBackendPlugin::createDevice(const cmodel::DeviceOptions &options) const {
+  cmodel::CModelOptions cmodelOptions;
+  cmodelOptions.threads = options.threads;
+  return std::make_unique<cmodel::CModel>(getDescriptor(), cmodelOptions);
 }
 
 } // namespace llmc::lowering

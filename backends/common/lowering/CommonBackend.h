@@ -33,6 +33,13 @@ public:
   llvm::Error
   buildLoweringPipeline(mlir::OpPassManager &pm,
                         const LoweringOptions &options) const override;
+  /// codegen::generateCommandStream for this plugin's chip.
+  llvm::Error generateStream(mlir::Operation *function,
+                             const llvm::StringMap<uint64_t> &weightOffsets,
+                             cmd::CommandStream &stream) const override;
+  /// The cmodel of this plugin's chip.
+  std::unique_ptr<cmodel::StreamDevice>
+  createDevice(const cmodel::DeviceOptions &options) const override;
 };
 
 } // namespace llmc::lowering

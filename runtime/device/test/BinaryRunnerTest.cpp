@@ -3,6 +3,7 @@
 #include "runtime/device/BinaryRunner.h"
 
 #include "backends/bm1684x/Bm1684xDescriptor.h"
+#include "backends/common/cmodel/CModel.h"
 #include "backends/common/cmodel/StreamBuilder.h"
 #include "runtime/format/BinaryWriter.h"
 
@@ -123,7 +124,8 @@ std::unique_ptr<binary::LoadedBinary> load(const binary::BinaryWriter &writer) {
 std::string createError(const binary::BinaryWriter &writer) {
   std::unique_ptr<binary::LoadedBinary> binary = load(writer);
   llvm::Expected<std::unique_ptr<BinaryRunner>> runner =
-      BinaryRunner::create(*binary, bm1684x::getDescriptor());
+      BinaryRunner::create(
+          *binary, std::make_unique<cmodel::CModel>(bm1684x::getDescriptor()));
   return runner ? "" : llvm::toString(runner.takeError());
 }
 
@@ -134,7 +136,8 @@ protected:
     cmodel::CModelOptions options;
     options.threads = 1;
     llvm::Expected<std::unique_ptr<BinaryRunner>> created =
-        BinaryRunner::create(*binary, bm1684x::getDescriptor(), options);
+        BinaryRunner::create(*binary, std::make_unique<cmodel::CModel>(
+                                          bm1684x::getDescriptor(), options));
     ASSERT_TRUE(static_cast<bool>(created))
         << llvm::toString(created.takeError());
     runner = std::move(*created);

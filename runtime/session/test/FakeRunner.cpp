@@ -74,4 +74,25 @@ FakeRunner::run(llvm::StringRef piece, llvm::ArrayRef<Tensor> inputs) {
                                  "no piece named %s", piece.str().c_str());
 }
 
+int64_t FakeRunner::getKeptHistoryRows(llvm::StringRef piece,
+                                       uint64_t owner) const {
+  auto found = kept.find(piece);
+  return found != kept.end() && found->second.first == owner
+             ? found->second.second
+             : 0;
+}
+
+llvm::Expected<std::vector<Tensor>>
+FakeRunner::runWithHistoryFrom(llvm::StringRef piece,
+                               llvm::ArrayRef<Tensor> inputs, int64_t firstRow,
+                               uint64_t owner) {
+  if (firstRow > getKeptHistoryRows(piece, owner))
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "given history rows it does not hold");
+  kept[piece] = {owner, firstRow + inputs[3].getShape()[1]};
+  llvm::Expected<std::vector<Tensor>> outputs = run(piece, inputs);
+  calls.back().historyFrom = firstRow;
+  return outputs;
+}
+
 } // namespace llmc::session

@@ -17,6 +17,8 @@
 #include "runtime/session/ModelDims.h"
 #include "runtime/session/PieceRunner.h"
 
+#include "llvm/ADT/StringMap.h"
+
 #include <string>
 #include <vector>
 
@@ -25,6 +27,8 @@ namespace llmc::session {
 struct RecordedCall {
   std::string piece;
   std::vector<top::Tensor> inputs;
+  /// For runWithHistoryFrom: the first history row given.
+  int64_t historyFrom = -1;
 };
 
 class FakeRunner : public PieceRunner {
@@ -34,15 +38,27 @@ public:
   llvm::Expected<std::vector<top::Tensor>>
   run(llvm::StringRef piece, llvm::ArrayRef<top::Tensor> inputs) override;
 
+  /// With `keepHistory`, it keeps what it was given of each piece's history
+  /// as a device does: per piece, the owner and the rows.
+  bool keepsHistory() const override { return keepHistory; }
+  int64_t getKeptHistoryRows(llvm::StringRef piece,
+                             uint64_t owner) const override;
+  llvm::Expected<std::vector<top::Tensor>>
+  runWithHistoryFrom(llvm::StringRef piece, llvm::ArrayRef<top::Tensor> inputs,
+                     int64_t firstRow, uint64_t owner) override;
+
   /// The names of the recorded calls, in order.
   std::vector<std::string> getPieceNames() const;
 
   std::vector<RecordedCall> calls;
   /// Pieces that fail when run.
   std::vector<std::string> failing;
+  bool keepHistory = false;
 
 private:
   ModelDims dims;
+  /// Per piece: whose history it holds, and how many rows.
+  llvm::StringMap<std::pair<uint64_t, int64_t>> kept;
 };
 
 /// Dims of a two-layer model with L = 4 and S = 16.

@@ -205,6 +205,40 @@ TEST_F(SessionTest, ResetForgetsTheConversation) {
   EXPECT_EQ(runner.calls[0].piece, "embed.prefill");
 }
 
+TEST_F(SessionTest, RunnerKeepingHistoryGetsOnlyTheRowsItLacks) {
+  runner.keepHistory = true;
+  ASSERT_TRUE(static_cast<bool>(session.feed({5, 6, 7, 8})));
+  ASSERT_TRUE(static_cast<bool>(session.feed({20})));
+  ASSERT_TRUE(static_cast<bool>(session.feed({21})));
+  std::vector<const RecordedCall *> decode = callsOf("block.0.decode");
+  ASSERT_EQ(decode.size(), 2u);
+  // The first decode gets the four prompt rows, the next only token 20's.
+  EXPECT_EQ(decode[0]->historyFrom, 0);
+  EXPECT_THAT(decode[0]->inputs[3].getShape(), ElementsAre(1, 4, 2, 3));
+  EXPECT_EQ(decode[1]->historyFrom, 4);
+  EXPECT_THAT(decode[1]->inputs[3].getShape(), ElementsAre(1, 1, 2, 3));
+  EXPECT_EQ(decode[1]->inputs[3].getF32()[0], 5.0f);
+  EXPECT_EQ(decode[1]->inputs[4].getF32()[0], 21.0f);
+}
+
+TEST_F(SessionTest, ResetAndOtherSessionsResendTheHistory) {
+  runner.keepHistory = true;
+  ASSERT_TRUE(static_cast<bool>(session.feed({5, 6})));
+  ASSERT_TRUE(static_cast<bool>(session.feed({7})));
+  // Another conversation on the same runner overwrites what it kept.
+  Session other(runner, dims);
+  ASSERT_TRUE(static_cast<bool>(other.feed({9, 9, 9})));
+  ASSERT_TRUE(static_cast<bool>(other.feed({9})));
+  ASSERT_TRUE(static_cast<bool>(session.feed({8})));
+  EXPECT_EQ(callsOf("block.0.decode").back()->historyFrom, 0);
+  EXPECT_THAT(callsOf("block.0.decode").back()->inputs[3].getShape(),
+              ElementsAre(1, 3, 2, 3));
+  session.reset();
+  ASSERT_TRUE(static_cast<bool>(session.feed({1, 2})));
+  ASSERT_TRUE(static_cast<bool>(session.feed({3})));
+  EXPECT_EQ(callsOf("block.0.decode").back()->historyFrom, 0);
+}
+
 TEST(ModelDimsTest, Validate) {
   ModelDims dims = getFakeDims();
   EXPECT_FALSE(static_cast<bool>(dims.validate()));

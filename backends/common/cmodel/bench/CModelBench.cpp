@@ -99,7 +99,7 @@ int main() {
     uint64_t ioBytes = 0;
     cmd::CommandStream stream = buildStream(c, ioBytes);
     for (unsigned threads : {1u, 2u}) {
-      CModel model(getChip(), CModelOptions{threads, {}});
+      CModel model(getChip(), CModelOptions{{threads}, {}});
       model.global().allocate(cmd::REGION_IO, ioBytes);
       // Small random values in every byte: valid f16 and u4 alike.
       std::mt19937 engine(1);

@@ -109,7 +109,7 @@ TrapKind getTrapKind(llvm::Error error, std::string *message) {
 
 Harness::Harness(const plugins::ChipDescriptor &chip, unsigned threads,
                  uint64_t ioBytes)
-    : model(chip, CModelOptions{threads, {}}), builder("test") {
+    : model(chip, CModelOptions{{threads}, {}}), builder("test") {
   model.global().allocate(cmd::REGION_IO, ioBytes);
 }
 
