@@ -24,14 +24,18 @@ llvm::Error ChipDescriptor::validate() const {
     return invalid("id must be a non-empty identifier");
   const std::pair<const char *, int64_t> counts[] = {
       {"npuLanes", npuLanes},
-      {"localMemoryBytesPerLane", localMemoryBytesPerLane},
-      {"localMemoryBanks", localMemoryBanks},
       {"euBytesPerLane", euBytesPerLane},
-      {"cores", cores}};
-  for (auto [name, value] : counts)
+      {"cores", cores},
+      {"localMemoryBytesPerLane", localMemoryBytesPerLane},
+      {"localMemoryBanks", localMemoryBanks}};
+  // A chip computing in global memory has no local memory to describe.
+  size_t checked = computesInGlobalMemory ? 3 : 5;
+  for (auto [name, value] : llvm::ArrayRef(counts).take_front(checked))
     if (value <= 0)
       return invalid(llvm::Twine(name) + " must be positive");
-  if (localMemoryBytesPerLane % localMemoryBanks != 0)
+  if (computesInGlobalMemory && npuLanes != 1)
+    return invalid("a chip computing in global memory has one lane");
+  if (!computesInGlobalMemory && localMemoryBytesPerLane % localMemoryBanks != 0)
     return invalid("localMemoryBanks must divide localMemoryBytesPerLane");
   if (clockMHz <= 0 || ddrBandwidthGBps <= 0)
     return invalid("clockMHz and ddrBandwidthGBps must be positive");

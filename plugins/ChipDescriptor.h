@@ -52,6 +52,12 @@ struct ChipDescriptor {
   /// Sustained DDR bandwidth, in GB/s (1e9 bytes per second).
   double ddrBandwidthGBps = 0;
 
+  /// The chip computes on global memory itself, with no local memory and no
+  /// DMA (the host CPU): codegen emits each op whole, as the commands of a
+  /// host program (a version 3 stream), and the local-memory figures are
+  /// unused (0). npuLanes is 1: one address space.
+  bool computesInGlobalMemory = false;
+
   /// Quantization modes the chip's backend compiles (`F32`, `W4BF16`, ...).
   std::vector<std::string> quantModes;
 

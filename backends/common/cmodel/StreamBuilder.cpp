@@ -148,6 +148,20 @@ uint32_t StreamBuilder::unary(cmd::Opcode opcode, const cmd::LocalTensor &x,
   return compute(makeCompute(opcode, {x}, {y}), waits);
 }
 
+void StreamBuilder::hostCompute(const cmd::Compute &attributes,
+                                llvm::ArrayRef<cmd::GlobalTensor> inputs,
+                                llvm::ArrayRef<cmd::GlobalTensor> outputs) {
+  stream.set_version(3);
+  cmd::HostCommand &command = *stream.add_host_commands();
+  *command.mutable_compute() = attributes;
+  command.mutable_compute()->clear_inputs();
+  command.mutable_compute()->clear_outputs();
+  for (const cmd::GlobalTensor &input : inputs)
+    *command.add_inputs() = input;
+  for (const cmd::GlobalTensor &output : outputs)
+    *command.add_outputs() = output;
+}
+
 cmd::CommandStream StreamBuilder::take() {
   cmd::CommandStream result = std::move(stream);
   stream = cmd::CommandStream();

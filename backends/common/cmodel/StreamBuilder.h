@@ -93,6 +93,17 @@ public:
                  const cmd::LocalTensor &y,
                  llvm::ArrayRef<uint32_t> waits = {});
 
+  //===--------------------------------------------------------------------===//
+  // Host programs
+  //===--------------------------------------------------------------------===//
+
+  /// Appends a host command: `attributes`' opcode and attributes on global
+  /// `inputs` and `outputs` (rows = 0: absent). The stream becomes a
+  /// version 3 host program, which has no queues.
+  void hostCompute(const cmd::Compute &attributes,
+                   llvm::ArrayRef<cmd::GlobalTensor> inputs,
+                   llvm::ArrayRef<cmd::GlobalTensor> outputs);
+
   /// The id the next command will get.
   uint32_t peekNextId() const { return nextId; }
   const cmd::CommandStream &getStream() const { return stream; }

@@ -174,8 +174,8 @@ llvm::Error emitAttentionOp(Emitter &emitter, const ValuePlacement &placement,
                        static_cast<int64_t>(attention.getQHead()),
                        static_cast<int64_t>(attention.getKvHead()),
                        static_cast<int64_t>(attention.getHeadDim())};
-  if (shape.kvHeads > emitter.getLanes() ||
-      shape.queryHeads % shape.kvHeads)
+  if (shape.queryHeads % shape.kvHeads ||
+      (shape.kvHeads > emitter.getLanes() && !emitter.isUntiled()))
     return opError(op, "codegen needs kv heads dividing the query heads and "
                        "at most one per lane");
   AttentionTensors tensors;
@@ -207,9 +207,17 @@ llvm::Error emitAttentionOp(Emitter &emitter, const ValuePlacement &placement,
     tensors.mask = *maskView;
     tensors.hasMask = true;
   }
-  return AttentionEmitter(emitter, shape, tensors,
-                          attention.getScale().convertToDouble())
-      .emit();
+  double scale = attention.getScale().convertToDouble();
+  if (emitter.isUntiled()) {
+    cmd::Compute compute = cmodel::makeCompute(cmd::ATTENTION, {}, {});
+    compute.set_scalar(scale);
+    compute.set_group(shape.headDim);
+    emitter.computeGlobal(compute,
+                          {tensors.q, tensors.k, tensors.v, tensors.mask},
+                          {tensors.o});
+    return llvm::Error::success();
+  }
+  return AttentionEmitter(emitter, shape, tensors, scale).emit();
 }
 
 } // namespace llmc::codegen

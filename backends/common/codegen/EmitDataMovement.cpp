@@ -49,6 +49,11 @@ llvm::Error emitGather(Emitter &emitter, const ValuePlacement &placement,
       placement.view(gather.getResult(), cols);
   if (!output)
     return output.takeError();
+  if (emitter.isUntiled()) {
+    emitter.computeGlobal(cmodel::makeCompute(cmd::GATHER, {}, {}),
+                          {*table, *indices}, {*output});
+    return llvm::Error::success();
+  }
   emitter.getArena().beginOp();
   int64_t lanes = emitter.getLanes();
   uint64_t rowBytes = emitter.getRowBytes(cols, table->dtype());
@@ -105,6 +110,11 @@ llvm::Error emitScatter(Emitter &emitter, const ValuePlacement &placement,
   if (data->region() != output->region() || data->offset() != output->offset())
     if (llvm::Error error = emitCopy(emitter, *data, *output))
       return error;
+  if (emitter.isUntiled()) {
+    emitter.computeGlobal(cmodel::makeCompute(cmd::SCATTER, {}, {}),
+                          {*updates, *indices}, {*output});
+    return llvm::Error::success();
+  }
   emitter.getArena().beginOp();
   int64_t perLane = llvm::divideCeil(count, emitter.getLanes());
   cmd::LocalTensor local =
@@ -179,6 +189,14 @@ llvm::Error emitRanking(Emitter &emitter, const ValuePlacement &placement,
   llvm::Expected<cmd::GlobalTensor> indicesOut = placement.view(indices, k);
   if (!indicesOut)
     return indicesOut.takeError();
+  if (emitter.isUntiled()) {
+    cmd::Compute compute = cmodel::makeCompute(opcode, {}, {});
+    if (opcode == cmd::TOPK)
+      compute.set_group(k);
+    emitter.computeGlobal(compute, {*x},
+                          {valuesOut.value_or(cmd::GlobalTensor()), *indicesOut});
+    return llvm::Error::success();
+  }
   auto scratch = op->getAttrOfType<tpu::MemAttr>("scratch");
   if (!scratch)
     return opError(op, "has no scratch: run tpu-address-assign first");

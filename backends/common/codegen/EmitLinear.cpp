@@ -258,6 +258,8 @@ llvm::Error emitProjection(Emitter &emitter, const cmd::GlobalTensor &x,
                            const ProjectionWeights &weights,
                            const cmd::GlobalTensor &y,
                            const cmd::GlobalTensor *residual) {
+  if (emitter.isUntiled())
+    return emitUntiledProjection(emitter, x, weights, y, residual);
   return streamChannels(
       emitter, x, {weights}, y.dtype(), residual,
       [&](llvm::ArrayRef<ProjectionTile> tiles, int64_t m0, int64_t n0) {
@@ -288,6 +290,14 @@ static llvm::Error emitGatedActivation(
   case top::Activation::ReLU:
     act = cmodel::makeCompute(cmd::RELU, {}, {});
     break;
+  }
+  if (emitter.isUntiled()) {
+    if (intermediate.present())
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "chip '" + emitter.getChip().id +
+              "' has no 8-bit MLP intermediate (INT8 mode)");
+    return emitUntiledGatedMatMul(emitter, x, gate, up, act, scratch);
   }
   return streamChannels(
       emitter, x, {gate, up}, hiddenType, /*residual=*/nullptr,

@@ -42,6 +42,13 @@ int64_t chooseFlatWidth(int64_t elements, int64_t lanes) {
 llvm::Error emitRowwise(Emitter &emitter, const cmd::Compute &compute,
                         llvm::ArrayRef<RowwiseInput> inputs,
                         const cmd::GlobalTensor &output) {
+  if (emitter.isUntiled()) {
+    std::vector<cmd::GlobalTensor> globals;
+    for (const RowwiseInput &input : inputs)
+      globals.push_back(input.global);
+    emitter.computeGlobal(compute, globals, {output});
+    return llvm::Error::success();
+  }
   int64_t rows = output.rows(), lanes = emitter.getLanes();
   emitter.getArena().beginOp();
   // Broadcast rows stay for the whole op.
@@ -112,6 +119,11 @@ llvm::Error emitRowwise(Emitter &emitter, const cmd::Compute &compute,
 
 llvm::Error emitCopy(Emitter &emitter, const cmd::GlobalTensor &source,
                      const cmd::GlobalTensor &destination) {
+  if (emitter.isUntiled()) {
+    emitter.computeGlobal(cmodel::makeCompute(cmd::COPY, {}, {}), {source},
+                          {destination});
+    return llvm::Error::success();
+  }
   int64_t lanes = emitter.getLanes();
   // Contiguous bytes copy as rows that spread over the lanes.
   auto packed = [](const cmd::GlobalTensor &tensor) {

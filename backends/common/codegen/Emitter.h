@@ -24,6 +24,9 @@ public:
   Emitter(const plugins::ChipDescriptor &chip, llvm::StringRef name);
 
   const plugins::ChipDescriptor &getChip() const { return chip; }
+  /// Whether ops are emitted whole, as host commands on global tensors
+  /// (ChipDescriptor::computesInGlobalMemory), instead of tiled.
+  bool isUntiled() const { return chip.computesInGlobalMemory; }
   int64_t getLanes() const { return chip.npuLanes; }
   LocalArena &getArena() { return arena; }
 
@@ -68,6 +71,14 @@ public:
                const cmd::GlobalTensor &table);
   /// Outputs are also read when `accumulate` or `resume` is set.
   void compute(const cmd::Compute &compute);
+
+  /// An untiled chip's command: `attributes`' opcode on global tensors
+  /// (rows = 0: an absent operand).
+  void computeGlobal(const cmd::Compute &attributes,
+                     llvm::ArrayRef<cmd::GlobalTensor> inputs,
+                     llvm::ArrayRef<cmd::GlobalTensor> outputs) {
+    builder.hostCompute(attributes, inputs, outputs);
+  }
 
   cmd::CommandStream finish() {
     flushStores();

@@ -50,6 +50,22 @@ llvm::Error emitProjection(Emitter &emitter, const cmd::GlobalTensor &x,
                            const cmd::GlobalTensor &y,
                            const cmd::GlobalTensor *residual = nullptr);
 
+/// The projection's command on an untiled chip (Emitter::isUntiled): one
+/// MATMUL, A16MATMUL or I8MATMUL on the whole tensors, accumulating onto a
+/// copy of `residual` in y.
+llvm::Error emitUntiledProjection(Emitter &emitter, const cmd::GlobalTensor &x,
+                                  const ProjectionWeights &weights,
+                                  const cmd::GlobalTensor &y,
+                                  const cmd::GlobalTensor *residual);
+
+/// h = act(gate(x)) * up(x) on an untiled chip: one GATED_MATMUL.
+/// `activation` is SILU or GELU (with its `tanh_approx`).
+llvm::Error emitUntiledGatedMatMul(Emitter &emitter, const cmd::GlobalTensor &x,
+                                   const ProjectionWeights &gate,
+                                   const ProjectionWeights &up,
+                                   const cmd::Compute &activation,
+                                   const cmd::GlobalTensor &h);
+
 /// tpu.MatMul, tpu.A16MatMul, tpu.A8MatMul, tpu.MLP, tpu.A16MLP and
 /// tpu.A8MLP. With `residualAdd`
 /// (the op's only user, a tpu.Add of its result and a residual), the add is

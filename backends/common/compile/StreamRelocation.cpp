@@ -56,6 +56,11 @@ cmd::CommandStream relocateCoeff(const cmd::CommandStream &stream,
   for (cmd::Section &section : *relocated.mutable_sections())
     for (cmd::CoreCommands &core : *section.mutable_cores())
       relocateQueue(*core.mutable_dma_queue());
+  for (cmd::HostCommand &command : *relocated.mutable_host_commands())
+    for (auto *operands :
+         {command.mutable_inputs(), command.mutable_outputs()})
+      for (cmd::GlobalTensor &tensor : *operands)
+        relocate(&tensor);
   return relocated;
 }
 
