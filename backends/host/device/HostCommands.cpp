@@ -1,0 +1,41 @@
+//===- HostCommands.cpp - operands of host commands -----------------------===//
+
+#include "backends/host/device/HostCommands.h"
+
+#include "backends/common/cmodel/Convert.h"
+#include "backends/common/cmodel/Trap.h"
+
+#include <algorithm>
+
+namespace llmc::host {
+
+void TensorRef::widenRow(int64_t r, int64_t count, float *out) const {
+  if (rows() == 1 && cols() == 1 && count > 1) {
+    cmodel::widenElements(dtype(), data, 0, 1, out);
+    std::fill(out + 1, out + count, out[0]);
+    return;
+  }
+  cmodel::widenElements(dtype(), broadcastRow(r), 0, count, out);
+}
+
+void TensorRef::narrowRow(int64_t r, const float *values) const {
+  cmodel::narrowElements(dtype(), values, cols(), row(r));
+}
+
+/// An absent operand: what a command that leaves out optional trailing
+/// operands reads in their place.
+static const TensorRef kAbsent;
+
+const TensorRef &HostOperands::in(size_t i) const {
+  return i < inputs.size() ? inputs[i] : kAbsent;
+}
+
+const TensorRef &HostOperands::out(size_t i) const {
+  return i < outputs.size() ? outputs[i] : kAbsent;
+}
+
+llvm::Error commandError(const llvm::Twine &message) {
+  return cmodel::makeTrap(cmodel::TrapKind::BadOperand, message);
+}
+
+} // namespace llmc::host

@@ -1,0 +1,68 @@
+//===- HostCommands.h - one host command on global memory -------*- C++ -*-===//
+//
+// The operands of a host command resolved to host pointers (after their
+// bounds were checked), and one function per family of opcodes that
+// computes them. Float math widens to f32, computes in f32 and narrows once
+// to the output type, as docs/command-stream.md states per opcode.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLMC_BACKENDS_HOST_DEVICE_HOSTCOMMANDS_H
+#define LLMC_BACKENDS_HOST_DEVICE_HOSTCOMMANDS_H
+
+#include "backends/common/cmodel/Geometry.h"
+#include "backends/common/cmodel/command_stream.pb.h"
+
+#include "llvm/Support/Error.h"
+
+#include <vector>
+
+namespace llmc::host {
+
+class WorkerPool;
+
+/// A global tensor of a command, in host memory; absent when `data` is
+/// null (an optional operand the command leaves out).
+struct TensorRef {
+  uint8_t *data = nullptr;
+  cmodel::GlobalGeometry geometry;
+
+  bool present() const { return data != nullptr; }
+  int64_t rows() const { return geometry.rows; }
+  int64_t cols() const { return geometry.cols; }
+  cmd::DType dtype() const { return geometry.dtype; }
+  uint8_t *row(int64_t r) const { return data + r * geometry.stride; }
+  /// Row `r`, or row 0 of a one-row tensor broadcast over rows.
+  uint8_t *broadcastRow(int64_t r) const { return row(rows() == 1 ? 0 : r); }
+  /// Widens elements [0, count) of row `r` to f32, broadcasting a [1, 1]
+  /// tensor over the row and a [1, cols] one over rows.
+  void widenRow(int64_t r, int64_t count, float *out) const;
+  /// Narrows `values` into row `r` (a float type).
+  void narrowRow(int64_t r, const float *values) const;
+};
+
+struct HostOperands {
+  std::vector<TensorRef> inputs;
+  std::vector<TensorRef> outputs;
+
+  const TensorRef &in(size_t i) const;
+  const TensorRef &out(size_t i) const;
+};
+
+/// An error naming the failing operation of a command.
+llvm::Error commandError(const llvm::Twine &message);
+
+/// MATMUL, A16MATMUL, GATED_MATMUL and ATTENTION.
+llvm::Error runLinear(const cmd::Compute &compute, const HostOperands &operands,
+                      WorkerPool &pool);
+/// Elementwise ops, norms, rope, softmax, casts, comparisons, selections and
+/// running sums.
+llvm::Error runRowwise(const cmd::Compute &compute,
+                       const HostOperands &operands, WorkerPool &pool);
+/// COPY, GATHER, SCATTER, ARGMAX and TOPK.
+llvm::Error runDataMovement(const cmd::Compute &compute,
+                            const HostOperands &operands);
+
+} // namespace llmc::host
+
+#endif // LLMC_BACKENDS_HOST_DEVICE_HOSTCOMMANDS_H

@@ -1,0 +1,151 @@
+//===- HostDataMovement.cpp - copies, gathers and rankings on the host ----===//
+
+#include "backends/host/device/HostCommands.h"
+
+#include "backends/common/cmodel/Convert.h"
+#include "backends/common/cmodel/DType.h"
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstring>
+#include <numeric>
+
+namespace llmc::host {
+namespace {
+
+/// Bytes of one row of `tensor`, which must start and end on a byte.
+llvm::Expected<int64_t> getRowBytes(const TensorRef &tensor) {
+  int64_t bits = cmodel::getDTypeBits(tensor.dtype()) * tensor.cols();
+  if (bits % 8)
+    return commandError("rows must be whole bytes");
+  return bits / 8;
+}
+
+llvm::Error runCopy(const HostOperands &operands) {
+  const TensorRef &x = operands.in(0), &y = operands.out(0);
+  if (x.dtype() != y.dtype() || x.rows() != y.rows() || x.cols() != y.cols())
+    return commandError("COPY keeps the shape and type");
+  llvm::Expected<int64_t> bytes = getRowBytes(x);
+  if (!bytes)
+    return bytes.takeError();
+  for (int64_t r = 0; r < x.rows(); ++r)
+    std::memmove(y.row(r), x.row(r), *bytes);
+  return llvm::Error::success();
+}
+
+/// The I32 indices of `index` [1, count], each checked against `limit`.
+llvm::Expected<std::vector<int32_t>> readIndices(const TensorRef &index,
+                                                 int64_t count, int64_t limit) {
+  if (index.dtype() != cmd::DTYPE_I32 || index.rows() * index.cols() != count)
+    return commandError("the index must hold one I32 per row");
+  std::vector<int32_t> indices(count);
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t r = index.cols() == 1 ? i : 0, c = index.cols() == 1 ? 0 : i;
+    std::memcpy(&indices[i], index.row(r) + 4 * c, 4);
+    if (indices[i] < 0 || indices[i] >= limit)
+      return commandError("index " + llvm::Twine(indices[i]) +
+                          " is outside the table's " + llvm::Twine(limit) +
+                          " rows");
+  }
+  return indices;
+}
+
+llvm::Error runGather(const HostOperands &operands) {
+  const TensorRef &table = operands.in(0), &y = operands.out(0);
+  if (table.dtype() != y.dtype() || table.cols() != y.cols())
+    return commandError("GATHER keeps the table's row type and width");
+  llvm::Expected<std::vector<int32_t>> indices =
+      readIndices(operands.in(1), y.rows(), table.rows());
+  if (!indices)
+    return indices.takeError();
+  llvm::Expected<int64_t> bytes = getRowBytes(y);
+  if (!bytes)
+    return bytes.takeError();
+  for (int64_t r = 0; r < y.rows(); ++r)
+    std::memcpy(y.row(r), table.row((*indices)[r]), *bytes);
+  return llvm::Error::success();
+}
+
+llvm::Error runScatter(const HostOperands &operands) {
+  const TensorRef &rows = operands.in(0), &table = operands.out(0);
+  if (rows.dtype() != table.dtype() || rows.cols() != table.cols())
+    return commandError("SCATTER keeps the table's row type and width");
+  llvm::Expected<std::vector<int32_t>> indices =
+      readIndices(operands.in(1), rows.rows(), table.rows());
+  if (!indices)
+    return indices.takeError();
+  llvm::Expected<int64_t> bytes = getRowBytes(rows);
+  if (!bytes)
+    return bytes.takeError();
+  for (int64_t r = 0; r < rows.rows(); ++r)
+    std::memcpy(table.row((*indices)[r]), rows.row(r), *bytes);
+  return llvm::Error::success();
+}
+
+/// Whether `a` (at column ia) ranks before `b` (at ib): NaN above every
+/// number, then the larger, then the lower column.
+bool ranksBefore(float a, int64_t ia, float b, int64_t ib) {
+  if (std::isnan(a) != std::isnan(b))
+    return std::isnan(a);
+  if (!std::isnan(a) && a != b)
+    return a > b;
+  return ia < ib;
+}
+
+/// ARGMAX (k = 1) and TOPK: the k best columns of every row, best first.
+llvm::Error runRanking(const cmd::Compute &compute,
+                       const HostOperands &operands) {
+  const TensorRef &x = operands.in(0), &values = operands.out(0),
+                  &indices = operands.out(1);
+  int64_t k = compute.opcode() == cmd::TOPK ? compute.group() : 1;
+  if (k <= 0 || !indices.present() || indices.dtype() != cmd::DTYPE_I32 ||
+      indices.rows() != x.rows() || indices.cols() != k ||
+      (values.present() &&
+       (values.rows() != x.rows() || values.cols() != k ||
+        !cmodel::isFloatDType(values.dtype()))))
+    return commandError("ranking writes [rows, k] I32 indices and, if "
+                        "present, [rows, k] float values");
+  int64_t cols = x.cols();
+  std::vector<float> row(cols), best(k);
+  std::vector<int64_t> order(cols);
+  for (int64_t r = 0; r < x.rows(); ++r) {
+    x.widenRow(r, cols, row.data());
+    std::iota(order.begin(), order.end(), 0);
+    int64_t kept = std::min(k, cols);
+    std::partial_sort(order.begin(), order.begin() + kept, order.end(),
+                      [&](int64_t a, int64_t b) {
+                        return ranksBefore(row[a], a, row[b], b);
+                      });
+    for (int64_t i = 0; i < k; ++i) {
+      bool real = i < kept;
+      int32_t index = real ? static_cast<int32_t>(order[i]) : INT32_MAX;
+      best[i] = real ? row[order[i]] : -INFINITY;
+      std::memcpy(indices.row(r) + 4 * i, &index, 4);
+    }
+    if (values.present())
+      values.narrowRow(r, best.data());
+  }
+  return llvm::Error::success();
+}
+
+} // namespace
+
+llvm::Error runDataMovement(const cmd::Compute &compute,
+                            const HostOperands &operands) {
+  if (!operands.in(0).present() ||
+      (!operands.out(0).present() && !operands.out(1).present()))
+    return commandError("needs an input and an output");
+  switch (compute.opcode()) {
+  case cmd::COPY:
+    return runCopy(operands);
+  case cmd::GATHER:
+    return runGather(operands);
+  case cmd::SCATTER:
+    return runScatter(operands);
+  default:
+    return runRanking(compute, operands);
+  }
+}
+
+} // namespace llmc::host

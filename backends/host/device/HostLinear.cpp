@@ -1,0 +1,275 @@
+//===- HostLinear.cpp - projections and attention on the host -------------===//
+//
+// Weights stay where the binary's coeff region holds them, in their stored
+// type: the kernels dequantize them as they stream through. Activations are
+// widened to f32 first unless they already are.
+//
+//===----------------------------------------------------------------------===//
+
+#include "backends/host/device/HostCommands.h"
+#include "backends/host/kernels/Kernels.h"
+
+#include <cmath>
+
+namespace llmc::host {
+namespace {
+
+/// The f32 temporaries of a command, kept from one command to the next so a
+/// decode step's hundreds of commands do not allocate (and fault in) them
+/// again. Commands run one at a time, on the device's calling thread.
+enum class Buffer { Input, Output, Keys, Values, Mask, Bias, Count };
+
+float *getBuffer(Buffer buffer, int64_t count) {
+  static thread_local std::vector<float> buffers[int(Buffer::Count)];
+  std::vector<float> &storage = buffers[int(buffer)];
+  if (static_cast<int64_t>(storage.size()) < count)
+    storage.resize(count);
+  return storage.data();
+}
+
+/// An f32 matrix the kernels read or write: the tensor's own rows when it
+/// is f32, else a widened copy in a buffer.
+struct F32Matrix {
+  float *data = nullptr;
+  int64_t stride = 0;
+  bool copied = false;
+};
+
+bool isF32Rows(const TensorRef &tensor) {
+  return tensor.dtype() == cmd::DTYPE_F32 && tensor.geometry.stride % 4 == 0;
+}
+
+/// `tensor` as f32 rows (read-only use), copied into `buffer` if needed.
+F32Matrix widen(const TensorRef &tensor, Buffer buffer) {
+  F32Matrix matrix;
+  if (isF32Rows(tensor)) {
+    matrix.data = reinterpret_cast<float *>(tensor.data);
+    matrix.stride = tensor.geometry.stride / 4;
+    return matrix;
+  }
+  matrix.data = getBuffer(buffer, tensor.rows() * tensor.cols());
+  matrix.stride = tensor.cols();
+  matrix.copied = true;
+  for (int64_t r = 0; r < tensor.rows(); ++r)
+    tensor.widenRow(r, tensor.cols(), matrix.data + r * tensor.cols());
+  return matrix;
+}
+
+/// Where a kernel writes `tensor`: in place when it is f32, else a buffer
+/// (holding its current values when the kernel accumulates) that
+/// finishOutput narrows into it.
+F32Matrix prepareOutput(const TensorRef &tensor, bool accumulate) {
+  if (isF32Rows(tensor) || accumulate)
+    return widen(tensor, Buffer::Output);
+  F32Matrix matrix;
+  matrix.data = getBuffer(Buffer::Output, tensor.rows() * tensor.cols());
+  matrix.stride = tensor.cols();
+  matrix.copied = true;
+  return matrix;
+}
+
+void finishOutput(const TensorRef &tensor, const F32Matrix &matrix) {
+  if (!matrix.copied)
+    return;
+  for (int64_t r = 0; r < tensor.rows(); ++r)
+    tensor.narrowRow(r, matrix.data + r * matrix.stride);
+}
+
+llvm::Expected<WeightType> getWeightType(cmd::DType dtype) {
+  switch (dtype) {
+  case cmd::DTYPE_F32:
+    return WeightType::F32;
+  case cmd::DTYPE_F16:
+    return WeightType::F16;
+  case cmd::DTYPE_BF16:
+    return WeightType::BF16;
+  case cmd::DTYPE_I8:
+    return WeightType::I8;
+  case cmd::DTYPE_U8:
+    return WeightType::U8;
+  case cmd::DTYPE_I4:
+    return WeightType::I4;
+  case cmd::DTYPE_U4:
+    return WeightType::U4;
+  default:
+    return commandError("a weight of this type has no host kernel");
+  }
+}
+
+ParamType getParamType(const TensorRef &tensor) {
+  if (!tensor.present())
+    return ParamType::None;
+  switch (tensor.dtype()) {
+  case cmd::DTYPE_F32:
+    return ParamType::F32;
+  case cmd::DTYPE_F16:
+    return ParamType::F16;
+  case cmd::DTYPE_BF16:
+    return ParamType::BF16;
+  case cmd::DTYPE_I8:
+    return ParamType::I8;
+  case cmd::DTYPE_U8:
+    return ParamType::U8;
+  case cmd::DTYPE_I4:
+    return ParamType::I4;
+  case cmd::DTYPE_U4:
+    return ParamType::U4;
+  default:
+    return ParamType::None;
+  }
+}
+
+/// The kernel's view of weight `w` [N, K] with its optional `scale` and
+/// `zp` [N, K / G]; k is x's columns.
+llvm::Expected<Weights> getWeights(const TensorRef &w, const TensorRef &scale,
+                                   const TensorRef &zp, int64_t k) {
+  llvm::Expected<WeightType> type = getWeightType(w.dtype());
+  if (!type)
+    return type.takeError();
+  if (w.cols() != k)
+    return commandError("x has " + llvm::Twine(k) + " columns, the weight " +
+                        llvm::Twine(w.cols()));
+  Weights weights;
+  weights.type = *type;
+  weights.data = w.data;
+  weights.n = w.rows();
+  weights.k = w.cols();
+  weights.rowStrideBytes = w.geometry.stride;
+  bool quantized = *type != WeightType::F32 && *type != WeightType::F16 &&
+                   *type != WeightType::BF16;
+  if (quantized != scale.present())
+    return commandError(quantized ? "a quantized weight needs its scales"
+                                  : "a float weight takes no scales");
+  if (!quantized)
+    return weights;
+  if (scale.rows() != w.rows() || k % scale.cols() != 0 ||
+      getParamType(scale) == ParamType::None ||
+      !cmodel::isFloatDType(scale.dtype()))
+    return commandError("scales must be float [N, K / G] with G dividing K");
+  if (zp.present() &&
+      (zp.rows() != scale.rows() || zp.cols() != scale.cols()))
+    return commandError("zero points must have the scales' shape");
+  weights.scale = scale.data;
+  weights.scaleType = getParamType(scale);
+  weights.scaleRowStrideBytes = scale.geometry.stride;
+  weights.zp = zp.data;
+  weights.zpType = getParamType(zp);
+  weights.zpRowStrideBytes = zp.present() ? zp.geometry.stride : 0;
+  weights.groupSize = k / scale.cols();
+  return weights;
+}
+
+/// The bias as n floats, or null without one.
+const float *widenBias(const TensorRef &bias, int64_t n) {
+  if (!bias.present())
+    return nullptr;
+  float *values = getBuffer(Buffer::Bias, n);
+  bias.widenRow(0, n, values);
+  return values;
+}
+
+llvm::Error runMatMul(const cmd::Compute &compute,
+                      const HostOperands &operands, WorkerPool &pool) {
+  bool quantized = compute.opcode() == cmd::A16MATMUL;
+  const TensorRef &x = operands.in(0);
+  const TensorRef &bias = operands.in(quantized ? 4 : 2);
+  const TensorRef &y = operands.out(0);
+  llvm::Expected<Weights> weights =
+      quantized ? getWeights(operands.in(1), operands.in(2), operands.in(3),
+                             x.cols())
+                : getWeights(operands.in(1), TensorRef(), TensorRef(),
+                             x.cols());
+  if (!weights)
+    return weights.takeError();
+  if (y.rows() != x.rows() || y.cols() != weights->n)
+    return commandError("y must be [M, N] for x [M, K] and w [N, K]");
+  if (bias.present() && bias.cols() != weights->n)
+    return commandError("the bias must have N columns");
+  F32Matrix input = widen(x, Buffer::Input);
+  F32Matrix output = prepareOutput(y, compute.accumulate());
+  linear(input.data, x.rows(), input.stride, *weights,
+         widenBias(bias, weights->n), output.data, output.stride,
+         compute.accumulate(), pool);
+  finishOutput(y, output);
+  return llvm::Error::success();
+}
+
+llvm::Error runGatedMatMul(const cmd::Compute &compute,
+                           const HostOperands &operands, WorkerPool &pool) {
+  const TensorRef &x = operands.in(0);
+  const TensorRef &h = operands.out(0);
+  llvm::Expected<Weights> gate = getWeights(operands.in(1), operands.in(2),
+                                            operands.in(3), x.cols());
+  if (!gate)
+    return gate.takeError();
+  llvm::Expected<Weights> up = getWeights(operands.in(4), operands.in(5),
+                                          operands.in(6), x.cols());
+  if (!up)
+    return up.takeError();
+  if (up->n != gate->n || up->type != gate->type)
+    return commandError("gate and up weights must match");
+  if (h.rows() != x.rows() || h.cols() != gate->n)
+    return commandError("h must be [M, N] for x [M, K] and w [N, K]");
+  Activation activation;
+  if (compute.activation() == cmd::SILU)
+    activation = Activation::SiLU;
+  else if (compute.activation() == cmd::GELU)
+    activation =
+        compute.tanh_approx() ? Activation::GELUTanh : Activation::GELU;
+  else
+    return commandError("the activation must be SILU or GELU");
+  F32Matrix input = widen(x, Buffer::Input);
+  F32Matrix output = prepareOutput(h, false);
+  gatedLinear(input.data, x.rows(), input.stride, *gate, *up, activation,
+              output.data, output.stride, pool);
+  finishOutput(h, output);
+  return llvm::Error::success();
+}
+
+llvm::Error runAttention(const cmd::Compute &compute,
+                         const HostOperands &operands, WorkerPool &pool) {
+  const TensorRef &q = operands.in(0), &k = operands.in(1),
+                  &v = operands.in(2), &mask = operands.in(3);
+  if (operands.outputs.size() != 1 || !operands.out(0).present())
+    return commandError("host attention computes o in one pass (no state)");
+  const TensorRef &o = operands.out(0);
+  int64_t d = compute.group();
+  if (d <= 0 || q.cols() % d || k.cols() % d || k.cols() != v.cols() ||
+      k.rows() != v.rows() || o.rows() != q.rows() || o.cols() != q.cols())
+    return commandError("attention needs q, o [Lq, Hq * D], k, v [Lk, Hkv * "
+                        "D] with D = group");
+  int64_t hq = q.cols() / d, hkv = k.cols() / d;
+  if (hq % hkv)
+    return commandError("kv heads must divide the query heads");
+  if (mask.present() && (mask.rows() != q.rows() || mask.cols() != k.rows()))
+    return commandError("the mask must be [Lq, Lk]");
+  double scale = compute.scalar() ? compute.scalar() : 1 / std::sqrt(d);
+  F32Matrix qs = widen(q, Buffer::Input), ks = widen(k, Buffer::Keys),
+            vs = widen(v, Buffer::Values);
+  F32Matrix masks;
+  if (mask.present())
+    masks = widen(mask, Buffer::Mask);
+  F32Matrix output = prepareOutput(o, false);
+  attention(qs.data, qs.stride, ks.data, ks.stride, vs.data, vs.stride,
+            masks.data, masks.stride, q.rows(), k.rows(), hq, hkv, d,
+            static_cast<float>(scale), output.data, output.stride, pool);
+  finishOutput(o, output);
+  return llvm::Error::success();
+}
+
+} // namespace
+
+llvm::Error runLinear(const cmd::Compute &compute, const HostOperands &operands,
+                      WorkerPool &pool) {
+  switch (compute.opcode()) {
+  case cmd::MATMUL:
+  case cmd::A16MATMUL:
+    return runMatMul(compute, operands, pool);
+  case cmd::GATED_MATMUL:
+    return runGatedMatMul(compute, operands, pool);
+  default:
+    return runAttention(compute, operands, pool);
+  }
+}
+
+} // namespace llmc::host

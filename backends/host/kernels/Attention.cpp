@@ -1,0 +1,104 @@
+//===- Attention.cpp - attention: splitting the work, and the scalar path -===//
+//
+// The work unit is a block of query rows for all the query heads that share
+// one key/value head, so that each key and value row loaded serves them all.
+// The block height depends only on the shapes (enough rows to reuse keys,
+// few enough that the scores fit in L2), so a row's result does not depend
+// on the thread count. Units are handed out in zigzag order over the row
+// blocks: under a causal mask late rows cost more, and contiguous chunks
+// should get a mix.
+//
+//===----------------------------------------------------------------------===//
+
+#include "backends/host/kernels/Dispatch.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <limits>
+
+namespace llmc::host {
+namespace detail {
+
+void attentionRowsScalar(const AttentionArgs &a, int64_t kvHead, int64_t i0,
+                         int64_t i1) {
+  const int64_t group = a.hq / a.hkv, d = a.d, lk = a.lk;
+  float *scores = getScratchAs<float>(Scratch::Scores, lk + d);
+  float *acc = scores + lk;
+  const float *keys = a.k + kvHead * d, *values = a.v + kvHead * d;
+  for (int64_t i = i0; i < i1; ++i)
+    for (int64_t h = kvHead * group; h < (kvHead + 1) * group; ++h) {
+      const float *q = a.q + i * a.qStride + h * d;
+      float *o = a.o + i * a.oStride + h * d;
+      float max = -std::numeric_limits<float>::infinity();
+      for (int64_t t = 0; t < lk; ++t) {
+        const float *key = keys + t * a.kStride;
+        float dot = 0.0f;
+        for (int64_t c = 0; c < d; ++c)
+          dot += q[c] * key[c];
+        float s = dot * a.scale;
+        if (a.mask)
+          s += a.mask[i * a.maskStride + t];
+        scores[t] = s;
+        max = std::max(max, s);
+      }
+      if (max == -std::numeric_limits<float>::infinity()) {
+        std::fill(o, o + d, 0.0f);
+        continue;
+      }
+      float sum = 0.0f;
+      for (int64_t t = 0; t < lk; ++t) {
+        scores[t] = std::exp(scores[t] - max);
+        sum += scores[t];
+      }
+      std::fill(acc, acc + d, 0.0f);
+      for (int64_t t = 0; t < lk; ++t) {
+        const float *value = values + t * a.vStride;
+        for (int64_t c = 0; c < d; ++c)
+          acc[c] += scores[t] * value[c];
+      }
+      for (int64_t c = 0; c < d; ++c)
+        o[c] = acc[c] / sum;
+    }
+}
+
+} // namespace detail
+
+using namespace detail;
+
+void attention(const float *q, int64_t qStride, const float *k, int64_t kStride,
+               const float *v, int64_t vStride, const float *mask,
+               int64_t maskStride, int64_t lq, int64_t lk, int64_t hq,
+               int64_t hkv, int64_t d, float scale, float *o, int64_t oStride,
+               WorkerPool &pool, Isa isa) {
+  assert(hkv > 0 && hq % hkv == 0);
+  if (lq <= 0 || hq <= 0 || d <= 0)
+    return;
+  AttentionArgs args{q,  k,  v,  mask, qStride, kStride, vStride, maskStride,
+                     lq, lk, hq, hkv,  d,       scale,   o,       oStride};
+  const IsaKernels &kernels = getKernels(isa);
+  const int64_t group = hq / hkv;
+  // Up to 8 query rows a unit, while the unit's scores stay within 256 KiB.
+  int64_t blockRows =
+      std::clamp<int64_t>(65536 / std::max<int64_t>(1, group * lk), 1, 8);
+  int64_t blocks = (lq + blockRows - 1) / blockRows;
+  pool.parallelFor(hkv * blocks, 1, [&](int64_t u0, int64_t u1) {
+    for (int64_t u = u0; u < u1; ++u) {
+      int64_t kvHead = u % hkv, order = u / hkv;
+      int64_t block = order % 2 == 0 ? order / 2 : blocks - 1 - order / 2;
+      int64_t i0 = block * blockRows;
+      kernels.attentionRows(args, kvHead, i0, std::min(lq, i0 + blockRows));
+    }
+  });
+}
+
+void attention(const float *q, int64_t qStride, const float *k, int64_t kStride,
+               const float *v, int64_t vStride, const float *mask,
+               int64_t maskStride, int64_t lq, int64_t lk, int64_t hq,
+               int64_t hkv, int64_t d, float scale, float *o, int64_t oStride,
+               WorkerPool &pool) {
+  attention(q, qStride, k, kStride, v, vStride, mask, maskStride, lq, lk, hq,
+            hkv, d, scale, o, oStride, pool, selectIsa());
+}
+
+} // namespace llmc::host

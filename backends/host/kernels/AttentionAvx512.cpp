@@ -1,0 +1,258 @@
+//===- AttentionAvx512.cpp - the AVX-512 path of attention ----------------===//
+//
+// A unit is a block of query rows times the query heads sharing one key/
+// value head (Attention.cpp); its rows are treated as one small matrix Q.
+//  1. Scores, 16 keys at a time: the key block is transposed to [d][16], so
+//     that up to 8 rows of Q each take one FMA per element of d with a
+//     broadcast query value, and no horizontal sums. A key block that the
+//     mask hides from every row of the unit is skipped (its scores are
+//     -inf and its values never read): half the work of a causal prefill.
+//  2. Softmax per row: max, exp, sum (in lanes, then a fixed tree).
+//  3. Values: for 32 columns of d at a time, up to 8 rows accumulate p * v
+//     over the keys, each value row loaded once for all of them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "backends/host/kernels/Dispatch.h"
+#include "backends/host/kernels/Intrinsics.h"
+
+#if defined(__x86_64__)
+#include "backends/host/kernels/Avx512Util.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace llmc::host::detail {
+
+/// The first n lanes (none for n <= 0).
+LLMC_AVX512 LLMC_INLINE __mmask16 lanes(int64_t n) {
+  return n >= 16  ? __mmask16(0xffff)
+         : n <= 0 ? __mmask16(0)
+                  : __mmask16((1u << n) - 1);
+}
+
+/// Transposes a 16 x 16 block: out[c * 16 + r] = in[r * inStride + c].
+LLMC_AVX512 static void transpose16(const float *in, int64_t inStride,
+                                    float *out) {
+  __m512 r[16], t[16];
+  for (int i = 0; i < 16; ++i)
+    r[i] = _mm512_loadu_ps(in + i * inStride);
+  for (int i = 0; i < 16; i += 2) {
+    t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
+    t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+  }
+  for (int i = 0; i < 16; i += 4)
+    for (int j = 0; j < 2; ++j) {
+      r[i + j] = _mm512_castpd_ps(_mm512_unpacklo_pd(
+          _mm512_castps_pd(t[i + j]), _mm512_castps_pd(t[i + j + 2])));
+      r[i + j + 2] = _mm512_castpd_ps(_mm512_unpackhi_pd(
+          _mm512_castps_pd(t[i + j]), _mm512_castps_pd(t[i + j + 2])));
+    }
+  // Rows 0..3 now hold, per 128-bit lane q, columns 4q + {0, 2, 1, 3} of
+  // rows 0..3 of each quad; gather the lanes across quads.
+  for (int i = 0; i < 4; ++i) {
+    __m512 a = r[i], b = r[i + 4], c = r[i + 8], d = r[i + 12];
+    __m512 ab0 = _mm512_shuffle_f32x4(a, b, _MM_SHUFFLE(1, 0, 1, 0));
+    __m512 ab1 = _mm512_shuffle_f32x4(a, b, _MM_SHUFFLE(3, 2, 3, 2));
+    __m512 cd0 = _mm512_shuffle_f32x4(c, d, _MM_SHUFFLE(1, 0, 1, 0));
+    __m512 cd1 = _mm512_shuffle_f32x4(c, d, _MM_SHUFFLE(3, 2, 3, 2));
+    t[i] = _mm512_shuffle_f32x4(ab0, cd0, _MM_SHUFFLE(2, 0, 2, 0));
+    t[i + 4] = _mm512_shuffle_f32x4(ab0, cd0, _MM_SHUFFLE(3, 1, 3, 1));
+    t[i + 8] = _mm512_shuffle_f32x4(ab1, cd1, _MM_SHUFFLE(2, 0, 2, 0));
+    t[i + 12] = _mm512_shuffle_f32x4(ab1, cd1, _MM_SHUFFLE(3, 1, 3, 1));
+  }
+  // t[i + 4q] holds column 4q + perm(i) of all 16 rows, perm = {0, 2, 1, 3}.
+  static constexpr int kPerm[4] = {0, 2, 1, 3};
+  for (int q = 0; q < 4; ++q)
+    for (int i = 0; i < 4; ++i)
+      _mm512_storeu_ps(out + (4 * q + kPerm[i]) * 16, t[i + 4 * q]);
+}
+
+/// Scores of N rows for one block of keys: s[r][t] = scale * q_r . kt[:, t]
+/// + mask, -inf past the last key.
+template <int N>
+LLMC_AVX512 static void
+scoreRows(const float *const *q, const float *kt, int64_t d, float scale,
+          const float *const *maskRows, int64_t keys, float *const *out) {
+  __m512 acc[N];
+  for (int r = 0; r < N; ++r)
+    acc[r] = _mm512_setzero_ps();
+  for (int64_t c = 0; c < d; ++c) {
+    __m512 k = _mm512_load_ps(kt + 16 * c);
+    for (int r = 0; r < N; ++r)
+      acc[r] = _mm512_fmadd_ps(_mm512_set1_ps(q[r][c]), k, acc[r]);
+  }
+  const __mmask16 valid = lanes(keys);
+  for (int r = 0; r < N; ++r) {
+    __m512 s = _mm512_mul_ps(acc[r], _mm512_set1_ps(scale));
+    if (maskRows)
+      s = _mm512_add_ps(s, _mm512_maskz_loadu_ps(valid, maskRows[r]));
+    _mm512_storeu_ps(out[r],
+                     _mm512_mask_blend_ps(valid, _mm512_set1_ps(-INFINITY), s));
+  }
+}
+
+/// o_r[c .. c + 32) = sum over the live key blocks of p_r[t] v[t].
+template <int N>
+LLMC_AVX512 static void valueRows(const float *const *p, const float *v,
+                                  int64_t vStride, int64_t lk,
+                                  const uint8_t *skip, int64_t columns,
+                                  const float *sums, float *const *out) {
+  __m512 acc[N][2];
+  for (int r = 0; r < N; ++r)
+    acc[r][0] = acc[r][1] = _mm512_setzero_ps();
+  const __mmask16 m0 = lanes(columns), m1 = lanes(columns - 16);
+  for (int64_t t0 = 0; t0 < lk; t0 += 16) {
+    if (skip[t0 / 16])
+      continue;
+    for (int64_t t = t0, end = std::min(lk, t0 + 16); t < end; ++t) {
+      __m512 v0 = _mm512_maskz_loadu_ps(m0, v + t * vStride);
+      __m512 v1 = _mm512_maskz_loadu_ps(m1, v + t * vStride + 16);
+      for (int r = 0; r < N; ++r) {
+        __m512 pt = _mm512_set1_ps(p[r][t]);
+        acc[r][0] = _mm512_fmadd_ps(pt, v0, acc[r][0]);
+        acc[r][1] = _mm512_fmadd_ps(pt, v1, acc[r][1]);
+      }
+    }
+  }
+  for (int r = 0; r < N; ++r) {
+    __m512 sum = _mm512_set1_ps(sums[r]);
+    _mm512_mask_storeu_ps(out[r], m0, _mm512_div_ps(acc[r][0], sum));
+    _mm512_mask_storeu_ps(out[r] + 16, m1, _mm512_div_ps(acc[r][1], sum));
+  }
+}
+
+/// scoreRows and valueRows for 1 .. N rows.
+using ScoreRowsFn = void (*)(const float *const *, const float *, int64_t,
+                             float, const float *const *, int64_t,
+                             float *const *);
+using ValueRowsFn = void (*)(const float *const *, const float *, int64_t,
+                             int64_t, const uint8_t *, int64_t, const float *,
+                             float *const *);
+static const ScoreRowsFn kScoreRows[8] = {
+    scoreRows<1>, scoreRows<2>, scoreRows<3>, scoreRows<4>,
+    scoreRows<5>, scoreRows<6>, scoreRows<7>, scoreRows<8>};
+static const ValueRowsFn kValueRows[8] = {
+    valueRows<1>, valueRows<2>, valueRows<3>, valueRows<4>,
+    valueRows<5>, valueRows<6>, valueRows<7>, valueRows<8>};
+
+LLMC_AVX512 void attentionRowsAvx512(const AttentionArgs &a, int64_t kvHead,
+                                     int64_t i0, int64_t i1) {
+  const int64_t group = a.hq / a.hkv, d = a.d, lk = a.lk;
+  const int64_t rows = (i1 - i0) * group;
+  const int64_t blocks = (lk + 15) / 16, stride = blocks * 16 + 16;
+  float *scores = getScratchAs<float>(Scratch::Scores, rows * (stride + 1));
+  float *sums = scores + rows * stride;
+  float *kt = getScratchAs<float>(Scratch::Transposed, 16 * d);
+  uint8_t *skip = getScratchAs<uint8_t>(Scratch::Tile, blocks);
+  const float *keys = a.k + kvHead * d, *values = a.v + kvHead * d;
+  // Row r of the unit is query row i0 + r / group of head kvHead * group +
+  // r % group.
+  auto qRow = [&](int64_t r) {
+    return a.q + (i0 + r / group) * a.qStride +
+           (kvHead * group + r % group) * d;
+  };
+
+  for (int64_t b = 0; b < blocks; ++b) {
+    const int64_t t0 = 16 * b, keysHere = std::min<int64_t>(16, lk - t0);
+    skip[b] = 0;
+    if (a.mask) {
+      bool hidden = true;
+      for (int64_t i = i0; i < i1 && hidden; ++i) {
+        __m512 m = _mm512_maskz_loadu_ps(lanes(keysHere),
+                                         a.mask + i * a.maskStride + t0);
+        hidden = _mm512_mask_cmp_ps_mask(lanes(keysHere), m,
+                                         _mm512_set1_ps(-INFINITY),
+                                         _CMP_NEQ_UQ) == 0;
+      }
+      if (hidden) {
+        skip[b] = 1;
+        for (int64_t r = 0; r < rows; ++r)
+          _mm512_storeu_ps(scores + r * stride + t0, _mm512_set1_ps(-INFINITY));
+        continue;
+      }
+    }
+    // kt[c][t] = key t0 + t, column c; zero past the last key.
+    int64_t c = 0;
+    if (keysHere == 16)
+      for (; c + 16 <= d; c += 16)
+        transpose16(keys + t0 * a.kStride + c, a.kStride, kt + 16 * c);
+    for (; c < d; ++c)
+      for (int64_t t = 0; t < 16; ++t)
+        kt[16 * c + t] = t < keysHere ? keys[(t0 + t) * a.kStride + c] : 0.0f;
+    for (int64_t r0 = 0; r0 < rows; r0 += 8) {
+      const int64_t count = std::min<int64_t>(8, rows - r0);
+      const float *q[8], *maskRows[8];
+      float *out[8];
+      for (int64_t r = 0; r < count; ++r) {
+        q[r] = qRow(r0 + r);
+        maskRows[r] = a.mask
+                          ? a.mask + (i0 + (r0 + r) / group) * a.maskStride + t0
+                          : nullptr;
+        out[r] = scores + (r0 + r) * stride + t0;
+      }
+      kScoreRows[count - 1](q, kt, d, a.scale, a.mask ? maskRows : nullptr,
+                            keysHere, out);
+    }
+  }
+
+  // Softmax; sums[r] = 0 marks a row without any finite score.
+  for (int64_t r = 0; r < rows; ++r) {
+    float *s = scores + r * stride;
+    __m512 max = _mm512_set1_ps(-INFINITY);
+    for (int64_t t = 0; t < blocks * 16; t += 16)
+      max = _mm512_max_ps(max, _mm512_loadu_ps(s + t));
+    float rowMax = _mm512_reduce_max_ps(max);
+    if (rowMax == -INFINITY) {
+      sums[r] = 0.0f;
+      continue;
+    }
+    __m512 sum = _mm512_setzero_ps(), vMax = _mm512_set1_ps(rowMax);
+    for (int64_t t = 0; t < blocks * 16; t += 16) {
+      __m512 p = expAvx512(_mm512_sub_ps(_mm512_loadu_ps(s + t), vMax));
+      _mm512_storeu_ps(s + t, p);
+      sum = _mm512_add_ps(sum, p);
+    }
+    sums[r] = reduceAddAvx512(sum);
+  }
+
+  for (int64_t c = 0; c < d; c += 32) {
+    const int64_t columns = std::min<int64_t>(32, d - c);
+    for (int64_t r0 = 0; r0 < rows; r0 += 8) {
+      const int64_t count = std::min<int64_t>(8, rows - r0);
+      const float *p[8];
+      float *out[8];
+      float rowSums[8];
+      int64_t live = 0;
+      for (int64_t r = 0; r < count; ++r) {
+        int64_t row = r0 + r;
+        float *o = a.o + (i0 + row / group) * a.oStride +
+                   (kvHead * group + row % group) * d + c;
+        if (sums[row] == 0.0f) { // Every key masked: o = 0.
+          std::fill(o, o + columns, 0.0f);
+          continue;
+        }
+        p[live] = scores + row * stride;
+        out[live] = o;
+        rowSums[live++] = sums[row];
+      }
+      if (live)
+        kValueRows[live - 1](p, values + c, a.vStride, lk, skip, columns,
+                             rowSums, out);
+    }
+  }
+}
+
+} // namespace llmc::host::detail
+
+#else
+
+namespace llmc::host::detail {
+void attentionRowsAvx512(const AttentionArgs &a, int64_t kvHead, int64_t i0,
+                         int64_t i1) {
+  attentionRowsScalar(a, kvHead, i0, i1);
+}
+} // namespace llmc::host::detail
+
+#endif

@@ -1,0 +1,53 @@
+//===- CpuFeatures.h - what the host CPU can run ----------------*- C++ -*-===//
+//
+// The kernel library is built for any x86-64 and compiles its SIMD paths
+// per function (target attributes), so it must ask the CPU at run time which
+// of them it may call. A feature counts only when the OS also saves its
+// registers on context switch (XCR0), which a VM or an old kernel may not.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLMC_BACKENDS_HOST_KERNELS_CPUFEATURES_H
+#define LLMC_BACKENDS_HOST_KERNELS_CPUFEATURES_H
+
+#include <string>
+
+namespace llmc::host {
+
+/// The instruction-set extensions of the host that the kernels care about.
+struct CpuFeatures {
+  bool avx2 = false, fma = false, f16c = false;
+  bool avx512f = false, avx512bw = false, avx512vl = false, avx512vnni = false;
+  bool avx512bf16 = false, avx512fp16 = false;
+  bool amxTile = false, amxBf16 = false, amxInt8 = false;
+
+  /// Read once with cpuid and xgetbv (OS-enabled register state checked:
+  /// XCR0 bits for AVX, AVX-512 and AMX).
+  static const CpuFeatures &host();
+
+  /// The names of the present features, space separated
+  /// ("avx2 fma f16c avx512f ...").
+  std::string describe() const;
+};
+
+/// The SIMD paths of the kernels, in increasing order.
+enum class Isa { Scalar, Avx2, Avx512 };
+
+/// Whether the host can run `isa`'s path: Avx2 needs AVX2, FMA and F16C;
+/// Avx512 needs those and AVX-512 F, BW and VL.
+bool isIsaSupported(Isa isa);
+
+/// The best Isa the host supports, unless the environment variable
+/// LLMC_HOST_ISA (scalar|avx2|avx512) asks for a lower one (tests use it to
+/// cover every path). The variable is read on every call.
+Isa selectIsa();
+
+/// `isa`, lowered to the best one the host supports.
+Isa clampIsa(Isa isa);
+
+/// "scalar", "avx2" or "avx512".
+const char *getIsaName(Isa isa);
+
+} // namespace llmc::host
+
+#endif // LLMC_BACKENDS_HOST_KERNELS_CPUFEATURES_H

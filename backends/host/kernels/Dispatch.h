@@ -1,0 +1,149 @@
+//===- Dispatch.h - the kernels of one instruction set ----------*- C++ -*-===//
+//
+// The public entry points (Linear.cpp, Attention.cpp, Convert.cpp) split
+// the work over threads and pick, per call, the table of the requested Isa;
+// each table holds the inner pieces compiled for that instruction set
+// (LinearScalar.cpp; LinearAvx2.cpp with GemvAvx2.cpp and AttentionAvx2.cpp;
+// the same for AVX-512).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLMC_BACKENDS_HOST_KERNELS_DISPATCH_H
+#define LLMC_BACKENDS_HOST_KERNELS_DISPATCH_H
+
+#include "backends/host/kernels/Kernels.h"
+
+#include <cstddef>
+#include <cstdint>
+
+namespace llmc::host::detail {
+
+/// A linear or gated-linear call as the kernels see it.
+struct LinearArgs {
+  const float *x;
+  int64_t m, xStride;
+  /// The weights, or the gate of a gated call.
+  const Weights *w;
+  /// The up weights of a gated call, else null.
+  const Weights *up;
+  Activation act;
+  /// Linear calls only.
+  const float *bias;
+  bool accumulate;
+  /// y, or h of a gated call.
+  float *y;
+  int64_t yStride;
+};
+
+/// An attention call.
+struct AttentionArgs {
+  const float *q, *k, *v, *mask;
+  int64_t qStride, kStride, vStride, maskStride;
+  int64_t lq, lk, hq, hkv, d;
+  float scale;
+  float *o;
+  int64_t oStride;
+};
+
+struct IsaKernels {
+  Isa isa;
+
+  // Conversions.
+  void (*widenF16)(const uint16_t *in, float *out, int64_t n);
+  void (*widenBF16)(const uint16_t *in, float *out, int64_t n);
+  void (*narrowF16)(const float *in, uint16_t *out, int64_t n);
+  void (*narrowBF16)(const float *in, uint16_t *out, int64_t n);
+
+  /// g[c] = act(g[c]) * u[c] for c < n.
+  void (*gate)(Activation act, float *g, const float *u, int64_t n);
+
+  /// out[0, len) = dequant(w)[j, c0 .. c0 + len).
+  void (*dequantize)(const Weights &w, int64_t j, int64_t c0, int64_t len,
+                     float *out);
+
+  /// The matrix-vector path, for m <= gemvMaxRows: computes output columns
+  /// [j0, j1) of `args` (gate activation included), streaming the weights.
+  int64_t gemvMaxRows;
+  void (*gemv)(const LinearArgs &args, int64_t j0, int64_t j1);
+
+  /// The matrix-matrix path: tiles of mr rows by nr columns, K in blocks of
+  /// (at most) kc. The microkernel computes c[mr, nr] (+)= xb[mr, kc] *
+  /// panel[kc, nr] for one K block: xb has row stride kc (the constant),
+  /// `load` starts from c instead of zero, and a non-null `bias` (nr values)
+  /// is added at the end.
+  int64_t mr, nr, kc;
+  void (*microkernel)(const float *xb, const float *panel, int64_t kc, float *c,
+                      int64_t cStride, bool load, const float *bias);
+
+  /// Attention for query rows [i0, i1) of every query head that shares
+  /// key/value head `kvHead`.
+  void (*attentionRows)(const AttentionArgs &args, int64_t kvHead, int64_t i0,
+                        int64_t i1);
+};
+
+const IsaKernels &getScalarKernels();
+const IsaKernels &getAvx2Kernels();
+const IsaKernels &getAvx512Kernels();
+
+/// The table of `isa`, lowered to what the host supports.
+const IsaKernels &getKernels(Isa isa);
+
+/// Scratch memory of the calling thread: slot `slot`, at least `bytes`,
+/// 64-byte aligned, kept until the thread ends (its contents too, unless a
+/// later call asks for more).
+enum class Scratch {
+  X,
+  Params,
+  Rows,
+  Panel,
+  Tile,
+  Up,
+  Scores,
+  Transposed,
+  Count
+};
+void *getScratch(Scratch slot, size_t bytes);
+template <typename T> T *getScratchAs(Scratch slot, size_t count) {
+  return static_cast<T *>(getScratch(slot, count * sizeof(T)));
+}
+
+/// The conversions of each path (Convert.cpp).
+void widenF16Scalar(const uint16_t *in, float *out, int64_t n);
+void widenBF16Scalar(const uint16_t *in, float *out, int64_t n);
+void narrowF16Scalar(const float *in, uint16_t *out, int64_t n);
+void narrowBF16Scalar(const float *in, uint16_t *out, int64_t n);
+void widenF16Avx2(const uint16_t *in, float *out, int64_t n);
+void widenBF16Avx2(const uint16_t *in, float *out, int64_t n);
+void narrowF16Avx2(const float *in, uint16_t *out, int64_t n);
+void narrowBF16Avx2(const float *in, uint16_t *out, int64_t n);
+void widenF16Avx512(const uint16_t *in, float *out, int64_t n);
+void widenBF16Avx512(const uint16_t *in, float *out, int64_t n);
+void narrowF16Avx512(const float *in, uint16_t *out, int64_t n);
+void narrowBF16Avx512(const float *in, uint16_t *out, int64_t n);
+
+/// The pieces each SIMD path shares between its files.
+void gateAvx2(Activation act, float *g, const float *u, int64_t n);
+void dequantizeAvx2(const Weights &w, int64_t j, int64_t c0, int64_t len,
+                    float *out);
+void gemvAvx2(const LinearArgs &args, int64_t j0, int64_t j1);
+void gateAvx512(Activation act, float *g, const float *u, int64_t n);
+void dequantizeAvx512(const Weights &w, int64_t j, int64_t c0, int64_t len,
+                      float *out);
+void gemvAvx512(const LinearArgs &args, int64_t j0, int64_t j1);
+
+/// The attention kernels of each path (Attention*.cpp).
+void attentionRowsScalar(const AttentionArgs &args, int64_t kvHead, int64_t i0,
+                         int64_t i1);
+void attentionRowsAvx2(const AttentionArgs &args, int64_t kvHead, int64_t i0,
+                       int64_t i1);
+void attentionRowsAvx512(const AttentionArgs &args, int64_t kvHead, int64_t i0,
+                         int64_t i1);
+
+/// The scalar helpers of the vector paths.
+void dequantizeScalar(const Weights &w, int64_t j, int64_t c0, int64_t len,
+                      float *out);
+float activationScalar(Activation act, float v);
+
+} // namespace llmc::host::detail
+
+#endif // LLMC_BACKENDS_HOST_KERNELS_DISPATCH_H

@@ -1,0 +1,606 @@
+//===- GemvAvx512.cpp - the AVX-512 matrix-vector product -----------------===//
+//
+// Decode: the product of a few rows of x (m <= 4) with the weights, which
+// is memory-bound, so the weights stream once, one row at a time (reading
+// several rows in turn costs a quarter of the DRAM bandwidth, measured), x
+// staying in L1. Quantized weights become exact integers in float32, and
+// the scale and zero point are applied once a group or block:
+//   sum_c x (q - zp) s = s (sum_c x q - zp sum_c x),
+// with the sums of x per lane precomputed once per call.
+//  - 8-bit: VPMOVSXBD/VPMOVZXBD from memory, convert, FMA;
+//  - 4-bit: 64 bytes (128 columns) at a time; lane l of the dword view holds
+//    columns 8l .. 8l + 7, so a shift by 4n and a VPERMPS through a 16-entry
+//    table (it reads only the low 4 bits of its index) give column 8l + n of
+//    every lane as a float, and x is laid out to match.
+//
+//===----------------------------------------------------------------------===//
+
+#include "backends/host/kernels/Dispatch.h"
+#include "backends/host/kernels/Intrinsics.h"
+#include "backends/host/kernels/Scalar.h"
+
+#if defined(__x86_64__)
+#include "backends/host/kernels/Avx512Util.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace llmc::host::detail {
+
+/// Parameters [0, count) of `rows` rows (rowStride bytes apart) as float32,
+/// rows outStride floats apart; `fallback` for None. The type is a template
+/// parameter so that each row costs a few vector instructions: rows of
+/// decode weights are short, and their parameters are widened as they go.
+template <ParamType P>
+LLMC_AVX512 static void
+widenParamRows(const uint8_t *in, int64_t rowStride, int64_t rows,
+               int64_t count, float fallback, float *out, int64_t outStride) {
+  for (int64_t r = 0; r < rows; ++r, in += rowStride, out += outStride)
+    for (int64_t c = 0; c < count; c += 32) {
+      const __mmask16 first = maskOf(count - c),
+                      second = maskOf(count - c - 16);
+      __m512 lo, hi;
+      if (P == ParamType::None) {
+        lo = hi = _mm512_set1_ps(fallback);
+      } else if (P == ParamType::F32) {
+        lo = _mm512_maskz_loadu_ps(first, in + 4 * c);
+        hi = _mm512_maskz_loadu_ps(second, in + 4 * c + 64);
+      } else if (P == ParamType::F16) {
+        lo = _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(first, in + 2 * c));
+        hi = _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(second, in + 2 * c + 32));
+      } else if (P == ParamType::BF16) {
+        lo = _mm512_castsi512_ps(_mm512_slli_epi32(
+            _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(first, in + 2 * c)),
+            16));
+        hi = _mm512_castsi512_ps(
+            _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(
+                                  second, in + 2 * c + 32)),
+                              16));
+      } else if (P == ParamType::I8 || P == ParamType::U8) {
+        const bool isSigned = P == ParamType::I8;
+        lo = _mm512_cvtepi32_ps(loadBytes(in + c, count - c, isSigned));
+        hi = _mm512_cvtepi32_ps(
+            count - c > 16 ? loadBytes(in + c + 16, count - c - 16, isSigned)
+                           : _mm512_setzero_si512());
+      } else {
+        const __m512 values = nibbleValues(P == ParamType::I4);
+        __m512i d = loadBytes(in + c / 2, (count - c + 1) / 2, false);
+        interleave(_mm512_permutexvar_ps(d, values),
+                   _mm512_permutexvar_ps(_mm512_srli_epi32(d, 4), values), lo,
+                   hi);
+      }
+      _mm512_mask_storeu_ps(out + c, first, lo);
+      _mm512_mask_storeu_ps(out + c + 16, second, hi);
+    }
+}
+
+/// The bits of one parameter.
+static int64_t getParamBits(ParamType type) {
+  switch (type) {
+  case ParamType::None:
+    return 0;
+  case ParamType::F32:
+    return 32;
+  case ParamType::F16:
+  case ParamType::BF16:
+    return 16;
+  case ParamType::I8:
+  case ParamType::U8:
+    return 8;
+  case ParamType::I4:
+  case ParamType::U4:
+    return 4;
+  }
+  return 0;
+}
+
+/// Parameters [0, count) of `rows` rows (rowStride bytes apart) to
+/// out[rows][count], as one flat run when the rows are packed (the usual
+/// layout), which turns a few rows' worth of vector work into one.
+static void widenParams(ParamType type, const uint8_t *in, int64_t rowStride,
+                        int64_t rows, int64_t count, float fallback,
+                        float *out) {
+  bool packed =
+      type == ParamType::None || rowStride * 8 == count * getParamBits(type);
+  if (packed) {
+    count *= rows;
+    rows = 1;
+  }
+  switch (type) {
+#define LLMC_CASE(P)                                                           \
+  case ParamType::P:                                                           \
+    return widenParamRows<ParamType::P>(in, rowStride, rows, count, fallback,  \
+                                        out, count);
+    LLMC_CASE(None)
+    LLMC_CASE(F32)
+    LLMC_CASE(F16)
+    LLMC_CASE(BF16)
+    LLMC_CASE(I8)
+    LLMC_CASE(U8)
+    LLMC_CASE(I4)
+    LLMC_CASE(U4)
+#undef LLMC_CASE
+  }
+}
+
+/// How far ahead a weight row is prefetched (on top of the hardware
+/// prefetchers, which follow the row stream well).
+constexpr int64_t kPrefetchBytes = 2048;
+
+LLMC_AVX512 LLMC_INLINE void prefetchAhead(const uint8_t *at) {
+  _mm_prefetch(reinterpret_cast<const char *>(at + kPrefetchBytes),
+               _MM_HINT_T0);
+}
+
+namespace {
+/// What every row of a matrix-vector product needs besides its weights.
+struct GemvInputs {
+  /// Rows of x, laid out for the weight type (see gemvChunk).
+  const float *x[4];
+  /// Asymmetric 8-bit and all 4-bit weights: per-lane sums of x over each
+  /// group (8-bit) or 128-column block (4-bit).
+  const float *xSum[4];
+  int64_t k, groupSize, groups;
+  /// 4-bit: per 128-column block, the first group it touches.
+  const int32_t *blockGroup;
+};
+
+/// Where element (i, j) of the product goes: base[i * stride + j -
+/// firstColumn], plus bias[j] and what was there if asked.
+struct GemvOutput {
+  float *base;
+  int64_t stride, firstColumn;
+  const float *bias;
+  bool accumulate;
+
+  void store(int64_t i, int64_t j, float v) const {
+    float &y = base[i * stride + j - firstColumn];
+    if (bias)
+      v += bias[j];
+    y = accumulate ? v + y : v;
+  }
+};
+} // namespace
+
+// One weight row at a time: reading several rows in turn costs a quarter
+// of the DRAM bandwidth (measured), while x stays in L1 anyway. Several
+// accumulators per row hide the FMA latency; the split of the columns over
+// them depends on k alone.
+
+template <int C, int M> LLMC_AVX512 LLMC_INLINE void zero(__m512 (&acc)[C][M]) {
+  for (int h = 0; h < C; ++h)
+    for (int i = 0; i < M; ++i)
+      acc[h][i] = _mm512_setzero_ps();
+}
+
+/// acc[0][i] + ... + acc[C - 1][i], pairwise.
+template <int C, int M>
+LLMC_AVX512 LLMC_INLINE __m512 combine(__m512 (&acc)[C][M], int i) {
+  static_assert(C == 1 || C == 2 || C == 4, "1, 2 or 4 accumulators");
+  if (C == 1)
+    return acc[0][i];
+  if (C == 2)
+    return _mm512_add_ps(acc[0][i], acc[C - 1][i]);
+  return _mm512_add_ps(_mm512_add_ps(acc[0][i], acc[1 % C][i]),
+                       _mm512_add_ps(acc[2 % C][i], acc[3 % C][i]));
+}
+
+template <WeightType T>
+LLMC_AVX512 LLMC_INLINE __m512 loadFloatWeights(const uint8_t *row, int64_t c,
+                                                __mmask16 mask) {
+  if (T == WeightType::F32)
+    return _mm512_maskz_loadu_ps(mask, row + 4 * c);
+  __m256i halves = _mm256_maskz_loadu_epi16(mask, row + 2 * c);
+  if (T == WeightType::F16)
+    return _mm512_cvtph_ps(halves);
+  return _mm512_castsi512_ps(
+      _mm512_slli_epi32(_mm512_cvtepu16_epi32(halves), 16));
+}
+
+/// Float weights: 16 columns a vector, vectors dealt round-robin to C
+/// accumulators, the tail masked.
+template <WeightType T, int M>
+LLMC_AVX512 LLMC_INLINE void rowFloat(const GemvInputs &in, const uint8_t *row,
+                                      float (&sums)[4]) {
+  constexpr int C = M == 1 ? 4 : 2;
+  constexpr int64_t kBytes = T == WeightType::F32 ? 4 : 2;
+  __m512 acc[C][M];
+  zero(acc);
+  // Vector h of a step goes to accumulator h. The calls below pass h as a
+  // constant: an indexed accumulator would live in memory.
+  auto step = [&](int h, int64_t c, __mmask16 mask) LLMC_AVX512 {
+    __m512 w = loadFloatWeights<T>(row, c, mask);
+    for (int i = 0; i < M; ++i)
+      acc[h][i] = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(mask, in.x[i] + c), w,
+                                  acc[h][i]);
+  };
+  int64_t c = 0;
+  for (; c + 16 * C <= in.k; c += 16 * C)
+#pragma GCC unroll 4
+    for (int h = 0; h < C; ++h) {
+      if ((16 * h * kBytes) % 64 == 0)
+        prefetchAhead(row + (c + 16 * h) * kBytes);
+      step(h, c + 16 * h, 0xffff);
+    }
+#pragma GCC unroll 4
+  for (int h = 0; h < C; ++h)
+    if (c + 16 * h < in.k)
+      step(h, c + 16 * h, maskOf(in.k - c - 16 * h));
+  for (int i = 0; i < M; ++i)
+    sums[i] = reduceAddAvx512(combine(acc, i));
+}
+
+/// 8-bit weights, groups of a multiple of 16 columns. The scale is applied
+/// once a group: sum_c x (q - zp) s = s (sum_c x q - zp sum_c x), with the
+/// integers q exact in float32 and the sums of x per lane precomputed.
+/// GV is the vectors a group when known at compile time (the usual group
+/// sizes: the group then unrolls completely), else 0.
+template <bool Signed, bool Asym, int M, int GV>
+LLMC_AVX512 LLMC_INLINE void rowQuant8(const GemvInputs &in, const uint8_t *row,
+                                       const float *scale, const float *zp,
+                                       float (&sums)[4]) {
+  // Accumulators: a group of up to 4 vectors goes in one chain (groups are
+  // independent, so the core overlaps them; more chains were measured
+  // slower), longer groups in 2, unknown ones in 4.
+  constexpr int C = GV == 0 ? (M == 1 ? 4 : 2) : GV <= 4 ? 1 : 2;
+  __m512 total[M];
+  for (int i = 0; i < M; ++i)
+    total[i] = _mm512_setzero_ps();
+  const int64_t groupSize = GV ? 16 * GV : in.groupSize;
+  for (int64_t g = 0; g < in.groups; ++g) {
+    const int64_t c0 = g * groupSize, c1 = c0 + groupSize;
+    __m512 acc[C][M];
+    zero(acc);
+    // Vector v of the group goes to accumulator v % C; the calls below pass
+    // it as a constant (an indexed accumulator would live in memory).
+    auto step = [&](int h, int64_t c) LLMC_AVX512 {
+      if (c % 64 == 0)
+        prefetchAhead(row + c);
+      __m128i bytes =
+          _mm_loadu_si128(reinterpret_cast<const __m128i *>(row + c));
+      __m512 w = _mm512_cvtepi32_ps(Signed ? _mm512_cvtepi8_epi32(bytes)
+                                           : _mm512_cvtepu8_epi32(bytes));
+      for (int i = 0; i < M; ++i)
+        acc[h][i] = _mm512_fmadd_ps(_mm512_load_ps(in.x[i] + c), w, acc[h][i]);
+    };
+    if (GV) {
+#pragma GCC unroll 16
+      for (int v = 0; v < GV; ++v)
+        step(v % C, c0 + 16 * v);
+    } else {
+      int64_t c = c0;
+      for (; c + 16 * C <= c1; c += 16 * C)
+#pragma GCC unroll 4
+        for (int h = 0; h < C; ++h)
+          step(h, c + 16 * h);
+#pragma GCC unroll 4
+      for (int h = 0; h < C; ++h)
+        if (c + 16 * h < c1)
+          step(h, c + 16 * h);
+    }
+    for (int i = 0; i < M; ++i) {
+      __m512 a = combine(acc, i);
+      if (Asym)
+        a = _mm512_fnmadd_ps(_mm512_set1_ps(zp[g]),
+                             _mm512_loadu_ps(in.xSum[i] + 16 * g), a);
+      total[i] = _mm512_fmadd_ps(a, _mm512_set1_ps(scale[g]), total[i]);
+    }
+  }
+  for (int i = 0; i < M; ++i)
+    sums[i] = reduceAddAvx512(total[i]);
+}
+
+/// 4-bit weights, 128 columns (64 bytes) a step. Lane l of the dword view
+/// holds columns 8l .. 8l + 7, nibble n of it column 8l + n: shifting by 4n
+/// brings that nibble to the low bits, where VPERMPS reads its index, and a
+/// 16-entry table turns it into the integer as a float. x is laid out to
+/// match (gemvChunk). Scales and zero points then vary by lane (a group
+/// covers whole lanes): one permute of the row's parameters picks them
+/// (or, when groups span whole blocks, Wide, a broadcast), and they are
+/// applied once a block, as for 8-bit weights. (Masked FMAs, one a group,
+/// instead of the permute were measured slower.)
+template <bool Signed, bool Asym, int M, bool Wide>
+LLMC_AVX512 LLMC_INLINE void rowQuant4(const GemvInputs &in, const uint8_t *row,
+                                       const float *scale, const float *zp,
+                                       __m512i laneIndex, float (&sums)[4]) {
+  constexpr int C = 2;
+  const __m512 values = nibbleValues(Signed);
+  __m512 total[M];
+  for (int i = 0; i < M; ++i)
+    total[i] = _mm512_setzero_ps();
+  auto block = [&](int64_t b, __m512i d) LLMC_AVX512 {
+    const int64_t c = 128 * b;
+    __m512 acc[C][M];
+#pragma GCC unroll 8
+    for (int n = 0; n < 8; ++n) {
+      __m512 w =
+          _mm512_permutexvar_ps(n ? _mm512_srli_epi32(d, 4 * n) : d, values);
+      for (int i = 0; i < M; ++i) {
+        __m512 x = _mm512_load_ps(in.x[i] + c + 16 * n);
+        acc[n % C][i] =
+            n < C ? _mm512_mul_ps(x, w) : _mm512_fmadd_ps(x, w, acc[n % C][i]);
+      }
+    }
+    const int64_t first = in.blockGroup[b];
+    __m512 s =
+        Wide ? _mm512_set1_ps(scale[first])
+             : _mm512_permutexvar_ps(laneIndex, _mm512_loadu_ps(scale + first));
+    __m512 z =
+        !Asym  ? _mm512_setzero_ps()
+        : Wide ? _mm512_set1_ps(zp[first])
+               : _mm512_permutexvar_ps(laneIndex, _mm512_loadu_ps(zp + first));
+    for (int i = 0; i < M; ++i) {
+      __m512 a = combine(acc, i);
+      if (Asym)
+        a = _mm512_fnmadd_ps(z, _mm512_load_ps(in.xSum[i] + 16 * b), a);
+      total[i] = _mm512_fmadd_ps(a, s, total[i]);
+    }
+  };
+  const int64_t full = in.k / 128;
+  for (int64_t b = 0; b < full; ++b) {
+    prefetchAhead(row + 64 * b);
+    block(b, _mm512_loadu_si512(row + 64 * b));
+  }
+  if (in.k % 128)
+    block(full, _mm512_maskz_loadu_epi8((uint64_t(1) << ((in.k % 128) / 2)) - 1,
+                                        row + 64 * full));
+  for (int i = 0; i < M; ++i)
+    sums[i] = reduceAddAvx512(total[i]);
+}
+
+/// Rows [j0, j1) of a matrix-vector product. Quantized rows have their
+/// parameters widened 16 rows at a time (rows paramStride floats apart,
+/// zero-padded so that a vector load past the last group stays finite).
+template <WeightType T, bool Asym, int M, int Variant>
+LLMC_AVX512 static void gemvRows(const GemvInputs &in, const Weights &w,
+                                 int64_t j0, int64_t j1,
+                                 const GemvOutput &out) {
+  constexpr bool kQuantized =
+      T != WeightType::F32 && T != WeightType::F16 && T != WeightType::BF16;
+  constexpr bool k4Bit = T == WeightType::I4 || T == WeightType::U4;
+  constexpr bool kSigned = T == WeightType::I8 || T == WeightType::I4;
+  // Parameters are widened for a batch of rows at a time, about 4 KiB so
+  // that they, x and the rows in flight stay in L1, with 16 zeros after
+  // each batch: the 4-bit kernel loads 16 from the group a block starts at.
+  const int64_t groups = in.groups;
+  const int64_t batch =
+      kQuantized ? std::clamp<int64_t>(1024 / groups, 16, 256) : j1 - j0;
+  float *params = nullptr, *zps = nullptr;
+  if (kQuantized) {
+    params = getScratchAs<float>(Scratch::Params, 2 * (batch * groups + 16));
+    zps = params + batch * groups + 16;
+  }
+  // Lane l of a 4-bit block uses group first + 8 l / groupSize (first, when
+  // a group spans blocks).
+  __m512i laneIndex = _mm512_setzero_si512();
+  if (k4Bit && in.groupSize < 128)
+    laneIndex =
+        _mm512_srlv_epi32(_mm512_setr_epi32(0, 8, 16, 24, 32, 40, 48, 56, 64,
+                                            72, 80, 88, 96, 104, 112, 120),
+                          _mm512_set1_epi32(__builtin_ctzll(in.groupSize)));
+  for (int64_t jb = j0; jb < j1; jb += batch) {
+    const int64_t je = std::min(j1, jb + batch);
+    if (kQuantized) {
+      widenParams(w.scaleType, scaleRowOf(w, jb), w.scaleRowStrideBytes,
+                  je - jb, groups, 1.0f, params);
+      _mm512_storeu_ps(params + (je - jb) * groups, _mm512_setzero_ps());
+      if (Asym) {
+        widenParams(w.zpType, zpRowOf(w, jb), w.zpRowStrideBytes, je - jb,
+                    groups, 0.0f, zps);
+        _mm512_storeu_ps(zps + (je - jb) * groups, _mm512_setzero_ps());
+      }
+    }
+    for (int64_t j = jb; j < je; ++j) {
+      const uint8_t *row = rowOf(w, j);
+      const float *scale = params + (j - jb) * groups;
+      const float *zp = zps + (j - jb) * groups;
+      float sums[4];
+      if (k4Bit)
+        rowQuant4<kSigned, Asym, M, Variant != 0>(in, row, scale, zp, laneIndex,
+                                                  sums);
+      else if (kQuantized)
+        rowQuant8<kSigned, Asym, M, Variant>(in, row, scale, zp, sums);
+      else
+        rowFloat<T, M>(in, row, sums);
+      for (int i = 0; i < M; ++i)
+        out.store(i, j, sums[i]);
+    }
+  }
+}
+
+namespace {
+/// How a chunk of output columns runs: the row loop for the weight type,
+/// and the layout of x it wants.
+struct GemvPlan {
+  void (*rows)(const GemvInputs &, const Weights &, int64_t, int64_t,
+               const GemvOutput &);
+  enum Layout { Plain, Nibbles } layout;
+  /// Dequantize rows to float32 first (groups the kernels cannot step).
+  bool dequantizeFirst;
+};
+} // namespace
+
+/// The row loop for quantized weights of type T: Variant is the vectors a
+/// group for 8-bit weights (0: any), whether groups span whole 128-column
+/// blocks for 4-bit ones (see rowQuant8 and rowQuant4).
+template <WeightType T, int M, int Variant>
+static GemvPlan quantizedPlan(bool asym, GemvPlan::Layout layout) {
+  return {asym ? gemvRows<T, true, M, Variant> : gemvRows<T, false, M, Variant>,
+          layout, false};
+}
+
+template <WeightType T, int M>
+static GemvPlan quantizedPlan(bool asym, int64_t groupSize) {
+  if (T == WeightType::I4 || T == WeightType::U4) {
+    // Groups must cover whole lanes of 8 columns and tile the 128-column
+    // blocks: 8, 16, 32, 64, 128 or a multiple of 128.
+    if (groupSize % 128 == 0)
+      return quantizedPlan<T, M, 1>(asym, GemvPlan::Nibbles);
+    if (groupSize % 8 == 0 && 128 % groupSize == 0)
+      return quantizedPlan<T, M, 0>(asym, GemvPlan::Nibbles);
+  } else {
+    switch (groupSize) {
+    case 16:
+      return quantizedPlan<T, M, 1>(asym, GemvPlan::Plain);
+    case 32:
+      return quantizedPlan<T, M, 2>(asym, GemvPlan::Plain);
+    case 64:
+      return quantizedPlan<T, M, 4>(asym, GemvPlan::Plain);
+    case 128:
+      return quantizedPlan<T, M, 8>(asym, GemvPlan::Plain);
+    default:
+      if (groupSize % 16 == 0)
+        return quantizedPlan<T, M, 0>(asym, GemvPlan::Plain);
+    }
+  }
+  return {gemvRows<WeightType::F32, false, M, 0>, GemvPlan::Plain, true};
+}
+
+template <int M> static GemvPlan planGemv(const Weights &w) {
+  const bool asym = hasZeroPoint(w);
+  const int64_t groupSize = getGroupSize(w);
+  switch (w.type) {
+  case WeightType::F32:
+    return {gemvRows<WeightType::F32, false, M, 0>, GemvPlan::Plain, false};
+  case WeightType::F16:
+    return {gemvRows<WeightType::F16, false, M, 0>, GemvPlan::Plain, false};
+  case WeightType::BF16:
+    return {gemvRows<WeightType::BF16, false, M, 0>, GemvPlan::Plain, false};
+  case WeightType::I8:
+    return quantizedPlan<WeightType::I8, M>(asym, groupSize);
+  case WeightType::U8:
+    return quantizedPlan<WeightType::U8, M>(asym, groupSize);
+  case WeightType::I4:
+    return quantizedPlan<WeightType::I4, M>(asym, groupSize);
+  case WeightType::U4:
+    return quantizedPlan<WeightType::U4, M>(asym, groupSize);
+  }
+  return {gemvRows<WeightType::F32, false, M, 0>, GemvPlan::Plain, true};
+}
+
+/// Output columns [j0, j1) of a product with M rows of x.
+template <int M>
+LLMC_AVX512 static void gemvChunk(const LinearArgs &a, int64_t j0, int64_t j1) {
+  const Weights &w = *a.w;
+  const int64_t k = w.k;
+  const GemvPlan plan = planGemv<M>(w);
+  GemvInputs in;
+  in.k = k;
+  in.groupSize = getGroupSize(w);
+  in.groups = isQuantized(w.type) ? k / in.groupSize : 1;
+  for (int i = 0; i < M; ++i)
+    in.x[i] = a.x + i * a.xStride;
+
+  if (plan.layout == GemvPlan::Nibbles) {
+    // Per 128 columns: vector n holds columns 8 l + n (lane l), zero-padded
+    // to whole blocks; and the sums per lane of the 8 vectors.
+    const int64_t blocks = (k + 127) / 128;
+    float *layout =
+        getScratchAs<float>(Scratch::X, 2 * M * blocks * 128 + blocks);
+    int32_t *blockGroup =
+        reinterpret_cast<int32_t *>(layout + 2 * M * blocks * 128);
+    for (int64_t b = 0; b < blocks; ++b)
+      blockGroup[b] = int32_t(b * 128 / in.groupSize);
+    in.blockGroup = blockGroup;
+    for (int i = 0; i < M; ++i) {
+      float *xp = layout + i * blocks * 128;
+      float *xs = layout + (M + i) * blocks * 128;
+      for (int64_t b = 0; b < blocks; ++b) {
+        if (128 * b + 128 <= k) {
+          const __m512i lanes = _mm512_setr_epi32(
+              0, 8, 16, 24, 32, 40, 48, 56, 64, 72, 80, 88, 96, 104, 112, 120);
+          for (int n = 0; n < 8; ++n)
+            _mm512_store_ps(xp + 128 * b + 16 * n,
+                            _mm512_i32gather_ps(
+                                _mm512_add_epi32(lanes, _mm512_set1_epi32(n)),
+                                in.x[i] + 128 * b, 4));
+        } else {
+          for (int64_t n = 0; n < 8; ++n)
+            for (int64_t l = 0; l < 16; ++l) {
+              int64_t c = 128 * b + 8 * l + n;
+              xp[128 * b + 16 * n + l] = c < k ? in.x[i][c] : 0.0f;
+            }
+        }
+        __m512 sum = _mm512_setzero_ps();
+        for (int64_t n = 0; n < 8; ++n)
+          sum = _mm512_add_ps(sum, _mm512_loadu_ps(xp + 128 * b + 16 * n));
+        _mm512_storeu_ps(xs + 16 * b, sum);
+      }
+      in.x[i] = xp;
+      in.xSum[i] = xs;
+    }
+  } else {
+    // x goes to 64-byte aligned memory: a vector load across two cache
+    // lines costs two, and x is read once per weight row. Then for
+    // asymmetric weights, per group, the sums per lane of its vectors.
+    const int64_t padded = (k + 15) / 16 * 16;
+    float *xa =
+        getScratchAs<float>(Scratch::X, M * padded + M * in.groups * 16);
+    for (int i = 0; i < M; ++i) {
+      std::memcpy(xa + i * padded, in.x[i], sizeof(float) * k);
+      in.x[i] = xa + i * padded;
+    }
+    float *xs = xa + M * padded;
+    for (int i = 0; hasZeroPoint(w) && !plan.dequantizeFirst && i < M; ++i) {
+      for (int64_t g = 0; g < in.groups; ++g) {
+        __m512 sum = _mm512_setzero_ps();
+        for (int64_t c = g * in.groupSize; c < (g + 1) * in.groupSize; c += 16)
+          sum = _mm512_add_ps(sum, _mm512_load_ps(in.x[i] + c));
+        _mm512_storeu_ps(xs + (i * in.groups + g) * 16, sum);
+      }
+      in.xSum[i] = xs + i * in.groups * 16;
+    }
+  }
+
+  // Rows the kernels cannot step are dequantized 16 at a time.
+  auto run = [&](const Weights &matrix, const GemvOutput &out) {
+    if (!plan.dequantizeFirst) {
+      plan.rows(in, matrix, j0, j1, out);
+      return;
+    }
+    constexpr int64_t kBatch = 16;
+    float *rows = getScratchAs<float>(Scratch::Rows, kBatch * k);
+    GemvInputs floats = in;
+    floats.groups = 1;
+    for (int64_t jb = j0; jb < j1; jb += kBatch) {
+      const int64_t je = std::min(j1, jb + kBatch);
+      for (int64_t j = jb; j < je; ++j)
+        dequantizeAvx512(matrix, j, 0, k, rows + (j - jb) * k);
+      Weights dense{WeightType::F32, rows, je - jb, k, 4 * k};
+      GemvOutput shifted = out;
+      shifted.base += jb - out.firstColumn;
+      shifted.firstColumn = 0;
+      if (shifted.bias)
+        shifted.bias += jb;
+      plan.rows(floats, dense, 0, je - jb, shifted);
+    }
+  };
+
+  if (!a.up) {
+    run(w, {a.y, a.yStride, 0, a.bias, a.accumulate});
+    return;
+  }
+  // Gated: the gate into h, the up half into a small buffer, then combine.
+  float *up = getScratchAs<float>(Scratch::Up, M * (j1 - j0));
+  run(w, {a.y, a.yStride, 0, nullptr, false});
+  run(*a.up, {up, j1 - j0, j0, nullptr, false});
+  for (int i = 0; i < M; ++i)
+    gateAvx512(a.act, a.y + i * a.yStride + j0, up + i * (j1 - j0), j1 - j0);
+}
+
+LLMC_AVX512 void gemvAvx512(const LinearArgs &a, int64_t j0, int64_t j1) {
+  switch (a.m) {
+  case 1:
+    return gemvChunk<1>(a, j0, j1);
+  case 2:
+    return gemvChunk<2>(a, j0, j1);
+  case 3:
+    return gemvChunk<3>(a, j0, j1);
+  default:
+    return gemvChunk<4>(a, j0, j1);
+  }
+}
+
+} // namespace llmc::host::detail
+
+#endif

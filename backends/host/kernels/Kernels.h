@@ -1,0 +1,136 @@
+//===- Kernels.h - the compute kernels of the host CPU backend --*- C++ -*-===//
+//
+// The host device runs a compiled model by calling these kernels. They take
+// float32 activations (row-major, row strides in elements) and weights in
+// their stored form (float, or integers with group-wise scales and zero
+// points), which they dequantize on the fly.
+//
+// Every kernel comes in a scalar, an AVX2 and an AVX-512 form; the plain
+// entry points use selectIsa(), the overloads taking an Isa run that path
+// (lowered to what the host supports) so tests can cover each. Each output
+// element is computed by one thread, with a reduction order fixed by the
+// shapes alone: results never depend on the thread count, and the paths
+// differ from each other by rounding only.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLMC_BACKENDS_HOST_KERNELS_KERNELS_H
+#define LLMC_BACKENDS_HOST_KERNELS_KERNELS_H
+
+#include "backends/host/kernels/CpuFeatures.h"
+#include "backends/host/kernels/WorkerPool.h"
+
+#include <cstdint>
+
+namespace llmc::host {
+
+//===----------------------------------------------------------------------===//
+// Weights
+//===----------------------------------------------------------------------===//
+
+/// The stored element type of a weight matrix. I4/U4 pack two per byte, the
+/// low nibble holding the lower column.
+enum class WeightType { F32, F16, BF16, I8, U8, I4, U4 };
+
+/// The element type of a scale (F32, F16, BF16) or zero point (any; None
+/// means symmetric) matrix. I4/U4 pack as WeightType's.
+enum class ParamType { None, F32, F16, BF16, I8, U8, I4, U4 };
+
+/// A weight matrix w[n, k] as stored.
+struct Weights {
+  WeightType type;
+  const void *data;
+  int64_t n, k;
+  int64_t rowStrideBytes;
+  // Quantized types only: dequant(w)[j, c] = (q[j, c] - zp[j, c / g]) *
+  // scale[j, c / g], the difference exact, the product in float32. A missing
+  // scale is 1.
+  const void *scale = nullptr;
+  ParamType scaleType = ParamType::None;
+  int64_t scaleRowStrideBytes = 0;
+  const void *zp = nullptr;
+  ParamType zpType = ParamType::None;
+  int64_t zpRowStrideBytes = 0;
+  /// k / (columns of scale), which divides k; 0 means k (one group a row).
+  int64_t groupSize = 0;
+};
+
+/// Whether `type` is one of the integer types.
+bool isQuantized(WeightType type);
+
+/// The bytes of weight and parameter data that `w` spans (what a matrix-
+/// vector product must read).
+int64_t getWeightBytes(const Weights &w);
+
+/// Row `j` of dequant(w), as float32: out[0, w.k).
+void dequantizeRow(const Weights &w, int64_t j, float *out);
+
+//===----------------------------------------------------------------------===//
+// Matrix products
+//===----------------------------------------------------------------------===//
+
+/// y[i, j] = sum_c x[i, c] * dequant(w)[j, c] + bias[j] (+ y[i, j] if
+/// `accumulate`), for i < m, j < w.n. `bias` may be null.
+///
+/// Up to 4 rows of x (decode) stream the weights once, converting quantized
+/// ones to exact integers in float32 and applying scales and zero points
+/// once per group (s * (sum x q - zp * sum x)); more rows run a blocked
+/// GEMM on weights dequantized as above. Either way x stays float32.
+void linear(const float *x, int64_t m, int64_t xStride, const Weights &w,
+            const float *bias, float *y, int64_t yStride, bool accumulate,
+            WorkerPool &pool);
+void linear(const float *x, int64_t m, int64_t xStride, const Weights &w,
+            const float *bias, float *y, int64_t yStride, bool accumulate,
+            WorkerPool &pool, Isa isa);
+
+enum class Activation { SiLU, GELU, GELUTanh };
+
+/// h[i, j] = act(x gate^T)[i, j] * (x up^T)[i, j]; gate and up share shape
+/// and type. Needs no m x n temporaries.
+void gatedLinear(const float *x, int64_t m, int64_t xStride,
+                 const Weights &gate, const Weights &up, Activation act,
+                 float *h, int64_t hStride, WorkerPool &pool);
+void gatedLinear(const float *x, int64_t m, int64_t xStride,
+                 const Weights &gate, const Weights &up, Activation act,
+                 float *h, int64_t hStride, WorkerPool &pool, Isa isa);
+
+//===----------------------------------------------------------------------===//
+// Attention
+//===----------------------------------------------------------------------===//
+
+/// Attention with grouped keys and values: q [lq, hq*d], k and v [lk, hkv*d]
+/// (row strides in elements), an optional additive mask [lq, lk] (row stride
+/// maskStride), and `scale` on the scores; query head h uses key/value head
+/// h / (hq / hkv). Softmax runs over the keys; a row whose every score is
+/// -inf gives o = 0. o [lq, hq*d].
+void attention(const float *q, int64_t qStride, const float *k, int64_t kStride,
+               const float *v, int64_t vStride, const float *mask,
+               int64_t maskStride, int64_t lq, int64_t lk, int64_t hq,
+               int64_t hkv, int64_t d, float scale, float *o, int64_t oStride,
+               WorkerPool &pool);
+void attention(const float *q, int64_t qStride, const float *k, int64_t kStride,
+               const float *v, int64_t vStride, const float *mask,
+               int64_t maskStride, int64_t lq, int64_t lk, int64_t hq,
+               int64_t hkv, int64_t d, float scale, float *o, int64_t oStride,
+               WorkerPool &pool, Isa isa);
+
+//===----------------------------------------------------------------------===//
+// Conversions
+//===----------------------------------------------------------------------===//
+
+// Widening is exact (a signalling NaN comes out quiet, as F16C does);
+// narrowing rounds to nearest even, keeps subnormals, overflows to infinity
+// and keeps NaNs NaN (quiet, with sign and top payload bits). Every path
+// gives the same bits.
+void widenF16(const uint16_t *in, float *out, int64_t n);
+void widenBF16(const uint16_t *in, float *out, int64_t n);
+void narrowF16(const float *in, uint16_t *out, int64_t n);
+void narrowBF16(const float *in, uint16_t *out, int64_t n);
+void widenF16(const uint16_t *in, float *out, int64_t n, Isa isa);
+void widenBF16(const uint16_t *in, float *out, int64_t n, Isa isa);
+void narrowF16(const float *in, uint16_t *out, int64_t n, Isa isa);
+void narrowBF16(const float *in, uint16_t *out, int64_t n, Isa isa);
+
+} // namespace llmc::host
+
+#endif // LLMC_BACKENDS_HOST_KERNELS_KERNELS_H

@@ -1,0 +1,245 @@
+//===- Linear.cpp - linear and gated linear: splitting the work -----------===//
+//
+// A product with few rows of x (decode) is memory-bound: the table's gemv
+// streams the weights once, each thread taking a contiguous range of output
+// columns. A product with many rows (prefill) is compute-bound and runs as a
+// blocked GEMM: for each K block of kc columns, a thread dequantizes a panel
+// of nr weight rows to float32 once ([kc][nr], fitting L1) and sweeps it
+// over every row tile of x with the table's register-tiled microkernel. The
+// threads split the output columns in whole panels; the K blocking is a
+// constant of the path, so every output element gets the same operations in
+// the same order whatever the thread count.
+//
+//===----------------------------------------------------------------------===//
+
+#include "backends/host/kernels/Dispatch.h"
+#include "backends/host/kernels/Scalar.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cstring>
+
+namespace llmc::host {
+namespace detail {
+
+const IsaKernels &getKernels(Isa isa) {
+  switch (clampIsa(isa)) {
+  case Isa::Avx512:
+    return getAvx512Kernels();
+  case Isa::Avx2:
+    return getAvx2Kernels();
+  case Isa::Scalar:
+    break;
+  }
+  return getScalarKernels();
+}
+
+/// Packs panel[kk][jj] = dequant(w)[j0 + jj, c0 + kk] for kk < kc, jj <
+/// cols; columns from cols to nr are zero.
+static void packPanel(const IsaKernels &kernels, const Weights &w, int64_t j0,
+                      int64_t cols, int64_t c0, int64_t kc, float *panel,
+                      float *row) {
+  int64_t nr = kernels.nr;
+  if (cols < nr)
+    std::memset(panel, 0, sizeof(float) * kc * nr);
+  for (int64_t jj = 0; jj < cols; ++jj) {
+    kernels.dequantize(w, j0 + jj, c0, kc, row);
+    for (int64_t kk = 0; kk < kc; ++kk)
+      panel[kk * nr + jj] = row[kk];
+  }
+}
+
+/// Output columns [j0, j1) of a product with many rows.
+static void gemmColumns(const IsaKernels &kernels, const LinearArgs &a,
+                        int64_t j0, int64_t j1) {
+  const int64_t mr = kernels.mr, nr = kernels.nr, kcMax = kernels.kc;
+  const int64_t m = a.m, k = a.w->k;
+  const bool gated = a.up != nullptr;
+  // Columns go in blocks, each through every K block before the next, so
+  // that the partial sums of a block (m x blockCols) stay in cache. A plain
+  // product accumulates in y; a gated one keeps the up half of the block in
+  // a per-thread tile until the last K block.
+  const int64_t blockCols = gated ? 4 * nr : 16 * nr;
+  const int64_t paddedM = (m + mr - 1) / mr * mr;
+
+  float *xb = getScratchAs<float>(Scratch::X, paddedM * kcMax);
+  float *panel = getScratchAs<float>(Scratch::Panel, kcMax * nr);
+  float *row = getScratchAs<float>(Scratch::Rows, kcMax);
+  float *tile = getScratchAs<float>(Scratch::Tile, mr * nr + nr);
+  float *paddedBias = tile + mr * nr;
+  float *upTile =
+      gated ? getScratchAs<float>(Scratch::Up, paddedM * blockCols) : nullptr;
+  std::memset(xb + m * kcMax, 0, sizeof(float) * (paddedM - m) * kcMax);
+
+  for (int64_t jb = j0; jb < j1; jb += blockCols) {
+    int64_t je = std::min(j1, jb + blockCols);
+    for (int64_t c0 = 0; c0 < k; c0 += kcMax) {
+      int64_t kc = std::min(kcMax, k - c0);
+      bool first = c0 == 0, last = c0 + kc == k;
+      for (int64_t i = 0; i < m; ++i)
+        std::memcpy(xb + i * kcMax, a.x + i * a.xStride + c0,
+                    sizeof(float) * kc);
+      for (int64_t jp = jb; jp < je; jp += nr) {
+        int64_t cols = std::min(nr, je - jp);
+        for (int matrix = 0; matrix < (gated ? 2 : 1); ++matrix) {
+          packPanel(kernels, matrix ? *a.up : *a.w, jp, cols, c0, kc, panel,
+                    row);
+          float *dest = matrix ? upTile + (jp - jb) : a.y + jp;
+          int64_t destStride = matrix ? blockCols : a.yStride;
+          bool load = !first || (!gated && a.accumulate);
+          const float *bias = last && !gated && a.bias ? a.bias + jp : nullptr;
+          if (bias && cols < nr) {
+            std::memset(paddedBias, 0, sizeof(float) * nr);
+            std::memcpy(paddedBias, bias, sizeof(float) * cols);
+            bias = paddedBias;
+          }
+          for (int64_t i = 0; i < m; i += mr) {
+            int64_t rows = std::min(mr, m - i);
+            float *c = dest + i * destStride;
+            if (rows == mr && cols == nr) {
+              kernels.microkernel(xb + i * kcMax, panel, kc, c, destStride,
+                                  load, bias);
+              continue;
+            }
+            // An edge tile goes through a full one.
+            if (load) {
+              std::memset(tile, 0, sizeof(float) * mr * nr);
+              for (int64_t r = 0; r < rows; ++r)
+                std::memcpy(tile + r * nr, c + r * destStride,
+                            sizeof(float) * cols);
+            }
+            kernels.microkernel(xb + i * kcMax, panel, kc, tile, nr, load,
+                                bias);
+            for (int64_t r = 0; r < rows; ++r)
+              std::memcpy(c + r * destStride, tile + r * nr,
+                          sizeof(float) * cols);
+          }
+        }
+      }
+    }
+    if (gated)
+      for (int64_t i = 0; i < m; ++i)
+        kernels.gate(a.act, a.y + i * a.yStride + jb, upTile + i * blockCols,
+                     je - jb);
+  }
+}
+
+/// Splits a product over the pool.
+static void runLinear(const LinearArgs &a, WorkerPool &pool, Isa isa) {
+  const Weights &w = *a.w;
+  int64_t m = a.m, n = w.n, k = w.k;
+  if (m <= 0 || n <= 0)
+    return;
+  if (k == 0) {
+    // An empty sum: only the bias, or act(0) * 0 = 0.
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        float &y = a.y[i * a.yStride + j];
+        float v = a.up ? 0.0f : (a.bias ? a.bias[j] : 0.0f);
+        y = !a.up && a.accumulate ? v + y : v;
+      }
+    return;
+  }
+  const IsaKernels &kernels = getKernels(isa);
+  if (m <= kernels.gemvMaxRows) {
+    pool.parallelFor(n, 16,
+                     [&](int64_t j0, int64_t j1) { kernels.gemv(a, j0, j1); });
+    return;
+  }
+  pool.parallelFor(n, kernels.nr, [&](int64_t j0, int64_t j1) {
+    gemmColumns(kernels, a, j0, j1);
+  });
+}
+
+} // namespace detail
+
+using namespace detail;
+
+bool isQuantized(WeightType type) {
+  return type != WeightType::F32 && type != WeightType::F16 &&
+         type != WeightType::BF16;
+}
+
+static int64_t getParamBytes(ParamType type, int64_t count) {
+  switch (type) {
+  case ParamType::None:
+    return 0;
+  case ParamType::F32:
+    return 4 * count;
+  case ParamType::F16:
+  case ParamType::BF16:
+    return 2 * count;
+  case ParamType::I8:
+  case ParamType::U8:
+    return count;
+  case ParamType::I4:
+  case ParamType::U4:
+    return (count + 1) / 2;
+  }
+  return 0;
+}
+
+int64_t getWeightBytes(const Weights &w) {
+  int64_t rowBytes = 0;
+  switch (w.type) {
+  case WeightType::F32:
+    rowBytes = 4 * w.k;
+    break;
+  case WeightType::F16:
+  case WeightType::BF16:
+    rowBytes = 2 * w.k;
+    break;
+  case WeightType::I8:
+  case WeightType::U8:
+    rowBytes = w.k;
+    break;
+  case WeightType::I4:
+  case WeightType::U4:
+    rowBytes = (w.k + 1) / 2;
+    break;
+  }
+  int64_t bytes = rowBytes * w.n;
+  if (isQuantized(w.type)) {
+    int64_t groups = w.k / getGroupSize(w);
+    if (hasScale(w))
+      bytes += getParamBytes(w.scaleType, groups) * w.n;
+    if (hasZeroPoint(w))
+      bytes += getParamBytes(w.zpType, groups) * w.n;
+  }
+  return bytes;
+}
+
+void dequantizeRow(const Weights &w, int64_t j, float *out) {
+  dequantizeScalar(w, j, 0, w.k, out);
+}
+
+void linear(const float *x, int64_t m, int64_t xStride, const Weights &w,
+            const float *bias, float *y, int64_t yStride, bool accumulate,
+            WorkerPool &pool, Isa isa) {
+  assert(!isQuantized(w.type) || w.k % getGroupSize(w) == 0);
+  LinearArgs args{x,    m,          xStride, &w,     nullptr, Activation::SiLU,
+                  bias, accumulate, y,       yStride};
+  runLinear(args, pool, isa);
+}
+
+void linear(const float *x, int64_t m, int64_t xStride, const Weights &w,
+            const float *bias, float *y, int64_t yStride, bool accumulate,
+            WorkerPool &pool) {
+  linear(x, m, xStride, w, bias, y, yStride, accumulate, pool, selectIsa());
+}
+
+void gatedLinear(const float *x, int64_t m, int64_t xStride,
+                 const Weights &gate, const Weights &up, Activation act,
+                 float *h, int64_t hStride, WorkerPool &pool, Isa isa) {
+  assert(gate.n == up.n && gate.k == up.k && gate.type == up.type);
+  LinearArgs args{x, m, xStride, &gate, &up, act, nullptr, false, h, hStride};
+  runLinear(args, pool, isa);
+}
+
+void gatedLinear(const float *x, int64_t m, int64_t xStride,
+                 const Weights &gate, const Weights &up, Activation act,
+                 float *h, int64_t hStride, WorkerPool &pool) {
+  gatedLinear(x, m, xStride, gate, up, act, h, hStride, pool, selectIsa());
+}
+
+} // namespace llmc::host

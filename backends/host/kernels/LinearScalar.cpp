@@ -1,0 +1,141 @@
+//===- LinearScalar.cpp - the portable path of the kernels ----------------===//
+//
+// Plain C++ for hosts without AVX2 (and the reference the SIMD paths are
+// tested against besides the double-precision one): rows are dequantized to
+// float32 and multiplied with eight partial sums, which the compiler can
+// keep in SSE registers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "backends/host/kernels/Dispatch.h"
+#include "backends/host/kernels/Scalar.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace llmc::host::detail {
+
+float activationScalar(Activation act, float v) {
+  switch (act) {
+  case Activation::SiLU:
+    return v / (1.0f + std::exp(-v));
+  case Activation::GELU:
+    return 0.5f * v * (1.0f + std::erf(v * 0.70710678118654752f));
+  case Activation::GELUTanh:
+    return 0.5f * v *
+           (1.0f +
+            std::tanh(0.79788456080286536f * (v + 0.044715f * v * v * v)));
+  }
+  return v;
+}
+
+static void gateScalar(Activation act, float *g, const float *u, int64_t n) {
+  for (int64_t c = 0; c < n; ++c)
+    g[c] = activationScalar(act, g[c]) * u[c];
+}
+
+void dequantizeScalar(const Weights &w, int64_t j, int64_t c0, int64_t len,
+                      float *out) {
+  const uint8_t *row = rowOf(w, j);
+  switch (w.type) {
+  case WeightType::F32:
+    std::memcpy(out, row + 4 * c0, 4 * len);
+    return;
+  case WeightType::F16:
+    widenF16Scalar(reinterpret_cast<const uint16_t *>(row) + c0, out, len);
+    return;
+  case WeightType::BF16:
+    widenBF16Scalar(reinterpret_cast<const uint16_t *>(row) + c0, out, len);
+    return;
+  default:
+    break;
+  }
+  int64_t groupSize = getGroupSize(w);
+  const uint8_t *scaleRow = scaleRowOf(w, j), *zpRow = zpRowOf(w, j);
+  for (int64_t c = c0, end = c0 + len; c < end;) {
+    int64_t group = c / groupSize;
+    int64_t groupEnd = std::min(end, (group + 1) * groupSize);
+    float scale = readParam(w.scaleType, scaleRow, group, 1.0f);
+    float zp = readParam(w.zpType, zpRow, group, 0.0f);
+    for (; c < groupEnd; ++c)
+      out[c - c0] = dequantValue(readQuant(w.type, row, c), zp, scale);
+  }
+}
+
+/// sum_c a[c] * b[c] in eight interleaved partial sums, added pairwise.
+static float dot8(const float *a, const float *b, int64_t n) {
+  float acc[8] = {};
+  int64_t c = 0;
+  for (; c + 8 <= n; c += 8)
+    for (int l = 0; l < 8; ++l)
+      acc[l] += a[c + l] * b[c + l];
+  for (int l = 0; c < n; ++c, ++l)
+    acc[l] += a[c] * b[c];
+  return ((acc[0] + acc[4]) + (acc[2] + acc[6])) +
+         ((acc[1] + acc[5]) + (acc[3] + acc[7]));
+}
+
+static void gemvScalar(const LinearArgs &a, int64_t j0, int64_t j1) {
+  int64_t k = a.w->k;
+  float *rows = getScratchAs<float>(Scratch::Rows, 2 * k);
+  for (int64_t j = j0; j < j1; ++j) {
+    dequantizeScalar(*a.w, j, 0, k, rows);
+    if (a.up)
+      dequantizeScalar(*a.up, j, 0, k, rows + k);
+    for (int64_t i = 0; i < a.m; ++i) {
+      const float *x = a.x + i * a.xStride;
+      float &y = a.y[i * a.yStride + j];
+      float v = dot8(x, rows, k);
+      if (a.up) {
+        y = activationScalar(a.act, v) * dot8(x, rows + k, k);
+        continue;
+      }
+      if (a.bias)
+        v += a.bias[j];
+      y = a.accumulate ? v + y : v;
+    }
+  }
+}
+
+constexpr int64_t kMr = 4, kNr = 16, kKc = 256;
+
+static void microkernelScalar(const float *xb, const float *panel, int64_t kc,
+                              float *c, int64_t cStride, bool load,
+                              const float *bias) {
+  float acc[kMr][kNr];
+  for (int64_t r = 0; r < kMr; ++r)
+    for (int64_t j = 0; j < kNr; ++j)
+      acc[r][j] = load ? c[r * cStride + j] : 0.0f;
+  for (int64_t kk = 0; kk < kc; ++kk)
+    for (int64_t r = 0; r < kMr; ++r) {
+      float x = xb[r * kKc + kk];
+      for (int64_t j = 0; j < kNr; ++j)
+        acc[r][j] += x * panel[kk * kNr + j];
+    }
+  for (int64_t r = 0; r < kMr; ++r)
+    for (int64_t j = 0; j < kNr; ++j)
+      c[r * cStride + j] = bias ? acc[r][j] + bias[j] : acc[r][j];
+}
+
+const IsaKernels &getScalarKernels() {
+  static const IsaKernels kernels = {
+      Isa::Scalar,
+      widenF16Scalar,
+      widenBF16Scalar,
+      narrowF16Scalar,
+      narrowBF16Scalar,
+      gateScalar,
+      dequantizeScalar,
+      /*gemvMaxRows=*/4,
+      gemvScalar,
+      kMr,
+      kNr,
+      kKc,
+      microkernelScalar,
+      attentionRowsScalar,
+  };
+  return kernels;
+}
+
+} // namespace llmc::host::detail

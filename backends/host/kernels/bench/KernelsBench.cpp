@@ -1,0 +1,400 @@
+//===- KernelsBench.cpp - throughput of the host kernels ------------------===//
+//
+// Not a test: prints, in one run, a STREAM-style read bandwidth (the sum of
+// a 1 GiB float array on the pool's threads), then for the matrix shapes of
+// a Qwen2.5-0.5B step the decode (m = 1) throughput of linear in bytes of
+// weights and scales per second, with the fraction of a STREAM-style read
+// of the same bytes, and the prefill (m = 512) throughput in GFLOP/s; then
+// attention.
+//
+// Decode cycles through enough copies of each matrix to overflow the L3
+// cache, as a real step (24 layers of weights) does. The bandwidth of a
+// shared host drifts by tens of percent over seconds, so each decode cell
+// alternates kernel passes and plain reads of the same bytes, and compares
+// the best of each.
+//
+// Usage: kernels_bench [--threads=N] [--isa=scalar|avx2|avx512] [--quick]
+//                      [--only=decode|prefill|attention]
+//
+//===----------------------------------------------------------------------===//
+
+#include "backends/host/kernels/Kernels.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace llmc::host;
+
+namespace {
+
+double now() {
+  return std::chrono::duration<double>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+/// Runs `fn` until `minSeconds` have passed (at least `minRuns` times) and
+/// returns the best time of a run.
+template <typename Fn>
+double bestTime(Fn &&fn, double minSeconds = 0.3, int minRuns = 3) {
+  double best = 1e30, start = now();
+  for (int run = 0; run < minRuns || now() - start < minSeconds; ++run) {
+    double t0 = now();
+    fn();
+    best = std::min(best, now() - t0);
+  }
+  return best;
+}
+
+/// Sums [0, n) with four vector accumulators: a read at full speed.
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
+double
+sumFloats(const float *data, int64_t n) {
+  // Sixteen-float vectors; the clones map them to the widest registers.
+  typedef float Vec __attribute__((vector_size(64)));
+  Vec acc[4] = {};
+  int64_t i = 0;
+  for (; i + 64 <= n; i += 64)
+    for (int a = 0; a < 4; ++a) {
+      Vec v;
+      std::memcpy(&v, data + i + 16 * a, sizeof(v));
+      acc[a] += v;
+    }
+  double sum = 0;
+  for (int a = 0; a < 4; ++a)
+    for (int l = 0; l < 16; ++l)
+      sum += acc[a][l];
+  for (; i < n; ++i)
+    sum += data[i];
+  return sum;
+}
+
+/// STREAM-style read: the sum of a 1 GiB float array, each thread summing a
+/// contiguous part.
+double measureStream(WorkerPool &pool) {
+  const int64_t n = (int64_t(1) << 30) / 4;
+  std::unique_ptr<float[]> data(new float[n]);
+  pool.parallelFor(n, 4096, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i)
+      data[i] = float(i & 7);
+  });
+  std::vector<double> partial(pool.size() * 16);
+  double seconds = bestTime(
+      [&] {
+        pool.parallelFor(n, 1 << 16, [&](int64_t b, int64_t e) {
+          partial[(b / (1 << 16)) % partial.size()] =
+              sumFloats(data.get() + b, e - b);
+        });
+      },
+      2.0, 5);
+  return n * 4.0 / seconds / 1e9;
+}
+
+struct Matrix {
+  std::vector<uint8_t> data, scale, zp;
+  Weights w;
+};
+
+enum class Format { F16, I8G64, U8G64Zp, I4G64, U4G64Zp, I4G32, I4G128, BF16 };
+
+const char *formatName(Format f) {
+  switch (f) {
+  case Format::F16:
+    return "f16";
+  case Format::BF16:
+    return "bf16";
+  case Format::I8G64:
+    return "i8 g64";
+  case Format::U8G64Zp:
+    return "u8 g64 zp";
+  case Format::I4G64:
+    return "i4 g64";
+  case Format::U4G64Zp:
+    return "u4 g64 zp";
+  case Format::I4G32:
+    return "i4 g32";
+  case Format::I4G128:
+    return "i4 g128";
+  }
+  return "?";
+}
+
+Matrix makeMatrix(Format f, int64_t n, int64_t k, std::mt19937 &rng) {
+  Matrix m;
+  auto fill = [&](std::vector<uint8_t> &v, int64_t bytes) {
+    v.resize(bytes);
+    // xorshift: quick enough for hundreds of MiB. Masked so that the bytes
+    // make finite, moderate f16 and bf16 values too.
+    uint64_t state = rng() | 1;
+    for (int64_t i = 0; i < bytes; i += 8) {
+      state ^= state << 13;
+      state ^= state >> 7;
+      state ^= state << 17;
+      uint64_t word = state & 0x3b3b3b3b3b3b3b3bull;
+      std::memcpy(v.data() + i, &word, std::min<int64_t>(8, bytes - i));
+    }
+  };
+  Weights w{WeightType::F16, nullptr, n, k, 2 * k};
+  int64_t group = 64;
+  switch (f) {
+  case Format::F16:
+  case Format::BF16:
+    w.type = f == Format::F16 ? WeightType::F16 : WeightType::BF16;
+    fill(m.data, n * 2 * k);
+    break;
+  case Format::I8G64:
+  case Format::U8G64Zp:
+    w.type = f == Format::I8G64 ? WeightType::I8 : WeightType::U8;
+    w.rowStrideBytes = k;
+    fill(m.data, n * k);
+    break;
+  default:
+    w.type = f == Format::U4G64Zp ? WeightType::U4 : WeightType::I4;
+    w.rowStrideBytes = k / 2;
+    group = f == Format::I4G32 ? 32 : f == Format::I4G128 ? 128 : 64;
+    fill(m.data, n * k / 2);
+    break;
+  }
+  if (isQuantized(w.type)) {
+    int64_t groups = k / group;
+    fill(m.scale, n * groups * 2);
+    w.scale = m.scale.data();
+    w.scaleType = ParamType::F16;
+    w.scaleRowStrideBytes = groups * 2;
+    w.groupSize = group;
+    if (f == Format::U8G64Zp) {
+      fill(m.zp, n * groups);
+      w.zpType = ParamType::U8;
+      w.zpRowStrideBytes = groups;
+    } else if (f == Format::U4G64Zp) {
+      fill(m.zp, n * groups / 2);
+      w.zpType = ParamType::U4;
+      w.zpRowStrideBytes = groups / 2;
+    }
+    if (!m.zp.empty())
+      w.zp = m.zp.data();
+  }
+  w.data = m.data.data();
+  m.w = w;
+  return m;
+}
+
+struct Shape {
+  const char *name;
+  int64_t k, n;
+  bool gated;
+};
+
+/// The linear layers of a Qwen2.5-0.5B step.
+const Shape kShapes[] = {{"q/o 896->896", 896, 896, false},
+                         {"k/v 896->128", 896, 128, false},
+                         {"gate/up 896->2x4864", 896, 4864, true},
+                         {"down 4864->896", 4864, 896, false},
+                         {"lm_head 896->151936", 896, 151936, false}};
+
+struct Options {
+  bool quick = false;
+  Isa isa;
+};
+
+/// Reads `bytes` bytes at `data` on the pool's threads, as the STREAM sum
+/// does: the reference a matrix-vector product streaming the same bytes is
+/// compared with.
+void readBytes(WorkerPool &pool, const uint8_t *data, int64_t bytes,
+               std::vector<double> &partial) {
+  const float *floats = reinterpret_cast<const float *>(data);
+  pool.parallelFor(bytes / 4, 1 << 12, [&](int64_t b, int64_t e) {
+    partial[(b >> 12) % partial.size()] += sumFloats(floats + b, e - b);
+  });
+}
+
+/// Decode: GB/s of weights and scales for m = 1, and the fraction of a
+/// STREAM-style read of the same bytes (the same calls, summing the bytes
+/// instead), both the best of alternating runs, as the bandwidth of a
+/// shared host drifts.
+void benchDecode(WorkerPool &pool, const Options &options, std::mt19937 &rng) {
+  const std::vector<Format> formats = {
+      Format::F16,     Format::I8G64, Format::U8G64Zp, Format::I4G64,
+      Format::U4G64Zp, Format::I4G32, Format::I4G128};
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::printf("\ndecode, m = 1: GB/s of weights and scales (%% of a "
+              "STREAM-style read of the same bytes)\n%-22s",
+              "");
+  for (Format f : formats)
+    std::printf("%15s", formatName(f));
+  std::printf("\n");
+  std::vector<double> partial(64);
+  for (const Shape &shape : kShapes) {
+    std::printf("%-22s", shape.name);
+    std::vector<float> x(shape.k), y(2 * shape.n);
+    for (float &v : x)
+      v = normal(rng);
+    for (Format f : formats) {
+      // Enough copies to spill the 32 MiB L3 (at least 256 MiB in all), as
+      // the layers of a step do.
+      Matrix one = makeMatrix(f, shape.n, shape.k, rng);
+      const int64_t perCopy = getWeightBytes(one.w);
+      int64_t copies = std::max<int64_t>(2, (int64_t(256) << 20) / perCopy + 1);
+      copies += copies % 2;
+      std::vector<Matrix> all;
+      all.push_back(std::move(one));
+      while (int64_t(all.size()) < copies)
+        all.push_back(makeMatrix(f, shape.n, shape.k, rng));
+      auto kernels = [&] {
+        if (shape.gated)
+          for (size_t c = 0; c < all.size(); c += 2)
+            gatedLinear(x.data(), 1, shape.k, all[c].w, all[c + 1].w,
+                        Activation::SiLU, y.data(), shape.n, pool, options.isa);
+        else
+          for (const Matrix &matrix : all)
+            linear(x.data(), 1, shape.k, matrix.w, nullptr, y.data(), shape.n,
+                   false, pool, options.isa);
+      };
+      auto reads = [&] {
+        for (const Matrix &matrix : all) {
+          readBytes(pool, matrix.data.data(), matrix.data.size(), partial);
+          readBytes(pool, matrix.scale.data(), matrix.scale.size(), partial);
+          readBytes(pool, matrix.zp.data(), matrix.zp.size(), partial);
+        }
+      };
+      double kernelSeconds = 1e30, readSeconds = 1e30;
+      for (int round = 0; round < (options.quick ? 2 : 4); ++round) {
+        kernelSeconds = std::min(kernelSeconds, bestTime(kernels, 0.1, 2));
+        readSeconds = std::min(readSeconds, bestTime(reads, 0.1, 2));
+      }
+      const double bytes = perCopy * double(all.size());
+      char cell[32];
+      std::snprintf(cell, sizeof(cell), "%.1f (%.0f%%)",
+                    bytes / kernelSeconds / 1e9,
+                    100 * readSeconds / kernelSeconds);
+      std::printf("%15s", cell);
+      std::fflush(stdout);
+    }
+    std::printf("\n");
+  }
+}
+
+/// Prefill: GFLOP/s of m = 512 products.
+void benchPrefill(WorkerPool &pool, const Options &options, std::mt19937 &rng) {
+  const int64_t m = 512;
+  const std::vector<Format> formats = {Format::F16, Format::BF16, Format::I8G64,
+                                       Format::I4G64};
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::printf("\nprefill, m = %ld: GFLOP/s\n%-22s", long(m), "");
+  for (Format f : formats)
+    std::printf("%12s", formatName(f));
+  std::printf("\n");
+  for (const Shape &shape : kShapes) {
+    if (options.quick && shape.n > 10000)
+      continue;
+    std::printf("%-22s", shape.name);
+    std::vector<float> x(m * shape.k), y(m * shape.n);
+    for (float &v : x)
+      v = normal(rng);
+    for (Format f : formats) {
+      Matrix a = makeMatrix(f, shape.n, shape.k, rng);
+      Matrix b = makeMatrix(f, shape.n, shape.k, rng);
+      double seconds = bestTime(
+          [&] {
+            if (shape.gated)
+              gatedLinear(x.data(), m, shape.k, a.w, b.w, Activation::SiLU,
+                          y.data(), shape.n, pool, options.isa);
+            else
+              linear(x.data(), m, shape.k, a.w, nullptr, y.data(), shape.n,
+                     false, pool, options.isa);
+          },
+          options.quick ? 0.2 : 0.5, shape.n > 10000 ? 1 : 2);
+      double flops = 2.0 * m * shape.k * shape.n * (shape.gated ? 2 : 1);
+      std::printf("%12.1f", flops / seconds / 1e9);
+      std::fflush(stdout);
+    }
+    std::printf("\n");
+  }
+}
+
+/// Attention of Qwen2.5-0.5B (14 query heads, 2 key/value heads, d = 64),
+/// causal, decode and prefill.
+void benchAttention(WorkerPool &pool, const Options &options,
+                    std::mt19937 &rng) {
+  const int64_t hq = 14, hkv = 2, d = 64;
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::printf("\nattention (hq %ld, hkv %ld, d %ld, causal)\n", long(hq),
+              long(hkv), long(d));
+  for (auto [lq, lk] :
+       {std::pair<int64_t, int64_t>{1, 1024}, {1, 4096}, {512, 512}}) {
+    std::vector<float> q(lq * hq * d), k(lk * hkv * d), v(lk * hkv * d),
+        o(lq * hq * d), mask(lq * lk);
+    for (std::vector<float> *values : {&q, &k, &v})
+      for (float &value : *values)
+        value = normal(rng);
+    // Causal, aligned to the last key.
+    for (int64_t i = 0; i < lq; ++i)
+      for (int64_t t = 0; t < lk; ++t)
+        mask[i * lk + t] = t <= i + (lk - lq) ? 0.0f : -INFINITY;
+    double seconds = bestTime(
+        [&] {
+          attention(q.data(), hq * d, k.data(), hkv * d, v.data(), hkv * d,
+                    mask.data(), lk, lq, lk, hq, hkv, d, 0.125f, o.data(),
+                    hq * d, pool, options.isa);
+        },
+        options.quick ? 0.2 : 0.5, 3);
+    // Multiply-adds of QK^T and PV over the unmasked keys.
+    double pairs = lq == 1 ? double(lk) : lq * (lk + 1) / 2.0;
+    std::printf("  lq %4ld lk %4ld: %8.1f us, %6.1f GFLOP/s\n", long(lq),
+                long(lk), seconds * 1e6, 4.0 * pairs * hq * d / seconds / 1e9);
+  }
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  unsigned threads = 2;
+  std::string only;
+  Options options;
+  options.isa = selectIsa();
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg.rfind("--threads=", 0) == 0)
+      threads = unsigned(std::atoi(arg.c_str() + 10));
+    else if (arg == "--quick")
+      options.quick = true;
+    else if (arg.rfind("--only=", 0) == 0)
+      only = arg.substr(7);
+    else if (arg.rfind("--isa=", 0) == 0)
+      for (Isa candidate : {Isa::Scalar, Isa::Avx2, Isa::Avx512})
+        if (arg.substr(6) == getIsaName(candidate))
+          options.isa = clampIsa(candidate);
+  }
+  WorkerPool pool(threads);
+  std::printf("host: %s\nisa: %s, threads: %u\n",
+              CpuFeatures::host().describe().c_str(), getIsaName(options.isa),
+              pool.size());
+  std::printf("STREAM-style read (sum of 1 GiB f32, %u threads): %.1f GB/s\n",
+              pool.size(), measureStream(pool));
+  // The cost of handing a loop to the pool: an empty loop over 2 chunks.
+  double loop = bestTime(
+      [&] {
+        for (int i = 0; i < 10000; ++i)
+          pool.parallelFor(pool.size(), 1, [](int64_t, int64_t) {});
+      },
+      0.3, 3);
+  std::printf("parallelFor round trip: %.2f us\n", loop / 10000 * 1e6);
+  std::mt19937 rng(7);
+  if (only.empty() || only == "decode")
+    benchDecode(pool, options, rng);
+  if (only.empty() || only == "prefill")
+    benchPrefill(pool, options, rng);
+  if (only.empty() || only == "attention")
+    benchAttention(pool, options, rng);
+  return 0;
+}

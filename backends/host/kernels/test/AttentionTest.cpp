@@ -1,0 +1,162 @@
+//===- AttentionTest.cpp - attention against a double reference -----------===//
+
+#include "backends/host/kernels/Kernels.h"
+#include "backends/host/kernels/test/TestSupport.h"
+
+#include "gtest/gtest.h"
+
+#include <cmath>
+#include <cstring>
+
+namespace llmc::host::test {
+namespace {
+
+enum class MaskKind { None, Causal, Random, OneRowHidden };
+
+struct Case {
+  int64_t lq, lk, hq, hkv, d;
+  MaskKind mask;
+  float scale;
+};
+
+std::string describe(const Case &c, Isa isa) {
+  return "lq" + std::to_string(c.lq) + " lk" + std::to_string(c.lk) + " hq" +
+         std::to_string(c.hq) + " hkv" + std::to_string(c.hkv) + " d" +
+         std::to_string(c.d) + " mask" + std::to_string(int(c.mask)) + " " +
+         getIsaName(isa);
+}
+
+struct Inputs {
+  int64_t qStride, kStride, vStride, maskStride, oStride;
+  std::vector<float> q, k, v, mask;
+};
+
+Inputs makeInputs(const Case &c, std::mt19937 &rng) {
+  Inputs in;
+  in.qStride = c.hq * c.d + 3;
+  in.kStride = c.hkv * c.d + 1;
+  in.vStride = c.hkv * c.d + 5;
+  in.maskStride = c.lk + 2;
+  in.oStride = c.hq * c.d + 4;
+  in.q = randomFloats(c.lq * in.qStride, rng);
+  in.k = randomFloats(c.lk * in.kStride, rng);
+  in.v = randomFloats(c.lk * in.vStride, rng);
+  std::uniform_int_distribution<int> percent(0, 99);
+  if (c.mask != MaskKind::None) {
+    in.mask.assign(c.lq * in.maskStride, 0.0f);
+    for (int64_t i = 0; i < c.lq; ++i)
+      for (int64_t t = 0; t < c.lk; ++t) {
+        float &m = in.mask[i * in.maskStride + t];
+        switch (c.mask) {
+        case MaskKind::Causal: // Aligned to the last key, as in decoding.
+          m = t <= i + (c.lk - c.lq) ? 0.0f : -INFINITY;
+          break;
+        case MaskKind::Random:
+          m = percent(rng) < 30 ? -INFINITY : float(percent(rng)) / 50.0f;
+          break;
+        case MaskKind::OneRowHidden:
+          m = i == c.lq / 2 ? -INFINITY : 0.0f;
+          break;
+        default:
+          break;
+        }
+      }
+  }
+  return in;
+}
+
+void check(const Case &c, WorkerPool &pool, std::mt19937 &rng) {
+  Inputs in = makeInputs(c, rng);
+  const int64_t group = c.hq / c.hkv;
+  for (Isa isa : getTestIsas()) {
+    std::vector<float> o(c.lq * in.oStride, 9.0f);
+    attention(in.q.data(), in.qStride, in.k.data(), in.kStride, in.v.data(),
+              in.vStride, in.mask.empty() ? nullptr : in.mask.data(),
+              in.maskStride, c.lq, c.lk, c.hq, c.hkv, c.d, c.scale, o.data(),
+              in.oStride, pool, isa);
+    int failures = 0;
+    for (int64_t i = 0; i < c.lq; ++i)
+      for (int64_t h = 0; h < c.hq; ++h) {
+        const int64_t kv = h / group;
+        std::vector<double> s(c.lk);
+        double max = -INFINITY;
+        for (int64_t t = 0; t < c.lk; ++t) {
+          double dot = 0;
+          for (int64_t e = 0; e < c.d; ++e)
+            dot += double(in.q[i * in.qStride + h * c.d + e]) *
+                   in.k[t * in.kStride + kv * c.d + e];
+          s[t] = dot * c.scale +
+                 (in.mask.empty() ? 0.0 : in.mask[i * in.maskStride + t]);
+          max = std::max(max, s[t]);
+        }
+        double sum = 0;
+        for (int64_t t = 0; t < c.lk; ++t) {
+          s[t] = max == -INFINITY ? 0.0 : std::exp(s[t] - max);
+          sum += s[t];
+        }
+        for (int64_t e = 0; e < c.d; ++e) {
+          double expected = 0, scale = 0;
+          for (int64_t t = 0; t < c.lk; ++t) {
+            double value = in.v[t * in.vStride + kv * c.d + e];
+            expected += s[t] * value;
+            scale += s[t] * std::fabs(value);
+          }
+          expected = sum ? expected / sum : 0.0;
+          scale = sum ? scale / sum : 0.0;
+          double got = o[i * in.oStride + h * c.d + e];
+          if (!(std::fabs(got - expected) <= 2e-5 * (scale + 1.0)) &&
+              failures++ < 3)
+            ADD_FAILURE() << describe(c, isa) << ": o[" << i << ", head " << h
+                          << ", " << e << "] = " << got << ", expected "
+                          << expected;
+        }
+      }
+    for (int64_t i = 0; i < c.lq; ++i)
+      EXPECT_EQ(o[i * in.oStride + c.hq * c.d], 9.0f) << "wrote past row " << i;
+  }
+}
+
+TEST(AttentionTest, MatchesReference) {
+  WorkerPool pool(2);
+  std::mt19937 rng(3);
+  const Case cases[] = {
+      {1, 1, 1, 1, 1, MaskKind::None, 1.0f},
+      {1, 37, 14, 2, 64, MaskKind::None, 0.125f},
+      {1, 300, 14, 2, 64, MaskKind::Causal, 0.125f},
+      {3, 40, 4, 4, 20, MaskKind::Random, 0.3f},
+      {17, 17, 6, 2, 16, MaskKind::Causal, 0.25f},
+      {5, 33, 4, 1, 100, MaskKind::OneRowHidden, 0.1f},
+      {9, 70, 2, 2, 65, MaskKind::Random, 1.0f},
+      {40, 40, 2, 1, 32, MaskKind::Causal, 0.5f},
+      {2, 16, 3, 1, 48, MaskKind::None, 2.0f},
+  };
+  for (const Case &c : cases)
+    check(c, pool, rng);
+}
+
+TEST(AttentionTest, BitIdenticalForAnyThreadCount) {
+  std::mt19937 rng(11);
+  for (const Case &c : {Case{1, 200, 14, 2, 64, MaskKind::None, 0.125f},
+                        Case{33, 33, 4, 2, 32, MaskKind::Causal, 0.2f}}) {
+    Inputs in = makeInputs(c, rng);
+    for (Isa isa : getTestIsas()) {
+      std::vector<float> first;
+      for (unsigned threads : {1u, 2u, 3u}) {
+        WorkerPool pool(threads);
+        std::vector<float> o(c.lq * in.oStride);
+        attention(in.q.data(), in.qStride, in.k.data(), in.kStride, in.v.data(),
+                  in.vStride, in.mask.empty() ? nullptr : in.mask.data(),
+                  in.maskStride, c.lq, c.lk, c.hq, c.hkv, c.d, c.scale,
+                  o.data(), in.oStride, pool, isa);
+        if (first.empty())
+          first = o;
+        else
+          EXPECT_EQ(0, std::memcmp(first.data(), o.data(), 4 * o.size()))
+              << describe(c, isa) << ", " << threads << " threads";
+      }
+    }
+  }
+}
+
+} // namespace
+} // namespace llmc::host::test

@@ -1,0 +1,48 @@
+//===- CpuFeaturesTest.cpp - feature probing and Isa selection ------------===//
+
+#include "backends/host/kernels/CpuFeatures.h"
+
+#include "gtest/gtest.h"
+
+#include <cstdlib>
+
+namespace llmc::host {
+namespace {
+
+TEST(CpuFeaturesTest, DescribeListsPresentFeatures) {
+  const CpuFeatures &f = CpuFeatures::host();
+  std::string text = f.describe();
+  EXPECT_EQ(text.find("avx2") != std::string::npos, f.avx2);
+  EXPECT_EQ(text.find("avx512f") != std::string::npos, f.avx512f);
+  // AVX-512 sub-features imply the foundation.
+  if (f.avx512bw || f.avx512vl || f.avx512bf16) {
+    EXPECT_TRUE(f.avx512f);
+  }
+  CpuFeatures none;
+  EXPECT_EQ(none.describe(), "");
+}
+
+TEST(CpuFeaturesTest, EnvironmentLowersTheIsa) {
+  const char *saved = std::getenv("LLMC_HOST_ISA");
+  std::string restore = saved ? saved : "";
+  unsetenv("LLMC_HOST_ISA");
+  Isa best = selectIsa();
+  EXPECT_TRUE(isIsaSupported(best));
+  EXPECT_EQ(clampIsa(Isa::Avx512), best);
+  setenv("LLMC_HOST_ISA", "scalar", 1);
+  EXPECT_EQ(selectIsa(), Isa::Scalar);
+  setenv("LLMC_HOST_ISA", "avx2", 1);
+  EXPECT_EQ(selectIsa(), int(best) < int(Isa::Avx2) ? best : Isa::Avx2);
+  setenv("LLMC_HOST_ISA", "avx512", 1);
+  EXPECT_EQ(selectIsa(), best); // Never raises above the host.
+  setenv("LLMC_HOST_ISA", "bogus", 1);
+  EXPECT_EQ(selectIsa(), best);
+  if (saved)
+    setenv("LLMC_HOST_ISA", restore.c_str(), 1);
+  else
+    unsetenv("LLMC_HOST_ISA");
+  EXPECT_STREQ(getIsaName(Isa::Avx2), "avx2");
+}
+
+} // namespace
+} // namespace llmc::host

@@ -1,0 +1,207 @@
+//===- LinearTest.cpp - linear against a double-precision reference -------===//
+//
+// Every weight type, scale and zero-point type, group sizes the fast paths
+// take and the ones they leave to the fallback, odd shapes (both the
+// matrix-vector path, m <= 4, and the blocked one), bias and accumulate,
+// under every instruction set the host has; and bit-identical results for
+// 1, 2 and 3 threads.
+//
+//===----------------------------------------------------------------------===//
+
+#include "backends/host/kernels/Kernels.h"
+#include "backends/host/kernels/test/TestSupport.h"
+
+#include "gtest/gtest.h"
+
+#include <cmath>
+#include <cstring>
+
+namespace llmc::host::test {
+namespace {
+
+struct Case {
+  WeightType type;
+  ParamType scale = ParamType::None, zp = ParamType::None;
+  int64_t group = 0; // 0: k.
+  int64_t m, n, k;
+  bool bias = false, accumulate = false;
+};
+
+std::string describe(const Case &c, Isa isa) {
+  return test::describe(c.type) + " scale " + test::describe(c.scale) + " zp " +
+         test::describe(c.zp) + " g" + std::to_string(c.group) + " m" +
+         std::to_string(c.m) + " n" + std::to_string(c.n) + " k" +
+         std::to_string(c.k) + (c.bias ? " bias" : "") +
+         (c.accumulate ? " acc" : "") + " " + getIsaName(isa);
+}
+
+/// Runs `c` on every path and compares with the reference; the tolerance
+/// is relative to the sum of |x w| (float32 accumulation of k terms).
+void check(const Case &c, WorkerPool &pool, std::mt19937 &rng) {
+  const int64_t group = c.group ? c.group : c.k;
+  TestWeights w = makeWeights(c.type, c.scale, c.zp, c.n, c.k, group, rng);
+  const int64_t xStride = c.k + 3, yStride = c.n + 2;
+  std::vector<float> x = randomFloats(c.m * xStride, rng);
+  std::vector<float> bias = randomFloats(c.n, rng);
+  std::vector<float> initial = randomFloats(c.m * yStride, rng);
+  std::vector<double> product, magnitude;
+  referenceProduct(x.data(), c.m, xStride, w, product, magnitude);
+  for (Isa isa : getTestIsas()) {
+    std::vector<float> y = initial;
+    linear(x.data(), c.m, xStride, w.w, c.bias ? bias.data() : nullptr,
+           y.data(), yStride, c.accumulate, pool, isa);
+    int failures = 0;
+    for (int64_t i = 0; i < c.m; ++i)
+      for (int64_t j = 0; j < c.n; ++j) {
+        double expected = product[i * c.n + j];
+        double scale = magnitude[i * c.n + j];
+        if (c.bias) {
+          expected += bias[j];
+          scale += std::fabs(bias[j]);
+        }
+        if (c.accumulate) {
+          expected += initial[i * yStride + j];
+          scale += std::fabs(initial[i * yStride + j]);
+        }
+        double got = y[i * yStride + j];
+        if (!(std::fabs(got - expected) <= 2e-5 * scale + 1e-30) &&
+            failures++ < 3)
+          ADD_FAILURE() << describe(c, isa) << ": y[" << i << ", " << j
+                        << "] = " << got << ", expected " << expected
+                        << " (scale " << scale << ")";
+      }
+    // Padding between rows of y is left alone.
+    for (int64_t i = 0; i < c.m; ++i)
+      for (int64_t j = c.n; j < yStride; ++j)
+        if (y[i * yStride + j] != initial[i * yStride + j] && failures++ < 3)
+          ADD_FAILURE() << describe(c, isa) << ": wrote past row " << i;
+  }
+}
+
+class LinearTest : public ::testing::Test {
+protected:
+  WorkerPool pool{2};
+  std::mt19937 rng{20240611};
+};
+
+TEST_F(LinearTest, FloatWeights) {
+  for (WeightType type : {WeightType::F32, WeightType::F16, WeightType::BF16})
+    for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{1, 7, 40},
+                           {1, 33, 16},
+                           {2, 5, 3},
+                           {4, 9, 100},
+                           {5, 35, 64},
+                           {17, 33, 300},
+                           {37, 70, 520}})
+      for (int flags = 0; flags < 4; ++flags)
+        check({type, ParamType::None, ParamType::None, 0, m, n, k,
+               bool(flags & 1), bool(flags & 2)},
+              pool, rng);
+}
+
+TEST_F(LinearTest, EveryParameterType) {
+  const ParamType scales[] = {ParamType::F32, ParamType::F16, ParamType::BF16};
+  const ParamType zps[] = {ParamType::None, ParamType::F32, ParamType::F16,
+                           ParamType::BF16, ParamType::I8,  ParamType::U8,
+                           ParamType::I4,   ParamType::U4};
+  const int64_t groups[] = {32, 64, 16, 128, 0};
+  int variant = 0;
+  for (WeightType type :
+       {WeightType::I8, WeightType::U8, WeightType::I4, WeightType::U4})
+    for (ParamType scale : scales)
+      for (ParamType zp : zps) {
+        int64_t group = groups[variant % 5];
+        int64_t m = variant % 3 == 0 ? 1 : variant % 3 == 1 ? 3 : 19;
+        ++variant;
+        check({type, scale, zp, group, m, 13, 256, variant % 2 == 0,
+               variant % 4 == 1},
+              pool, rng);
+      }
+}
+
+TEST_F(LinearTest, GroupSizes) {
+  // Powers of two take the fast paths; 24, 40 and 96 (and odd ones) the
+  // fallbacks, which dequantize whole rows first.
+  for (WeightType type :
+       {WeightType::I8, WeightType::U8, WeightType::I4, WeightType::U4})
+    for (auto [group, k] : {std::pair<int64_t, int64_t>{8, 136},
+                            {16, 208},
+                            {24, 192},
+                            {32, 96},
+                            {40, 120},
+                            {64, 576},
+                            {96, 384},
+                            {128, 896},
+                            {256, 512},
+                            {3, 21},
+                            {7, 7}})
+      for (int64_t m : {1, 2, 6})
+        check({type, ParamType::F16, m == 2 ? ParamType::U8 : ParamType::None,
+               group, m, 11, k, true, false},
+              pool, rng);
+}
+
+TEST_F(LinearTest, OddShapes) {
+  for (WeightType type :
+       {WeightType::F32, WeightType::F16, WeightType::I8, WeightType::I4})
+    for (int64_t m = 1; m <= 37; m += (m < 6 ? 1 : 7))
+      for (auto [n, k] : {std::pair<int64_t, int64_t>{1, 1},
+                          {3, 17},
+                          {31, 33},
+                          {33, 258},
+                          {65, 31}})
+        check({type, ParamType::F16, ParamType::None, 0, m, n, k, m % 2 == 1,
+               m % 3 == 0},
+              pool, rng);
+}
+
+TEST_F(LinearTest, EmptyProductIsBias) {
+  TestWeights w = makeWeights(WeightType::F32, ParamType::None, ParamType::None,
+                              3, 0, 1, rng);
+  std::vector<float> x(2), bias = {1, 2, 3}, y = {10, 20, 30, 40, 50, 60};
+  linear(x.data(), 2, 0, w.w, bias.data(), y.data(), 3, true, pool);
+  EXPECT_EQ(y, (std::vector<float>{11, 22, 33, 41, 52, 63}));
+}
+
+/// Outputs of `c` on each path with pools of 1, 2 and 3 threads are the
+/// same bits.
+void checkThreadCounts(const Case &c, std::mt19937 &rng) {
+  TestWeights w = makeWeights(c.type, c.scale, c.zp, c.n, c.k,
+                              c.group ? c.group : c.k, rng);
+  std::vector<float> x = randomFloats(c.m * c.k, rng);
+  std::vector<float> bias = randomFloats(c.n, rng);
+  for (Isa isa : getTestIsas()) {
+    std::vector<float> first;
+    for (unsigned threads : {1u, 2u, 3u}) {
+      WorkerPool pool(threads);
+      std::vector<float> y(c.m * c.n, 0.5f);
+      linear(x.data(), c.m, c.k, w.w, c.bias ? bias.data() : nullptr, y.data(),
+             c.n, c.accumulate, pool, isa);
+      if (first.empty())
+        first = y;
+      else
+        EXPECT_EQ(0, std::memcmp(first.data(), y.data(), 4 * y.size()))
+            << describe(c, isa) << ", " << threads << " threads";
+    }
+  }
+}
+
+TEST(LinearThreads, BitIdenticalForAnyThreadCount) {
+  std::mt19937 rng(7);
+  checkThreadCounts(
+      {WeightType::F16, ParamType::None, ParamType::None, 0, 1, 203, 96, true},
+      rng);
+  checkThreadCounts({WeightType::I4, ParamType::F16, ParamType::U4, 32, 1, 77,
+                     256, true, true},
+                    rng);
+  checkThreadCounts(
+      {WeightType::I8, ParamType::BF16, ParamType::None, 64, 3, 61, 320}, rng);
+  checkThreadCounts({WeightType::U8, ParamType::F16, ParamType::U8, 64, 23, 97,
+                     640, true, true},
+                    rng);
+  checkThreadCounts(
+      {WeightType::F32, ParamType::None, ParamType::None, 0, 9, 150, 70}, rng);
+}
+
+} // namespace
+} // namespace llmc::host::test

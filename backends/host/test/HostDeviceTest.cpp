@@ -1,0 +1,248 @@
+//===- HostDeviceTest.cpp - host programs on the host device --------------===//
+//
+// Each opcode family on small tensors against values worked out here, the
+// broadcasting and quantized-weight forms the compiler emits, and the
+// errors of bad programs: a stream of another version, an operand outside
+// its region, a store into the weights.
+//
+//===----------------------------------------------------------------------===//
+
+#include "backends/host/device/HostDevice.h"
+
+#include "backends/common/cmodel/Convert.h"
+#include "backends/common/cmodel/StreamBuilder.h"
+#include "backends/host/HostDescriptor.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+#include <cmath>
+#include <cstring>
+
+using namespace llmc;
+using cmodel::globalTensor;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::Pointwise;
+
+namespace {
+
+class HostDeviceTest : public ::testing::Test {
+protected:
+  HostDeviceTest() : device(host::getDescriptor(), {2}), builder("test") {
+    device.global().allocate(cmd::REGION_ACTIVATION, 4096);
+  }
+
+  /// Places `values` of `dtype` at `offset` of the activation region.
+  cmd::GlobalTensor put(uint64_t offset, int64_t rows, int64_t cols,
+                        std::vector<float> values,
+                        cmd::DType dtype = cmd::DTYPE_F32) {
+    llvm::cantFail(device.global().write(
+        cmd::REGION_ACTIVATION, offset, cmodel::encodeFloats(dtype, values)));
+    return globalTensor(cmd::REGION_ACTIVATION, offset, rows, cols, dtype);
+  }
+  cmd::GlobalTensor putInts(uint64_t offset, int64_t rows, int64_t cols,
+                            std::vector<int32_t> values, cmd::DType dtype) {
+    llvm::cantFail(device.global().write(cmd::REGION_ACTIVATION, offset,
+                                         cmodel::encodeInts(dtype, values)));
+    return globalTensor(cmd::REGION_ACTIVATION, offset, rows, cols, dtype);
+  }
+  std::vector<float> get(const cmd::GlobalTensor &tensor) {
+    uint64_t bytes = cmodel::getDTypeBytes(tensor.dtype(),
+                                           tensor.rows() * tensor.cols());
+    return cmodel::decodeFloats(
+        tensor.dtype(),
+        llvm::cantFail(device.global().read(tensor.region(), tensor.offset(),
+                                            bytes)),
+        tensor.rows() * tensor.cols());
+  }
+  std::vector<int32_t> getInts(const cmd::GlobalTensor &tensor) {
+    return cmodel::decodeInts(
+        tensor.dtype(),
+        llvm::cantFail(device.global().read(
+            tensor.region(), tensor.offset(),
+            cmodel::getDTypeBytes(tensor.dtype(),
+                                  tensor.rows() * tensor.cols()))),
+        tensor.rows() * tensor.cols());
+  }
+  void add(cmd::Opcode opcode, std::vector<cmd::GlobalTensor> inputs,
+           std::vector<cmd::GlobalTensor> outputs,
+           cmd::Compute attributes = {}) {
+    attributes.set_opcode(opcode);
+    builder.hostCompute(attributes, inputs, outputs);
+  }
+  std::string run() {
+    llvm::Expected<cmodel::RunStats> stats = device.run(builder.take());
+    return stats ? "" : llvm::toString(stats.takeError());
+  }
+
+  host::HostDevice device;
+  cmodel::StreamBuilder builder;
+};
+
+MATCHER(Near, "") {
+  return std::fabs(std::get<0>(arg) - std::get<1>(arg)) <=
+         1e-5f * (1 + std::fabs(std::get<1>(arg)));
+}
+
+TEST_F(HostDeviceTest, MatMulWithBiasAndResidual) {
+  cmd::GlobalTensor x = put(0, 2, 3, {1, 2, 3, 4, 5, 6});
+  cmd::GlobalTensor w = put(64, 2, 3, {1, 0, -1, 0.5, 0.5, 0.5});
+  cmd::GlobalTensor bias = put(128, 1, 2, {10, 20});
+  cmd::GlobalTensor y = put(192, 2, 2, {100, 200, 300, 400});
+  cmd::Compute accumulate;
+  accumulate.set_accumulate(true);
+  add(cmd::MATMUL, {x, w, bias}, {y}, accumulate);
+  ASSERT_EQ(run(), "");
+  EXPECT_THAT(get(y), Pointwise(Near(), std::vector<float>{108, 223, 308, 427.5f}));
+}
+
+TEST_F(HostDeviceTest, GroupQuantizedFourBitWeights) {
+  // w [2, 4] u4, groups of 2 along K: (q - zp) * scale.
+  cmd::GlobalTensor x = put(0, 1, 4, {1, 2, 3, 4}, cmd::DTYPE_F16);
+  cmd::GlobalTensor w =
+      putInts(64, 2, 4, {8, 9, 10, 6, 0, 15, 7, 8}, cmd::DTYPE_U4);
+  cmd::GlobalTensor scale = put(128, 2, 2, {0.5, 2, 1, 0.25}, cmd::DTYPE_F16);
+  cmd::GlobalTensor zp = putInts(192, 2, 2, {8, 8, 8, 8}, cmd::DTYPE_U4);
+  cmd::GlobalTensor y = put(256, 1, 2, {0, 0}, cmd::DTYPE_F16);
+  add(cmd::A16MATMUL, {x, w, scale, zp, {}}, {y});
+  ASSERT_EQ(run(), "");
+  // Row 0: (0, 1) * 0.5 and (2, -2) * 2: 1 + 12 - 16 = -3.
+  // Row 1: (-8, 7) * 1 and (-1, 0) * 0.25: -8 + 14 - 0.75 = 5.25.
+  EXPECT_THAT(get(y), ElementsAre(-3, 5.25f));
+}
+
+TEST_F(HostDeviceTest, GatedMatMul) {
+  cmd::GlobalTensor x = put(0, 1, 2, {1, 2});
+  cmd::GlobalTensor gate = put(64, 2, 2, {1, 0, 0, -1});
+  cmd::GlobalTensor up = put(128, 2, 2, {2, 0, 1, 1});
+  cmd::GlobalTensor h = put(192, 1, 2, {0, 0});
+  cmd::Compute silu;
+  silu.set_activation(cmd::SILU);
+  add(cmd::GATED_MATMUL, {x, gate, {}, {}, up, {}, {}}, {h}, silu);
+  ASSERT_EQ(run(), "");
+  auto siluOf = [](float v) { return v / (1 + std::exp(-v)); };
+  EXPECT_THAT(get(h), Pointwise(Near(), std::vector<float>{siluOf(1) * 2, siluOf(-2) * 3}));
+}
+
+TEST_F(HostDeviceTest, RowwiseOpsBroadcast) {
+  cmd::GlobalTensor a = put(0, 2, 2, {1, 2, 3, 4});
+  cmd::GlobalTensor row = put(64, 1, 2, {10, 20});
+  cmd::GlobalTensor scalar = put(128, 1, 1, {0.5});
+  cmd::GlobalTensor sum = put(192, 2, 2, {0, 0, 0, 0});
+  cmd::GlobalTensor product = put(256, 2, 2, {0, 0, 0, 0}, cmd::DTYPE_BF16);
+  add(cmd::ADD, {a, row}, {sum});
+  add(cmd::MUL, {a, scalar}, {product});
+  ASSERT_EQ(run(), "");
+  EXPECT_THAT(get(sum), ElementsAre(11, 22, 13, 24));
+  EXPECT_THAT(get(product), ElementsAre(0.5, 1, 1.5, 2));
+}
+
+TEST_F(HostDeviceTest, NormRopeAndSoftmax) {
+  cmd::GlobalTensor x = put(0, 1, 4, {1, 1, 2, 2});
+  cmd::GlobalTensor weight = put(64, 1, 2, {1, 2});
+  cmd::GlobalTensor norm = put(128, 1, 4, {0, 0, 0, 0});
+  cmd::Compute rms;
+  rms.set_group(2);
+  add(cmd::RMSNORM, {x, weight}, {norm}, rms);
+  // One head of 4, all rotated: pairs (0, 2) and (1, 3).
+  cmd::GlobalTensor cosines = put(192, 1, 4, {0, 1, 0, 1});
+  cmd::GlobalTensor sines = put(256, 1, 4, {1, 0, 1, 0});
+  cmd::GlobalTensor rotated = put(320, 1, 4, {0, 0, 0, 0});
+  cmd::Compute rope;
+  rope.set_group(4);
+  add(cmd::ROPE, {x, cosines, sines}, {rotated}, rope);
+  cmd::GlobalTensor soft = put(384, 1, 4, {0, 0, 0, 0});
+  add(cmd::SOFTMAX, {x}, {soft});
+  ASSERT_EQ(run(), "");
+  EXPECT_THAT(get(norm), Pointwise(Near(), std::vector<float>{1, 2, 1, 2}));
+  // y0 = x0 cos0 - x2 sin0 = -2; y2 = x2 cos2 + x0 sin2 = 1.
+  EXPECT_THAT(get(rotated), ElementsAre(-2, 1, 1, 2));
+  float e = std::exp(1.0f);
+  EXPECT_THAT(get(soft), Pointwise(Near(), std::vector<float>{1 / (2 + 2 * e), 1 / (2 + 2 * e),
+                                           e / (2 + 2 * e), e / (2 + 2 * e)}));
+}
+
+TEST_F(HostDeviceTest, AttentionWithMaskAndSharedKvHead) {
+  // Two query heads of D = 2 sharing one kv head; two keys, the second
+  // masked for the first query row.
+  cmd::GlobalTensor q = put(0, 2, 4, {1, 0, 0, 1, 1, 0, 0, 1});
+  cmd::GlobalTensor k = put(64, 2, 2, {1, 0, 0, 1});
+  cmd::GlobalTensor v = put(128, 2, 2, {1, 2, 3, 4});
+  cmd::GlobalTensor mask = put(192, 2, 2, {0, -INFINITY, 0, 0});
+  cmd::GlobalTensor o = put(256, 2, 4, std::vector<float>(8, 0));
+  cmd::Compute attention;
+  attention.set_group(2);
+  attention.set_scalar(1);
+  add(cmd::ATTENTION, {q, k, v, mask}, {o}, attention);
+  ASSERT_EQ(run(), "");
+  float p = 1 / (1 + std::exp(-1.0f)); // softmax weight of the better key
+  EXPECT_THAT(get(o), Pointwise(Near(), std::vector<float>{1, 2, 1, 2, p * 1 + (1 - p) * 3,
+                                        p * 2 + (1 - p) * 4,
+                                        (1 - p) * 1 + p * 3,
+                                        (1 - p) * 2 + p * 4}));
+}
+
+TEST_F(HostDeviceTest, GatherRankAndCopy) {
+  cmd::GlobalTensor table = put(0, 3, 2, {1, 2, 3, 4, 5, 6});
+  cmd::GlobalTensor index = putInts(64, 1, 2, {2, 0}, cmd::DTYPE_I32);
+  cmd::GlobalTensor rows = put(128, 2, 2, {0, 0, 0, 0});
+  add(cmd::GATHER, {table, index}, {rows});
+  cmd::GlobalTensor scores = put(192, 1, 4, {3, 7, 7, 1});
+  cmd::GlobalTensor best = put(256, 1, 2, {0, 0});
+  cmd::GlobalTensor bestIds = putInts(320, 1, 2, {0, 0}, cmd::DTYPE_I32);
+  cmd::Compute topK;
+  topK.set_group(2);
+  add(cmd::TOPK, {scores}, {best, bestIds}, topK);
+  cmd::GlobalTensor argmax = putInts(384, 1, 1, {0}, cmd::DTYPE_I32);
+  add(cmd::ARGMAX, {scores}, {{}, argmax});
+  // Column 1 of the table, a strided view.
+  cmd::GlobalTensor column = globalTensor(cmd::REGION_ACTIVATION, 4, 3, 1,
+                                          cmd::DTYPE_F32, 8);
+  cmd::GlobalTensor copied = put(448, 3, 1, {0, 0, 0});
+  add(cmd::COPY, {column}, {copied});
+  ASSERT_EQ(run(), "");
+  EXPECT_THAT(get(rows), ElementsAre(5, 6, 1, 2));
+  EXPECT_THAT(get(best), ElementsAre(7, 7));
+  EXPECT_THAT(getInts(bestIds), ElementsAre(1, 2));
+  EXPECT_THAT(getInts(argmax), ElementsAre(1));
+  EXPECT_THAT(get(copied), ElementsAre(2, 4, 6));
+}
+
+TEST_F(HostDeviceTest, RejectsOtherStreamVersions) {
+  cmd::CommandStream stream;
+  stream.set_version(1);
+  stream.set_name("tiled");
+  llvm::Expected<cmodel::RunStats> stats = device.run(stream);
+  ASSERT_FALSE(static_cast<bool>(stats));
+  EXPECT_THAT(llvm::toString(stats.takeError()),
+              HasSubstr("stream 'tiled' has version 1; the host device runs "
+                        "host programs (version 3)"));
+}
+
+TEST_F(HostDeviceTest, OperandOutsideItsRegionIsAnError) {
+  cmd::GlobalTensor x = put(0, 1, 4, {1, 2, 3, 4});
+  cmd::GlobalTensor far =
+      globalTensor(cmd::REGION_ACTIVATION, 4090, 1, 4, cmd::DTYPE_F32);
+  add(cmd::SILU, {x}, {far});
+  EXPECT_THAT(run(), HasSubstr("stream 'test', command 0 (SILU)"));
+}
+
+TEST_F(HostDeviceTest, StoringIntoTheWeightsIsAnError) {
+  std::vector<uint8_t> coeff(64);
+  device.global().attachReadOnly(cmd::REGION_COEFF, coeff);
+  cmd::GlobalTensor x = put(0, 1, 4, {1, 2, 3, 4});
+  add(cmd::SILU, {x},
+      {globalTensor(cmd::REGION_COEFF, 0, 1, 4, cmd::DTYPE_F32)});
+  EXPECT_THAT(run(), HasSubstr("read-only"));
+}
+
+TEST_F(HostDeviceTest, GatherIndexOutsideTheTableIsAnError) {
+  cmd::GlobalTensor table = put(0, 3, 2, {1, 2, 3, 4, 5, 6});
+  cmd::GlobalTensor index = putInts(64, 1, 1, {3}, cmd::DTYPE_I32);
+  cmd::GlobalTensor row = put(128, 1, 2, {0, 0});
+  add(cmd::GATHER, {table, index}, {row});
+  EXPECT_THAT(run(), HasSubstr("index 3 is outside the table's 3 rows"));
+}
+
+} // namespace

@@ -1,0 +1,247 @@
+//===- HostBench.cpp - the host backend against the memory roofline -------===//
+//
+// Runs .llmc binaries compiled for the host on this machine and prints, in
+// one run: the memory read bandwidth (a STREAM-style sum over 1 GiB on every
+// thread), then per binary the decode tokens/s at the context the prompt
+// left, the bytes a decode step must read (the decode pieces' weights and
+// KV history), the roofline those bytes allow at the measured bandwidth and
+// the fraction of it reached, and a prompt's prefill tokens/s with the
+// GFLOP/s of its projections and attention.
+//
+//   host_bench f16.llmc w8.llmc w4.llmc [--prompt-tokens 512] [--decode 32]
+//
+//===----------------------------------------------------------------------===//
+
+#include "backends/host/kernels/CpuFeatures.h"
+#include "backends/host/kernels/WorkerPool.h"
+#include "plugins/LinkedPlugins.h"
+#include "plugins/Registry.h"
+#include "runtime/device/BinaryRunner.h"
+#include "runtime/format/BinaryReader.h"
+#include "runtime/session/Session.h"
+
+#include "backends/common/cmodel/StreamDevice.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Format.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <chrono>
+#include <numeric>
+#include <random>
+
+using namespace llmc;
+namespace cl = llvm::cl;
+
+static cl::list<std::string> binaryPaths(cl::Positional, cl::OneOrMore,
+                                         cl::desc("<host .llmc files>"));
+static cl::opt<int64_t> promptTokens(
+    "prompt-tokens", cl::desc("Tokens of the timed prompt (prefill)"),
+    cl::init(512));
+static cl::opt<int64_t> decodeTokens("decode",
+                                     cl::desc("Timed decode steps"),
+                                     cl::init(32));
+static cl::opt<bool> listDecodeWeights(
+    "list-decode-weights",
+    cl::desc("Print the blobs a decode step reads, largest first"));
+static cl::opt<unsigned> threads("host-threads",
+                                 cl::desc("Threads (0: every hardware thread)"),
+                                 cl::init(0));
+
+static double now() {
+  return std::chrono::duration<double>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+/// GB/s of summing a 1 GiB float array on the pool, best of three passes.
+static double measureReadBandwidth(host::WorkerPool &pool) {
+  const int64_t count = int64_t(1) << 28;
+  std::vector<float> data(count, 1.0f);
+  std::vector<double> partial(pool.size() * 16);
+  double best = 0;
+  for (int pass = 0; pass < 4; ++pass) {
+    double start = now();
+    std::atomic<int> slot{0};
+    pool.parallelFor(count, 1 << 16, [&](int64_t begin, int64_t end) {
+      // Eight accumulators keep the adds off the critical path.
+      float sums[8] = {};
+      for (int64_t i = begin; i + 8 <= end; i += 8)
+        for (int j = 0; j < 8; ++j)
+          sums[j] += data[i + j];
+      partial[slot++ % partial.size()] =
+          std::accumulate(sums, sums + 8, 0.0);
+    });
+    double seconds = now() - start;
+    if (pass > 0)
+      best = std::max(best, count * 4.0 / seconds / 1e9);
+  }
+  return best;
+}
+
+namespace {
+struct Figures {
+  double decodeTokensPerSecond = 0;
+  double decodeBytes = 0;
+  double prefillTokensPerSecond = 0;
+  double prefillFlops = 0;
+};
+} // namespace
+
+static bool isQuantizationParameter(llvm::StringRef name) {
+  return name.contains('#') &&
+         (name.ends_with(".scale") || name.ends_with(".zp"));
+}
+
+static llvm::Expected<Figures> benchmark(const binary::LoadedBinary &binary,
+                                         const plugins::Registry &registry) {
+  const binary::Manifest &manifest = binary.manifest();
+  llvm::Expected<const plugins::BackendPlugin &> backend =
+      registry.findBackend(manifest.chip());
+  if (!backend)
+    return backend.takeError();
+  cmodel::DeviceOptions options;
+  options.threads = threads;
+  llvm::Expected<std::unique_ptr<device::BinaryRunner>> runner =
+      device::BinaryRunner::create(binary, backend->createDevice(options));
+  if (!runner)
+    return runner.takeError();
+  session::ModelDims dims = (*runner)->getModelDims();
+  if (promptTokens > dims.maxInputLength ||
+      promptTokens + decodeTokens + 1 > dims.seqLength)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        binary.name() + ": a prompt of " + llvm::Twine(promptTokens) +
+            " tokens and " + llvm::Twine(decodeTokens) +
+            " decode steps need --max-input-length >= the prompt and "
+            "--seq-length above both");
+
+  Figures figures;
+  llvm::StringMap<const binary::WeightBlob *> blobs;
+  for (const binary::WeightBlob &blob : manifest.weights())
+    blobs[blob.name()] = &blob;
+  llvm::StringSet<> decodeWeights;
+  for (const binary::Piece &piece : manifest.pieces()) {
+    // The embedding gathers rows of its table: no product streams it.
+    bool embedding = llvm::StringRef(piece.name()).starts_with("embed.");
+    bool decode = (piece.phase() == "decode" && !embedding) ||
+                  piece.name() == "lm_head" || piece.name() == "greedy_head";
+    bool prefill = piece.phase() == "prefill" && !embedding;
+    for (const std::string &name : piece.weights()) {
+      const binary::WeightBlob *blob = blobs.lookup(name);
+      if (!blob)
+        continue;
+      if (decode && decodeWeights.insert(name).second)
+        figures.decodeBytes += blob->bytes();
+      // Projections: the checkpoint's 2-D weights (not rotary tables).
+      if (prefill && blob->shape_size() == 2 &&
+          llvm::StringRef(name).contains(".weight") &&
+          !isQuantizationParameter(name))
+        figures.prefillFlops +=
+            2.0 * promptTokens * blob->shape(0) * blob->shape(1);
+    }
+    if (piece.phase() == "decode")
+      for (const binary::Tensor &input : piece.inputs())
+        if (llvm::StringRef(input.role()).starts_with("history"))
+          figures.decodeBytes += input.bytes();
+  }
+  if (listDecodeWeights) {
+    std::vector<const binary::WeightBlob *> read;
+    for (const auto &name : decodeWeights)
+      read.push_back(blobs.lookup(name.getKey()));
+    llvm::sort(read, [](const binary::WeightBlob *a,
+                        const binary::WeightBlob *b) {
+      return a->bytes() > b->bytes() ||
+             (a->bytes() == b->bytes() && a->name() < b->name());
+    });
+    for (const binary::WeightBlob *blob : read)
+      llvm::outs() << llvm::format("%12llu %-6s ",
+                                   (unsigned long long)blob->bytes(),
+                                   blob->dtype().c_str())
+                   << blob->name() << "\n";
+  }
+  // Causal attention: scores and the weighted sum, half the square.
+  figures.prefillFlops += 2.0 * promptTokens * promptTokens *
+                          manifest.model().num_heads() *
+                          manifest.model().head_dim() * dims.numLayers;
+
+  session::Session session(**runner, dims);
+  std::mt19937 random(1);
+  std::vector<int32_t> prompt(promptTokens);
+  for (int32_t &id : prompt)
+    id = static_cast<int32_t>(random() % dims.vocabSize);
+  double start = now();
+  llvm::Expected<std::vector<float>> logits = session.feed(prompt);
+  if (!logits)
+    return logits.takeError();
+  figures.prefillTokensPerSecond = promptTokens / (now() - start);
+  // One untimed step first: the decode pieces' first run.
+  auto step = [&]() -> llvm::Error {
+    int32_t next = static_cast<int32_t>(
+        std::max_element(logits->begin(), logits->end()) - logits->begin());
+    logits = session.feed({next});
+    return logits ? llvm::Error::success() : logits.takeError();
+  };
+  if (llvm::Error error = step())
+    return std::move(error);
+  start = now();
+  for (int64_t i = 0; i < decodeTokens; ++i)
+    if (llvm::Error error = step())
+      return std::move(error);
+  figures.decodeTokensPerSecond = decodeTokens / (now() - start);
+  return figures;
+}
+
+int main(int argc, char **argv) {
+  cl::ParseCommandLineOptions(argc, argv,
+                              "host backend against the memory roofline\n");
+  auto fail = [](llvm::Error error) {
+    llvm::WithColor::error(llvm::errs(), "host_bench")
+        << llvm::toString(std::move(error)) << "\n";
+    return 1;
+  };
+  plugins::Registry registry;
+  plugins::registerLinkedPlugins(registry);
+  host::WorkerPool pool(threads);
+  const host::CpuFeatures &cpu = host::CpuFeatures::host();
+  llvm::outs() << "host: " << llvm::sys::getHostCPUName() << ", "
+               << pool.size() << " threads, kernels "
+               << host::getIsaName(host::selectIsa()) << " (" << cpu.describe()
+               << ")\n";
+  double bandwidth = measureReadBandwidth(pool);
+  llvm::outs() << llvm::format("memory read bandwidth (sum of 1 GiB, %u "
+                               "threads): %.1f GB/s\n\n",
+                               pool.size(), bandwidth);
+  llvm::outs() << llvm::format(
+      "%-10s %9s %12s %10s %9s | %11s %9s\n", "precision", "decode t/s",
+      "MB/token", "roofline", "of roof", "prefill t/s", "GFLOP/s");
+  for (const std::string &path : binaryPaths) {
+    llvm::Expected<std::unique_ptr<binary::LoadedBinary>> binary =
+        binary::LoadedBinary::open(path);
+    if (!binary)
+      return fail(binary.takeError());
+    if ((*binary)->manifest().chip() != "host")
+      return fail(llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          path + " is compiled for '" + (*binary)->manifest().chip() +
+              "'; convert with -c host"));
+    llvm::Expected<Figures> figures = benchmark(**binary, registry);
+    if (!figures)
+      return fail(figures.takeError());
+    double roofline = bandwidth * 1e9 / figures->decodeBytes;
+    llvm::outs() << llvm::format(
+        "%-10s %10.1f %12.1f %10.1f %8.0f%% | %11.1f %9.1f\n",
+        (*binary)->manifest().precision().c_str(),
+        figures->decodeTokensPerSecond, figures->decodeBytes / 1e6, roofline,
+        100 * figures->decodeTokensPerSecond / roofline,
+        figures->prefillTokensPerSecond,
+        figures->prefillFlops * figures->prefillTokensPerSecond /
+            promptTokens / 1e9);
+  }
+  return 0;
+}
