@@ -1,8 +1,9 @@
 //===- PieceParityTest.cpp - compiled pieces against the top interpreter --===//
 //
 // The conformance suite of the chip plugins: compiles pieces of the refdata
-// models for every chip (bm1684x, bm1688, cv186x) in every mode it lists,
-// runs their command streams on its cmodel and compares every output with
+// models for every chip (bm1684x, bm1688, cv186x, host) in every mode it
+// lists, runs their command streams on its device (a cmodel, or the host
+// CPU natively) and compares every output with
 // the top interpreter running the same piece on the weights the binary
 // holds (quantized weights dequantized, float weights rounded), computing
 // in f32, within the tolerance the lowering declares for the mode
@@ -13,8 +14,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "backends/common/cmodel/CModel.h"
-#include "backends/common/codegen/Codegen.h"
+#include "backends/common/cmodel/StreamDevice.h"
+#include "backends/common/compile/test/DeviceRun.h"
+#include "backends/common/codegen/GlobalViews.h"
 #include "backends/common/compile/PieceCompiler.h"
 #include "backends/common/compile/WeightPacking.h"
 #include "backends/common/lowering/Int8Reference.h"
@@ -26,7 +28,6 @@
 #include "dialects/top/IR/TopOps.h"
 #include "dialects/tpu/IR/TpuOps.h"
 #include "dialects/tpu/IR/TpuTraits.h"
-#include "plugins/Float16.h"
 #include "dialects/top/Interpreter/Interpreter.h"
 #include "frontends/llm/Masks.h"
 #include "frontends/llm/ModelLoading.h"
@@ -52,6 +53,7 @@ void register_hf(Registrar &registrar);
 void register_bm1684x(Registrar &registrar);
 void register_bm1688(Registrar &registrar);
 void register_cv186x(Registrar &registrar);
+void register_host(Registrar &registrar);
 } // namespace llmc::plugins
 
 using namespace llmc;
@@ -83,46 +85,6 @@ std::string caseName(const ::testing::TestParamInfo<Case> &info) {
   return name;
 }
 
-double cosine(llvm::ArrayRef<float> a, llvm::ArrayRef<float> b) {
-  double dot = 0, na = 0, nb = 0;
-  for (size_t i = 0; i < a.size(); ++i) {
-    dot += double(a[i]) * b[i];
-    na += double(a[i]) * a[i];
-    nb += double(b[i]) * b[i];
-  }
-  if (na == 0 && nb == 0)
-    return 1;
-  return dot / std::sqrt(na * nb);
-}
-
-/// `tensor`'s values as a piece input of `type` (f32, f16, bf16 or i32).
-std::vector<uint8_t> encode(const top::Tensor &tensor, Type type) {
-  Type element = cast<ShapedType>(type).getElementType();
-  const auto *raw = reinterpret_cast<const uint8_t *>(tensor.getRawData());
-  if (!element.isF16() && !element.isBF16())
-    return std::vector<uint8_t>(raw, raw + tensor.getNumElements() * 4);
-  std::vector<uint8_t> bytes(tensor.getNumElements() * 2);
-  auto *out = reinterpret_cast<uint16_t *>(bytes.data());
-  for (auto [i, value] : llvm::enumerate(tensor.getF32()))
-    out[i] = element.isF16() ? floatToHalf(value) : floatToBFloat16(value);
-  return bytes;
-}
-
-/// A float piece output of `type` widened to f32.
-std::vector<float> decode(llvm::ArrayRef<uint8_t> bytes, Type type) {
-  Type element = cast<ShapedType>(type).getElementType();
-  int64_t count = cast<ShapedType>(type).getNumElements();
-  std::vector<float> values(count);
-  if (element.isF32()) {
-    std::memcpy(values.data(), bytes.data(), count * 4);
-    return values;
-  }
-  const auto *in = reinterpret_cast<const uint16_t *>(bytes.data());
-  for (int64_t i = 0; i < count; ++i)
-    values[i] = element.isF16() ? halfToFloat(in[i]) : bfloat16ToFloat(in[i]);
-  return values;
-}
-
 class PieceParityTest : public ::testing::TestWithParam<Case> {
 protected:
   void SetUp() override {
@@ -131,6 +93,7 @@ protected:
     plugins::register_bm1684x(registry);
     plugins::register_bm1688(registry);
     plugins::register_cv186x(registry);
+    plugins::register_host(registry);
     ASSERT_FALSE(static_cast<bool>(registry.takeRegistrationErrors()));
     DialectRegistry dialects;
     registerAllDialects(dialects);
@@ -206,69 +169,43 @@ protected:
         module, llvm::cantFail(registry.findBackend(param.chip)), options);
     ASSERT_FALSE(static_cast<bool>(lowered)) << toString(std::move(lowered));
 
-    // The coeff region: every weight the piece reads, 64-byte aligned.
-    std::vector<uint8_t> coeff;
     codegen::WeightOffsets offsets;
-    for (const compile::WeightUse &use : compile::collectWeights(module)) {
-      llvm::Expected<std::vector<uint8_t>> bytes =
-          use.constant.empty()
-              ? compile::packWeight(weights, use.name, use.type)
-              : llvm::Expected<std::vector<uint8_t>>(use.constant);
-      ASSERT_TRUE(static_cast<bool>(bytes)) << toString(bytes.takeError());
-      offsets[use.name] = coeff.size();
-      coeff.insert(coeff.end(), bytes->begin(), bytes->end());
-      coeff.resize(llvm::alignTo(coeff.size(), 64));
-    }
+    llvm::Expected<std::vector<uint8_t>> coeff =
+        test::packCoeff(module, weights, offsets);
+    ASSERT_TRUE(static_cast<bool>(coeff)) << toString(coeff.takeError());
     func::FuncOp function = compile::getPieceFunction(module);
-    const plugins::ChipDescriptor &chip =
-        llvm::cantFail(registry.findBackend(param.chip)).getDescriptor();
-    llvm::Expected<cmd::CommandStream> stream =
-        codegen::generateCommandStream(function, chip, offsets);
-    ASSERT_TRUE(static_cast<bool>(stream)) << toString(stream.takeError());
+    const plugins::BackendPlugin &backend =
+        llvm::cantFail(registry.findBackend(param.chip));
+    cmd::CommandStream stream;
+    llvm::Error generated = backend.generateStream(function, offsets, stream);
+    ASSERT_FALSE(static_cast<bool>(generated))
+        << toString(std::move(generated));
 
     std::vector<top::Tensor> inputs =
         makeInputs(compile::getPieceFunction(*reference), vocab);
-    cmodel::CModel device(chip);
-    device.global().attachReadOnly(cmd::REGION_COEFF, coeff);
-    device.global().allocate(
-        cmd::REGION_ACTIVATION,
-        std::max<int64_t>(
-            64, function->getAttrOfType<IntegerAttr>("tpu.activation_bytes")
-                    .getInt()));
-    device.global().allocate(
-        cmd::REGION_IO,
-        function->getAttrOfType<IntegerAttr>("tpu.io_bytes").getInt());
-    for (auto [index, input] : llvm::enumerate(inputs)) {
-      auto mem = cast<llmc::tpu::MemAttr>(function.getArgAttr(index, "tpu.addr"));
-      std::vector<uint8_t> bytes =
-          encode(input, function.getArgumentTypes()[index]);
-      ASSERT_FALSE(static_cast<bool>(
-          device.global().write(cmd::REGION_IO, mem.getOffset(), bytes)));
-    }
-    llvm::Expected<cmodel::RunStats> stats = device.run(*stream);
-    ASSERT_TRUE(static_cast<bool>(stats)) << toString(stats.takeError());
+    std::unique_ptr<cmodel::StreamDevice> device = backend.createDevice({});
+    ASSERT_TRUE(device) << param.chip << " has no device";
+    llvm::Expected<std::vector<std::vector<uint8_t>>> outputs =
+        test::runOnDevice(*device, function, stream, *coeff, inputs);
+    ASSERT_TRUE(static_cast<bool>(outputs)) << toString(outputs.takeError());
 
     top::Interpreter interpreter(weights);
     llvm::Expected<std::vector<top::Tensor>> expected =
         interpreter.run(compile::getPieceFunction(*reference), inputs);
     ASSERT_TRUE(static_cast<bool>(expected)) << toString(expected.takeError());
     for (auto [index, want] : llvm::enumerate(*expected)) {
-      auto mem = cast<llmc::tpu::MemAttr>(function.getResultAttr(index, "tpu.addr"));
       Type type = function.getResultTypes()[index];
-      llvm::Expected<llvm::ArrayRef<uint8_t>> got = device.global().read(
-          cmd::REGION_IO, mem.getOffset(),
-          *llmc::tpu::getTensorBytes(type));
-      ASSERT_TRUE(static_cast<bool>(got)) << toString(got.takeError());
+      const std::vector<uint8_t> &got = (*outputs)[index];
       if (want.isI32()) {
         std::vector<int32_t> ids(want.getNumElements());
-        std::memcpy(ids.data(), got->data(), got->size());
+        std::memcpy(ids.data(), got.data(), got.size());
         EXPECT_EQ(ids, std::vector<int32_t>(want.getI32().begin(),
                                             want.getI32().end()))
             << "output #" << index;
         continue;
       }
-      std::vector<float> values = decode(*got, type);
-      double similarity = cosine(values, want.getF32());
+      std::vector<float> values = test::decode(got, type);
+      double similarity = test::cosine(values, want.getF32());
       EXPECT_GE(similarity, lowering::getMinPieceCosine(options.mode))
           << "output #" << index;
     }
@@ -381,6 +318,9 @@ INSTANTIATE_TEST_SUITE_P(Bm1688, PieceParityTest,
 INSTANTIATE_TEST_SUITE_P(Cv186x, PieceParityTest,
                          ::testing::ValuesIn(allCases(
                              plugins::register_cv186x)),
+                         caseName);
+INSTANTIATE_TEST_SUITE_P(Host, PieceParityTest,
+                         ::testing::ValuesIn(allCases(plugins::register_host)),
                          caseName);
 
 // The Qwen2.5-0.5B shape with one layer and a 32000 vocabulary, S = 512,

@@ -1,0 +1,108 @@
+//===- DeviceRun.cpp - a compiled piece on its chip's device, for tests ---===//
+
+#include "backends/common/compile/test/DeviceRun.h"
+
+#include "backends/common/compile/PieceCompiler.h"
+#include "backends/common/compile/WeightPacking.h"
+#include "dialects/tpu/IR/TpuOps.h"
+#include "dialects/tpu/IR/TpuTraits.h"
+#include "plugins/Float16.h"
+
+#include "llvm/Support/MathExtras.h"
+
+#include <cmath>
+#include <cstring>
+
+using namespace mlir;
+
+namespace llmc::test {
+
+std::vector<uint8_t> encode(const top::Tensor &tensor, Type type) {
+  Type element = cast<ShapedType>(type).getElementType();
+  const auto *raw = reinterpret_cast<const uint8_t *>(tensor.getRawData());
+  if (!element.isF16() && !element.isBF16())
+    return std::vector<uint8_t>(raw, raw + tensor.getNumElements() * 4);
+  std::vector<uint8_t> bytes(tensor.getNumElements() * 2);
+  auto *out = reinterpret_cast<uint16_t *>(bytes.data());
+  for (auto [i, value] : llvm::enumerate(tensor.getF32()))
+    out[i] = element.isF16() ? floatToHalf(value) : floatToBFloat16(value);
+  return bytes;
+}
+
+std::vector<float> decode(llvm::ArrayRef<uint8_t> bytes, Type type) {
+  Type element = cast<ShapedType>(type).getElementType();
+  int64_t count = cast<ShapedType>(type).getNumElements();
+  std::vector<float> values(count);
+  if (element.isF32()) {
+    std::memcpy(values.data(), bytes.data(), count * 4);
+    return values;
+  }
+  const auto *in = reinterpret_cast<const uint16_t *>(bytes.data());
+  for (int64_t i = 0; i < count; ++i)
+    values[i] = element.isF16() ? halfToFloat(in[i]) : bfloat16ToFloat(in[i]);
+  return values;
+}
+
+double cosine(llvm::ArrayRef<float> a, llvm::ArrayRef<float> b) {
+  double dot = 0, na = 0, nb = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    dot += double(a[i]) * b[i];
+    na += double(a[i]) * a[i];
+    nb += double(b[i]) * b[i];
+  }
+  if (na == 0 && nb == 0)
+    return 1;
+  return dot / std::sqrt(na * nb);
+}
+
+llvm::Expected<std::vector<uint8_t>>
+packCoeff(ModuleOp module, const plugins::WeightSource &weights,
+          codegen::WeightOffsets &offsets) {
+  std::vector<uint8_t> coeff;
+  for (const compile::WeightUse &use : compile::collectWeights(module)) {
+    llvm::Expected<std::vector<uint8_t>> bytes =
+        use.constant.empty()
+            ? compile::packWeight(weights, use.name, use.type)
+            : llvm::Expected<std::vector<uint8_t>>(use.constant);
+    if (!bytes)
+      return bytes.takeError();
+    offsets[use.name] = coeff.size();
+    coeff.insert(coeff.end(), bytes->begin(), bytes->end());
+    coeff.resize(llvm::alignTo(coeff.size(), 64));
+  }
+  return coeff;
+}
+
+llvm::Expected<std::vector<std::vector<uint8_t>>>
+runOnDevice(cmodel::StreamDevice &device, func::FuncOp function,
+            const cmd::CommandStream &stream, llvm::ArrayRef<uint8_t> coeff,
+            llvm::ArrayRef<top::Tensor> inputs) {
+  auto attr = [&](llvm::StringRef name) {
+    return function->getAttrOfType<IntegerAttr>(name).getInt();
+  };
+  device.global().attachReadOnly(cmd::REGION_COEFF, coeff);
+  device.global().allocate(cmd::REGION_ACTIVATION,
+                           std::max<int64_t>(64, attr("tpu.activation_bytes")));
+  device.global().allocate(cmd::REGION_IO, attr("tpu.io_bytes"));
+  for (auto [index, input] : llvm::enumerate(inputs)) {
+    auto mem = cast<tpu::MemAttr>(function.getArgAttr(index, "tpu.addr"));
+    if (llvm::Error error = device.global().write(
+            cmd::REGION_IO, mem.getOffset(),
+            encode(input, function.getArgumentTypes()[index])))
+      return std::move(error);
+  }
+  if (llvm::Expected<cmodel::RunStats> stats = device.run(stream); !stats)
+    return stats.takeError();
+  std::vector<std::vector<uint8_t>> outputs;
+  for (auto [index, type] : llvm::enumerate(function.getResultTypes())) {
+    auto mem = cast<tpu::MemAttr>(function.getResultAttr(index, "tpu.addr"));
+    llvm::Expected<llvm::ArrayRef<uint8_t>> bytes = device.global().read(
+        cmd::REGION_IO, mem.getOffset(), *tpu::getTensorBytes(type));
+    if (!bytes)
+      return bytes.takeError();
+    outputs.emplace_back(bytes->begin(), bytes->end());
+  }
+  return outputs;
+}
+
+} // namespace llmc::test
