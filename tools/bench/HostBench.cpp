@@ -14,6 +14,7 @@
 
 #include "backends/host/kernels/CpuFeatures.h"
 #include "backends/host/kernels/WorkerPool.h"
+#include "backends/host/kernels/bench/ReadBandwidth.h"
 #include "plugins/LinkedPlugins.h"
 #include "plugins/Registry.h"
 #include "runtime/device/BinaryRunner.h"
@@ -31,8 +32,6 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
-#include <chrono>
-#include <numeric>
 #include <random>
 
 using namespace llmc;
@@ -52,37 +51,6 @@ static cl::opt<bool> listDecodeWeights(
 static cl::opt<unsigned> threads("host-threads",
                                  cl::desc("Threads (0: every hardware thread)"),
                                  cl::init(0));
-
-static double now() {
-  return std::chrono::duration<double>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
-/// GB/s of summing a 1 GiB float array on the pool, best of three passes.
-static double measureReadBandwidth(host::WorkerPool &pool) {
-  const int64_t count = int64_t(1) << 28;
-  std::vector<float> data(count, 1.0f);
-  std::vector<double> partial(pool.size() * 16);
-  double best = 0;
-  for (int pass = 0; pass < 4; ++pass) {
-    double start = now();
-    std::atomic<int> slot{0};
-    pool.parallelFor(count, 1 << 16, [&](int64_t begin, int64_t end) {
-      // Eight accumulators keep the adds off the critical path.
-      float sums[8] = {};
-      for (int64_t i = begin; i + 8 <= end; i += 8)
-        for (int j = 0; j < 8; ++j)
-          sums[j] += data[i + j];
-      partial[slot++ % partial.size()] =
-          std::accumulate(sums, sums + 8, 0.0);
-    });
-    double seconds = now() - start;
-    if (pass > 0)
-      best = std::max(best, count * 4.0 / seconds / 1e9);
-  }
-  return best;
-}
 
 namespace {
 struct Figures {
@@ -175,11 +143,11 @@ static llvm::Expected<Figures> benchmark(const binary::LoadedBinary &binary,
   std::vector<int32_t> prompt(promptTokens);
   for (int32_t &id : prompt)
     id = static_cast<int32_t>(random() % dims.vocabSize);
-  double start = now();
+  double start = host::now();
   llvm::Expected<std::vector<float>> logits = session.feed(prompt);
   if (!logits)
     return logits.takeError();
-  figures.prefillTokensPerSecond = promptTokens / (now() - start);
+  figures.prefillTokensPerSecond = promptTokens / (host::now() - start);
   // One untimed step first: the decode pieces' first run.
   auto step = [&]() -> llvm::Error {
     int32_t next = static_cast<int32_t>(
@@ -189,11 +157,11 @@ static llvm::Expected<Figures> benchmark(const binary::LoadedBinary &binary,
   };
   if (llvm::Error error = step())
     return std::move(error);
-  start = now();
+  start = host::now();
   for (int64_t i = 0; i < decodeTokens; ++i)
     if (llvm::Error error = step())
       return std::move(error);
-  figures.decodeTokensPerSecond = decodeTokens / (now() - start);
+  figures.decodeTokensPerSecond = decodeTokens / (host::now() - start);
   return figures;
 }
 
@@ -213,7 +181,7 @@ int main(int argc, char **argv) {
                << pool.size() << " threads, kernels "
                << host::getIsaName(host::selectIsa()) << " (" << cpu.describe()
                << ")\n";
-  double bandwidth = measureReadBandwidth(pool);
+  double bandwidth = host::measureReadBandwidth(pool);
   llvm::outs() << llvm::format("memory read bandwidth (sum of 1 GiB, %u "
                                "threads): %.1f GB/s\n\n",
                                pool.size(), bandwidth);

@@ -19,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "backends/host/kernels/Kernels.h"
+#include "backends/host/kernels/bench/ReadBandwidth.h"
 
 #include <algorithm>
 #include <chrono>
@@ -34,71 +35,6 @@
 using namespace llmc::host;
 
 namespace {
-
-double now() {
-  return std::chrono::duration<double>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
-/// Runs `fn` until `minSeconds` have passed (at least `minRuns` times) and
-/// returns the best time of a run.
-template <typename Fn>
-double bestTime(Fn &&fn, double minSeconds = 0.3, int minRuns = 3) {
-  double best = 1e30, start = now();
-  for (int run = 0; run < minRuns || now() - start < minSeconds; ++run) {
-    double t0 = now();
-    fn();
-    best = std::min(best, now() - t0);
-  }
-  return best;
-}
-
-/// Sums [0, n) with four vector accumulators: a read at full speed.
-#if defined(__x86_64__) && defined(__GNUC__)
-__attribute__((target_clones("avx512f", "avx2", "default")))
-#endif
-double
-sumFloats(const float *data, int64_t n) {
-  // Sixteen-float vectors; the clones map them to the widest registers.
-  typedef float Vec __attribute__((vector_size(64)));
-  Vec acc[4] = {};
-  int64_t i = 0;
-  for (; i + 64 <= n; i += 64)
-    for (int a = 0; a < 4; ++a) {
-      Vec v;
-      std::memcpy(&v, data + i + 16 * a, sizeof(v));
-      acc[a] += v;
-    }
-  double sum = 0;
-  for (int a = 0; a < 4; ++a)
-    for (int l = 0; l < 16; ++l)
-      sum += acc[a][l];
-  for (; i < n; ++i)
-    sum += data[i];
-  return sum;
-}
-
-/// STREAM-style read: the sum of a 1 GiB float array, each thread summing a
-/// contiguous part.
-double measureStream(WorkerPool &pool) {
-  const int64_t n = (int64_t(1) << 30) / 4;
-  std::unique_ptr<float[]> data(new float[n]);
-  pool.parallelFor(n, 4096, [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i)
-      data[i] = float(i & 7);
-  });
-  std::vector<double> partial(pool.size() * 16);
-  double seconds = bestTime(
-      [&] {
-        pool.parallelFor(n, 1 << 16, [&](int64_t b, int64_t e) {
-          partial[(b / (1 << 16)) % partial.size()] =
-              sumFloats(data.get() + b, e - b);
-        });
-      },
-      2.0, 5);
-  return n * 4.0 / seconds / 1e9;
-}
 
 struct Matrix {
   std::vector<uint8_t> data, scale, zp;
@@ -380,7 +316,7 @@ int main(int argc, char **argv) {
               CpuFeatures::host().describe().c_str(), getIsaName(options.isa),
               pool.size());
   std::printf("STREAM-style read (sum of 1 GiB f32, %u threads): %.1f GB/s\n",
-              pool.size(), measureStream(pool));
+              pool.size(), measureReadBandwidth(pool));
   // The cost of handing a loop to the pool: an empty loop over 2 chunks.
   double loop = bestTime(
       [&] {
