@@ -74,25 +74,6 @@ widenParamRows(const uint8_t *in, int64_t rowStride, int64_t rows,
     }
 }
 
-/// The bits of one parameter.
-static int64_t getParamBits(ParamType type) {
-  switch (type) {
-  case ParamType::None:
-    return 0;
-  case ParamType::F32:
-    return 32;
-  case ParamType::F16:
-  case ParamType::BF16:
-    return 16;
-  case ParamType::I8:
-  case ParamType::U8:
-    return 8;
-  case ParamType::I4:
-  case ParamType::U4:
-    return 4;
-  }
-  return 0;
-}
 
 /// Parameters [0, count) of `rows` rows (rowStride bytes apart) to
 /// out[rows][count], as one flat run when the rows are packed (the usual
@@ -101,7 +82,7 @@ static void widenParams(ParamType type, const uint8_t *in, int64_t rowStride,
                         int64_t rows, int64_t count, float fallback,
                         float *out) {
   bool packed =
-      type == ParamType::None || rowStride * 8 == count * getParamBits(type);
+      type == ParamType::None || rowStride * 8 == count * getElementBits(type);
   if (packed) {
     count *= rows;
     rows = 1;

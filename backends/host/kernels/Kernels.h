@@ -58,6 +58,10 @@ struct Weights {
 /// Whether `type` is one of the integer types.
 bool isQuantized(WeightType type);
 
+/// The bits of one stored element (0 for ParamType::None).
+int64_t getElementBits(WeightType type);
+int64_t getElementBits(ParamType type);
+
 /// The bytes of weight and parameter data that `w` spans (what a matrix-
 /// vector product must read).
 int64_t getWeightBytes(const Weights &w);

@@ -160,51 +160,56 @@ bool isQuantized(WeightType type) {
          type != WeightType::BF16;
 }
 
-static int64_t getParamBytes(ParamType type, int64_t count) {
+int64_t getElementBits(WeightType type) {
   switch (type) {
-  case ParamType::None:
-    return 0;
-  case ParamType::F32:
-    return 4 * count;
-  case ParamType::F16:
-  case ParamType::BF16:
-    return 2 * count;
-  case ParamType::I8:
-  case ParamType::U8:
-    return count;
-  case ParamType::I4:
-  case ParamType::U4:
-    return (count + 1) / 2;
+  case WeightType::F32:
+    return 32;
+  case WeightType::F16:
+  case WeightType::BF16:
+    return 16;
+  case WeightType::I8:
+  case WeightType::U8:
+    return 8;
+  case WeightType::I4:
+  case WeightType::U4:
+    return 4;
   }
   return 0;
 }
 
-int64_t getWeightBytes(const Weights &w) {
-  int64_t rowBytes = 0;
-  switch (w.type) {
-  case WeightType::F32:
-    rowBytes = 4 * w.k;
-    break;
-  case WeightType::F16:
-  case WeightType::BF16:
-    rowBytes = 2 * w.k;
-    break;
-  case WeightType::I8:
-  case WeightType::U8:
-    rowBytes = w.k;
-    break;
-  case WeightType::I4:
-  case WeightType::U4:
-    rowBytes = (w.k + 1) / 2;
-    break;
+int64_t getElementBits(ParamType type) {
+  switch (type) {
+  case ParamType::None:
+    return 0;
+  case ParamType::F32:
+    return 32;
+  case ParamType::F16:
+  case ParamType::BF16:
+    return 16;
+  case ParamType::I8:
+  case ParamType::U8:
+    return 8;
+  case ParamType::I4:
+  case ParamType::U4:
+    return 4;
   }
+  return 0;
+}
+
+/// The bytes of a packed row of `count` elements of `bits` each.
+static int64_t getPackedBytes(int64_t bits, int64_t count) {
+  return (bits * count + 7) / 8;
+}
+
+int64_t getWeightBytes(const Weights &w) {
+  int64_t rowBytes = getPackedBytes(getElementBits(w.type), w.k);
   int64_t bytes = rowBytes * w.n;
   if (isQuantized(w.type)) {
     int64_t groups = w.k / getGroupSize(w);
     if (hasScale(w))
-      bytes += getParamBytes(w.scaleType, groups) * w.n;
+      bytes += getPackedBytes(getElementBits(w.scaleType), groups) * w.n;
     if (hasZeroPoint(w))
-      bytes += getParamBytes(w.zpType, groups) * w.n;
+      bytes += getPackedBytes(getElementBits(w.zpType), groups) * w.n;
   }
   return bytes;
 }

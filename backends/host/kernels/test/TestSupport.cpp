@@ -129,38 +129,6 @@ std::vector<float> randomFloats(size_t count, std::mt19937 &rng, float scale) {
 }
 
 namespace {
-/// Bits per element of a stored type.
-int elementBits(WeightType type) {
-  switch (type) {
-  case WeightType::F32:
-    return 32;
-  case WeightType::F16:
-  case WeightType::BF16:
-    return 16;
-  case WeightType::I8:
-  case WeightType::U8:
-    return 8;
-  default:
-    return 4;
-  }
-}
-int elementBits(ParamType type) {
-  switch (type) {
-  case ParamType::None:
-    return 0;
-  case ParamType::F32:
-    return 32;
-  case ParamType::F16:
-  case ParamType::BF16:
-    return 16;
-  case ParamType::I8:
-  case ParamType::U8:
-    return 8;
-  default:
-    return 4;
-  }
-}
-
 float halfValue(uint16_t bits) { return float(referenceFromHalf(bits)); }
 float bfloat16Value(uint16_t bits) {
   uint32_t wide = uint32_t(bits) << 16;
@@ -196,7 +164,7 @@ TestWeights makeWeights(WeightType type, ParamType scaleType, ParamType zpType,
                         int64_t n, int64_t k, int64_t groupSize,
                         std::mt19937 &rng) {
   TestWeights t;
-  const int bits = elementBits(type);
+  const int bits = getElementBits(type);
   const int64_t rowBytes = (k * bits + 7) / 8 + 3; // Padded.
   t.data.assign(n * rowBytes, 0x5a);
   t.dequantized.assign(n * k, 0.0f);
@@ -221,7 +189,7 @@ TestWeights makeWeights(WeightType type, ParamType scaleType, ParamType zpType,
   }
 
   const int64_t groups = k / groupSize;
-  const int scaleBits = elementBits(scaleType), zpBits = elementBits(zpType);
+  const int scaleBits = getElementBits(scaleType), zpBits = getElementBits(zpType);
   const int64_t scaleRowBytes = (groups * scaleBits + 7) / 8 + 2;
   const int64_t zpRowBytes = (groups * zpBits + 7) / 8 + 2;
   std::vector<float> scales(n * groups, 1.0f), zps(n * groups, 0.0f);
