@@ -55,6 +55,19 @@ F32Matrix widen(const TensorRef &tensor, Buffer buffer) {
   return matrix;
 }
 
+/// `tensor` as the kernels read keys and values: f16 and bf16 rows in
+/// place (a decode step's history is long, and the kernel widens only the
+/// rows the mask lets through), others as f32 rows (see widen).
+FloatRows asFloatRows(const TensorRef &tensor, Buffer buffer) {
+  const cmd::DType dtype = tensor.dtype();
+  if ((dtype == cmd::DTYPE_F16 || dtype == cmd::DTYPE_BF16) &&
+      tensor.geometry.stride % 2 == 0)
+    return {dtype == cmd::DTYPE_F16 ? FloatType::F16 : FloatType::BF16,
+            tensor.data, static_cast<int64_t>(tensor.geometry.stride / 2)};
+  F32Matrix matrix = widen(tensor, buffer);
+  return {FloatType::F32, matrix.data, matrix.stride};
+}
+
 /// Where a kernel writes `tensor`: in place when it is f32, else a buffer
 /// (holding its current values when the kernel accumulates) that
 /// finishOutput narrows into it.
@@ -146,8 +159,7 @@ llvm::Expected<Weights> getWeights(const TensorRef &w, const TensorRef &scale,
       getParamType(scale) == ParamType::None ||
       !cmodel::isFloatDType(scale.dtype()))
     return commandError("scales must be float [N, K / G] with G dividing K");
-  if (zp.present() &&
-      (zp.rows() != scale.rows() || zp.cols() != scale.cols()))
+  if (zp.present() && (zp.rows() != scale.rows() || zp.cols() != scale.cols()))
     return commandError("zero points must have the scales' shape");
   weights.scale = scale.data;
   weights.scaleType = getParamType(scale);
@@ -168,17 +180,16 @@ const float *widenBias(const TensorRef &bias, int64_t n) {
   return values;
 }
 
-llvm::Error runMatMul(const cmd::Compute &compute,
-                      const HostOperands &operands, WorkerPool &pool) {
+llvm::Error runMatMul(const cmd::Compute &compute, const HostOperands &operands,
+                      WorkerPool &pool) {
   bool quantized = compute.opcode() == cmd::A16MATMUL;
   const TensorRef &x = operands.in(0);
   const TensorRef &bias = operands.in(quantized ? 4 : 2);
   const TensorRef &y = operands.out(0);
   llvm::Expected<Weights> weights =
-      quantized ? getWeights(operands.in(1), operands.in(2), operands.in(3),
-                             x.cols())
-                : getWeights(operands.in(1), TensorRef(), TensorRef(),
-                             x.cols());
+      quantized
+          ? getWeights(operands.in(1), operands.in(2), operands.in(3), x.cols())
+          : getWeights(operands.in(1), TensorRef(), TensorRef(), x.cols());
   if (!weights)
     return weights.takeError();
   if (y.rows() != x.rows() || y.cols() != weights->n)
@@ -198,12 +209,12 @@ llvm::Error runGatedMatMul(const cmd::Compute &compute,
                            const HostOperands &operands, WorkerPool &pool) {
   const TensorRef &x = operands.in(0);
   const TensorRef &h = operands.out(0);
-  llvm::Expected<Weights> gate = getWeights(operands.in(1), operands.in(2),
-                                            operands.in(3), x.cols());
+  llvm::Expected<Weights> gate =
+      getWeights(operands.in(1), operands.in(2), operands.in(3), x.cols());
   if (!gate)
     return gate.takeError();
-  llvm::Expected<Weights> up = getWeights(operands.in(4), operands.in(5),
-                                          operands.in(6), x.cols());
+  llvm::Expected<Weights> up =
+      getWeights(operands.in(4), operands.in(5), operands.in(6), x.cols());
   if (!up)
     return up.takeError();
   if (up->n != gate->n || up->type != gate->type)
@@ -228,8 +239,8 @@ llvm::Error runGatedMatMul(const cmd::Compute &compute,
 
 llvm::Error runAttention(const cmd::Compute &compute,
                          const HostOperands &operands, WorkerPool &pool) {
-  const TensorRef &q = operands.in(0), &k = operands.in(1),
-                  &v = operands.in(2), &mask = operands.in(3);
+  const TensorRef &q = operands.in(0), &k = operands.in(1), &v = operands.in(2),
+                  &mask = operands.in(3);
   if (operands.outputs.size() != 1 || !operands.out(0).present())
     return commandError("host attention computes o in one pass (no state)");
   const TensorRef &o = operands.out(0);
@@ -244,15 +255,16 @@ llvm::Error runAttention(const cmd::Compute &compute,
   if (mask.present() && (mask.rows() != q.rows() || mask.cols() != k.rows()))
     return commandError("the mask must be [Lq, Lk]");
   double scale = compute.scalar() ? compute.scalar() : 1 / std::sqrt(d);
-  F32Matrix qs = widen(q, Buffer::Input), ks = widen(k, Buffer::Keys),
-            vs = widen(v, Buffer::Values);
+  F32Matrix qs = widen(q, Buffer::Input);
+  FloatRows ks = asFloatRows(k, Buffer::Keys),
+            vs = asFloatRows(v, Buffer::Values);
   F32Matrix masks;
   if (mask.present())
     masks = widen(mask, Buffer::Mask);
   F32Matrix output = prepareOutput(o, false);
-  attention(qs.data, qs.stride, ks.data, ks.stride, vs.data, vs.stride,
-            masks.data, masks.stride, q.rows(), k.rows(), hq, hkv, d,
-            static_cast<float>(scale), output.data, output.stride, pool);
+  attention(qs.data, qs.stride, ks, vs, masks.data, masks.stride, q.rows(),
+            k.rows(), hq, hkv, d, static_cast<float>(scale), output.data,
+            output.stride, pool);
   finishOutput(o, output);
   return llvm::Error::success();
 }

@@ -20,19 +20,58 @@
 namespace llmc::host {
 namespace detail {
 
+HeadRows::HeadRows(const FloatRows &rows, int64_t head, int64_t d,
+                   int64_t count, Scratch slot, const IsaKernels &kernels)
+    : rows(rows), head(head), d(d), kernels(kernels) {
+  if (rows.type == FloatType::F32) {
+    first = static_cast<const float *>(rows.data) + head * d;
+    rowStride = rows.stride;
+  } else {
+    first = getScratchAs<float>(slot, count * d);
+    rowStride = d;
+  }
+}
+
+void HeadRows::load(int64_t t0, int64_t count) {
+  if (rows.type == FloatType::F32)
+    return;
+  auto widen =
+      rows.type == FloatType::F16 ? kernels.widenF16 : kernels.widenBF16;
+  const uint16_t *in = static_cast<const uint16_t *>(rows.data) + head * d;
+  float *out = const_cast<float *>(first);
+  for (int64_t t = t0; t < t0 + count; ++t)
+    widen(in + t * rows.stride, out + t * d, d);
+}
+
 void attentionRowsScalar(const AttentionArgs &a, int64_t kvHead, int64_t i0,
                          int64_t i1) {
   const int64_t group = a.hq / a.hkv, d = a.d, lk = a.lk;
   float *scores = getScratchAs<float>(Scratch::Scores, lk + d);
   float *acc = scores + lk;
-  const float *keys = a.k + kvHead * d, *values = a.v + kvHead * d;
+  const IsaKernels &kernels = getScalarKernels();
+  HeadRows keys(a.k, kvHead, d, lk, Scratch::Keys, kernels);
+  HeadRows values(a.v, kvHead, d, lk, Scratch::Values, kernels);
+  // A key that the mask hides from every row is never read.
+  uint8_t *hidden = getScratchAs<uint8_t>(Scratch::Tile, lk);
+  for (int64_t t = 0; t < lk; ++t) {
+    hidden[t] = a.mask != nullptr;
+    for (int64_t i = i0; i < i1 && hidden[t]; ++i)
+      hidden[t] = a.mask[i * a.maskStride + t] == -INFINITY;
+    if (!hidden[t]) {
+      keys.load(t, 1);
+      values.load(t, 1);
+    }
+  }
   for (int64_t i = i0; i < i1; ++i)
     for (int64_t h = kvHead * group; h < (kvHead + 1) * group; ++h) {
       const float *q = a.q + i * a.qStride + h * d;
       float *o = a.o + i * a.oStride + h * d;
       float max = -std::numeric_limits<float>::infinity();
       for (int64_t t = 0; t < lk; ++t) {
-        const float *key = keys + t * a.kStride;
+        scores[t] = -std::numeric_limits<float>::infinity();
+        if (hidden[t])
+          continue;
+        const float *key = keys.data() + t * keys.stride();
         float dot = 0.0f;
         for (int64_t c = 0; c < d; ++c)
           dot += q[c] * key[c];
@@ -53,7 +92,9 @@ void attentionRowsScalar(const AttentionArgs &a, int64_t kvHead, int64_t i0,
       }
       std::fill(acc, acc + d, 0.0f);
       for (int64_t t = 0; t < lk; ++t) {
-        const float *value = values + t * a.vStride;
+        if (hidden[t])
+          continue;
+        const float *value = values.data() + t * values.stride();
         for (int64_t c = 0; c < d; ++c)
           acc[c] += scores[t] * value[c];
       }
@@ -66,16 +107,16 @@ void attentionRowsScalar(const AttentionArgs &a, int64_t kvHead, int64_t i0,
 
 using namespace detail;
 
-void attention(const float *q, int64_t qStride, const float *k, int64_t kStride,
-               const float *v, int64_t vStride, const float *mask,
-               int64_t maskStride, int64_t lq, int64_t lk, int64_t hq,
-               int64_t hkv, int64_t d, float scale, float *o, int64_t oStride,
-               WorkerPool &pool, Isa isa) {
+void attention(const float *q, int64_t qStride, const FloatRows &k,
+               const FloatRows &v, const float *mask, int64_t maskStride,
+               int64_t lq, int64_t lk, int64_t hq, int64_t hkv, int64_t d,
+               float scale, float *o, int64_t oStride, WorkerPool &pool,
+               Isa isa) {
   assert(hkv > 0 && hq % hkv == 0);
   if (lq <= 0 || hq <= 0 || d <= 0)
     return;
-  AttentionArgs args{q,  k,  v,  mask, qStride, kStride, vStride, maskStride,
-                     lq, lk, hq, hkv,  d,       scale,   o,       oStride};
+  AttentionArgs args{q,  k,  v,   mask, qStride, maskStride, lq,
+                     lk, hq, hkv, d,    scale,   o,          oStride};
   const IsaKernels &kernels = getKernels(isa);
   const int64_t group = hq / hkv;
   // Up to 8 query rows a unit, while the unit's scores stay within 256 KiB.
@@ -92,13 +133,12 @@ void attention(const float *q, int64_t qStride, const float *k, int64_t kStride,
   });
 }
 
-void attention(const float *q, int64_t qStride, const float *k, int64_t kStride,
-               const float *v, int64_t vStride, const float *mask,
-               int64_t maskStride, int64_t lq, int64_t lk, int64_t hq,
-               int64_t hkv, int64_t d, float scale, float *o, int64_t oStride,
-               WorkerPool &pool) {
-  attention(q, qStride, k, kStride, v, vStride, mask, maskStride, lq, lk, hq,
-            hkv, d, scale, o, oStride, pool, selectIsa());
+void attention(const float *q, int64_t qStride, const FloatRows &k,
+               const FloatRows &v, const float *mask, int64_t maskStride,
+               int64_t lq, int64_t lk, int64_t hq, int64_t hkv, int64_t d,
+               float scale, float *o, int64_t oStride, WorkerPool &pool) {
+  attention(q, qStride, k, v, mask, maskStride, lq, lk, hq, hkv, d, scale, o,
+            oStride, pool, selectIsa());
 }
 
 } // namespace llmc::host

@@ -149,7 +149,9 @@ LLMC_AVX2 void attentionRowsAvx2(const AttentionArgs &a, int64_t kvHead,
   float *sums = scores + rows * stride;
   float *kt = getScratchAs<float>(Scratch::Transposed, 8 * d);
   uint8_t *skip = getScratchAs<uint8_t>(Scratch::Tile, blocks);
-  const float *keys = a.k + kvHead * d, *values = a.v + kvHead * d;
+  const IsaKernels &kernels = getAvx2Kernels();
+  HeadRows keys(a.k, kvHead, d, lk, Scratch::Keys, kernels);
+  HeadRows values(a.v, kvHead, d, lk, Scratch::Values, kernels);
   auto qRow = [&](int64_t r) {
     return a.q + (i0 + r / group) * a.qStride +
            (kvHead * group + r % group) * d;
@@ -170,13 +172,16 @@ LLMC_AVX2 void attentionRowsAvx2(const AttentionArgs &a, int64_t kvHead,
         continue;
       }
     }
+    keys.load(t0, keysHere);
+    values.load(t0, keysHere);
+    const float *block = keys.data() + t0 * keys.stride();
     int64_t c = 0;
     if (keysHere == 8)
       for (; c + 8 <= d; c += 8)
-        transpose8(keys + t0 * a.kStride + c, a.kStride, kt + 8 * c);
+        transpose8(block + c, keys.stride(), kt + 8 * c);
     for (; c < d; ++c)
       for (int64_t t = 0; t < 8; ++t)
-        kt[8 * c + t] = t < keysHere ? keys[(t0 + t) * a.kStride + c] : 0.0f;
+        kt[8 * c + t] = t < keysHere ? block[t * keys.stride() + c] : 0.0f;
     for (int64_t r0 = 0; r0 < rows; r0 += 8) {
       const int64_t count = std::min<int64_t>(8, rows - r0);
       const float *q[8], *maskRows[8];
@@ -235,8 +240,8 @@ LLMC_AVX2 void attentionRowsAvx2(const AttentionArgs &a, int64_t kvHead,
         rowSums[live++] = sums[row];
       }
       if (live)
-        valueRowsN(live, p, values + c, a.vStride, lk, skip, columns, rowSums,
-                   out);
+        valueRowsN(live, p, values.data() + c, values.stride(), lk, skip,
+                   columns, rowSums, out);
     }
   }
 }

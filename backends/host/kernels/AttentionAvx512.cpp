@@ -177,7 +177,9 @@ LLMC_AVX512 void attentionRowsAvx512(const AttentionArgs &a, int64_t kvHead,
   float *sums = scores + rows * stride;
   float *kt = getScratchAs<float>(Scratch::Transposed, 16 * d);
   uint8_t *skip = getScratchAs<uint8_t>(Scratch::Tile, blocks);
-  const float *keys = a.k + kvHead * d, *values = a.v + kvHead * d;
+  const IsaKernels &kernels = getAvx512Kernels();
+  HeadRows keys(a.k, kvHead, d, lk, Scratch::Keys, kernels);
+  HeadRows values(a.v, kvHead, d, lk, Scratch::Values, kernels);
   // Row r of the unit is query row i0 + r / group of head kvHead * group +
   // r % group.
   auto qRow = [&](int64_t r) {
@@ -205,13 +207,16 @@ LLMC_AVX512 void attentionRowsAvx512(const AttentionArgs &a, int64_t kvHead,
       }
     }
     // kt[c][t] = key t0 + t, column c; zero past the last key.
+    keys.load(t0, keysHere);
+    values.load(t0, keysHere);
+    const float *block = keys.data() + t0 * keys.stride();
     int64_t c = 0;
     if (keysHere == 16)
       for (; c + 16 <= d; c += 16)
-        transpose16(keys + t0 * a.kStride + c, a.kStride, kt + 16 * c);
+        transpose16(block + c, keys.stride(), kt + 16 * c);
     for (; c < d; ++c)
       for (int64_t t = 0; t < 16; ++t)
-        kt[16 * c + t] = t < keysHere ? keys[(t0 + t) * a.kStride + c] : 0.0f;
+        kt[16 * c + t] = t < keysHere ? block[t * keys.stride() + c] : 0.0f;
     for (int64_t r0 = 0; r0 < rows; r0 += 8) {
       const int64_t count = std::min<int64_t>(8, rows - r0);
       const float *q[8], *maskRows[8];
@@ -269,8 +274,8 @@ LLMC_AVX512 void attentionRowsAvx512(const AttentionArgs &a, int64_t kvHead,
         rowSums[live++] = sums[row];
       }
       if (live)
-        valueRowsN(live, p, values + c, a.vStride, lk, skip, columns, rowSums,
-                   out);
+        valueRowsN(live, p, values.data() + c, values.stride(), lk, skip,
+                   columns, rowSums, out);
     }
   }
 }

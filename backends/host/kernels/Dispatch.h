@@ -37,8 +37,10 @@ struct LinearArgs {
 
 /// An attention call.
 struct AttentionArgs {
-  const float *q, *k, *v, *mask;
-  int64_t qStride, kStride, vStride, maskStride;
+  const float *q;
+  FloatRows k, v;
+  const float *mask;
+  int64_t qStride, maskStride;
   int64_t lq, lk, hq, hkv, d;
   float scale;
   float *o;
@@ -100,12 +102,39 @@ enum class Scratch {
   Up,
   Scores,
   Transposed,
+  Keys,
+  Values,
   Count
 };
 void *getScratch(Scratch slot, size_t bytes);
 template <typename T> T *getScratchAs(Scratch slot, size_t count) {
   return static_cast<T *>(getScratch(slot, count * sizeof(T)));
 }
+
+/// One key/value head of attention's keys or values (columns head * d to
+/// head * d + d of every row) as float32 rows: in place when they are
+/// stored so, else widened on demand, with the conversions of the caller's
+/// path, into scratch memory that holds every row at stride d. A decode
+/// step reads a history of thousands of rows that the mask mostly hides, so
+/// only the rows asked for are widened.
+class HeadRows {
+public:
+  HeadRows(const FloatRows &rows, int64_t head, int64_t d, int64_t count,
+           Scratch slot, const IsaKernels &kernels);
+
+  /// Makes rows [t0, t0 + count) readable.
+  void load(int64_t t0, int64_t count);
+  /// Row 0; rows are stride() floats apart.
+  const float *data() const { return first; }
+  int64_t stride() const { return rowStride; }
+
+private:
+  const FloatRows &rows;
+  const int64_t head, d;
+  const IsaKernels &kernels;
+  const float *first;
+  int64_t rowStride;
+};
 
 /// The conversions of each path (Convert.cpp).
 void widenF16Scalar(const uint16_t *in, float *out, int64_t n);

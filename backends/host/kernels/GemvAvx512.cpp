@@ -74,7 +74,6 @@ widenParamRows(const uint8_t *in, int64_t rowStride, int64_t rows,
     }
 }
 
-
 /// Parameters [0, count) of `rows` rows (rowStride bytes apart) to
 /// out[rows][count], as one flat run when the rows are packed (the usual
 /// layout), which turns a few rows' worth of vector work into one.

@@ -102,21 +102,31 @@ void gatedLinear(const float *x, int64_t m, int64_t xStride,
 // Attention
 //===----------------------------------------------------------------------===//
 
+/// The element type of attention's keys and values.
+enum class FloatType { F32, F16, BF16 };
+
+/// Rows of float elements as stored, `stride` elements apart.
+struct FloatRows {
+  FloatType type = FloatType::F32;
+  const void *data = nullptr;
+  int64_t stride = 0;
+};
+
 /// Attention with grouped keys and values: q [lq, hq*d], k and v [lk, hkv*d]
-/// (row strides in elements), an optional additive mask [lq, lk] (row stride
-/// maskStride), and `scale` on the scores; query head h uses key/value head
-/// h / (hq / hkv). Softmax runs over the keys; a row whose every score is
-/// -inf gives o = 0. o [lq, hq*d].
-void attention(const float *q, int64_t qStride, const float *k, int64_t kStride,
-               const float *v, int64_t vStride, const float *mask,
-               int64_t maskStride, int64_t lq, int64_t lk, int64_t hq,
-               int64_t hkv, int64_t d, float scale, float *o, int64_t oStride,
-               WorkerPool &pool);
-void attention(const float *q, int64_t qStride, const float *k, int64_t kStride,
-               const float *v, int64_t vStride, const float *mask,
-               int64_t maskStride, int64_t lq, int64_t lk, int64_t hq,
-               int64_t hkv, int64_t d, float scale, float *o, int64_t oStride,
-               WorkerPool &pool, Isa isa);
+/// as stored (a decode step reads a long f16 history: the kernel widens
+/// only the rows the mask lets through), an optional additive mask [lq, lk]
+/// (row stride maskStride), and `scale` on the scores; query head h uses
+/// key/value head h / (hq / hkv). Softmax runs over the keys; a row whose
+/// every score is -inf gives o = 0. o [lq, hq*d]. Strides are in elements.
+void attention(const float *q, int64_t qStride, const FloatRows &k,
+               const FloatRows &v, const float *mask, int64_t maskStride,
+               int64_t lq, int64_t lk, int64_t hq, int64_t hkv, int64_t d,
+               float scale, float *o, int64_t oStride, WorkerPool &pool);
+void attention(const float *q, int64_t qStride, const FloatRows &k,
+               const FloatRows &v, const float *mask, int64_t maskStride,
+               int64_t lq, int64_t lk, int64_t hq, int64_t hkv, int64_t d,
+               float scale, float *o, int64_t oStride, WorkerPool &pool,
+               Isa isa);
 
 //===----------------------------------------------------------------------===//
 // Conversions

@@ -259,7 +259,8 @@ void benchPrefill(WorkerPool &pool, const Options &options, std::mt19937 &rng) {
 }
 
 /// Attention of Qwen2.5-0.5B (14 query heads, 2 key/value heads, d = 64),
-/// causal, decode and prefill.
+/// causal, decode and prefill, with f32 keys and values and with f16 ones
+/// (a decode step's history as the host device holds it).
 void benchAttention(WorkerPool &pool, const Options &options,
                     std::mt19937 &rng) {
   const int64_t hq = 14, hkv = 2, d = 64;
@@ -273,21 +274,30 @@ void benchAttention(WorkerPool &pool, const Options &options,
     for (std::vector<float> *values : {&q, &k, &v})
       for (float &value : *values)
         value = normal(rng);
+    std::vector<uint16_t> k16(k.size()), v16(v.size());
+    narrowF16(k.data(), k16.data(), int64_t(k.size()));
+    narrowF16(v.data(), v16.data(), int64_t(v.size()));
     // Causal, aligned to the last key.
     for (int64_t i = 0; i < lq; ++i)
       for (int64_t t = 0; t < lk; ++t)
         mask[i * lk + t] = t <= i + (lk - lq) ? 0.0f : -INFINITY;
-    double seconds = bestTime(
-        [&] {
-          attention(q.data(), hq * d, k.data(), hkv * d, v.data(), hkv * d,
-                    mask.data(), lk, lq, lk, hq, hkv, d, 0.125f, o.data(),
-                    hq * d, pool, options.isa);
-        },
-        options.quick ? 0.2 : 0.5, 3);
     // Multiply-adds of QK^T and PV over the unmasked keys.
     double pairs = lq == 1 ? double(lk) : lq * (lk + 1) / 2.0;
-    std::printf("  lq %4ld lk %4ld: %8.1f us, %6.1f GFLOP/s\n", long(lq),
-                long(lk), seconds * 1e6, 4.0 * pairs * hq * d / seconds / 1e9);
+    for (FloatType type : {FloatType::F32, FloatType::F16}) {
+      bool f32 = type == FloatType::F32;
+      FloatRows keys{type, f32 ? (const void *)k.data() : k16.data(), hkv * d};
+      FloatRows values{type, f32 ? (const void *)v.data() : v16.data(),
+                       hkv * d};
+      double seconds = bestTime(
+          [&] {
+            attention(q.data(), hq * d, keys, values, mask.data(), lk, lq, lk,
+                      hq, hkv, d, 0.125f, o.data(), hq * d, pool, options.isa);
+          },
+          options.quick ? 0.2 : 0.5, 3);
+      std::printf("  lq %4ld lk %4ld k/v %s: %8.1f us, %6.1f GFLOP/s\n",
+                  long(lq), long(lk), f32 ? "f32" : "f16", seconds * 1e6,
+                  4.0 * pairs * hq * d / seconds / 1e9);
+    }
   }
 }
 

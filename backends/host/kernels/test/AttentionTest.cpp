@@ -11,7 +11,10 @@
 namespace llmc::host::test {
 namespace {
 
-enum class MaskKind { None, Causal, Random, OneRowHidden };
+/// HistoryGap is a decode step's mask: a third of the slots hold history,
+/// the new rows come last (causal among themselves), the slots between are
+/// empty and hidden from every row.
+enum class MaskKind { None, Causal, Random, OneRowHidden, HistoryGap };
 
 struct Case {
   int64_t lq, lk, hq, hkv, d;
@@ -19,11 +22,32 @@ struct Case {
   float scale;
 };
 
-std::string describe(const Case &c, Isa isa) {
+const char *describe(FloatType type) {
+  switch (type) {
+  case FloatType::F32:
+    return "f32";
+  case FloatType::F16:
+    return "f16";
+  case FloatType::BF16:
+    return "bf16";
+  }
+  return "";
+}
+
+/// Every path with every stored type of keys and values.
+std::vector<std::pair<Isa, FloatType>> getTestIsasAndTypes() {
+  std::vector<std::pair<Isa, FloatType>> runs;
+  for (Isa isa : getTestIsas())
+    for (FloatType type : {FloatType::F32, FloatType::F16, FloatType::BF16})
+      runs.emplace_back(isa, type);
+  return runs;
+}
+
+std::string describe(const Case &c, Isa isa, FloatType kvType) {
   return "lq" + std::to_string(c.lq) + " lk" + std::to_string(c.lk) + " hq" +
          std::to_string(c.hq) + " hkv" + std::to_string(c.hkv) + " d" +
          std::to_string(c.d) + " mask" + std::to_string(int(c.mask)) + " " +
-         getIsaName(isa);
+         getIsaName(isa) + " k/v " + describe(kvType);
 }
 
 struct Inputs {
@@ -41,6 +65,15 @@ Inputs makeInputs(const Case &c, std::mt19937 &rng) {
   in.q = randomFloats(c.lq * in.qStride, rng);
   in.k = randomFloats(c.lk * in.kStride, rng);
   in.v = randomFloats(c.lk * in.vStride, rng);
+  // Keys and values that bf16 and f16 hold exactly, so that one reference
+  // serves every stored type.
+  for (std::vector<float> *values : {&in.k, &in.v})
+    for (float &value : *values) {
+      uint32_t bits = uint32_t(referenceToBFloat16(value)) << 16;
+      std::memcpy(&value, &bits, 4);
+      if (std::fabs(value) < 0x1p-14f)
+        value = 0.0f;
+    }
   std::uniform_int_distribution<int> percent(0, 99);
   if (c.mask != MaskKind::None) {
     in.mask.assign(c.lq * in.maskStride, 0.0f);
@@ -57,6 +90,11 @@ Inputs makeInputs(const Case &c, std::mt19937 &rng) {
         case MaskKind::OneRowHidden:
           m = i == c.lq / 2 ? -INFINITY : 0.0f;
           break;
+        case MaskKind::HistoryGap:
+          m = t < c.lk / 3 || (t >= c.lk - c.lq && t <= i + (c.lk - c.lq))
+                  ? 0.0f
+                  : -INFINITY;
+          break;
         default:
           break;
         }
@@ -65,15 +103,48 @@ Inputs makeInputs(const Case &c, std::mt19937 &rng) {
   return in;
 }
 
+/// `values` [rows, stride] stored as `type`, with the rows `hidden` marks
+/// (which the mask hides from every query row) set to a large value: what
+/// an empty history slot holds must not reach the output.
+struct StoredRows {
+  std::vector<float> f32;
+  std::vector<uint16_t> halves;
+  FloatRows rows;
+};
+
+StoredRows store(const std::vector<float> &values, int64_t stride,
+                 FloatType type, const std::vector<bool> &hidden) {
+  StoredRows stored;
+  stored.f32 = values;
+  for (size_t t = 0; t < hidden.size(); ++t)
+    if (hidden[t])
+      std::fill_n(stored.f32.begin() + t * stride, stride, 16384.0f);
+  for (float value : stored.f32)
+    stored.halves.push_back(type == FloatType::F16
+                                ? referenceToHalf(value)
+                                : referenceToBFloat16(value));
+  stored.rows = {type,
+                 type == FloatType::F32 ? (const void *)stored.f32.data()
+                                        : stored.halves.data(),
+                 stride};
+  return stored;
+}
+
 void check(const Case &c, WorkerPool &pool, std::mt19937 &rng) {
   Inputs in = makeInputs(c, rng);
   const int64_t group = c.hq / c.hkv;
-  for (Isa isa : getTestIsas()) {
+  // Keys the mask hides from every query row.
+  std::vector<bool> hidden(c.lk, !in.mask.empty());
+  for (int64_t t = 0; t < c.lk && !in.mask.empty(); ++t)
+    for (int64_t i = 0; i < c.lq; ++i)
+      hidden[t] = hidden[t] && in.mask[i * in.maskStride + t] == -INFINITY;
+  for (auto [isa, kvType] : getTestIsasAndTypes()) {
+    StoredRows keys = store(in.k, in.kStride, kvType, hidden);
+    StoredRows values = store(in.v, in.vStride, kvType, hidden);
     std::vector<float> o(c.lq * in.oStride, 9.0f);
-    attention(in.q.data(), in.qStride, in.k.data(), in.kStride, in.v.data(),
-              in.vStride, in.mask.empty() ? nullptr : in.mask.data(),
-              in.maskStride, c.lq, c.lk, c.hq, c.hkv, c.d, c.scale, o.data(),
-              in.oStride, pool, isa);
+    attention(in.q.data(), in.qStride, keys.rows, values.rows,
+              in.mask.empty() ? nullptr : in.mask.data(), in.maskStride, c.lq,
+              c.lk, c.hq, c.hkv, c.d, c.scale, o.data(), in.oStride, pool, isa);
     int failures = 0;
     for (int64_t i = 0; i < c.lq; ++i)
       for (int64_t h = 0; h < c.hq; ++h) {
@@ -106,9 +177,9 @@ void check(const Case &c, WorkerPool &pool, std::mt19937 &rng) {
           double got = o[i * in.oStride + h * c.d + e];
           if (!(std::fabs(got - expected) <= 2e-5 * (scale + 1.0)) &&
               failures++ < 3)
-            ADD_FAILURE() << describe(c, isa) << ": o[" << i << ", head " << h
-                          << ", " << e << "] = " << got << ", expected "
-                          << expected;
+            ADD_FAILURE() << describe(c, isa, kvType) << ": o[" << i
+                          << ", head " << h << ", " << e << "] = " << got
+                          << ", expected " << expected;
         }
       }
     for (int64_t i = 0; i < c.lq; ++i)
@@ -129,6 +200,8 @@ TEST(AttentionTest, MatchesReference) {
       {9, 70, 2, 2, 65, MaskKind::Random, 1.0f},
       {40, 40, 2, 1, 32, MaskKind::Causal, 0.5f},
       {2, 16, 3, 1, 48, MaskKind::None, 2.0f},
+      {1, 300, 14, 2, 64, MaskKind::HistoryGap, 0.125f},
+      {4, 100, 4, 2, 32, MaskKind::HistoryGap, 0.25f},
   };
   for (const Case &c : cases)
     check(c, pool, rng);
@@ -144,15 +217,17 @@ TEST(AttentionTest, BitIdenticalForAnyThreadCount) {
       for (unsigned threads : {1u, 2u, 3u}) {
         WorkerPool pool(threads);
         std::vector<float> o(c.lq * in.oStride);
-        attention(in.q.data(), in.qStride, in.k.data(), in.kStride, in.v.data(),
-                  in.vStride, in.mask.empty() ? nullptr : in.mask.data(),
-                  in.maskStride, c.lq, c.lk, c.hq, c.hkv, c.d, c.scale,
-                  o.data(), in.oStride, pool, isa);
+        attention(
+            in.q.data(), in.qStride, {FloatType::F32, in.k.data(), in.kStride},
+            {FloatType::F32, in.v.data(), in.vStride},
+            in.mask.empty() ? nullptr : in.mask.data(), in.maskStride, c.lq,
+            c.lk, c.hq, c.hkv, c.d, c.scale, o.data(), in.oStride, pool, isa);
         if (first.empty())
           first = o;
         else
           EXPECT_EQ(0, std::memcmp(first.data(), o.data(), 4 * o.size()))
-              << describe(c, isa) << ", " << threads << " threads";
+              << describe(c, isa, FloatType::F32) << ", " << threads
+              << " threads";
       }
     }
   }
