@@ -13,6 +13,8 @@
 
 #include "backends/host/kernels/Kernels.h"
 
+#include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 
@@ -47,6 +49,40 @@ struct AttentionArgs {
   int64_t oStride;
 };
 
+/// The output columns [0, n) of a matrix-vector product, handed out to its
+/// threads as they ask, in pieces that shrink as the columns run out
+/// (guided scheduling): a thread that the memory system or the scheduler
+/// slows down takes fewer, instead of holding the others up at the end,
+/// while the first pieces stay long enough for the prefetchers. A column is
+/// computed the same way whichever thread takes it.
+class ColumnClaims {
+public:
+  ColumnClaims(int64_t n, unsigned threads) : n(n), threads(threads) {}
+
+  /// The next unclaimed piece [j0, j1); false when none is left.
+  bool next(int64_t &j0, int64_t &j1) {
+    int64_t start = claimed.load(std::memory_order_relaxed);
+    for (;;) {
+      if (start >= n)
+        return false;
+      int64_t size =
+          std::max<int64_t>(kMinPiece, (n - start) / (2 * threads) / 16 * 16);
+      if (claimed.compare_exchange_weak(start, start + size,
+                                        std::memory_order_relaxed)) {
+        j0 = start;
+        j1 = std::min(n, start + size);
+        return true;
+      }
+    }
+  }
+
+private:
+  static constexpr int64_t kMinPiece = 32;
+  const int64_t n;
+  const unsigned threads;
+  std::atomic<int64_t> claimed{0};
+};
+
 struct IsaKernels {
   Isa isa;
 
@@ -63,10 +99,11 @@ struct IsaKernels {
   void (*dequantize)(const Weights &w, int64_t j, int64_t c0, int64_t len,
                      float *out);
 
-  /// The matrix-vector path, for m <= gemvMaxRows: computes output columns
-  /// [j0, j1) of `args` (gate activation included), streaming the weights.
+  /// The matrix-vector path, for m <= gemvMaxRows: computes the output
+  /// columns of `args` (gate activation included) that `claims` hands the
+  /// calling thread, streaming the weights.
   int64_t gemvMaxRows;
-  void (*gemv)(const LinearArgs &args, int64_t j0, int64_t j1);
+  void (*gemv)(const LinearArgs &args, ColumnClaims &claims);
 
   /// The matrix-matrix path: tiles of mr rows by nr columns, K in blocks of
   /// (at most) kc. The microkernel computes c[mr, nr] (+)= xb[mr, kc] *
@@ -154,11 +191,11 @@ void narrowBF16Avx512(const float *in, uint16_t *out, int64_t n);
 void gateAvx2(Activation act, float *g, const float *u, int64_t n);
 void dequantizeAvx2(const Weights &w, int64_t j, int64_t c0, int64_t len,
                     float *out);
-void gemvAvx2(const LinearArgs &args, int64_t j0, int64_t j1);
+void gemvAvx2(const LinearArgs &args, ColumnClaims &claims);
 void gateAvx512(Activation act, float *g, const float *u, int64_t n);
 void dequantizeAvx512(const Weights &w, int64_t j, int64_t c0, int64_t len,
                       float *out);
-void gemvAvx512(const LinearArgs &args, int64_t j0, int64_t j1);
+void gemvAvx512(const LinearArgs &args, ColumnClaims &claims);
 
 /// The attention kernels of each path (Attention*.cpp).
 void attentionRowsScalar(const AttentionArgs &args, int64_t kvHead, int64_t i0,

@@ -377,7 +377,7 @@ template <int M> static GemvPlan planGemv(const Weights &w) {
 }
 
 template <int M>
-LLMC_AVX2 static void gemvChunk(const LinearArgs &a, int64_t j0, int64_t j1) {
+LLMC_AVX2 static void gemvColumns(const LinearArgs &a, ColumnClaims &claims) {
   const Weights &w = *a.w;
   const int64_t k = w.k;
   const GemvPlan plan = planGemv<M>(w);
@@ -436,7 +436,8 @@ LLMC_AVX2 static void gemvChunk(const LinearArgs &a, int64_t j0, int64_t j1) {
     }
   }
 
-  auto run = [&](const Weights &matrix, const GemvOutput &out) {
+  auto run = [&](const Weights &matrix, int64_t j0, int64_t j1,
+                 const GemvOutput &out) {
     if (!plan.dequantizeFirst) {
       plan.rows(in, matrix, j0, j1, out);
       return;
@@ -458,27 +459,31 @@ LLMC_AVX2 static void gemvChunk(const LinearArgs &a, int64_t j0, int64_t j1) {
       plan.rows(floats, dense, 0, je - jb, shifted);
     }
   };
-  if (!a.up) {
-    run(w, {a.y, a.yStride, 0, a.bias, a.accumulate});
-    return;
+  for (int64_t j0, j1; claims.next(j0, j1);) {
+    if (!a.up) {
+      run(w, j0, j1, {a.y, a.yStride, 0, a.bias, a.accumulate});
+      continue;
+    }
+    // Gated: the gate into h, the up half into a small buffer, then
+    // combine.
+    float *up = getScratchAs<float>(Scratch::Up, M * (j1 - j0));
+    run(w, j0, j1, {a.y, a.yStride, 0, nullptr, false});
+    run(*a.up, j0, j1, {up, j1 - j0, j0, nullptr, false});
+    for (int i = 0; i < M; ++i)
+      gateAvx2(a.act, a.y + i * a.yStride + j0, up + i * (j1 - j0), j1 - j0);
   }
-  float *up = getScratchAs<float>(Scratch::Up, M * (j1 - j0));
-  run(w, {a.y, a.yStride, 0, nullptr, false});
-  run(*a.up, {up, j1 - j0, j0, nullptr, false});
-  for (int i = 0; i < M; ++i)
-    gateAvx2(a.act, a.y + i * a.yStride + j0, up + i * (j1 - j0), j1 - j0);
 }
 
-LLMC_AVX2 void gemvAvx2(const LinearArgs &a, int64_t j0, int64_t j1) {
+LLMC_AVX2 void gemvAvx2(const LinearArgs &a, ColumnClaims &claims) {
   switch (a.m) {
   case 1:
-    return gemvChunk<1>(a, j0, j1);
+    return gemvColumns<1>(a, claims);
   case 2:
-    return gemvChunk<2>(a, j0, j1);
+    return gemvColumns<2>(a, claims);
   case 3:
-    return gemvChunk<3>(a, j0, j1);
+    return gemvColumns<3>(a, claims);
   default:
-    return gemvChunk<4>(a, j0, j1);
+    return gemvColumns<4>(a, claims);
   }
 }
 

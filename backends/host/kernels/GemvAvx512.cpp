@@ -112,10 +112,16 @@ LLMC_AVX512 LLMC_INLINE void prefetchAhead(const uint8_t *at) {
                _MM_HINT_T0);
 }
 
+/// The cache lines of [at, at + bytes).
+LLMC_AVX512 LLMC_INLINE void prefetchLines(const uint8_t *at, int64_t bytes) {
+  for (int64_t offset = 0; offset < bytes; offset += 64)
+    _mm_prefetch(reinterpret_cast<const char *>(at + offset), _MM_HINT_T0);
+}
+
 namespace {
 /// What every row of a matrix-vector product needs besides its weights.
 struct GemvInputs {
-  /// Rows of x, laid out for the weight type (see gemvChunk).
+  /// Rows of x, laid out for the weight type (see gemvColumns).
   const float *x[4];
   /// Asymmetric 8-bit and all 4-bit weights: per-lane sums of x over each
   /// group (8-bit) or 128-column block (4-bit).
@@ -274,7 +280,7 @@ LLMC_AVX512 LLMC_INLINE void rowQuant8(const GemvInputs &in, const uint8_t *row,
 /// holds columns 8l .. 8l + 7, nibble n of it column 8l + n: shifting by 4n
 /// brings that nibble to the low bits, where VPERMPS reads its index, and a
 /// 16-entry table turns it into the integer as a float. x is laid out to
-/// match (gemvChunk). Scales and zero points then vary by lane (a group
+/// match (gemvColumns). Scales and zero points then vary by lane (a group
 /// covers whole lanes): one permute of the row's parameters picks them
 /// (or, when groups span whole blocks, Wide, a broadcast), and they are
 /// applied once a block, as for 8-bit weights. (Masked FMAs, one a group,
@@ -371,6 +377,13 @@ LLMC_AVX512 static void gemvRows(const GemvInputs &in, const Weights &w,
       }
     }
     for (int64_t j = jb; j < je; ++j) {
+      // The parameters of the next batch, a row's a row: read in one go
+      // when that batch starts, they would arrive at DRAM latency.
+      if (kQuantized && j + batch < j1) {
+        prefetchLines(scaleRowOf(w, j + batch), w.scaleRowStrideBytes);
+        if (Asym)
+          prefetchLines(zpRowOf(w, j + batch), w.zpRowStrideBytes);
+      }
       const uint8_t *row = rowOf(w, j);
       const float *scale = params + (j - jb) * groups;
       const float *zp = zps + (j - jb) * groups;
@@ -458,9 +471,10 @@ template <int M> static GemvPlan planGemv(const Weights &w) {
   return {gemvRows<WeightType::F32, false, M, 0>, GemvPlan::Plain, true};
 }
 
-/// Output columns [j0, j1) of a product with M rows of x.
+/// The output columns `claims` hands this thread, of a product with M rows
+/// of x: x is laid out once, then each claimed range streams its rows.
 template <int M>
-LLMC_AVX512 static void gemvChunk(const LinearArgs &a, int64_t j0, int64_t j1) {
+LLMC_AVX512 static void gemvColumns(const LinearArgs &a, ColumnClaims &claims) {
   const Weights &w = *a.w;
   const int64_t k = w.k;
   const GemvPlan plan = planGemv<M>(w);
@@ -533,7 +547,8 @@ LLMC_AVX512 static void gemvChunk(const LinearArgs &a, int64_t j0, int64_t j1) {
   }
 
   // Rows the kernels cannot step are dequantized 16 at a time.
-  auto run = [&](const Weights &matrix, const GemvOutput &out) {
+  auto run = [&](const Weights &matrix, int64_t j0, int64_t j1,
+                 const GemvOutput &out) {
     if (!plan.dequantizeFirst) {
       plan.rows(in, matrix, j0, j1, out);
       return;
@@ -556,28 +571,31 @@ LLMC_AVX512 static void gemvChunk(const LinearArgs &a, int64_t j0, int64_t j1) {
     }
   };
 
-  if (!a.up) {
-    run(w, {a.y, a.yStride, 0, a.bias, a.accumulate});
-    return;
+  for (int64_t j0, j1; claims.next(j0, j1);) {
+    if (!a.up) {
+      run(w, j0, j1, {a.y, a.yStride, 0, a.bias, a.accumulate});
+      continue;
+    }
+    // Gated: the gate into h, the up half into a small buffer, then
+    // combine.
+    float *up = getScratchAs<float>(Scratch::Up, M * (j1 - j0));
+    run(w, j0, j1, {a.y, a.yStride, 0, nullptr, false});
+    run(*a.up, j0, j1, {up, j1 - j0, j0, nullptr, false});
+    for (int i = 0; i < M; ++i)
+      gateAvx512(a.act, a.y + i * a.yStride + j0, up + i * (j1 - j0), j1 - j0);
   }
-  // Gated: the gate into h, the up half into a small buffer, then combine.
-  float *up = getScratchAs<float>(Scratch::Up, M * (j1 - j0));
-  run(w, {a.y, a.yStride, 0, nullptr, false});
-  run(*a.up, {up, j1 - j0, j0, nullptr, false});
-  for (int i = 0; i < M; ++i)
-    gateAvx512(a.act, a.y + i * a.yStride + j0, up + i * (j1 - j0), j1 - j0);
 }
 
-LLMC_AVX512 void gemvAvx512(const LinearArgs &a, int64_t j0, int64_t j1) {
+LLMC_AVX512 void gemvAvx512(const LinearArgs &a, ColumnClaims &claims) {
   switch (a.m) {
   case 1:
-    return gemvChunk<1>(a, j0, j1);
+    return gemvColumns<1>(a, claims);
   case 2:
-    return gemvChunk<2>(a, j0, j1);
+    return gemvColumns<2>(a, claims);
   case 3:
-    return gemvChunk<3>(a, j0, j1);
+    return gemvColumns<3>(a, claims);
   default:
-    return gemvChunk<4>(a, j0, j1);
+    return gemvColumns<4>(a, claims);
   }
 }
 

@@ -142,8 +142,9 @@ static void runLinear(const LinearArgs &a, WorkerPool &pool, Isa isa) {
   }
   const IsaKernels &kernels = getKernels(isa);
   if (m <= kernels.gemvMaxRows) {
-    pool.parallelFor(n, 16,
-                     [&](int64_t j0, int64_t j1) { kernels.gemv(a, j0, j1); });
+    ColumnClaims claims(n, pool.size());
+    pool.parallelFor(pool.size(), 1,
+                     [&](int64_t, int64_t) { kernels.gemv(a, claims); });
     return;
   }
   pool.parallelFor(n, kernels.nr, [&](int64_t j0, int64_t j1) {

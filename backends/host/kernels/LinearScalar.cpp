@@ -76,9 +76,10 @@ static float dot8(const float *a, const float *b, int64_t n) {
          ((acc[1] + acc[5]) + (acc[3] + acc[7]));
 }
 
-static void gemvScalar(const LinearArgs &a, int64_t j0, int64_t j1) {
+/// Output columns [j0, j1), through `rows` (2 k floats).
+static void gemvScalarColumns(const LinearArgs &a, int64_t j0, int64_t j1,
+                              float *rows) {
   int64_t k = a.w->k;
-  float *rows = getScratchAs<float>(Scratch::Rows, 2 * k);
   for (int64_t j = j0; j < j1; ++j) {
     dequantizeScalar(*a.w, j, 0, k, rows);
     if (a.up)
@@ -96,6 +97,13 @@ static void gemvScalar(const LinearArgs &a, int64_t j0, int64_t j1) {
       y = a.accumulate ? v + y : v;
     }
   }
+}
+
+static void gemvScalar(const LinearArgs &a, ColumnClaims &claims) {
+  int64_t k = a.w->k;
+  float *rows = getScratchAs<float>(Scratch::Rows, 2 * k);
+  for (int64_t j0, j1; claims.next(j0, j1);)
+    gemvScalarColumns(a, j0, j1, rows);
 }
 
 constexpr int64_t kMr = 4, kNr = 16, kKc = 256;
