@@ -4,8 +4,11 @@
 
 #include "backends/common/cmodel/Trap.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
+
 #include <cassert>
 #include <cstring>
+#include <string>
 
 namespace llmc::cmodel {
 
@@ -54,12 +57,14 @@ uint8_t *GlobalMemory::getMutableData(cmd::Region region) {
   return get(region).data;
 }
 
+/// `what` names the access in the error; it is called only on failure, as
+/// every command checks its operands.
 static llvm::Error checkRange(uint64_t offset, uint64_t size,
                               uint64_t regionSize, cmd::Region region,
-                              const llvm::Twine &what) {
+                              llvm::function_ref<std::string()> what) {
   if (offset > regionSize || size > regionSize - offset)
     return makeTrap(TrapKind::OutOfBounds,
-                    what + " accesses bytes [" + llvm::Twine(offset) + ", " +
+                    what() + " accesses bytes [" + llvm::Twine(offset) + ", " +
                         llvm::Twine(offset + size) + ") of region " +
                         getRegionName(region) + ", which has " +
                         llvm::Twine(regionSize) + " bytes");
@@ -69,7 +74,7 @@ static llvm::Error checkRange(uint64_t offset, uint64_t size,
 llvm::Error GlobalMemory::write(cmd::Region region, uint64_t offset,
                                 llvm::ArrayRef<uint8_t> bytes) {
   if (llvm::Error error = checkRange(offset, bytes.size(), getSize(region),
-                                     region, "a host write"))
+                                     region, [] { return "a host write"; }))
     return error;
   if (isReadOnly(region))
     return makeTrap(TrapKind::ReadOnly, "a host write into read-only region " +
@@ -81,8 +86,8 @@ llvm::Error GlobalMemory::write(cmd::Region region, uint64_t offset,
 
 llvm::Expected<llvm::ArrayRef<uint8_t>>
 GlobalMemory::read(cmd::Region region, uint64_t offset, uint64_t size) const {
-  if (llvm::Error error =
-          checkRange(offset, size, getSize(region), region, "a host read"))
+  if (llvm::Error error = checkRange(offset, size, getSize(region), region,
+                                     [] { return "a host read"; }))
     return std::move(error);
   return llvm::ArrayRef<uint8_t>(getData(region) + offset, size);
 }
@@ -91,7 +96,7 @@ llvm::Error GlobalMemory::checkAccess(const GlobalGeometry &tensor,
                                       bool write) const {
   if (llvm::Error error =
           checkRange(tensor.offset, tensor.getExtent(), getSize(tensor.region),
-                     tensor.region, tensor.describe()))
+                     tensor.region, [&] { return tensor.describe(); }))
     return error;
   if (write && isReadOnly(tensor.region))
     return makeTrap(TrapKind::ReadOnly,
