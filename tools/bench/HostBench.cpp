@@ -1,12 +1,14 @@
 //===- HostBench.cpp - the host backend against the memory roofline -------===//
 //
 // Runs .llmc binaries compiled for the host on this machine and prints, in
-// one run: the memory read bandwidth (a STREAM-style sum over 1 GiB on every
-// thread), then per binary the decode tokens/s at the context the prompt
-// left, the bytes a decode step must read (the decode pieces' weights and
-// KV history), the roofline those bytes allow at the measured bandwidth and
-// the fraction of it reached, and a prompt's prefill tokens/s with the
-// GFLOP/s of its projections and attention.
+// one run, per binary: the memory read bandwidth (a STREAM-style sum over
+// 1 GiB on every thread, measured just before the binary's decode steps, as
+// a shared machine's bandwidth drifts), the decode tokens/s at the context
+// the prompt left, the bytes a decode step must read (the decode pieces'
+// weights and the KV history rows in use, on average over the timed steps),
+// the roofline those bytes allow at the measured bandwidth and the fraction
+// of it reached, and a prompt's prefill tokens/s with the GFLOP/s of its
+// projections and attention.
 //
 //   host_bench f16.llmc w8.llmc w4.llmc [--prompt-tokens 512] [--decode 32]
 //
@@ -27,9 +29,9 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
-#include "llvm/TargetParser/Host.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/TargetParser/Host.h"
 
 #include <algorithm>
 #include <random>
@@ -39,11 +41,11 @@ namespace cl = llvm::cl;
 
 static cl::list<std::string> binaryPaths(cl::Positional, cl::OneOrMore,
                                          cl::desc("<host .llmc files>"));
-static cl::opt<int64_t> promptTokens(
-    "prompt-tokens", cl::desc("Tokens of the timed prompt (prefill)"),
-    cl::init(512));
-static cl::opt<int64_t> decodeTokens("decode",
-                                     cl::desc("Timed decode steps"),
+static cl::opt<int64_t>
+    promptTokens("prompt-tokens",
+                 cl::desc("Tokens of the timed prompt (prefill)"),
+                 cl::init(512));
+static cl::opt<int64_t> decodeTokens("decode", cl::desc("Timed decode steps"),
                                      cl::init(32));
 static cl::opt<bool> listDecodeWeights(
     "list-decode-weights",
@@ -54,6 +56,7 @@ static cl::opt<unsigned> threads("host-threads",
 
 namespace {
 struct Figures {
+  double bandwidth = 0;
   double decodeTokensPerSecond = 0;
   double decodeBytes = 0;
   double prefillTokensPerSecond = 0;
@@ -67,7 +70,8 @@ static bool isQuantizationParameter(llvm::StringRef name) {
 }
 
 static llvm::Expected<Figures> benchmark(const binary::LoadedBinary &binary,
-                                         const plugins::Registry &registry) {
+                                         const plugins::Registry &registry,
+                                         host::WorkerPool &bandwidthPool) {
   const binary::Manifest &manifest = binary.manifest();
   llvm::Expected<const plugins::BackendPlugin &> backend =
       registry.findBackend(manifest.chip());
@@ -113,20 +117,24 @@ static llvm::Expected<Figures> benchmark(const binary::LoadedBinary &binary,
         figures.prefillFlops +=
             2.0 * promptTokens * blob->shape(0) * blob->shape(1);
     }
+    // A step reads the history rows in use (attention skips the slots the
+    // mask hides): on average, the prompt, the untimed step and half the
+    // timed ones, of the cache's seq-length slots.
+    double historyRows = promptTokens + 1 + decodeTokens / 2.0;
     if (piece.phase() == "decode")
       for (const binary::Tensor &input : piece.inputs())
         if (llvm::StringRef(input.role()).starts_with("history"))
-          figures.decodeBytes += input.bytes();
+          figures.decodeBytes += input.bytes() * historyRows / dims.seqLength;
   }
   if (listDecodeWeights) {
     std::vector<const binary::WeightBlob *> read;
     for (const auto &name : decodeWeights)
       read.push_back(blobs.lookup(name.getKey()));
-    llvm::sort(read, [](const binary::WeightBlob *a,
-                        const binary::WeightBlob *b) {
-      return a->bytes() > b->bytes() ||
-             (a->bytes() == b->bytes() && a->name() < b->name());
-    });
+    llvm::sort(read,
+               [](const binary::WeightBlob *a, const binary::WeightBlob *b) {
+                 return a->bytes() > b->bytes() ||
+                        (a->bytes() == b->bytes() && a->name() < b->name());
+               });
     for (const binary::WeightBlob *blob : read)
       llvm::outs() << llvm::format("%12llu %-6s ",
                                    (unsigned long long)blob->bytes(),
@@ -157,6 +165,7 @@ static llvm::Expected<Figures> benchmark(const binary::LoadedBinary &binary,
   };
   if (llvm::Error error = step())
     return std::move(error);
+  figures.bandwidth = host::measureReadBandwidth(bandwidthPool);
   start = host::now();
   for (int64_t i = 0; i < decodeTokens; ++i)
     if (llvm::Error error = step())
@@ -177,39 +186,37 @@ int main(int argc, char **argv) {
   plugins::registerLinkedPlugins(registry);
   host::WorkerPool pool(threads);
   const host::CpuFeatures &cpu = host::CpuFeatures::host();
-  llvm::outs() << "host: " << llvm::sys::getHostCPUName() << ", "
-               << pool.size() << " threads, kernels "
-               << host::getIsaName(host::selectIsa()) << " (" << cpu.describe()
-               << ")\n";
-  double bandwidth = host::measureReadBandwidth(pool);
-  llvm::outs() << llvm::format("memory read bandwidth (sum of 1 GiB, %u "
-                               "threads): %.1f GB/s\n\n",
-                               pool.size(), bandwidth);
-  llvm::outs() << llvm::format(
-      "%-10s %9s %12s %10s %9s | %11s %9s\n", "precision", "decode t/s",
-      "MB/token", "roofline", "of roof", "prefill t/s", "GFLOP/s");
+  llvm::outs() << "host: " << llvm::sys::getHostCPUName() << ", " << pool.size()
+               << " threads, kernels " << host::getIsaName(host::selectIsa())
+               << " (" << cpu.describe() << ")\n";
+  llvm::outs() << llvm::format("read bandwidth: a sum of 1 GiB on %u "
+                               "threads, before each binary's decode\n\n",
+                               pool.size());
+  llvm::outs() << llvm::format("%-10s %6s %9s %12s %10s %9s | %11s %9s\n",
+                               "precision", "GB/s", "decode t/s", "MB/token",
+                               "roofline", "of roof", "prefill t/s", "GFLOP/s");
   for (const std::string &path : binaryPaths) {
     llvm::Expected<std::unique_ptr<binary::LoadedBinary>> binary =
         binary::LoadedBinary::open(path);
     if (!binary)
       return fail(binary.takeError());
     if ((*binary)->manifest().chip() != "host")
-      return fail(llvm::createStringError(
-          llvm::inconvertibleErrorCode(),
-          path + " is compiled for '" + (*binary)->manifest().chip() +
-              "'; convert with -c host"));
-    llvm::Expected<Figures> figures = benchmark(**binary, registry);
+      return fail(llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                          path + " is compiled for '" +
+                                              (*binary)->manifest().chip() +
+                                              "'; convert with -c host"));
+    llvm::Expected<Figures> figures = benchmark(**binary, registry, pool);
     if (!figures)
       return fail(figures.takeError());
-    double roofline = bandwidth * 1e9 / figures->decodeBytes;
+    double roofline = figures->bandwidth * 1e9 / figures->decodeBytes;
     llvm::outs() << llvm::format(
-        "%-10s %10.1f %12.1f %10.1f %8.0f%% | %11.1f %9.1f\n",
-        (*binary)->manifest().precision().c_str(),
+        "%-10s %6.1f %10.1f %12.1f %10.1f %8.0f%% | %11.1f %9.1f\n",
+        (*binary)->manifest().precision().c_str(), figures->bandwidth,
         figures->decodeTokensPerSecond, figures->decodeBytes / 1e6, roofline,
         100 * figures->decodeTokensPerSecond / roofline,
         figures->prefillTokensPerSecond,
-        figures->prefillFlops * figures->prefillTokensPerSecond /
-            promptTokens / 1e9);
+        figures->prefillFlops * figures->prefillTokensPerSecond / promptTokens /
+            1e9);
   }
   return 0;
 }
