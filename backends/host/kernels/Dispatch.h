@@ -159,15 +159,15 @@ public:
   HeadRows(const FloatRows &rows, int64_t head, int64_t d, int64_t count,
            Scratch slot, const IsaKernels &kernels);
 
-  /// Makes rows [t0, t0 + count) readable.
-  void load(int64_t t0, int64_t count);
+  /// Makes rows [t0, t0 + rowsToLoad) readable.
+  void load(int64_t t0, int64_t rowsToLoad);
   /// Row 0; rows are stride() floats apart.
   const float *data() const { return first; }
   int64_t stride() const { return rowStride; }
 
 private:
   const FloatRows &rows;
-  const int64_t head, d;
+  const int64_t head, d, count;
   const IsaKernels &kernels;
   const float *first;
   int64_t rowStride;
