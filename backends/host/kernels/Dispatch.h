@@ -148,6 +148,44 @@ template <typename T> T *getScratchAs(Scratch slot, size_t count) {
   return static_cast<T *>(getScratch(slot, count * sizeof(T)));
 }
 
+/// Where element (i, j) of a matrix-vector product goes: base[i * stride +
+/// j - firstColumn], plus bias[j] and what was there if asked.
+struct GemvOutput {
+  float *base;
+  int64_t stride, firstColumn;
+  const float *bias;
+  bool accumulate;
+
+  void store(int64_t i, int64_t j, float v) const {
+    float &y = base[i * stride + j - firstColumn];
+    if (bias)
+      v += bias[j];
+    y = accumulate ? v + y : v;
+  }
+};
+
+/// The columns `claims` hands the calling thread, each piece [j0, j1)
+/// computed by `rows(matrix, j0, j1, out)`, which streams those rows of
+/// `matrix` into `out`: into y for a plain product; for a gated one, the
+/// gate into h and the up half into a small buffer, which `gate` then
+/// folds into h.
+template <typename Rows>
+void forEachClaimedPiece(const LinearArgs &a, ColumnClaims &claims, Rows &&rows,
+                         void (*gate)(Activation, float *, const float *,
+                                      int64_t)) {
+  for (int64_t j0, j1; claims.next(j0, j1);) {
+    if (!a.up) {
+      rows(*a.w, j0, j1, GemvOutput{a.y, a.yStride, 0, a.bias, a.accumulate});
+      continue;
+    }
+    float *up = getScratchAs<float>(Scratch::Up, a.m * (j1 - j0));
+    rows(*a.w, j0, j1, GemvOutput{a.y, a.yStride, 0, nullptr, false});
+    rows(*a.up, j0, j1, GemvOutput{up, j1 - j0, j0, nullptr, false});
+    for (int64_t i = 0; i < a.m; ++i)
+      gate(a.act, a.y + i * a.yStride + j0, up + i * (j1 - j0), j1 - j0);
+  }
+}
+
 /// One key/value head of attention's keys or values (columns head * d to
 /// head * d + d of every row) as float32 rows: in place when they are
 /// stored so, else widened on demand, with the conversions of the caller's

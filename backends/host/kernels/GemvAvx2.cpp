@@ -39,20 +39,6 @@ struct GemvInputs {
   int64_t k, groupSize, groups;
   const int32_t *blockGroup;
 };
-
-struct GemvOutput {
-  float *base;
-  int64_t stride, firstColumn;
-  const float *bias;
-  bool accumulate;
-
-  void store(int64_t i, int64_t j, float v) const {
-    float &y = base[i * stride + j - firstColumn];
-    if (bias)
-      v += bias[j];
-    y = accumulate ? v + y : v;
-  }
-};
 } // namespace
 
 /// acc[0][i] + ... + acc[C - 1][i], pairwise.
@@ -459,19 +445,7 @@ LLMC_AVX2 static void gemvColumns(const LinearArgs &a, ColumnClaims &claims) {
       plan.rows(floats, dense, 0, je - jb, shifted);
     }
   };
-  for (int64_t j0, j1; claims.next(j0, j1);) {
-    if (!a.up) {
-      run(w, j0, j1, {a.y, a.yStride, 0, a.bias, a.accumulate});
-      continue;
-    }
-    // Gated: the gate into h, the up half into a small buffer, then
-    // combine.
-    float *up = getScratchAs<float>(Scratch::Up, M * (j1 - j0));
-    run(w, j0, j1, {a.y, a.yStride, 0, nullptr, false});
-    run(*a.up, j0, j1, {up, j1 - j0, j0, nullptr, false});
-    for (int i = 0; i < M; ++i)
-      gateAvx2(a.act, a.y + i * a.yStride + j0, up + i * (j1 - j0), j1 - j0);
-  }
+  forEachClaimedPiece(a, claims, run, gateAvx2);
 }
 
 LLMC_AVX2 void gemvAvx2(const LinearArgs &a, ColumnClaims &claims) {

@@ -130,22 +130,6 @@ struct GemvInputs {
   /// 4-bit: per 128-column block, the first group it touches.
   const int32_t *blockGroup;
 };
-
-/// Where element (i, j) of the product goes: base[i * stride + j -
-/// firstColumn], plus bias[j] and what was there if asked.
-struct GemvOutput {
-  float *base;
-  int64_t stride, firstColumn;
-  const float *bias;
-  bool accumulate;
-
-  void store(int64_t i, int64_t j, float v) const {
-    float &y = base[i * stride + j - firstColumn];
-    if (bias)
-      v += bias[j];
-    y = accumulate ? v + y : v;
-  }
-};
 } // namespace
 
 // One weight row at a time: reading several rows in turn costs a quarter
@@ -571,19 +555,7 @@ LLMC_AVX512 static void gemvColumns(const LinearArgs &a, ColumnClaims &claims) {
     }
   };
 
-  for (int64_t j0, j1; claims.next(j0, j1);) {
-    if (!a.up) {
-      run(w, j0, j1, {a.y, a.yStride, 0, a.bias, a.accumulate});
-      continue;
-    }
-    // Gated: the gate into h, the up half into a small buffer, then
-    // combine.
-    float *up = getScratchAs<float>(Scratch::Up, M * (j1 - j0));
-    run(w, j0, j1, {a.y, a.yStride, 0, nullptr, false});
-    run(*a.up, j0, j1, {up, j1 - j0, j0, nullptr, false});
-    for (int i = 0; i < M; ++i)
-      gateAvx512(a.act, a.y + i * a.yStride + j0, up + i * (j1 - j0), j1 - j0);
-  }
+  forEachClaimedPiece(a, claims, run, gateAvx512);
 }
 
 LLMC_AVX512 void gemvAvx512(const LinearArgs &a, ColumnClaims &claims) {
