@@ -55,7 +55,8 @@ session::ModelDims BinaryRunner::getModelDims() const {
 
 llvm::Error BinaryRunner::load() {
   const binary::Manifest &manifest = binary.manifest();
-  if (!llvm::StringRef(manifest.chip()).equals_insensitive(device->getChip().id))
+  if (!llvm::StringRef(manifest.chip())
+           .equals_insensitive(device->getChip().id))
     return runnerError("compiled for chip '" + manifest.chip() +
                        "', not for '" + device->getChip().id + "'");
   if (llvm::Error error = getModelDims().validate())
@@ -90,7 +91,7 @@ llvm::Error BinaryRunner::load() {
     activationBytes = std::max(activationBytes, piece.activation_bytes());
   }
   cmodel::GlobalMemory &global = device->global();
-  global.attachReadOnly(cmd::REGION_COEFF, binary.coeff());
+  device->attachWeights(binary.coeff());
   global.allocate(cmd::REGION_ACTIVATION, activationBytes);
   return llvm::Error::success();
 }

@@ -6,4 +6,8 @@ namespace llmc::cmodel {
 
 StreamDevice::~StreamDevice() = default;
 
+void StreamDevice::attachWeights(llvm::ArrayRef<uint8_t> coeff) {
+  global().attachReadOnly(cmd::REGION_COEFF, coeff);
+}
+
 } // namespace llmc::cmodel

@@ -59,6 +59,10 @@ public:
 
   /// The device's global memory; it keeps its contents across runs.
   virtual GlobalMemory &global() = 0;
+  /// Makes `coeff` (a binary's weights, which outlive the device) the
+  /// read-only coeff region, where the device reads it best: in place by
+  /// default.
+  virtual void attachWeights(llvm::ArrayRef<uint8_t> coeff);
   virtual const plugins::ChipDescriptor &getChip() const = 0;
   /// Whether RunStats::seconds is modelled chip time, a function of the
   /// stream alone, rather than measured host time.

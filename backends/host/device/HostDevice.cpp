@@ -5,6 +5,7 @@
 #include "backends/common/cmodel/Operands.h"
 #include "backends/common/cmodel/Trap.h"
 #include "backends/host/device/HostCommands.h"
+#include "backends/host/device/HugePageCopy.h"
 #include "backends/host/kernels/WorkerPool.h"
 
 #include <chrono>
@@ -16,6 +17,11 @@ HostDevice::HostDevice(const plugins::ChipDescriptor &chip,
     : chip(chip), pool(std::make_unique<WorkerPool>(options.threads)) {}
 
 HostDevice::~HostDevice() = default;
+
+void HostDevice::attachWeights(llvm::ArrayRef<uint8_t> coeff) {
+  weights = HugePageCopy::create(coeff);
+  memory.attachReadOnly(cmd::REGION_COEFF, weights ? weights->bytes() : coeff);
+}
 
 /// `tensor` as a host pointer into `memory`, after checking that it lies
 /// inside its region (and that the region is writable for an output).
@@ -90,9 +96,9 @@ HostDevice::run(const cmd::CommandStream &stream) {
               " (" + cmodel::getOpcodeName(command.compute().opcode()) + ")");
   cmodel::RunStats stats;
   stats.computeCommands = stream.host_commands_size();
-  stats.seconds = std::chrono::duration<double>(
-                      std::chrono::steady_clock::now() - start)
-                      .count();
+  stats.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   return stats;
 }
 

@@ -5,7 +5,7 @@
 // SIMD kernels of backends/host/kernels and the CPU's threads. Operands are
 // checked against their regions before a command runs, so a bad stream is
 // an error naming the command, never a stray write. Its time is measured,
-// not modelled.
+// not modelled. It reads the weights from a copy on huge pages.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +18,7 @@
 
 namespace llmc::host {
 
+class HugePageCopy;
 class WorkerPool;
 
 class HostDevice : public cmodel::StreamDevice {
@@ -27,6 +28,9 @@ public:
   ~HostDevice() override;
 
   cmodel::GlobalMemory &global() override { return memory; }
+  /// Reads the weights from a copy on huge pages when the system gives one
+  /// (see HugePageCopy.h).
+  void attachWeights(llvm::ArrayRef<uint8_t> coeff) override;
   const plugins::ChipDescriptor &getChip() const override { return chip; }
   bool modelsTime() const override { return false; }
   /// Runs a host program; `seconds` is the measured wall time.
@@ -37,6 +41,7 @@ private:
   plugins::ChipDescriptor chip;
   cmodel::GlobalMemory memory;
   std::unique_ptr<WorkerPool> pool;
+  std::unique_ptr<HugePageCopy> weights;
 };
 
 } // namespace llmc::host

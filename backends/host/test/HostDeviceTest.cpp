@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "backends/host/device/HostDevice.h"
+#include "backends/host/device/HugePageCopy.h"
 
 #include "backends/common/cmodel/Convert.h"
 #include "backends/common/cmodel/StreamBuilder.h"
@@ -37,8 +38,8 @@ protected:
   cmd::GlobalTensor put(uint64_t offset, int64_t rows, int64_t cols,
                         std::vector<float> values,
                         cmd::DType dtype = cmd::DTYPE_F32) {
-    llvm::cantFail(device.global().write(
-        cmd::REGION_ACTIVATION, offset, cmodel::encodeFloats(dtype, values)));
+    llvm::cantFail(device.global().write(cmd::REGION_ACTIVATION, offset,
+                                         cmodel::encodeFloats(dtype, values)));
     return globalTensor(cmd::REGION_ACTIVATION, offset, rows, cols, dtype);
   }
   cmd::GlobalTensor putInts(uint64_t offset, int64_t rows, int64_t cols,
@@ -48,13 +49,12 @@ protected:
     return globalTensor(cmd::REGION_ACTIVATION, offset, rows, cols, dtype);
   }
   std::vector<float> get(const cmd::GlobalTensor &tensor) {
-    uint64_t bytes = cmodel::getDTypeBytes(tensor.dtype(),
-                                           tensor.rows() * tensor.cols());
-    return cmodel::decodeFloats(
-        tensor.dtype(),
-        llvm::cantFail(device.global().read(tensor.region(), tensor.offset(),
-                                            bytes)),
-        tensor.rows() * tensor.cols());
+    uint64_t bytes =
+        cmodel::getDTypeBytes(tensor.dtype(), tensor.rows() * tensor.cols());
+    return cmodel::decodeFloats(tensor.dtype(),
+                                llvm::cantFail(device.global().read(
+                                    tensor.region(), tensor.offset(), bytes)),
+                                tensor.rows() * tensor.cols());
   }
   std::vector<int32_t> getInts(const cmd::GlobalTensor &tensor) {
     return cmodel::decodeInts(
@@ -94,7 +94,36 @@ TEST_F(HostDeviceTest, MatMulWithBiasAndResidual) {
   accumulate.set_accumulate(true);
   add(cmd::MATMUL, {x, w, bias}, {y}, accumulate);
   ASSERT_EQ(run(), "");
-  EXPECT_THAT(get(y), Pointwise(Near(), std::vector<float>{108, 223, 308, 427.5f}));
+  EXPECT_THAT(get(y),
+              Pointwise(Near(), std::vector<float>{108, 223, 308, 427.5f}));
+}
+
+TEST_F(HostDeviceTest, MatMulReadsAttachedWeights) {
+  // The weights go through attachWeights, as a binary's do: the device
+  // reads them from its huge-page copy, and the caller's bytes may go.
+  {
+    std::vector<uint8_t> coeff =
+        cmodel::encodeFloats(cmd::DTYPE_F16, {1, 0, -1, 0.5, 0.5, 0.5});
+    device.attachWeights(coeff);
+  }
+  cmd::GlobalTensor x = put(0, 2, 3, {1, 2, 3, 4, 5, 6});
+  cmd::GlobalTensor w =
+      globalTensor(cmd::REGION_COEFF, 0, 2, 3, cmd::DTYPE_F16);
+  cmd::GlobalTensor y = put(192, 2, 2, {0, 0, 0, 0});
+  add(cmd::MATMUL, {x, w}, {y});
+  ASSERT_EQ(run(), "");
+  EXPECT_THAT(get(y), Pointwise(Near(), std::vector<float>{-2, 3, -2, 7.5f}));
+}
+
+TEST(HugePageCopyTest, CopiesOntoAlignedMemory) {
+  std::vector<uint8_t> bytes((size_t(3) << 20) + 5);
+  for (size_t i = 0; i < bytes.size(); ++i)
+    bytes[i] = uint8_t(i * 131 + 7);
+  std::unique_ptr<host::HugePageCopy> copy = host::HugePageCopy::create(bytes);
+  ASSERT_TRUE(copy);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(copy->bytes().data()) % (2 << 20), 0u);
+  EXPECT_EQ(copy->bytes(), llvm::ArrayRef<uint8_t>(bytes));
+  EXPECT_FALSE(host::HugePageCopy::create({}));
 }
 
 TEST_F(HostDeviceTest, GroupQuantizedFourBitWeights) {
@@ -122,7 +151,8 @@ TEST_F(HostDeviceTest, GatedMatMul) {
   add(cmd::GATED_MATMUL, {x, gate, {}, {}, up, {}, {}}, {h}, silu);
   ASSERT_EQ(run(), "");
   auto siluOf = [](float v) { return v / (1 + std::exp(-v)); };
-  EXPECT_THAT(get(h), Pointwise(Near(), std::vector<float>{siluOf(1) * 2, siluOf(-2) * 3}));
+  EXPECT_THAT(get(h), Pointwise(Near(), std::vector<float>{siluOf(1) * 2,
+                                                           siluOf(-2) * 3}));
 }
 
 TEST_F(HostDeviceTest, RowwiseOpsBroadcast) {
@@ -159,7 +189,9 @@ TEST_F(HostDeviceTest, NormRopeAndSoftmax) {
   // y0 = x0 cos0 - x2 sin0 = -2; y2 = x2 cos2 + x0 sin2 = 1.
   EXPECT_THAT(get(rotated), ElementsAre(-2, 1, 1, 2));
   float e = std::exp(1.0f);
-  EXPECT_THAT(get(soft), Pointwise(Near(), std::vector<float>{1 / (2 + 2 * e), 1 / (2 + 2 * e),
+  EXPECT_THAT(
+      get(soft),
+      Pointwise(Near(), std::vector<float>{1 / (2 + 2 * e), 1 / (2 + 2 * e),
                                            e / (2 + 2 * e), e / (2 + 2 * e)}));
 }
 
@@ -177,10 +209,11 @@ TEST_F(HostDeviceTest, AttentionWithMaskAndSharedKvHead) {
   add(cmd::ATTENTION, {q, k, v, mask}, {o}, attention);
   ASSERT_EQ(run(), "");
   float p = 1 / (1 + std::exp(-1.0f)); // softmax weight of the better key
-  EXPECT_THAT(get(o), Pointwise(Near(), std::vector<float>{1, 2, 1, 2, p * 1 + (1 - p) * 3,
-                                        p * 2 + (1 - p) * 4,
-                                        (1 - p) * 1 + p * 3,
-                                        (1 - p) * 2 + p * 4}));
+  EXPECT_THAT(get(o),
+              Pointwise(Near(), std::vector<float>{
+                                    1, 2, 1, 2, p * 1 + (1 - p) * 3,
+                                    p * 2 + (1 - p) * 4, (1 - p) * 1 + p * 3,
+                                    (1 - p) * 2 + p * 4}));
 }
 
 TEST_F(HostDeviceTest, GatherRankAndCopy) {
@@ -197,8 +230,8 @@ TEST_F(HostDeviceTest, GatherRankAndCopy) {
   cmd::GlobalTensor argmax = putInts(384, 1, 1, {0}, cmd::DTYPE_I32);
   add(cmd::ARGMAX, {scores}, {{}, argmax});
   // Column 1 of the table, a strided view.
-  cmd::GlobalTensor column = globalTensor(cmd::REGION_ACTIVATION, 4, 3, 1,
-                                          cmd::DTYPE_F32, 8);
+  cmd::GlobalTensor column =
+      globalTensor(cmd::REGION_ACTIVATION, 4, 3, 1, cmd::DTYPE_F32, 8);
   cmd::GlobalTensor copied = put(448, 3, 1, {0, 0, 0});
   add(cmd::COPY, {column}, {copied});
   ASSERT_EQ(run(), "");
@@ -230,7 +263,7 @@ TEST_F(HostDeviceTest, OperandOutsideItsRegionIsAnError) {
 
 TEST_F(HostDeviceTest, StoringIntoTheWeightsIsAnError) {
   std::vector<uint8_t> coeff(64);
-  device.global().attachReadOnly(cmd::REGION_COEFF, coeff);
+  device.attachWeights(coeff);
   cmd::GlobalTensor x = put(0, 1, 4, {1, 2, 3, 4});
   add(cmd::SILU, {x},
       {globalTensor(cmd::REGION_COEFF, 0, 1, 4, cmd::DTYPE_F32)});

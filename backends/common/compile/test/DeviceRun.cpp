@@ -80,7 +80,7 @@ runOnDevice(cmodel::StreamDevice &device, func::FuncOp function,
   auto attr = [&](llvm::StringRef name) {
     return function->getAttrOfType<IntegerAttr>(name).getInt();
   };
-  device.global().attachReadOnly(cmd::REGION_COEFF, coeff);
+  device.attachWeights(coeff);
   device.global().allocate(cmd::REGION_ACTIVATION,
                            std::max<int64_t>(64, attr("tpu.activation_bytes")));
   device.global().allocate(cmd::REGION_IO, attr("tpu.io_bytes"));
