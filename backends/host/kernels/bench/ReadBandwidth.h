@@ -39,8 +39,9 @@ double bestTime(Fn &&fn, double minSeconds = 0.3, int minRuns = 3) {
 /// Sums [0, n) with four vector accumulators: a read at full speed.
 double sumFloats(const float *data, int64_t n);
 
-/// STREAM-style read bandwidth in GB/s: the sum of a 1 GiB float array,
-/// each of the pool's threads summing a contiguous part, best of runs.
+/// STREAM-style read bandwidth in GB/s: the sum of a 1 GiB float array on
+/// huge pages, each of the pool's threads summing a contiguous part, best
+/// of runs; 0 when the memory cannot be had.
 double measureReadBandwidth(WorkerPool &pool);
 
 } // namespace llmc::host
