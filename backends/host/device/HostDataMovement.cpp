@@ -101,8 +101,9 @@ llvm::Error runRanking(const cmd::Compute &compute,
   int64_t k = compute.opcode() == cmd::TOPK ? compute.group() : 1;
   if (k <= 0 || !indices.present() || indices.dtype() != cmd::DTYPE_I32 ||
       indices.rows() != x.rows() || indices.cols() != k ||
-      (values.present() && (values.rows() != x.rows() || values.cols() != k ||
-                            !cmodel::isFloatDType(values.dtype()))))
+      (values.present() &&
+       (values.rows() != x.rows() || values.cols() != k ||
+        !cmodel::isFloatDType(values.dtype()))))
     return commandError("ranking writes [rows, k] I32 indices and, if "
                         "present, [rows, k] float values");
   int64_t cols = x.cols();

@@ -6,10 +6,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "backends/host/device/HostCommands.h"
 #include "backends/common/cmodel/Convert.h"
 #include "backends/common/cmodel/DType.h"
 #include "backends/common/cmodel/Trap.h"
-#include "backends/host/device/HostCommands.h"
 #include "backends/host/kernels/WorkerPool.h"
 
 #include <algorithm>
@@ -52,11 +52,11 @@ llvm::Error runUnary(const cmd::Compute &compute, const HostOperands &operands,
                      WorkerPool &pool) {
   int64_t cols = operands.out(0).cols();
   auto map = [&](auto fn) {
-    forEachRow(operands, pool,
-               [&](int64_t, const float *x, const float *, float *y) {
-                 for (int64_t c = 0; c < cols; ++c)
-                   y[c] = fn(x[c]);
-               });
+    forEachRow(operands, pool, [&](int64_t, const float *x, const float *,
+                                   float *y) {
+      for (int64_t c = 0; c < cols; ++c)
+        y[c] = fn(x[c]);
+    });
   };
   switch (compute.opcode()) {
   case cmd::MUL_CONST: {
@@ -79,8 +79,8 @@ llvm::Error runUnary(const cmd::Compute &compute, const HostOperands &operands,
   return llvm::Error::success();
 }
 
-llvm::Error runBinary(const cmd::Compute &compute, const HostOperands &operands,
-                      WorkerPool &pool) {
+llvm::Error runBinary(const cmd::Compute &compute,
+                      const HostOperands &operands, WorkerPool &pool) {
   int64_t cols = operands.out(0).cols();
   auto zip = [&](auto fn) {
     forEachRow(operands, pool,
@@ -122,18 +122,17 @@ llvm::Error runRmsNorm(const cmd::Compute &compute,
     weight->widenRow(0, group, w.data());
   auto eps = static_cast<float>(compute.eps());
   HostOperands xOnly{{operands.in(0)}, {y}};
-  forEachRow(
-      xOnly, pool, [&](int64_t, const float *x, const float *, float *out) {
-        for (int64_t g = 0; g < cols; g += group) {
-          double squares = 0;
-          for (int64_t c = 0; c < group; ++c)
-            squares += double(x[g + c]) * x[g + c];
-          float inverse =
-              1.0f / std::sqrt(static_cast<float>(squares / group) + eps);
-          for (int64_t c = 0; c < group; ++c)
-            out[g + c] = x[g + c] * inverse * w[c];
-        }
-      });
+  forEachRow(xOnly, pool, [&](int64_t, const float *x, const float *,
+                              float *out) {
+    for (int64_t g = 0; g < cols; g += group) {
+      double squares = 0;
+      for (int64_t c = 0; c < group; ++c)
+        squares += double(x[g + c]) * x[g + c];
+      float inverse = 1.0f / std::sqrt(static_cast<float>(squares / group) + eps);
+      for (int64_t c = 0; c < group; ++c)
+        out[g + c] = x[g + c] * inverse * w[c];
+    }
+  });
   return llvm::Error::success();
 }
 
@@ -171,40 +170,40 @@ llvm::Error runRope(const cmd::Compute &compute, const HostOperands &operands,
 
 llvm::Error runSoftmax(const HostOperands &operands, WorkerPool &pool) {
   int64_t cols = operands.out(0).cols();
-  forEachRow(operands, pool,
-             [&](int64_t, const float *x, const float *, float *y) {
-               float max = -INFINITY;
-               for (int64_t c = 0; c < cols; ++c)
-                 max = std::max(max, x[c]);
-               if (max == -INFINITY) {
-                 std::fill(y, y + cols, 0.0f);
-                 return;
-               }
-               double sum = 0;
-               for (int64_t c = 0; c < cols; ++c)
-                 sum += y[c] = std::exp(x[c] - max);
-               auto inverse = static_cast<float>(1 / sum);
-               for (int64_t c = 0; c < cols; ++c)
-                 y[c] *= inverse;
-             });
+  forEachRow(operands, pool, [&](int64_t, const float *x, const float *,
+                                 float *y) {
+    float max = -INFINITY;
+    for (int64_t c = 0; c < cols; ++c)
+      max = std::max(max, x[c]);
+    if (max == -INFINITY) {
+      std::fill(y, y + cols, 0.0f);
+      return;
+    }
+    double sum = 0;
+    for (int64_t c = 0; c < cols; ++c)
+      sum += y[c] = std::exp(x[c] - max);
+    auto inverse = static_cast<float>(1 / sum);
+    for (int64_t c = 0; c < cols; ++c)
+      y[c] *= inverse;
+  });
   return llvm::Error::success();
 }
 
-llvm::Error runCumSum(const cmd::Compute &compute, const HostOperands &operands,
-                      WorkerPool &pool) {
+llvm::Error runCumSum(const cmd::Compute &compute,
+                      const HostOperands &operands, WorkerPool &pool) {
   int64_t cols = operands.out(0).cols();
-  forEachRow(operands, pool,
-             [&](int64_t, const float *x, const float *, float *y) {
-               double sum = 0;
-               for (int64_t i = 0; i < cols; ++i) {
-                 int64_t c = compute.reverse() ? cols - 1 - i : i;
-                 if (!compute.exclusive())
-                   sum += x[c];
-                 y[c] = static_cast<float>(sum);
-                 if (compute.exclusive())
-                   sum += x[c];
-               }
-             });
+  forEachRow(operands, pool, [&](int64_t, const float *x, const float *,
+                                 float *y) {
+    double sum = 0;
+    for (int64_t i = 0; i < cols; ++i) {
+      int64_t c = compute.reverse() ? cols - 1 - i : i;
+      if (!compute.exclusive())
+        sum += x[c];
+      y[c] = static_cast<float>(sum);
+      if (compute.exclusive())
+        sum += x[c];
+    }
+  });
   return llvm::Error::success();
 }
 
@@ -213,8 +212,8 @@ void readIntRow(const TensorRef &tensor, int64_t r, int64_t count,
                 int32_t *out) {
   const uint8_t *row = tensor.broadcastRow(r);
   for (int64_t c = 0; c < count; ++c)
-    out[c] =
-        cmodel::readIntElement(tensor.dtype(), row, tensor.cols() == 1 ? 0 : c);
+    out[c] = cmodel::readIntElement(tensor.dtype(), row,
+                                    tensor.cols() == 1 ? 0 : c);
 }
 
 bool compare(cmd::Comparison comparison, double a, double b) {
@@ -276,8 +275,8 @@ llvm::Error runSelect(const HostOperands &operands) {
   for (int64_t r = 0; r < z.rows(); ++r) {
     readIntRow(cond, r, z.cols(), flags.data());
     for (int64_t c = 0; c < z.cols(); ++c)
-      std::memcpy(z.row(r) + c * bytes, element(flags[c] ? x : other, r, c),
-                  bytes);
+      std::memcpy(z.row(r) + c * bytes,
+                  element(flags[c] ? x : other, r, c), bytes);
   }
   return llvm::Error::success();
 }
@@ -286,10 +285,10 @@ llvm::Error runCast(const cmd::Compute &compute, const HostOperands &operands,
                     WorkerPool &pool) {
   const TensorRef &y = operands.out(0);
   if (cmodel::isFloatDType(y.dtype())) {
-    forEachRow(operands, pool,
-               [&](int64_t, const float *x, const float *, float *out) {
-                 std::copy(x, x + y.cols(), out);
-               });
+    forEachRow(operands, pool, [&](int64_t, const float *x, const float *,
+                                   float *out) {
+      std::copy(x, x + y.cols(), out);
+    });
     return llvm::Error::success();
   }
   if (y.dtype() != cmd::DTYPE_I8 && y.dtype() != cmd::DTYPE_U8)

@@ -32,11 +32,14 @@ public:
   llvm::ArrayRef<uint8_t> bytes() const { return {data, size}; }
 
 private:
-  HugePageCopy(uint8_t *data, size_t size, size_t mapped)
-      : data(data), size(size), mapped(mapped) {}
+  HugePageCopy(uint8_t *data, size_t size, void *region, size_t mapped)
+      : data(data), size(size), region(region), mapped(mapped) {}
 
+  /// The copy, within the whole mapping `region`.
   uint8_t *data;
-  size_t size, mapped;
+  size_t size;
+  void *region;
+  size_t mapped;
 };
 
 } // namespace llmc::host
