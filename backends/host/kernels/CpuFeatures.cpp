@@ -118,6 +118,8 @@ bool isIsaSupported(Isa isa) {
     return avx2;
   case Isa::Avx512:
     return avx2 && f.avx512f && f.avx512bw && f.avx512vl;
+  case Isa::Avx512Vnni:
+    return isIsaSupported(Isa::Avx512) && f.avx512vnni;
   }
   return false;
 }
@@ -129,11 +131,11 @@ Isa clampIsa(Isa isa) {
 }
 
 Isa selectIsa() {
-  Isa best = clampIsa(Isa::Avx512);
+  Isa best = clampIsa(Isa::Avx512Vnni);
   const char *requested = std::getenv("LLMC_HOST_ISA");
   if (!requested || !*requested)
     return best;
-  for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512})
+  for (Isa isa : kIsas)
     if (std::strcmp(requested, getIsaName(isa)) == 0)
       return int(isa) < int(best) ? isa : best;
   return best; // An unknown name asks for nothing.
@@ -147,6 +149,8 @@ const char *getIsaName(Isa isa) {
     return "avx2";
   case Isa::Avx512:
     return "avx512";
+  case Isa::Avx512Vnni:
+    return "avx512vnni";
   }
   return "unknown";
 }

@@ -31,21 +31,24 @@ struct CpuFeatures {
 };
 
 /// The SIMD paths of the kernels, in increasing order.
-enum class Isa { Scalar, Avx2, Avx512 };
+enum class Isa { Scalar, Avx2, Avx512, Avx512Vnni };
+inline constexpr Isa kIsas[] = {Isa::Scalar, Isa::Avx2, Isa::Avx512,
+                                Isa::Avx512Vnni};
 
 /// Whether the host can run `isa`'s path: Avx2 needs AVX2, FMA and F16C;
-/// Avx512 needs those and AVX-512 F, BW and VL.
+/// Avx512 needs those and AVX-512 F, BW and VL; Avx512Vnni (the Avx512
+/// path with 4-bit products by integer dot products) also AVX512-VNNI.
 bool isIsaSupported(Isa isa);
 
 /// The best Isa the host supports, unless the environment variable
-/// LLMC_HOST_ISA (scalar|avx2|avx512) asks for a lower one (tests use it to
+/// LLMC_HOST_ISA (scalar|avx2|avx512|avx512vnni) asks for a lower one (tests use it to
 /// cover every path). The variable is read on every call.
 Isa selectIsa();
 
 /// `isa`, lowered to the best one the host supports.
 Isa clampIsa(Isa isa);
 
-/// "scalar", "avx2" or "avx512".
+/// "scalar", "avx2", "avx512" or "avx512vnni".
 const char *getIsaName(Isa isa);
 
 } // namespace llmc::host

@@ -123,6 +123,7 @@ struct IsaKernels {
 const IsaKernels &getScalarKernels();
 const IsaKernels &getAvx2Kernels();
 const IsaKernels &getAvx512Kernels();
+const IsaKernels &getAvx512VnniKernels();
 
 /// The table of `isa`, lowered to what the host supports.
 const IsaKernels &getKernels(Isa isa);
@@ -234,6 +235,8 @@ void gateAvx512(Activation act, float *g, const float *u, int64_t n);
 void dequantizeAvx512(const Weights &w, int64_t j, int64_t c0, int64_t len,
                       float *out);
 void gemvAvx512(const LinearArgs &args, ColumnClaims &claims);
+/// gemvAvx512, with 4-bit weights by integer dot products.
+void gemvAvx512Vnni(const LinearArgs &args, ColumnClaims &claims);
 
 /// The attention kernels of each path (Attention*.cpp).
 void attentionRowsScalar(const AttentionArgs &args, int64_t kvHead, int64_t i0,

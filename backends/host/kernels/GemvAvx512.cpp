@@ -23,6 +23,7 @@
 #include "backends/host/kernels/Avx512Util.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 namespace llmc::host::detail {
@@ -129,6 +130,10 @@ struct GemvInputs {
   int64_t k, groupSize, groups;
   /// 4-bit: per 128-column block, the first group it touches.
   const int32_t *blockGroup;
+  /// The integer-dot 4-bit path: x as pieces of fixed point, and per block
+  /// the value of one unit of its first piece (layoutNibblePieces).
+  const int8_t *pieces[4];
+  const float *unit[4];
 };
 } // namespace
 
@@ -272,7 +277,7 @@ LLMC_AVX512 LLMC_INLINE void rowQuant8(const GemvInputs &in, const uint8_t *row,
 template <bool Signed, bool Asym, int M, bool Wide>
 LLMC_AVX512 LLMC_INLINE void rowQuant4(const GemvInputs &in, const uint8_t *row,
                                        const float *scale, const float *zp,
-                                       __m512i laneIndex, float (&sums)[4]) {
+                                       __m512i laneGroups, float (&sums)[4]) {
   constexpr int C = 2;
   const __m512 values = nibbleValues(Signed);
   __m512 total[M];
@@ -294,11 +299,11 @@ LLMC_AVX512 LLMC_INLINE void rowQuant4(const GemvInputs &in, const uint8_t *row,
     const int64_t first = in.blockGroup[b];
     __m512 s =
         Wide ? _mm512_set1_ps(scale[first])
-             : _mm512_permutexvar_ps(laneIndex, _mm512_loadu_ps(scale + first));
+             : _mm512_permutexvar_ps(laneGroups, _mm512_loadu_ps(scale + first));
     __m512 z =
         !Asym  ? _mm512_setzero_ps()
         : Wide ? _mm512_set1_ps(zp[first])
-               : _mm512_permutexvar_ps(laneIndex, _mm512_loadu_ps(zp + first));
+               : _mm512_permutexvar_ps(laneGroups, _mm512_loadu_ps(zp + first));
     for (int i = 0; i < M; ++i) {
       __m512 a = combine(acc, i);
       if (Asym)
@@ -318,20 +323,30 @@ LLMC_AVX512 LLMC_INLINE void rowQuant4(const GemvInputs &in, const uint8_t *row,
     sums[i] = reduceAddAvx512(total[i]);
 }
 
-/// Rows [j0, j1) of a matrix-vector product. Quantized rows have their
-/// parameters widened 16 rows at a time (rows paramStride floats apart,
-/// zero-padded so that a vector load past the last group stays finite).
-template <WeightType T, bool Asym, int M, int Variant>
-LLMC_AVX512 static void gemvRows(const GemvInputs &in, const Weights &w,
-                                 int64_t j0, int64_t j1,
-                                 const GemvOutput &out) {
+/// Lane l of a 4-bit block uses group first + 8 l / groupSize (first, when
+/// a group spans blocks).
+LLMC_AVX512 LLMC_INLINE __m512i getLaneGroups(int64_t groupSize) {
+  if (groupSize >= 128)
+    return _mm512_setzero_si512();
+  return _mm512_srlv_epi32(_mm512_setr_epi32(0, 8, 16, 24, 32, 40, 48, 56, 64,
+                                             72, 80, 88, 96, 104, 112, 120),
+                           _mm512_set1_epi32(__builtin_ctzll(groupSize)));
+}
+
+/// Rows [j0, j1) of a matrix-vector product, each through
+/// `rowSums(row, scale, zp, sums)`. Quantized rows have their parameters
+/// widened 16 rows at a time (rows `groups` floats apart, zero-padded so
+/// that a vector load past the last group stays finite).
+template <WeightType T, bool Asym, int M, typename RowSums>
+LLMC_AVX512 LLMC_INLINE void forEachRow(const GemvInputs &in, const Weights &w,
+                                        int64_t j0, int64_t j1,
+                                        const GemvOutput &out,
+                                        RowSums &&rowSums) {
   constexpr bool kQuantized =
       T != WeightType::F32 && T != WeightType::F16 && T != WeightType::BF16;
-  constexpr bool k4Bit = T == WeightType::I4 || T == WeightType::U4;
-  constexpr bool kSigned = T == WeightType::I8 || T == WeightType::I4;
   // Parameters are widened for a batch of rows at a time, about 4 KiB so
   // that they, x and the rows in flight stay in L1, with 16 zeros after
-  // each batch: the 4-bit kernel loads 16 from the group a block starts at.
+  // each batch: the 4-bit kernels load 16 from the group a block starts at.
   const int64_t groups = in.groups;
   const int64_t batch =
       kQuantized ? std::clamp<int64_t>(1024 / groups, 16, 256) : j1 - j0;
@@ -340,14 +355,6 @@ LLMC_AVX512 static void gemvRows(const GemvInputs &in, const Weights &w,
     params = getScratchAs<float>(Scratch::Params, 2 * (batch * groups + 16));
     zps = params + batch * groups + 16;
   }
-  // Lane l of a 4-bit block uses group first + 8 l / groupSize (first, when
-  // a group spans blocks).
-  __m512i laneIndex = _mm512_setzero_si512();
-  if (k4Bit && in.groupSize < 128)
-    laneIndex =
-        _mm512_srlv_epi32(_mm512_setr_epi32(0, 8, 16, 24, 32, 40, 48, 56, 64,
-                                            72, 80, 88, 96, 104, 112, 120),
-                          _mm512_set1_epi32(__builtin_ctzll(in.groupSize)));
   for (int64_t jb = j0; jb < j1; jb += batch) {
     const int64_t je = std::min(j1, jb + batch);
     if (kQuantized) {
@@ -368,21 +375,185 @@ LLMC_AVX512 static void gemvRows(const GemvInputs &in, const Weights &w,
         if (Asym)
           prefetchLines(zpRowOf(w, j + batch), w.zpRowStrideBytes);
       }
-      const uint8_t *row = rowOf(w, j);
-      const float *scale = params + (j - jb) * groups;
-      const float *zp = zps + (j - jb) * groups;
       float sums[4];
-      if (k4Bit)
-        rowQuant4<kSigned, Asym, M, Variant != 0>(in, row, scale, zp, laneIndex,
-                                                  sums);
-      else if (kQuantized)
-        rowQuant8<kSigned, Asym, M, Variant>(in, row, scale, zp, sums);
-      else
-        rowFloat<T, M>(in, row, sums);
+      rowSums(rowOf(w, j), params + (j - jb) * groups,
+              zps + (j - jb) * groups, sums);
       for (int i = 0; i < M; ++i)
         out.store(i, j, sums[i]);
     }
   }
+}
+
+/// Rows [j0, j1) of a matrix-vector product with the float32 kernels.
+template <WeightType T, bool Asym, int M, int Variant>
+LLMC_AVX512 static void gemvRows(const GemvInputs &in, const Weights &w,
+                                 int64_t j0, int64_t j1,
+                                 const GemvOutput &out) {
+  constexpr bool kQuantized =
+      T != WeightType::F32 && T != WeightType::F16 && T != WeightType::BF16;
+  constexpr bool k4Bit = T == WeightType::I4 || T == WeightType::U4;
+  constexpr bool kSigned = T == WeightType::I8 || T == WeightType::I4;
+  const __m512i laneGroups =
+      k4Bit ? getLaneGroups(in.groupSize) : _mm512_setzero_si512();
+  forEachRow<T, Asym, M>(
+      in, w, j0, j1, out,
+      [&](const uint8_t *row, const float *scale, const float *zp,
+          float(&sums)[4]) LLMC_AVX512 {
+        if (k4Bit)
+          rowQuant4<kSigned, Asym, M, Variant != 0>(in, row, scale, zp,
+                                                    laneGroups, sums);
+        else if (kQuantized)
+          rowQuant8<kSigned, Asym, M, Variant>(in, row, scale, zp, sums);
+        else
+          rowFloat<T, M>(in, row, sums);
+      });
+}
+
+//===----------------------------------------------------------------------===//
+// 4-bit weights by integer dot products (AVX-512 VNNI)
+//===----------------------------------------------------------------------===//
+//
+// The float32 4-bit kernel spends a shift, a permute and an FMA on every 16
+// weights, which caps it below the DRAM bandwidth of two cores. VPDPBUSD
+// multiplies 64 unsigned bytes by 64 signed ones and sums them by fours into
+// dword lanes, so with x in bytes a block of 128 weights costs an AND, a
+// shift and two dot products a byte of x.
+//
+// x becomes fixed point per 128-column block: with 2^g <= max |x| < 2^(g+1)
+// and u = 2^(g-5), x = u (p0 + p1 / 128 + p2 / 128^2 + r), each piece an
+// integer in [-64, 64] and |r| <= 2^-15 (x's error under 2^-20 of the
+// block's largest value, below the half-precision activations' own).
+// Weight byte i holds columns 2i (low nibble) and 2i + 1 (high): the pieces
+// are stored the same way, the even columns' bytes then the odd ones', so
+// that dword lane l sums columns 8l .. 8l + 7, as in the float32 kernel,
+// and the lane's group parameters are picked the same way. Signed nibbles
+// go in as n ^ 8 = n + 8 (unsigned), and 8 sum(x) comes off with the zero
+// point.
+
+constexpr int kPieces = 3;
+/// Bytes of pieces per block: per piece, 64 even then 64 odd columns.
+constexpr int64_t kPieceBlockBytes = kPieces * 128;
+
+/// Lays out the first k values of x as pieces (kPieceBlockBytes a block)
+/// with the unit of each block and the sums per lane of the pieces' values.
+LLMC_AVX512_VNNI static void layoutNibblePieces(const float *x, int64_t k,
+                                                int8_t *pieces, float *unit,
+                                                float *laneSums) {
+  const __m512i evens = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18,
+                                          20, 22, 24, 26, 28, 30);
+  const __m512i odds = _mm512_add_epi32(evens, _mm512_set1_epi32(1));
+  const __m512i ones = _mm512_set1_epi8(1);
+  for (int64_t b = 0, blocks = (k + 127) / 128; b < blocks; ++b) {
+    __m512 v[8], largest = _mm512_setzero_ps();
+    for (int q = 0; q < 8; ++q) {
+      const int64_t c = 128 * b + 16 * q;
+      v[q] = _mm512_maskz_loadu_ps(maskOf(k - c), x + c);
+      largest = _mm512_max_ps(largest, _mm512_abs_ps(v[q]));
+    }
+    const float most = _mm512_reduce_max_ps(largest);
+    const int g = most > 0.0f ? std::ilogb(most) : 0;
+    unit[b] = std::ldexp(1.0f, g - 5);
+    // Scaled by 2^(5 - g) with VSCALEFPS: no power of two to overflow.
+    const __m512 toUnits = _mm512_set1_ps(float(5 - g));
+    int8_t *out = pieces + b * kPieceBlockBytes;
+    for (int q = 0; q < 4; ++q)
+      for (int odd = 0; odd < 2; ++odd) {
+        __m512 y = _mm512_scalef_ps(
+            _mm512_permutex2var_ps(v[2 * q], odd ? odds : evens, v[2 * q + 1]),
+            toUnits);
+        for (int p = 0; p < kPieces; ++p) {
+          __m512 whole = _mm512_roundscale_ps(
+              y, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+          _mm_storeu_si128(
+              reinterpret_cast<__m128i *>(out + 128 * p + 64 * odd + 16 * q),
+              _mm512_cvtepi32_epi8(_mm512_cvtps_epi32(whole)));
+          y = _mm512_mul_ps(_mm512_sub_ps(y, whole), _mm512_set1_ps(128.0f));
+        }
+      }
+    __m512 sum = _mm512_setzero_ps();
+    for (int p = kPieces - 1; p >= 0; --p) {
+      __m512i piece = _mm512_dpbusd_epi32(
+          _mm512_dpbusd_epi32(_mm512_setzero_si512(), ones,
+                              _mm512_loadu_si512(out + 128 * p)),
+          ones, _mm512_loadu_si512(out + 128 * p + 64));
+      sum = _mm512_fmadd_ps(sum, _mm512_set1_ps(1.0f / 128),
+                            _mm512_cvtepi32_ps(piece));
+    }
+    _mm512_storeu_ps(laneSums + 16 * b,
+                     _mm512_mul_ps(sum, _mm512_set1_ps(unit[b])));
+  }
+}
+
+/// One 4-bit row by integer dot products; Wide as for rowQuant4.
+template <bool Signed, bool Asym, int M, bool Wide>
+LLMC_AVX512_VNNI LLMC_INLINE void
+rowQuant4Vnni(const GemvInputs &in, const uint8_t *row, const float *scale,
+              const float *zp, __m512i laneGroups, float (&sums)[4]) {
+  const __m512i lowNibbles = _mm512_set1_epi8(0x0f);
+  const __m512i flip = _mm512_set1_epi8(Signed ? 0x08 : 0);
+  const __m512 eight = _mm512_set1_ps(Signed ? 8.0f : 0.0f);
+  __m512 total[M];
+  for (int i = 0; i < M; ++i)
+    total[i] = _mm512_setzero_ps();
+  auto block = [&](int64_t b, __m512i d) LLMC_AVX512_VNNI {
+    // (n & 0x0f) ^ flip, for each nibble n.
+    const __m512i low = _mm512_ternarylogic_epi32(d, lowNibbles, flip, 0x6a);
+    const __m512i high = _mm512_ternarylogic_epi32(_mm512_srli_epi16(d, 4),
+                                                   lowNibbles, flip, 0x6a);
+    const int64_t first = in.blockGroup[b];
+    const __m512 s =
+        Wide ? _mm512_set1_ps(scale[first])
+             : _mm512_permutexvar_ps(laneGroups, _mm512_loadu_ps(scale + first));
+    __m512 z = eight;
+    if (Asym)
+      z = _mm512_add_ps(z, Wide ? _mm512_set1_ps(zp[first])
+                                : _mm512_permutexvar_ps(
+                                      laneGroups, _mm512_loadu_ps(zp + first)));
+    for (int i = 0; i < M; ++i) {
+      const int8_t *x = in.pieces[i] + b * kPieceBlockBytes;
+      __m512 a = _mm512_setzero_ps();
+#pragma GCC unroll 4
+      for (int p = kPieces - 1; p >= 0; --p) {
+        __m512i dot = _mm512_dpbusd_epi32(
+            _mm512_dpbusd_epi32(_mm512_setzero_si512(), low,
+                                _mm512_load_si512(x + 128 * p)),
+            high, _mm512_load_si512(x + 128 * p + 64));
+        a = p == kPieces - 1 ? _mm512_cvtepi32_ps(dot)
+                             : _mm512_fmadd_ps(a, _mm512_set1_ps(1.0f / 128),
+                                               _mm512_cvtepi32_ps(dot));
+      }
+      a = _mm512_mul_ps(a, _mm512_set1_ps(in.unit[i][b]));
+      if (Signed || Asym)
+        a = _mm512_fnmadd_ps(z, _mm512_loadu_ps(in.xSum[i] + 16 * b), a);
+      total[i] = _mm512_fmadd_ps(a, s, total[i]);
+    }
+  };
+  const int64_t full = in.k / 128;
+  for (int64_t b = 0; b < full; ++b) {
+    prefetchAhead(row + 64 * b);
+    block(b, _mm512_loadu_si512(row + 64 * b));
+  }
+  if (in.k % 128)
+    block(full, _mm512_maskz_loadu_epi8((uint64_t(1) << ((in.k % 128) / 2)) - 1,
+                                        row + 64 * full));
+  for (int i = 0; i < M; ++i)
+    sums[i] = reduceAddAvx512(total[i]);
+}
+
+/// Rows [j0, j1) of a 4-bit matrix-vector product by integer dot products.
+template <WeightType T, bool Asym, int M, int Variant>
+LLMC_AVX512_VNNI static void gemvRowsVnni(const GemvInputs &in,
+                                          const Weights &w, int64_t j0,
+                                          int64_t j1, const GemvOutput &out) {
+  const __m512i laneGroups = getLaneGroups(in.groupSize);
+  forEachRow<T, Asym, M>(in, w, j0, j1, out,
+                         [&](const uint8_t *row, const float *scale,
+                             const float *zp, float(&sums)[4])
+                             LLMC_AVX512_VNNI {
+                               rowQuant4Vnni<T == WeightType::I4, Asym, M,
+                                             Variant != 0>(
+                                   in, row, scale, zp, laneGroups, sums);
+                             });
 }
 
 namespace {
@@ -391,7 +562,7 @@ namespace {
 struct GemvPlan {
   void (*rows)(const GemvInputs &, const Weights &, int64_t, int64_t,
                const GemvOutput &);
-  enum Layout { Plain, Nibbles } layout;
+  enum Layout { Plain, Nibbles, NibblePieces } layout;
   /// Dequantize rows to float32 first (groups the kernels cannot step).
   bool dequantizeFirst;
 };
@@ -402,19 +573,25 @@ struct GemvPlan {
 /// blocks for 4-bit ones (see rowQuant8 and rowQuant4).
 template <WeightType T, int M, int Variant>
 static GemvPlan quantizedPlan(bool asym, GemvPlan::Layout layout) {
+  if (layout == GemvPlan::NibblePieces)
+    return {asym ? gemvRowsVnni<T, true, M, Variant>
+                 : gemvRowsVnni<T, false, M, Variant>,
+            layout, false};
   return {asym ? gemvRows<T, true, M, Variant> : gemvRows<T, false, M, Variant>,
           layout, false};
 }
 
-template <WeightType T, int M>
+template <WeightType T, int M, bool Vnni>
 static GemvPlan quantizedPlan(bool asym, int64_t groupSize) {
   if (T == WeightType::I4 || T == WeightType::U4) {
     // Groups must cover whole lanes of 8 columns and tile the 128-column
     // blocks: 8, 16, 32, 64, 128 or a multiple of 128.
+    const GemvPlan::Layout layout =
+        Vnni ? GemvPlan::NibblePieces : GemvPlan::Nibbles;
     if (groupSize % 128 == 0)
-      return quantizedPlan<T, M, 1>(asym, GemvPlan::Nibbles);
+      return quantizedPlan<T, M, 1>(asym, layout);
     if (groupSize % 8 == 0 && 128 % groupSize == 0)
-      return quantizedPlan<T, M, 0>(asym, GemvPlan::Nibbles);
+      return quantizedPlan<T, M, 0>(asym, layout);
   } else {
     switch (groupSize) {
     case 16:
@@ -433,7 +610,7 @@ static GemvPlan quantizedPlan(bool asym, int64_t groupSize) {
   return {gemvRows<WeightType::F32, false, M, 0>, GemvPlan::Plain, true};
 }
 
-template <int M> static GemvPlan planGemv(const Weights &w) {
+template <int M, bool Vnni> static GemvPlan planGemv(const Weights &w) {
   const bool asym = hasZeroPoint(w);
   const int64_t groupSize = getGroupSize(w);
   switch (w.type) {
@@ -444,24 +621,24 @@ template <int M> static GemvPlan planGemv(const Weights &w) {
   case WeightType::BF16:
     return {gemvRows<WeightType::BF16, false, M, 0>, GemvPlan::Plain, false};
   case WeightType::I8:
-    return quantizedPlan<WeightType::I8, M>(asym, groupSize);
+    return quantizedPlan<WeightType::I8, M, Vnni>(asym, groupSize);
   case WeightType::U8:
-    return quantizedPlan<WeightType::U8, M>(asym, groupSize);
+    return quantizedPlan<WeightType::U8, M, Vnni>(asym, groupSize);
   case WeightType::I4:
-    return quantizedPlan<WeightType::I4, M>(asym, groupSize);
+    return quantizedPlan<WeightType::I4, M, Vnni>(asym, groupSize);
   case WeightType::U4:
-    return quantizedPlan<WeightType::U4, M>(asym, groupSize);
+    return quantizedPlan<WeightType::U4, M, Vnni>(asym, groupSize);
   }
   return {gemvRows<WeightType::F32, false, M, 0>, GemvPlan::Plain, true};
 }
 
 /// The output columns `claims` hands this thread, of a product with M rows
 /// of x: x is laid out once, then each claimed range streams its rows.
-template <int M>
+template <int M, bool Vnni>
 LLMC_AVX512 static void gemvColumns(const LinearArgs &a, ColumnClaims &claims) {
   const Weights &w = *a.w;
   const int64_t k = w.k;
-  const GemvPlan plan = planGemv<M>(w);
+  const GemvPlan plan = planGemv<M, Vnni>(w);
   GemvInputs in;
   in.k = k;
   in.groupSize = getGroupSize(w);
@@ -469,7 +646,24 @@ LLMC_AVX512 static void gemvColumns(const LinearArgs &a, ColumnClaims &claims) {
   for (int i = 0; i < M; ++i)
     in.x[i] = a.x + i * a.xStride;
 
-  if (plan.layout == GemvPlan::Nibbles) {
+  if (plan.layout == GemvPlan::NibblePieces) {
+    const int64_t blocks = (k + 127) / 128;
+    // Per row: the pieces, then per block the unit and the 16 lane sums.
+    const int64_t rowFloats = blocks * (kPieceBlockBytes / 4 + 1 + 16);
+    float *layout = getScratchAs<float>(Scratch::X, M * rowFloats + blocks);
+    int32_t *blockGroup = reinterpret_cast<int32_t *>(layout + M * rowFloats);
+    for (int64_t b = 0; b < blocks; ++b)
+      blockGroup[b] = int32_t(b * 128 / in.groupSize);
+    in.blockGroup = blockGroup;
+    for (int i = 0; i < M; ++i) {
+      float *unit = layout + i * rowFloats, *laneSums = unit + blocks;
+      int8_t *pieces = reinterpret_cast<int8_t *>(laneSums + 16 * blocks);
+      layoutNibblePieces(in.x[i], k, pieces, unit, laneSums);
+      in.pieces[i] = pieces;
+      in.unit[i] = unit;
+      in.xSum[i] = laneSums;
+    }
+  } else if (plan.layout == GemvPlan::Nibbles) {
     // Per 128 columns: vector n holds columns 8 l + n (lane l), zero-padded
     // to whole blocks; and the sums per lane of the 8 vectors.
     const int64_t blocks = (k + 127) / 128;
@@ -558,17 +752,27 @@ LLMC_AVX512 static void gemvColumns(const LinearArgs &a, ColumnClaims &claims) {
   forEachClaimedPiece(a, claims, run, gateAvx512);
 }
 
-LLMC_AVX512 void gemvAvx512(const LinearArgs &a, ColumnClaims &claims) {
+template <bool Vnni>
+LLMC_AVX512 static void gemvRowCount(const LinearArgs &a,
+                                     ColumnClaims &claims) {
   switch (a.m) {
   case 1:
-    return gemvColumns<1>(a, claims);
+    return gemvColumns<1, Vnni>(a, claims);
   case 2:
-    return gemvColumns<2>(a, claims);
+    return gemvColumns<2, Vnni>(a, claims);
   case 3:
-    return gemvColumns<3>(a, claims);
+    return gemvColumns<3, Vnni>(a, claims);
   default:
-    return gemvColumns<4>(a, claims);
+    return gemvColumns<4, Vnni>(a, claims);
   }
+}
+
+void gemvAvx512(const LinearArgs &a, ColumnClaims &claims) {
+  gemvRowCount<false>(a, claims);
+}
+
+void gemvAvx512Vnni(const LinearArgs &a, ColumnClaims &claims) {
+  gemvRowCount<true>(a, claims);
 }
 
 } // namespace llmc::host::detail

@@ -24,6 +24,8 @@ namespace detail {
 
 const IsaKernels &getKernels(Isa isa) {
   switch (clampIsa(isa)) {
+  case Isa::Avx512Vnni:
+    return getAvx512VnniKernels();
   case Isa::Avx512:
     return getAvx512Kernels();
   case Isa::Avx2:

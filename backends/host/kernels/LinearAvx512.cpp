@@ -155,12 +155,23 @@ const IsaKernels &getAvx512Kernels() {
   return kernels;
 }
 
+const IsaKernels &getAvx512VnniKernels() {
+  static const IsaKernels kernels = [] {
+    IsaKernels table = getAvx512Kernels();
+    table.isa = Isa::Avx512Vnni;
+    table.gemv = gemvAvx512Vnni;
+    return table;
+  }();
+  return kernels;
+}
+
 } // namespace llmc::host::detail
 
 #else
 
 namespace llmc::host::detail {
 const IsaKernels &getAvx512Kernels() { return getScalarKernels(); }
+const IsaKernels &getAvx512VnniKernels() { return getScalarKernels(); }
 } // namespace llmc::host::detail
 
 #endif

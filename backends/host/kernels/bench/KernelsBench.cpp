@@ -317,7 +317,7 @@ int main(int argc, char **argv) {
     else if (arg.rfind("--only=", 0) == 0)
       only = arg.substr(7);
     else if (arg.rfind("--isa=", 0) == 0)
-      for (Isa candidate : {Isa::Scalar, Isa::Avx2, Isa::Avx512})
+      for (Isa candidate : kIsas)
         if (arg.substr(6) == getIsaName(candidate))
           options.isa = clampIsa(candidate);
   }

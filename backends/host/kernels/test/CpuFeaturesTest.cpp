@@ -28,12 +28,14 @@ TEST(CpuFeaturesTest, EnvironmentLowersTheIsa) {
   unsetenv("LLMC_HOST_ISA");
   Isa best = selectIsa();
   EXPECT_TRUE(isIsaSupported(best));
-  EXPECT_EQ(clampIsa(Isa::Avx512), best);
+  EXPECT_EQ(clampIsa(Isa::Avx512Vnni), best);
   setenv("LLMC_HOST_ISA", "scalar", 1);
   EXPECT_EQ(selectIsa(), Isa::Scalar);
   setenv("LLMC_HOST_ISA", "avx2", 1);
   EXPECT_EQ(selectIsa(), int(best) < int(Isa::Avx2) ? best : Isa::Avx2);
   setenv("LLMC_HOST_ISA", "avx512", 1);
+  EXPECT_EQ(selectIsa(), int(best) < int(Isa::Avx512) ? best : Isa::Avx512);
+  setenv("LLMC_HOST_ISA", "avx512vnni", 1);
   EXPECT_EQ(selectIsa(), best); // Never raises above the host.
   setenv("LLMC_HOST_ISA", "bogus", 1);
   EXPECT_EQ(selectIsa(), best);
@@ -42,6 +44,7 @@ TEST(CpuFeaturesTest, EnvironmentLowersTheIsa) {
   else
     unsetenv("LLMC_HOST_ISA");
   EXPECT_STREQ(getIsaName(Isa::Avx2), "avx2");
+  EXPECT_STREQ(getIsaName(Isa::Avx512Vnni), "avx512vnni");
 }
 
 } // namespace

@@ -10,7 +10,7 @@ namespace llmc::host::test {
 
 std::vector<Isa> getTestIsas() {
   std::vector<Isa> isas;
-  for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512})
+  for (Isa isa : kIsas)
     if (isIsaSupported(isa))
       isas.push_back(isa);
   static bool reported = false;
