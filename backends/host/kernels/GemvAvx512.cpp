@@ -265,6 +265,36 @@ LLMC_AVX512 LLMC_INLINE void rowQuant8(const GemvInputs &in, const uint8_t *row,
     sums[i] = reduceAddAvx512(total[i]);
 }
 
+/// Calls block(b, bytes) for each 64-byte block b of a 4-bit row of k
+/// columns, the last one zero-padded.
+template <typename Block>
+LLMC_AVX512 LLMC_INLINE void forEachNibbleBlock(int64_t k, const uint8_t *row,
+                                                Block &&block) {
+  const int64_t full = k / 128;
+  for (int64_t b = 0; b < full; ++b) {
+    prefetchAhead(row + 64 * b);
+    block(b, _mm512_loadu_si512(row + 64 * b));
+  }
+  if (k % 128)
+    block(full, _mm512_maskz_loadu_epi8((uint64_t(1) << ((k % 128) / 2)) - 1,
+                                        row + 64 * full));
+}
+
+/// The scale and zero point (0 unless Asym) of each lane of 4-bit block b:
+/// a permute of the row's parameters from the block's first group, or a
+/// broadcast when groups span whole blocks (Wide).
+template <bool Asym, bool Wide>
+LLMC_AVX512 LLMC_INLINE void
+getBlockParams(const GemvInputs &in, const float *scale, const float *zp,
+               __m512i laneGroups, int64_t b, __m512 &s, __m512 &z) {
+  const int64_t first = in.blockGroup[b];
+  s = Wide ? _mm512_set1_ps(scale[first])
+           : _mm512_permutexvar_ps(laneGroups, _mm512_loadu_ps(scale + first));
+  z = !Asym  ? _mm512_setzero_ps()
+      : Wide ? _mm512_set1_ps(zp[first])
+             : _mm512_permutexvar_ps(laneGroups, _mm512_loadu_ps(zp + first));
+}
+
 /// 4-bit weights, 128 columns (64 bytes) a step. Lane l of the dword view
 /// holds columns 8l .. 8l + 7, nibble n of it column 8l + n: shifting by 4n
 /// brings that nibble to the low bits, where VPERMPS reads its index, and a
@@ -296,14 +326,8 @@ LLMC_AVX512 LLMC_INLINE void rowQuant4(const GemvInputs &in, const uint8_t *row,
             n < C ? _mm512_mul_ps(x, w) : _mm512_fmadd_ps(x, w, acc[n % C][i]);
       }
     }
-    const int64_t first = in.blockGroup[b];
-    __m512 s =
-        Wide ? _mm512_set1_ps(scale[first])
-             : _mm512_permutexvar_ps(laneGroups, _mm512_loadu_ps(scale + first));
-    __m512 z =
-        !Asym  ? _mm512_setzero_ps()
-        : Wide ? _mm512_set1_ps(zp[first])
-               : _mm512_permutexvar_ps(laneGroups, _mm512_loadu_ps(zp + first));
+    __m512 s, z;
+    getBlockParams<Asym, Wide>(in, scale, zp, laneGroups, b, s, z);
     for (int i = 0; i < M; ++i) {
       __m512 a = combine(acc, i);
       if (Asym)
@@ -311,14 +335,7 @@ LLMC_AVX512 LLMC_INLINE void rowQuant4(const GemvInputs &in, const uint8_t *row,
       total[i] = _mm512_fmadd_ps(a, s, total[i]);
     }
   };
-  const int64_t full = in.k / 128;
-  for (int64_t b = 0; b < full; ++b) {
-    prefetchAhead(row + 64 * b);
-    block(b, _mm512_loadu_si512(row + 64 * b));
-  }
-  if (in.k % 128)
-    block(full, _mm512_maskz_loadu_epi8((uint64_t(1) << ((in.k % 128) / 2)) - 1,
-                                        row + 64 * full));
+  forEachNibbleBlock(in.k, row, block);
   for (int i = 0; i < M; ++i)
     sums[i] = reduceAddAvx512(total[i]);
 }
@@ -500,15 +517,9 @@ rowQuant4Vnni(const GemvInputs &in, const uint8_t *row, const float *scale,
     const __m512i low = _mm512_ternarylogic_epi32(d, lowNibbles, flip, 0x6a);
     const __m512i high = _mm512_ternarylogic_epi32(_mm512_srli_epi16(d, 4),
                                                    lowNibbles, flip, 0x6a);
-    const int64_t first = in.blockGroup[b];
-    const __m512 s =
-        Wide ? _mm512_set1_ps(scale[first])
-             : _mm512_permutexvar_ps(laneGroups, _mm512_loadu_ps(scale + first));
-    __m512 z = eight;
-    if (Asym)
-      z = _mm512_add_ps(z, Wide ? _mm512_set1_ps(zp[first])
-                                : _mm512_permutexvar_ps(
-                                      laneGroups, _mm512_loadu_ps(zp + first)));
+    __m512 s, z;
+    getBlockParams<Asym, Wide>(in, scale, zp, laneGroups, b, s, z);
+    z = _mm512_add_ps(z, eight);
     for (int i = 0; i < M; ++i) {
       const int8_t *x = in.pieces[i] + b * kPieceBlockBytes;
       __m512 a = _mm512_setzero_ps();
@@ -528,14 +539,7 @@ rowQuant4Vnni(const GemvInputs &in, const uint8_t *row, const float *scale,
       total[i] = _mm512_fmadd_ps(a, s, total[i]);
     }
   };
-  const int64_t full = in.k / 128;
-  for (int64_t b = 0; b < full; ++b) {
-    prefetchAhead(row + 64 * b);
-    block(b, _mm512_loadu_si512(row + 64 * b));
-  }
-  if (in.k % 128)
-    block(full, _mm512_maskz_loadu_epi8((uint64_t(1) << ((in.k % 128) / 2)) - 1,
-                                        row + 64 * full));
+  forEachNibbleBlock(in.k, row, block);
   for (int i = 0; i < M; ++i)
     sums[i] = reduceAddAvx512(total[i]);
 }
