@@ -39,20 +39,24 @@
 using namespace llmc;
 namespace cl = llvm::cl;
 
+/// The tool's options: --help lists these, not the LLVM libraries'.
+static cl::OptionCategory toolCategory("host_bench options");
 static cl::list<std::string> binaryPaths(cl::Positional, cl::OneOrMore,
-                                         cl::desc("<host .llmc files>"));
+                                         cl::desc("<host .llmc files>"),
+                                         cl::cat(toolCategory));
 static cl::opt<int64_t>
     promptTokens("prompt-tokens",
                  cl::desc("Tokens of the timed prompt (prefill)"),
-                 cl::init(512));
+                 cl::init(512), cl::cat(toolCategory));
 static cl::opt<int64_t> decodeTokens("decode", cl::desc("Timed decode steps"),
-                                     cl::init(32));
+                                     cl::init(32), cl::cat(toolCategory));
 static cl::opt<bool> listDecodeWeights(
     "list-decode-weights",
-    cl::desc("Print the blobs a decode step reads, largest first"));
+    cl::desc("Print the blobs a decode step reads, largest first"),
+    cl::cat(toolCategory));
 static cl::opt<unsigned> threads("host-threads",
                                  cl::desc("Threads (0: every hardware thread)"),
-                                 cl::init(0));
+                                 cl::init(0), cl::cat(toolCategory));
 
 namespace {
 struct Figures {
@@ -175,6 +179,7 @@ static llvm::Expected<Figures> benchmark(const binary::LoadedBinary &binary,
 }
 
 int main(int argc, char **argv) {
+  cl::HideUnrelatedOptions(toolCategory);
   cl::ParseCommandLineOptions(argc, argv,
                               "host backend against the memory roofline\n");
   auto fail = [](llvm::Error error) {

@@ -28,18 +28,22 @@
 namespace cl = llvm::cl;
 using namespace llmc;
 
+/// The tool's options: --help lists these, not the LLVM libraries'.
+static cl::OptionCategory toolCategory("piece_timing options");
 static cl::opt<std::string> binaryPath(cl::Positional, cl::Required,
-                                       cl::desc("<model.llmc>"));
+                                       cl::desc("<model.llmc>"),
+                                       cl::cat(toolCategory));
 static cl::opt<bool> perPiece("per-piece",
-                              cl::desc("Print every piece, not only totals"));
+                              cl::desc("Print every piece, not only totals"),
+                              cl::cat(toolCategory));
 static cl::opt<std::string>
     dumpPiece("dump", cl::desc("Print this piece's command stream (text)"),
-              cl::value_desc("piece"));
+              cl::value_desc("piece"), cl::cat(toolCategory));
 static cl::opt<int64_t> promptTokens(
     "prompt-tokens",
     cl::desc("Also model a prompt of this many tokens: a prefill chunk, "
              "then prefill_kv chunks of L (0: none)"),
-    cl::init(0));
+    cl::init(0), cl::cat(toolCategory));
 
 static int fail(llvm::Error error) {
   llvm::WithColor::error(llvm::errs(), "piece_timing")
@@ -48,6 +52,7 @@ static int fail(llvm::Error error) {
 }
 
 int main(int argc, char **argv) {
+  cl::HideUnrelatedOptions(toolCategory);
   cl::ParseCommandLineOptions(argc, argv, "modelled time of a .llmc binary\n");
   llvm::Expected<std::unique_ptr<binary::LoadedBinary>> loaded =
       binary::LoadedBinary::open(binaryPath);
@@ -63,9 +68,9 @@ int main(int argc, char **argv) {
   const plugins::ChipDescriptor &chip = backend->getDescriptor();
   std::unique_ptr<cmodel::StreamDevice> device = backend->createDevice({});
   if (!device || !device->modelsTime())
-    return fail(llvm::createStringError(
-        llvm::inconvertibleErrorCode(),
-        "chip '" + manifest.chip() + "' has no time model to report"));
+    return fail(llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                        "chip '" + manifest.chip() +
+                                            "' has no time model to report"));
   device->global().attachReadOnly(cmd::REGION_COEFF, (*loaded)->coeff());
   llvm::StringMap<uint64_t> blobBytes;
   for (const binary::WeightBlob &blob : manifest.weights())
@@ -87,15 +92,15 @@ int main(int argc, char **argv) {
       llvm::outs() << cmodel::printStream(*stream);
     device->global().allocate(cmd::REGION_IO, piece.io_bytes());
     device->global().allocate(cmd::REGION_ACTIVATION,
-                             std::max<uint64_t>(64, piece.activation_bytes()));
+                              std::max<uint64_t>(64, piece.activation_bytes()));
     llvm::Expected<cmodel::RunStats> stats = device->run(*stream);
     if (!stats)
       return fail(stats.takeError());
     bool head = piece.name() == "lm_head" || piece.name() == "greedy_head";
-    bool decode = piece.phase() == "decode" || piece.name() == "embed.decode" ||
-                  head;
-    bool prefill = piece.phase() == "prefill" ||
-                   piece.name() == "embed.prefill" || head;
+    bool decode =
+        piece.phase() == "decode" || piece.name() == "embed.decode" || head;
+    bool prefill =
+        piece.phase() == "prefill" || piece.name() == "embed.prefill" || head;
     if (decode) {
       decodeSeconds += stats->seconds;
       decodeDdr += stats->ddrBytes;
@@ -124,9 +129,9 @@ int main(int argc, char **argv) {
   uint64_t fileBytes = 0;
   if (std::error_code error = llvm::sys::fs::file_size(binaryPath, fileBytes))
     return fail(llvm::errorCodeToError(error));
-  llvm::outs() << llvm::format(
-      "%s %s on %s (%.0f GB/s DDR)\n", binaryPath.c_str(),
-      manifest.precision().c_str(), chip.id.c_str(), chip.ddrBandwidthGBps);
+  llvm::outs() << llvm::format("%s %s on %s (%.0f GB/s DDR)\n",
+                               binaryPath.c_str(), manifest.precision().c_str(),
+                               chip.id.c_str(), chip.ddrBandwidthGBps);
   llvm::outs() << llvm::format(
       "decode: %.3f ms/token modelled, roofline %.3f ms (%.1f MB of "
       "weights): %.1f%% of roofline; %.1f MB moved\n",

@@ -24,9 +24,13 @@
 
 namespace cl = llvm::cl;
 
+/// llmc's own top-level options: --help lists these, not the code
+/// generation options of the LLVM libraries it links.
+static cl::OptionCategory llmcCategory("llmc options");
 static cl::opt<bool> listPlugins(
     "list-plugins",
-    cl::desc("Print the frontends and chip backends linked into llmc"));
+    cl::desc("Print the frontends and chip backends linked into llmc"),
+    cl::cat(llmcCategory));
 
 namespace llmc {
 
@@ -56,7 +60,8 @@ cl::SubCommand &getConvertCommand() {
 
 cl::SubCommand &getMergeCommand() {
   static cl::SubCommand command(
-      "merge", "Merge binaries of some pieces each (convert --pieces) into one");
+      "merge",
+      "Merge binaries of some pieces each (convert --pieces) into one");
   return command;
 }
 
@@ -112,6 +117,7 @@ llvm::Error writeFileAtomically(
 
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
+  cl::HideUnrelatedOptions(llmcCategory);
   cl::ParseCommandLineOptions(
       argc, argv,
       "llmc: compiles LLM checkpoints into binaries for TPU-class "

@@ -41,8 +41,8 @@ inline constexpr Isa kIsas[] = {Isa::Scalar, Isa::Avx2, Isa::Avx512,
 bool isIsaSupported(Isa isa);
 
 /// The best Isa the host supports, unless the environment variable
-/// LLMC_HOST_ISA (scalar|avx2|avx512|avx512vnni) asks for a lower one (tests use it to
-/// cover every path). The variable is read on every call.
+/// LLMC_HOST_ISA (scalar|avx2|avx512|avx512vnni) asks for a lower one (tests
+/// use it to cover every path). The variable is read on every call.
 Isa selectIsa();
 
 /// `isa`, lowered to the best one the host supports.

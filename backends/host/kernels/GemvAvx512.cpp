@@ -355,10 +355,9 @@ LLMC_AVX512 LLMC_INLINE __m512i getLaneGroups(int64_t groupSize) {
 /// widened 16 rows at a time (rows `groups` floats apart, zero-padded so
 /// that a vector load past the last group stays finite).
 template <WeightType T, bool Asym, int M, typename RowSums>
-LLMC_AVX512 LLMC_INLINE void forEachRow(const GemvInputs &in, const Weights &w,
-                                        int64_t j0, int64_t j1,
-                                        const GemvOutput &out,
-                                        RowSums &&rowSums) {
+LLMC_AVX512 LLMC_INLINE void
+forEachRow(const GemvInputs &in, const Weights &w, int64_t j0, int64_t j1,
+           const GemvOutput &out, RowSums &&rowSums) {
   constexpr bool kQuantized =
       T != WeightType::F32 && T != WeightType::F16 && T != WeightType::BF16;
   // Parameters are widened for a batch of rows at a time, about 4 KiB so
@@ -393,8 +392,8 @@ LLMC_AVX512 LLMC_INLINE void forEachRow(const GemvInputs &in, const Weights &w,
           prefetchLines(zpRowOf(w, j + batch), w.zpRowStrideBytes);
       }
       float sums[4];
-      rowSums(rowOf(w, j), params + (j - jb) * groups,
-              zps + (j - jb) * groups, sums);
+      rowSums(rowOf(w, j), params + (j - jb) * groups, zps + (j - jb) * groups,
+              sums);
       for (int i = 0; i < M; ++i)
         out.store(i, j, sums[i]);
     }
@@ -456,8 +455,8 @@ constexpr int64_t kPieceBlockBytes = kPieces * 128;
 LLMC_AVX512_VNNI static void layoutNibblePieces(const float *x, int64_t k,
                                                 int8_t *pieces, float *unit,
                                                 float *laneSums) {
-  const __m512i evens = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18,
-                                          20, 22, 24, 26, 28, 30);
+  const __m512i evens = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20,
+                                          22, 24, 26, 28, 30);
   const __m512i odds = _mm512_add_epi32(evens, _mm512_set1_epi32(1));
   const __m512i ones = _mm512_set1_epi8(1);
   for (int64_t b = 0, blocks = (k + 127) / 128; b < blocks; ++b) {
@@ -479,8 +478,8 @@ LLMC_AVX512_VNNI static void layoutNibblePieces(const float *x, int64_t k,
             _mm512_permutex2var_ps(v[2 * q], odd ? odds : evens, v[2 * q + 1]),
             toUnits);
         for (int p = 0; p < kPieces; ++p) {
-          __m512 whole = _mm512_roundscale_ps(
-              y, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+          __m512 whole = _mm512_roundscale_ps(y, _MM_FROUND_TO_NEAREST_INT |
+                                                     _MM_FROUND_NO_EXC);
           _mm_storeu_si128(
               reinterpret_cast<__m128i *>(out + 128 * p + 64 * odd + 16 * q),
               _mm512_cvtepi32_epi8(_mm512_cvtps_epi32(whole)));
@@ -550,14 +549,13 @@ LLMC_AVX512_VNNI static void gemvRowsVnni(const GemvInputs &in,
                                           const Weights &w, int64_t j0,
                                           int64_t j1, const GemvOutput &out) {
   const __m512i laneGroups = getLaneGroups(in.groupSize);
-  forEachRow<T, Asym, M>(in, w, j0, j1, out,
-                         [&](const uint8_t *row, const float *scale,
-                             const float *zp, float(&sums)[4])
-                             LLMC_AVX512_VNNI {
-                               rowQuant4Vnni<T == WeightType::I4, Asym, M,
-                                             Variant != 0>(
-                                   in, row, scale, zp, laneGroups, sums);
-                             });
+  forEachRow<T, Asym, M>(
+      in, w, j0, j1, out,
+      [&](const uint8_t *row, const float *scale, const float *zp,
+          float(&sums)[4]) LLMC_AVX512_VNNI {
+        rowQuant4Vnni<T == WeightType::I4, Asym, M, Variant != 0>(
+            in, row, scale, zp, laneGroups, sums);
+      });
 }
 
 namespace {

@@ -24,7 +24,8 @@
   __attribute__((target("avx512f,avx512bw,avx512vl,avx2,fma,f16c")))
 /// AVX-512 with VNNI (VPDPBUSD), for the integer-dot 4-bit path.
 #define LLMC_AVX512_VNNI                                                       \
-  __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c")))
+  __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,"       \
+                        "f16c")))
 #define LLMC_INLINE inline __attribute__((always_inline))
 #endif
 

@@ -70,13 +70,15 @@ Matrix makeMatrix(Format f, int64_t n, int64_t k, std::mt19937 &rng) {
   auto fill = [&](std::vector<uint8_t> &v, int64_t bytes) {
     v.resize(bytes);
     // xorshift: quick enough for hundreds of MiB. Masked so that the bytes
-    // make finite, moderate f16 and bf16 values too.
+    // make finite, moderate f16 values, and bf16 ones too: with the high
+    // byte of each pair 0x3c to 0x3f, bf16 values are normal, 2^-7 to 1
+    // (a subnormal operand costs a microcode assist per multiply).
     uint64_t state = rng() | 1;
     for (int64_t i = 0; i < bytes; i += 8) {
       state ^= state << 13;
       state ^= state >> 7;
       state ^= state << 17;
-      uint64_t word = state & 0x3b3b3b3b3b3b3b3bull;
+      uint64_t word = (state & 0x3b3b3b3b3b3b3b3bull) | 0x3c003c003c003c00ull;
       std::memcpy(v.data() + i, &word, std::min<int64_t>(8, bytes - i));
     }
   };

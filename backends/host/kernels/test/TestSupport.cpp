@@ -189,7 +189,8 @@ TestWeights makeWeights(WeightType type, ParamType scaleType, ParamType zpType,
   }
 
   const int64_t groups = k / groupSize;
-  const int scaleBits = getElementBits(scaleType), zpBits = getElementBits(zpType);
+  const int scaleBits = getElementBits(scaleType),
+            zpBits = getElementBits(zpType);
   const int64_t scaleRowBytes = (groups * scaleBits + 7) / 8 + 2;
   const int64_t zpRowBytes = (groups * zpBits + 7) / 8 + 2;
   std::vector<float> scales(n * groups, 1.0f), zps(n * groups, 0.0f);
