@@ -36,8 +36,10 @@ LLMC_AVX2 LLMC_INLINE __m256 pow2Avx2(__m256 n, __m256 value) {
 }
 
 LLMC_AVX2 LLMC_INLINE __m256 expAvx2(__m256 x) {
+  // As expAvx512: 0 below -86, with no subnormal on the way.
+  __m256 flushed = _mm256_cmp_ps(x, _mm256_set1_ps(-86.0f), _CMP_LT_OQ);
   x = _mm256_min_ps(_mm256_set1_ps(100.0f), x);
-  x = _mm256_max_ps(_mm256_set1_ps(-110.0f), x);
+  x = _mm256_max_ps(_mm256_set1_ps(-86.0f), x);
   __m256 n =
       _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
                       _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
@@ -53,7 +55,7 @@ LLMC_AVX2 LLMC_INLINE __m256 expAvx2(__m256 x) {
                       _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
   // A NaN x made n NaN, which converts to INT_MIN: keep p (NaN) instead.
   __m256 isNan = _mm256_cmp_ps(x, x, _CMP_UNORD_Q);
-  return _mm256_blendv_ps(pow2Avx2(n, p), x, isNan);
+  return _mm256_andnot_ps(flushed, _mm256_blendv_ps(pow2Avx2(n, p), x, isNan));
 }
 
 /// x / (1 + exp(-t)).

@@ -66,10 +66,15 @@ LLMC_AVX512 LLMC_INLINE float reduceAddAvx512(__m512 v) {
 }
 
 LLMC_AVX512 LLMC_INLINE __m512 expAvx512(__m512 x) {
-  // Beyond these the result is 0 or inf anyway; min/max with x second keeps
-  // NaNs.
+  // Above 100 the result is inf anyway. Below -86 it is under 2^-124, and
+  // it is 0: x is clamped there, so that no step makes a subnormal or
+  // underflows, each of which costs a microcode assist of 100-odd cycles
+  // (the masked keys of a decode step's softmax, -inf, made most of its
+  // exponentials so). min/max with x second keep NaNs.
+  const __mmask16 flushed =
+      _mm512_cmp_ps_mask(x, _mm512_set1_ps(-86.0f), _CMP_LT_OQ);
   x = _mm512_min_ps(_mm512_set1_ps(100.0f), x);
-  x = _mm512_max_ps(_mm512_set1_ps(-110.0f), x);
+  x = _mm512_max_ps(_mm512_set1_ps(-86.0f), x);
   __m512 n = _mm512_roundscale_ps(
       _mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
       _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
@@ -83,7 +88,7 @@ LLMC_AVX512 LLMC_INLINE __m512 expAvx512(__m512 x) {
   p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
   p = _mm512_fmadd_ps(p, _mm512_mul_ps(r, r),
                       _mm512_add_ps(r, _mm512_set1_ps(1.0f)));
-  return _mm512_scalef_ps(p, n);
+  return _mm512_maskz_scalef_ps(__mmask16(~flushed), p, n);
 }
 
 /// x / (1 + exp(-t)).
