@@ -16,6 +16,7 @@
 
 #include "backends/host/kernels/CpuFeatures.h"
 #include "backends/host/kernels/WorkerPool.h"
+#include "backends/host/kernels/bench/ComputePeak.h"
 #include "backends/host/kernels/bench/ReadBandwidth.h"
 #include "plugins/LinkedPlugins.h"
 #include "plugins/Registry.h"
@@ -61,6 +62,8 @@ static cl::opt<unsigned> threads("host-threads",
 namespace {
 struct Figures {
   double bandwidth = 0;
+  /// GFLOP/s of float32 FMAs, measured before the prefill.
+  double fmaPeak = 0;
   double decodeTokensPerSecond = 0;
   double decodeBytes = 0;
   double prefillTokensPerSecond = 0;
@@ -155,6 +158,7 @@ static llvm::Expected<Figures> benchmark(const binary::LoadedBinary &binary,
   std::vector<int32_t> prompt(promptTokens);
   for (int32_t &id : prompt)
     id = static_cast<int32_t>(random() % dims.vocabSize);
+  figures.fmaPeak = host::measureFmaPeak(bandwidthPool);
   double start = host::now();
   llvm::Expected<std::vector<float>> logits = session.feed(prompt);
   if (!logits)
@@ -194,12 +198,14 @@ int main(int argc, char **argv) {
   llvm::outs() << "host: " << llvm::sys::getHostCPUName() << ", " << pool.size()
                << " threads, kernels " << host::getIsaName(host::selectIsa())
                << " (" << cpu.describe() << ")\n";
-  llvm::outs() << llvm::format("read bandwidth: a sum of 1 GiB on %u "
-                               "threads, before each binary's decode\n\n",
-                               pool.size());
-  llvm::outs() << llvm::format("%-10s %6s %9s %12s %10s %9s | %11s %9s\n",
-                               "precision", "GB/s", "decode t/s", "MB/token",
-                               "roofline", "of roof", "prefill t/s", "GFLOP/s");
+  llvm::outs() << llvm::format(
+      "read bandwidth: a sum of 1 GiB on %u threads, before each binary's "
+      "decode;\nFMA peak: float32 FMAs on %u threads, before its prefill\n\n",
+      pool.size(), pool.size());
+  llvm::outs() << llvm::format(
+      "%-10s %6s %9s %12s %10s %9s | %11s %9s %9s %8s\n", "precision", "GB/s",
+      "decode t/s", "MB/token", "roofline", "of roof", "prefill t/s", "GFLOP/s",
+      "FMA peak", "of peak");
   for (const std::string &path : binaryPaths) {
     llvm::Expected<std::unique_ptr<binary::LoadedBinary>> binary =
         binary::LoadedBinary::open(path);
@@ -214,14 +220,16 @@ int main(int argc, char **argv) {
     if (!figures)
       return fail(figures.takeError());
     double roofline = figures->bandwidth * 1e9 / figures->decodeBytes;
+    double prefillGflops = figures->prefillFlops *
+                           figures->prefillTokensPerSecond / promptTokens / 1e9;
     llvm::outs() << llvm::format(
-        "%-10s %6.1f %10.1f %12.1f %10.1f %8.0f%% | %11.1f %9.1f\n",
+        "%-10s %6.1f %10.1f %12.1f %10.1f %8.0f%% | %11.1f %9.1f %9.1f "
+        "%7.0f%%\n",
         (*binary)->manifest().precision().c_str(), figures->bandwidth,
         figures->decodeTokensPerSecond, figures->decodeBytes / 1e6, roofline,
         100 * figures->decodeTokensPerSecond / roofline,
-        figures->prefillTokensPerSecond,
-        figures->prefillFlops * figures->prefillTokensPerSecond / promptTokens /
-            1e9);
+        figures->prefillTokensPerSecond, prefillGflops, figures->fmaPeak,
+        figures->fmaPeak > 0 ? 100 * prefillGflops / figures->fmaPeak : 0.0);
   }
   return 0;
 }

@@ -1,5 +1,4 @@
-//===- HugePageCopy.h - read-only bytes on transparent huge pages -*- C++
-//-*-===//
+//===- HugePageCopy.h - read-only bytes on huge pages -----------*- C++ -*-===//
 //
 // A decode step streams every weight once from DRAM. Over the 4 KiB pages
 // of the binary's file mapping the hardware prefetchers start afresh at

@@ -1,5 +1,4 @@
-//===- WorkerPool.h - persistent threads for short parallel loops -*- C++
-//-*-===//
+//===- WorkerPool.h - threads for short parallel loops ----------*- C++ -*-===//
 //
 // A decode step runs a few hundred kernels of 10 to 500 microseconds each,
 // so handing a loop to other threads must cost well under a microsecond:

@@ -19,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "backends/host/kernels/Kernels.h"
+#include "backends/host/kernels/bench/ComputePeak.h"
 #include "backends/host/kernels/bench/ReadBandwidth.h"
 
 #include <algorithm>
@@ -329,6 +330,8 @@ int main(int argc, char **argv) {
               pool.size());
   std::printf("STREAM-style read (sum of 1 GiB f32, %u threads): %.1f GB/s\n",
               pool.size(), measureReadBandwidth(pool));
+  std::printf("FMA peak (float32 FMA chains, %u threads): %.1f GFLOP/s\n",
+              pool.size(), measureFmaPeak(pool));
   // The cost of handing a loop to the pool: an empty loop over 2 chunks.
   double loop = bestTime(
       [&] {
