@@ -18,6 +18,7 @@
 #include "tools/llmc/PieceSelection.h"
 #include "tools/llmc/QuantOptions.h"
 
+#include "llvm/Support/Parallel.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Threading.h"
 #include "llvm/Support/Timer.h"
@@ -46,7 +47,9 @@ static cl::opt<int64_t>
                    "the chip has)"),
           cl::init(0), cl::sub(getConvertCommand()));
 static cl::opt<unsigned> threads(
-    "threads", cl::desc("Pieces compiled at once (default: all cores)"),
+    "threads",
+    cl::desc("Pieces compiled, and weight rows quantized, at once (default: "
+             "all cores)"),
     cl::init(0), cl::sub(getConvertCommand()));
 static cl::alias threadsShort("j", cl::desc("Alias for --threads"),
                               cl::aliasopt(threads));
@@ -110,6 +113,8 @@ int runConvertCommand(const plugins::Registry &registry) {
   compile::ConvertOptions options;
   options.build = getBuildOptions();
   options.threads = threads;
+  if (threads != 0)
+    llvm::parallel::strategy = llvm::hardware_concurrency(threads);
   options.compileOncePerLayer = !compileEveryLayer;
   if (llvm::Error error = applyPieceSelection(options))
     return reportError(std::move(error));

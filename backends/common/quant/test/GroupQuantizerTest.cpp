@@ -9,6 +9,8 @@
 
 #include "backends/common/quant/GroupQuantizer.h"
 
+#include "llvm/Support/Parallel.h"
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -200,6 +202,21 @@ TEST(GroupQuantizerTest, RoundTripErrorIsBounded) {
           EXPECT_LT(relative, bits == 8 ? 0.01 : 0.12)
               << bits << "-bit group " << group;
         }
+}
+
+TEST(GroupQuantizerTest, ThreadCountDoesNotChangeTheResult) {
+  // Rows quantize in parallel; one thread must give the same bytes.
+  const int64_t rows = 64, cols = 128;
+  std::vector<float> weight = randomWeight(rows * cols, 11);
+  QuantScheme scheme{4, 32, true, FloatType::F16};
+  QuantizedTensor parallel = quantizeOrDie(weight, rows, cols, scheme);
+  llvm::ThreadPoolStrategy saved = llvm::parallel::strategy;
+  llvm::parallel::strategy = llvm::hardware_concurrency(1);
+  QuantizedTensor serial = quantizeOrDie(weight, rows, cols, scheme);
+  llvm::parallel::strategy = saved;
+  EXPECT_EQ(parallel.values, serial.values);
+  EXPECT_EQ(parallel.scales, serial.scales);
+  EXPECT_EQ(parallel.zeroPoints, serial.zeroPoints);
 }
 
 TEST(GroupQuantizerTest, SmallerGroupsAndAsymmetryReduceError) {
