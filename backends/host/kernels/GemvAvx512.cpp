@@ -25,6 +25,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 namespace llmc::host::detail {
 
@@ -461,14 +462,20 @@ LLMC_AVX512_VNNI static void layoutNibblePieces(const float *x, int64_t k,
   const __m512i ones = _mm512_set1_epi8(1);
   for (int64_t b = 0, blocks = (k + 127) / 128; b < blocks; ++b) {
     __m512 v[8], largest = _mm512_setzero_ps();
+    __mmask16 nonFinite = 0;
     for (int q = 0; q < 8; ++q) {
       const int64_t c = 128 * b + 16 * q;
       v[q] = _mm512_maskz_loadu_ps(maskOf(k - c), x + c);
       largest = _mm512_max_ps(largest, _mm512_abs_ps(v[q]));
+      nonFinite |= _mm512_cmp_ps_mask(_mm512_sub_ps(v[q], v[q]),
+                                      _mm512_setzero_ps(), _CMP_NEQ_UQ);
     }
     const float most = _mm512_reduce_max_ps(largest);
     const int g = most > 0.0f ? std::ilogb(most) : 0;
-    unit[b] = std::ldexp(1.0f, g - 5);
+    // A NaN or infinite x has no fixed point: a NaN unit makes the block's
+    // sums NaN, as the float32 kernel's would be (or infinite).
+    unit[b] = nonFinite ? std::numeric_limits<float>::quiet_NaN()
+                        : std::ldexp(1.0f, g - 5);
     // Scaled by 2^(5 - g) with VSCALEFPS: no power of two to overflow.
     const __m512 toUnits = _mm512_set1_ps(float(5 - g));
     int8_t *out = pieces + b * kPieceBlockBytes;

@@ -15,6 +15,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 namespace llmc::host::test {
 namespace {
@@ -161,6 +162,29 @@ TEST_F(LinearTest, EmptyProductIsBias) {
   std::vector<float> x(2), bias = {1, 2, 3}, y = {10, 20, 30, 40, 50, 60};
   linear(x.data(), 2, 0, w.w, bias.data(), y.data(), 3, true, pool);
   EXPECT_EQ(y, (std::vector<float>{11, 22, 33, 41, 52, 63}));
+}
+
+TEST_F(LinearTest, NonFiniteInputsGiveNonFiniteOutputs) {
+  // Every kernel turns x into something else first (laid out, in pieces,
+  // packed): a NaN or infinity must still reach every output it touches.
+  for (WeightType type : {WeightType::F16, WeightType::I8, WeightType::I4})
+    for (int64_t m : {1, 6})
+      for (float bad : {std::numeric_limits<float>::quiet_NaN(),
+                        std::numeric_limits<float>::infinity()}) {
+        const int64_t n = 19, k = 256;
+        TestWeights w = makeWeights(
+            type, type == WeightType::F16 ? ParamType::None : ParamType::F16,
+            ParamType::None, n, k, 64, rng);
+        std::vector<float> x = randomFloats(m * k, rng);
+        x[(m - 1) * k + 130] = bad;
+        for (Isa isa : getTestIsas()) {
+          std::vector<float> y(m * n, 0.0f);
+          linear(x.data(), m, k, w.w, nullptr, y.data(), n, false, pool, isa);
+          for (int64_t j = 0; j < n; ++j)
+            EXPECT_FALSE(std::isfinite(y[(m - 1) * n + j]))
+                << getIsaName(isa) << " m " << m << " column " << j;
+        }
+      }
 }
 
 /// Outputs of `c` on each path with pools of 1, 2 and 3 threads are the
