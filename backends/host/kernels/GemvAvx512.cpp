@@ -657,16 +657,21 @@ LLMC_AVX512 static void gemvColumns(const LinearArgs &a, ColumnClaims &claims) {
 
   if (plan.layout == GemvPlan::NibblePieces) {
     const int64_t blocks = (k + 127) / 128;
-    // Per row: the pieces, then per block the unit and the 16 lane sums.
-    const int64_t rowFloats = blocks * (kPieceBlockBytes / 4 + 1 + 16);
-    float *layout = getScratchAs<float>(Scratch::X, M * rowFloats + blocks);
-    int32_t *blockGroup = reinterpret_cast<int32_t *>(layout + M * rowFloats);
+    // Each row's pieces (whole cache lines, so that the kernel's loads are
+    // aligned), then per row and block the unit and the 16 lane sums.
+    const int64_t pieceFloats = blocks * kPieceBlockBytes / 4;
+    const int64_t unitFloats = blocks * (1 + 16);
+    float *layout = getScratchAs<float>(
+        Scratch::X, M * (pieceFloats + unitFloats) + blocks);
+    int32_t *blockGroup =
+        reinterpret_cast<int32_t *>(layout + M * (pieceFloats + unitFloats));
     for (int64_t b = 0; b < blocks; ++b)
       blockGroup[b] = int32_t(b * 128 / in.groupSize);
     in.blockGroup = blockGroup;
     for (int i = 0; i < M; ++i) {
-      float *unit = layout + i * rowFloats, *laneSums = unit + blocks;
-      int8_t *pieces = reinterpret_cast<int8_t *>(laneSums + 16 * blocks);
+      int8_t *pieces = reinterpret_cast<int8_t *>(layout + i * pieceFloats);
+      float *unit = layout + M * pieceFloats + i * unitFloats;
+      float *laneSums = unit + blocks;
       layoutNibblePieces(in.x[i], k, pieces, unit, laneSums);
       in.pieces[i] = pieces;
       in.unit[i] = unit;
