@@ -78,7 +78,7 @@ static bool isQuantizationParameter(llvm::StringRef name) {
 
 static llvm::Expected<Figures> benchmark(const binary::LoadedBinary &binary,
                                          const plugins::Registry &registry,
-                                         host::WorkerPool &bandwidthPool) {
+                                         host::WorkerPool &rooflinePool) {
   const binary::Manifest &manifest = binary.manifest();
   llvm::Expected<const plugins::BackendPlugin &> backend =
       registry.findBackend(manifest.chip());
@@ -158,7 +158,7 @@ static llvm::Expected<Figures> benchmark(const binary::LoadedBinary &binary,
   std::vector<int32_t> prompt(promptTokens);
   for (int32_t &id : prompt)
     id = static_cast<int32_t>(random() % dims.vocabSize);
-  figures.fmaPeak = host::measureFmaPeak(bandwidthPool);
+  figures.fmaPeak = host::measureFmaPeak(rooflinePool);
   double start = host::now();
   llvm::Expected<std::vector<float>> logits = session.feed(prompt);
   if (!logits)
@@ -173,7 +173,7 @@ static llvm::Expected<Figures> benchmark(const binary::LoadedBinary &binary,
   };
   if (llvm::Error error = step())
     return std::move(error);
-  figures.bandwidth = host::measureReadBandwidth(bandwidthPool);
+  figures.bandwidth = host::measureReadBandwidth(rooflinePool);
   start = host::now();
   for (int64_t i = 0; i < decodeTokens; ++i)
     if (llvm::Error error = step())

@@ -582,10 +582,12 @@ struct GemvPlan {
 /// blocks for 4-bit ones (see rowQuant8 and rowQuant4).
 template <WeightType T, int M, int Variant>
 static GemvPlan quantizedPlan(bool asym, GemvPlan::Layout layout) {
-  if (layout == GemvPlan::NibblePieces)
-    return {asym ? gemvRowsVnni<T, true, M, Variant>
-                 : gemvRowsVnni<T, false, M, Variant>,
-            layout, false};
+  // Only 4-bit types have a VNNI row loop (instantiated for them alone).
+  if constexpr (T == WeightType::I4 || T == WeightType::U4)
+    if (layout == GemvPlan::NibblePieces)
+      return {asym ? gemvRowsVnni<T, true, M, Variant>
+                   : gemvRowsVnni<T, false, M, Variant>,
+              layout, false};
   return {asym ? gemvRows<T, true, M, Variant> : gemvRows<T, false, M, Variant>,
           layout, false};
 }
