@@ -52,6 +52,24 @@ void HeadRows::load(int64_t t0, int64_t rowsToLoad) {
   }
 }
 
+void markHiddenKeyBlocks(const AttentionArgs &a, int64_t i0, int64_t i1,
+                         int64_t blockKeys, uint8_t *hidden) {
+  const int64_t blocks = (a.lk + blockKeys - 1) / blockKeys;
+  std::fill(hidden, hidden + blocks, a.mask != nullptr);
+  if (!a.mask)
+    return;
+  for (int64_t i = i0; i < i1; ++i) {
+    const float *mask = a.mask + i * a.maskStride;
+    // A NaN bound (or mask value) compares false: the key stays visible.
+    const float bound =
+        *std::max_element(mask, mask + a.lk) - kHiddenMaskMargin;
+    for (int64_t b = 0; b < blocks; ++b)
+      for (int64_t t = b * blockKeys;
+           hidden[b] && t < std::min(a.lk, (b + 1) * blockKeys); ++t)
+        hidden[b] = mask[t] <= bound;
+  }
+}
+
 void attentionRowsScalar(const AttentionArgs &a, int64_t kvHead, int64_t i0,
                          int64_t i1) {
   const int64_t group = a.hq / a.hkv, d = a.d, lk = a.lk;
@@ -62,15 +80,12 @@ void attentionRowsScalar(const AttentionArgs &a, int64_t kvHead, int64_t i0,
   HeadRows values(a.v, kvHead, d, lk, Scratch::Values, kernels);
   // A key that the mask hides from every row is never read.
   uint8_t *hidden = getScratchAs<uint8_t>(Scratch::Tile, lk);
-  for (int64_t t = 0; t < lk; ++t) {
-    hidden[t] = a.mask != nullptr;
-    for (int64_t i = i0; i < i1 && hidden[t]; ++i)
-      hidden[t] = a.mask[i * a.maskStride + t] == -INFINITY;
+  markHiddenKeyBlocks(a, i0, i1, 1, hidden);
+  for (int64_t t = 0; t < lk; ++t)
     if (!hidden[t]) {
       keys.load(t, 1);
       values.load(t, 1);
     }
-  }
   for (int64_t i = i0; i < i1; ++i)
     for (int64_t h = kvHead * group; h < (kvHead + 1) * group; ++h) {
       const float *q = a.q + i * a.qStride + h * d;

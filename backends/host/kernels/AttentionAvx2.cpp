@@ -149,6 +149,7 @@ LLMC_AVX2 void attentionRowsAvx2(const AttentionArgs &a, int64_t kvHead,
   float *sums = scores + rows * stride;
   float *kt = getScratchAs<float>(Scratch::Transposed, 8 * d);
   uint8_t *skip = getScratchAs<uint8_t>(Scratch::Tile, blocks);
+  markHiddenKeyBlocks(a, i0, i1, 8, skip);
   const IsaKernels &kernels = getAvx2Kernels();
   HeadRows keys(a.k, kvHead, d, lk, Scratch::Keys, kernels);
   HeadRows values(a.v, kvHead, d, lk, Scratch::Values, kernels);
@@ -159,18 +160,10 @@ LLMC_AVX2 void attentionRowsAvx2(const AttentionArgs &a, int64_t kvHead,
 
   for (int64_t b = 0; b < blocks; ++b) {
     const int64_t t0 = 8 * b, keysHere = std::min<int64_t>(8, lk - t0);
-    skip[b] = 0;
-    if (a.mask) {
-      bool hidden = true;
-      for (int64_t i = i0; i < i1 && hidden; ++i)
-        for (int64_t t = 0; t < keysHere && hidden; ++t)
-          hidden = a.mask[i * a.maskStride + t0 + t] == -INFINITY;
-      if (hidden) {
-        skip[b] = 1;
-        for (int64_t r = 0; r < rows; ++r)
-          _mm256_storeu_ps(scores + r * stride + t0, _mm256_set1_ps(-INFINITY));
-        continue;
-      }
+    if (skip[b]) {
+      for (int64_t r = 0; r < rows; ++r)
+        _mm256_storeu_ps(scores + r * stride + t0, _mm256_set1_ps(-INFINITY));
+      continue;
     }
     keys.load(t0, keysHere);
     values.load(t0, keysHere);

@@ -177,6 +177,7 @@ LLMC_AVX512 void attentionRowsAvx512(const AttentionArgs &a, int64_t kvHead,
   float *sums = scores + rows * stride;
   float *kt = getScratchAs<float>(Scratch::Transposed, 16 * d);
   uint8_t *skip = getScratchAs<uint8_t>(Scratch::Tile, blocks);
+  markHiddenKeyBlocks(a, i0, i1, 16, skip);
   const IsaKernels &kernels = getAvx512Kernels();
   HeadRows keys(a.k, kvHead, d, lk, Scratch::Keys, kernels);
   HeadRows values(a.v, kvHead, d, lk, Scratch::Values, kernels);
@@ -189,22 +190,10 @@ LLMC_AVX512 void attentionRowsAvx512(const AttentionArgs &a, int64_t kvHead,
 
   for (int64_t b = 0; b < blocks; ++b) {
     const int64_t t0 = 16 * b, keysHere = std::min<int64_t>(16, lk - t0);
-    skip[b] = 0;
-    if (a.mask) {
-      bool hidden = true;
-      for (int64_t i = i0; i < i1 && hidden; ++i) {
-        __m512 m = _mm512_maskz_loadu_ps(maskOf(keysHere),
-                                         a.mask + i * a.maskStride + t0);
-        hidden = _mm512_mask_cmp_ps_mask(maskOf(keysHere), m,
-                                         _mm512_set1_ps(-INFINITY),
-                                         _CMP_NEQ_UQ) == 0;
-      }
-      if (hidden) {
-        skip[b] = 1;
-        for (int64_t r = 0; r < rows; ++r)
-          _mm512_storeu_ps(scores + r * stride + t0, _mm512_set1_ps(-INFINITY));
-        continue;
-      }
+    if (skip[b]) {
+      for (int64_t r = 0; r < rows; ++r)
+        _mm512_storeu_ps(scores + r * stride + t0, _mm512_set1_ps(-INFINITY));
+      continue;
     }
     // kt[c][t] = key t0 + t, column c; zero past the last key.
     keys.load(t0, keysHere);

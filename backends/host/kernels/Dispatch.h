@@ -238,6 +238,13 @@ void gemvAvx512(const LinearArgs &args, ColumnClaims &claims);
 /// gemvAvx512, with 4-bit weights by integer dot products.
 void gemvAvx512Vnni(const LinearArgs &args, ColumnClaims &claims);
 
+/// hidden[b] = 1 when key block b (keys [b * blockKeys, (b + 1) *
+/// blockKeys)) is hidden from every query row in [i0, i1): masked at -inf,
+/// or kHiddenMaskMargin below the row's largest mask value. Such a block
+/// is never read; without a mask none is hidden.
+void markHiddenKeyBlocks(const AttentionArgs &args, int64_t i0, int64_t i1,
+                         int64_t blockKeys, uint8_t *hidden);
+
 /// The attention kernels of each path (Attention*.cpp).
 void attentionRowsScalar(const AttentionArgs &args, int64_t kvHead, int64_t i0,
                          int64_t i1);

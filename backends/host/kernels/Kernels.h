@@ -112,12 +112,22 @@ struct FloatRows {
   int64_t stride = 0;
 };
 
+/// A key whose mask value lies this far below the largest of its row's is
+/// hidden: its weight, exp(score - max), underflows to zero in float32
+/// (below e^-104) unless its scaled q.k exceeds that of the row's visible
+/// keys by more than 8000, far beyond the scores of trained models.
+inline constexpr float kHiddenMaskMargin = 8192.0f;
+
 /// Attention with grouped keys and values: q [lq, hq*d], k and v [lk, hkv*d]
 /// as stored (a decode step reads a long f16 history: the kernel widens
 /// only the rows the mask lets through), an optional additive mask [lq, lk]
 /// (row stride maskStride), and `scale` on the scores; query head h uses
 /// key/value head h / (hq / hkv). Softmax runs over the keys; a row whose
-/// every score is -inf gives o = 0. o [lq, hq*d]. Strides are in elements.
+/// every score is -inf gives o = 0. A key whose mask lies kHiddenMaskMargin
+/// or more below the largest of its row's mask is hidden like one at -inf
+/// (never read): the finite masked score of the llm masks (-10000) hides
+/// the empty slots of a decode step's cache. o [lq, hq*d]. Strides are in
+/// elements.
 void attention(const float *q, int64_t qStride, const FloatRows &k,
                const FloatRows &v, const float *mask, int64_t maskStride,
                int64_t lq, int64_t lk, int64_t hq, int64_t hkv, int64_t d,

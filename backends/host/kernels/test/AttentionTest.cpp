@@ -13,8 +13,21 @@ namespace {
 
 /// HistoryGap is a decode step's mask: a third of the slots hold history,
 /// the new rows come last (causal among themselves), the slots between are
-/// empty and hidden from every row.
-enum class MaskKind { None, Causal, Random, OneRowHidden, HistoryGap };
+/// empty and hidden from every row. EmptySlots is the same step as the llm
+/// masks write it: the empty slots at the finite masked score, where a
+/// kernel that read them would meet NaN (the first 64 slots hold history and
+/// the new rows start at slot 288, so that every path skips whole blocks).
+enum class MaskKind {
+  None,
+  Causal,
+  Random,
+  OneRowHidden,
+  HistoryGap,
+  EmptySlots
+};
+
+/// The finite score the llm masks hide a key with (frontends/llm/Masks.h).
+constexpr float kMaskedScore = -10000.0f;
 
 struct Case {
   int64_t lq, lk, hq, hkv, d;
@@ -95,6 +108,9 @@ Inputs makeInputs(const Case &c, std::mt19937 &rng) {
                   ? 0.0f
                   : -INFINITY;
           break;
+        case MaskKind::EmptySlots:
+          m = t < 64 || t >= c.lk - c.lq ? 0.0f : kMaskedScore;
+          break;
         default:
           break;
         }
@@ -104,8 +120,8 @@ Inputs makeInputs(const Case &c, std::mt19937 &rng) {
 }
 
 /// `values` [rows, stride] stored as `type`, with the rows `hidden` marks
-/// (which the mask hides from every query row) set to a large value: what
-/// an empty history slot holds must not reach the output.
+/// (which the mask hides from every query row) set to `fill`: what an empty
+/// history slot holds must not reach the output.
 struct StoredRows {
   std::vector<float> f32;
   std::vector<uint16_t> halves;
@@ -113,12 +129,12 @@ struct StoredRows {
 };
 
 StoredRows store(const std::vector<float> &values, int64_t stride,
-                 FloatType type, const std::vector<bool> &hidden) {
+                 FloatType type, const std::vector<bool> &hidden, float fill) {
   StoredRows stored;
   stored.f32 = values;
   for (size_t t = 0; t < hidden.size(); ++t)
     if (hidden[t])
-      std::fill_n(stored.f32.begin() + t * stride, stride, 16384.0f);
+      std::fill_n(stored.f32.begin() + t * stride, stride, fill);
   for (float value : stored.f32)
     stored.halves.push_back(type == FloatType::F16
                                 ? referenceToHalf(value)
@@ -137,10 +153,13 @@ void check(const Case &c, WorkerPool &pool, std::mt19937 &rng) {
   std::vector<bool> hidden(c.lk, !in.mask.empty());
   for (int64_t t = 0; t < c.lk && !in.mask.empty(); ++t)
     for (int64_t i = 0; i < c.lq; ++i)
-      hidden[t] = hidden[t] && in.mask[i * in.maskStride + t] == -INFINITY;
+      hidden[t] = hidden[t] && in.mask[i * in.maskStride + t] <= kMaskedScore;
+  // Keys at -inf may share a block with visible ones, which a path reads
+  // whole: a large value there is harmless, NaN would not be.
+  const float fill = c.mask == MaskKind::EmptySlots ? NAN : 16384.0f;
   for (auto [isa, kvType] : getTestIsasAndTypes()) {
-    StoredRows keys = store(in.k, in.kStride, kvType, hidden);
-    StoredRows values = store(in.v, in.vStride, kvType, hidden);
+    StoredRows keys = store(in.k, in.kStride, kvType, hidden, fill);
+    StoredRows values = store(in.v, in.vStride, kvType, hidden, fill);
     std::vector<float> o(c.lq * in.oStride, 9.0f);
     attention(in.q.data(), in.qStride, keys.rows, values.rows,
               in.mask.empty() ? nullptr : in.mask.data(), in.maskStride, c.lq,
@@ -202,6 +221,8 @@ TEST(AttentionTest, MatchesReference) {
       {2, 16, 3, 1, 48, MaskKind::None, 2.0f},
       {1, 300, 14, 2, 64, MaskKind::HistoryGap, 0.125f},
       {4, 100, 4, 2, 32, MaskKind::HistoryGap, 0.25f},
+      {1, 289, 14, 2, 64, MaskKind::EmptySlots, 0.125f},
+      {3, 291, 4, 2, 32, MaskKind::EmptySlots, 0.25f},
   };
   for (const Case &c : cases)
     check(c, pool, rng);
