@@ -37,7 +37,8 @@ inline constexpr Isa kIsas[] = {Isa::Scalar, Isa::Avx2, Isa::Avx512,
 
 /// Whether the host can run `isa`'s path: Avx2 needs AVX2, FMA and F16C;
 /// Avx512 needs those and AVX-512 F, BW and VL; Avx512Vnni (the Avx512
-/// path with 4-bit products by integer dot products) also AVX512-VNNI.
+/// path with 8- and 4-bit products by integer dot products) also
+/// AVX512-VNNI.
 bool isIsaSupported(Isa isa);
 
 /// The best Isa the host supports, unless the environment variable

@@ -235,7 +235,7 @@ void gateAvx512(Activation act, float *g, const float *u, int64_t n);
 void dequantizeAvx512(const Weights &w, int64_t j, int64_t c0, int64_t len,
                       float *out);
 void gemvAvx512(const LinearArgs &args, ColumnClaims &claims);
-/// gemvAvx512, with 4-bit weights by integer dot products.
+/// gemvAvx512, with 8- and 4-bit weights by integer dot products.
 void gemvAvx512Vnni(const LinearArgs &args, ColumnClaims &claims);
 
 /// hidden[b] = 1 when key block b (keys [b * blockKeys, (b + 1) *

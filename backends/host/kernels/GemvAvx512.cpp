@@ -7,11 +7,13 @@
 // the scale and zero point are applied once a group or block:
 //   sum_c x (q - zp) s = s (sum_c x q - zp sum_c x),
 // with the sums of x per lane precomputed once per call.
-//  - 8-bit: VPMOVSXBD/VPMOVZXBD from memory, convert, FMA;
+//  - 8-bit: VPMOVSXBD/VPMOVZXBD from memory, convert, FMA (with AVX-512
+//    VNNI, integer dot products instead, at the end of this file);
 //  - 4-bit: 64 bytes (128 columns) at a time; lane l of the dword view holds
 //    columns 8l .. 8l + 7, so a shift by 4n and a VPERMPS through a 16-entry
 //    table (it reads only the low 4 bits of its index) give column 8l + n of
-//    every lane as a float, and x is laid out to match.
+//    every lane as a float, and x is laid out to match (with VNNI, integer
+//    dot products instead).
 //
 //===----------------------------------------------------------------------===//
 
@@ -129,12 +131,17 @@ struct GemvInputs {
   /// group (8-bit) or 128-column block (4-bit).
   const float *xSum[4];
   int64_t k, groupSize, groups;
-  /// 4-bit: per 128-column block, the first group it touches.
+  /// 4-bit and the integer-dot paths: per block (128 columns for 4-bit
+  /// weights, 64 for 8-bit ones on the integer-dot path), the first group it
+  /// touches.
   const int32_t *blockGroup;
-  /// The integer-dot 4-bit path: x as pieces of fixed point, and per block
-  /// the value of one unit of its first piece (layoutNibblePieces).
+  /// The integer-dot paths: x as pieces of fixed point, and per block the
+  /// value of one unit of its second piece (layoutNibblePieces,
+  /// layoutBytePieces); signed 8-bit weights, the corrections that start
+  /// the dot products of each block.
   const int8_t *pieces[4];
   const float *unit[4];
+  const int32_t *corrections[4];
 };
 } // namespace
 
@@ -341,14 +348,18 @@ LLMC_AVX512 LLMC_INLINE void rowQuant4(const GemvInputs &in, const uint8_t *row,
     sums[i] = reduceAddAvx512(total[i]);
 }
 
-/// Lane l of a 4-bit block uses group first + 8 l / groupSize (first, when
-/// a group spans blocks).
-LLMC_AVX512 LLMC_INLINE __m512i getLaneGroups(int64_t groupSize) {
-  if (groupSize >= 128)
+/// Lane l of a block whose lanes hold `laneColumns` columns each (8 for
+/// 4-bit weights, 4 for 8-bit ones on the integer-dot path) uses group
+/// first + laneColumns l / groupSize (first, when a group spans blocks).
+LLMC_AVX512 LLMC_INLINE __m512i getLaneGroups(int64_t groupSize,
+                                              int laneColumns) {
+  if (groupSize >= 16 * laneColumns)
     return _mm512_setzero_si512();
-  return _mm512_srlv_epi32(_mm512_setr_epi32(0, 8, 16, 24, 32, 40, 48, 56, 64,
-                                             72, 80, 88, 96, 104, 112, 120),
-                           _mm512_set1_epi32(__builtin_ctzll(groupSize)));
+  return _mm512_srlv_epi32(
+      _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
+                                           12, 13, 14, 15),
+                         _mm512_set1_epi32(laneColumns)),
+      _mm512_set1_epi32(__builtin_ctzll(groupSize)));
 }
 
 /// Rows [j0, j1) of a matrix-vector product, each through
@@ -411,7 +422,7 @@ LLMC_AVX512 static void gemvRows(const GemvInputs &in, const Weights &w,
   constexpr bool k4Bit = T == WeightType::I4 || T == WeightType::U4;
   constexpr bool kSigned = T == WeightType::I8 || T == WeightType::I4;
   const __m512i laneGroups =
-      k4Bit ? getLaneGroups(in.groupSize) : _mm512_setzero_si512();
+      k4Bit ? getLaneGroups(in.groupSize, 8) : _mm512_setzero_si512();
   forEachRow<T, Asym, M>(
       in, w, j0, j1, out,
       [&](const uint8_t *row, const float *scale, const float *zp,
@@ -427,83 +438,137 @@ LLMC_AVX512 static void gemvRows(const GemvInputs &in, const Weights &w,
 }
 
 //===----------------------------------------------------------------------===//
-// 4-bit weights by integer dot products (AVX-512 VNNI)
+// Quantized weights by integer dot products (AVX-512 VNNI)
 //===----------------------------------------------------------------------===//
 //
-// The float32 4-bit kernel spends a shift, a permute and an FMA on every 16
-// weights, which caps it below the DRAM bandwidth of two cores. VPDPBUSD
-// multiplies 64 unsigned bytes by 64 signed ones and sums them by fours into
-// dword lanes, so with x in bytes a block of 128 weights costs an AND, a
-// shift and two dot products a byte of x.
+// The float32 kernels convert every weight to float and spend an FMA on
+// it (4-bit ones a shift and a permute besides), which caps them below the
+// DRAM bandwidth of two cores. VPDPBUSD multiplies 64 unsigned bytes by 64
+// signed ones and sums them by fours into dword lanes, so with x in bytes a
+// weight vector costs one dot product a byte of x.
 //
-// x becomes fixed point per 128-column block: with 2^g <= max |x| < 2^(g+1)
-// and u = 2^(g-5), x = u (p0 + p1 / 128 + p2 / 128^2 + r), each piece an
-// integer in [-64, 64] and |r| <= 2^-15 (x's error under 2^-20 of the
-// block's largest value, below the half-precision activations' own).
-// Weight byte i holds columns 2i (low nibble) and 2i + 1 (high): the pieces
-// are stored the same way, the even columns' bytes then the odd ones', so
-// that dword lane l sums columns 8l .. 8l + 7, as in the float32 kernel,
-// and the lane's group parameters are picked the same way. Signed nibbles
-// go in as n ^ 8 = n + 8 (unsigned), and 8 sum(x) comes off with the zero
-// point.
+// x becomes fixed point per block (128 columns for 4-bit weights, 64 for
+// 8-bit ones): with m the block's largest |x| and u = m / (127 * 254),
+// x = u (254 p0 + p1 + r), both pieces integers in [-127, 127] and
+// |r| <= 1/2, an error of at most 2^-16 m, below the half-precision
+// activations' own. A lane's dot products with the two pieces, d0 and d1,
+// give u (254 d0 + d1). Weights go in as unsigned bytes: signed ones
+// flipped to q + 128 (8-bit) or n + 8 (4-bit), the excess taken off with
+// the sums of x.
 
-constexpr int kPieces = 3;
-/// Bytes of pieces per block: per piece, 64 even then 64 odd columns.
-constexpr int64_t kPieceBlockBytes = kPieces * 128;
+/// Bytes of x's pieces per 64 bytes of weights: two pieces of 64 bytes.
+constexpr int64_t kPieceBytes = 128;
+/// The radix between the two pieces.
+constexpr float kPieceRadix = 254.0f;
 
-/// Lays out the first k values of x as pieces (kPieceBlockBytes a block)
-/// with the unit of each block and the sums per lane of the pieces' values.
+namespace {
+/// How a block of x becomes pieces: y = scalef(x, exponent) * factor is x
+/// in units of the first piece (scaling by the power of two first, so that
+/// no factor overflows), and `unit` the value of one unit of the second.
+struct PieceScale {
+  __m512 exponent, factor;
+  float unit;
+};
+} // namespace
+
+/// The piece scale of a block whose largest |x| is `most`; a block holding
+/// NaN or infinity gets a NaN unit, so that its products are NaN, as the
+/// float32 kernels' would be (or infinite).
+LLMC_AVX512 static PieceScale getPieceScale(float most, bool nonFinite) {
+  PieceScale scale{_mm512_setzero_ps(), _mm512_setzero_ps(), 0.0f};
+  if (nonFinite) {
+    scale.unit = std::numeric_limits<float>::quiet_NaN();
+  } else if (most > 0.0f) {
+    const int g = std::ilogb(most);
+    // most 2^-g lies in [1, 2): the factor in (63.5, 127].
+    const float factor = 127.0f / std::ldexp(most, -g);
+    scale.exponent = _mm512_set1_ps(float(-g));
+    scale.factor = _mm512_set1_ps(factor);
+    scale.unit = std::ldexp(1.0f / (factor * kPieceRadix), g);
+  }
+  return scale;
+}
+
+/// The two pieces of 16 values of x, as bytes.
+LLMC_AVX512_VNNI LLMC_INLINE void splitPieces(__m512 x, const PieceScale &s,
+                                              __m128i &first, __m128i &second) {
+  const __m512 y = _mm512_mul_ps(_mm512_scalef_ps(x, s.exponent), s.factor);
+  const __m512 whole =
+      _mm512_roundscale_ps(y, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  first = _mm512_cvtepi32_epi8(_mm512_cvtps_epi32(whole));
+  second = _mm512_cvtepi32_epi8(_mm512_cvtps_epi32(
+      _mm512_mul_ps(_mm512_sub_ps(y, whole), _mm512_set1_ps(kPieceRadix))));
+}
+
+/// The per-lane sums of 64 pieces (dword lane l: bytes 4l .. 4l + 3).
+LLMC_AVX512_VNNI LLMC_INLINE __m512i sumPieceLanes(const int8_t *pieces) {
+  return _mm512_dpbusd_epi32(_mm512_setzero_si512(), _mm512_set1_epi8(1),
+                             _mm512_loadu_si512(pieces));
+}
+
+/// u (254 d0 + d1): a lane's product with x from its products with the two
+/// pieces.
+LLMC_AVX512_VNNI LLMC_INLINE __m512 joinPieces(__m512i d0, __m512i d1,
+                                               float unit) {
+  return _mm512_mul_ps(_mm512_fmadd_ps(_mm512_cvtepi32_ps(d0),
+                                       _mm512_set1_ps(kPieceRadix),
+                                       _mm512_cvtepi32_ps(d1)),
+                       _mm512_set1_ps(unit));
+}
+
+/// Loads block b of x, columns [16 N b, 16 N (b + 1)) (zeros past k), into
+/// v, and returns its piece scale.
+template <int N>
+LLMC_AVX512 LLMC_INLINE PieceScale loadPieceBlock(const float *x, int64_t k,
+                                                  int64_t b, __m512 (&v)[N]) {
+  __m512 largest = _mm512_setzero_ps();
+  __mmask16 nonFinite = 0;
+  for (int q = 0; q < N; ++q) {
+    const int64_t c = 16 * (N * b + q);
+    v[q] = _mm512_maskz_loadu_ps(maskOf(k - c), x + c);
+    largest = _mm512_max_ps(largest, _mm512_abs_ps(v[q]));
+    nonFinite |= _mm512_cmp_ps_mask(_mm512_sub_ps(v[q], v[q]),
+                                    _mm512_setzero_ps(), _CMP_NEQ_UQ);
+  }
+  return getPieceScale(_mm512_reduce_max_ps(largest), nonFinite != 0);
+}
+
+// 4-bit weights. Weight byte i holds columns 2i (low nibble) and 2i + 1
+// (high): each piece is stored the same way, the even columns' bytes then
+// the odd ones', so that dword lane l sums columns 8l .. 8l + 7, as in the
+// float32 kernel, and the lane's group parameters are picked the same way.
+
+/// Lays out the first k values of x for 4-bit weights: per 128-column
+/// block, 2 kPieceBytes bytes of pieces (per piece, 64 even then 64 odd
+/// columns), the unit, and the sums of x per lane.
 LLMC_AVX512_VNNI static void layoutNibblePieces(const float *x, int64_t k,
                                                 int8_t *pieces, float *unit,
                                                 float *laneSums) {
   const __m512i evens = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20,
                                           22, 24, 26, 28, 30);
   const __m512i odds = _mm512_add_epi32(evens, _mm512_set1_epi32(1));
-  const __m512i ones = _mm512_set1_epi8(1);
   for (int64_t b = 0, blocks = (k + 127) / 128; b < blocks; ++b) {
-    __m512 v[8], largest = _mm512_setzero_ps();
-    __mmask16 nonFinite = 0;
-    for (int q = 0; q < 8; ++q) {
-      const int64_t c = 128 * b + 16 * q;
-      v[q] = _mm512_maskz_loadu_ps(maskOf(k - c), x + c);
-      largest = _mm512_max_ps(largest, _mm512_abs_ps(v[q]));
-      nonFinite |= _mm512_cmp_ps_mask(_mm512_sub_ps(v[q], v[q]),
-                                      _mm512_setzero_ps(), _CMP_NEQ_UQ);
-    }
-    const float most = _mm512_reduce_max_ps(largest);
-    const int g = most > 0.0f ? std::ilogb(most) : 0;
-    // A NaN or infinite x has no fixed point: a NaN unit makes the block's
-    // sums NaN, as the float32 kernel's would be (or infinite).
-    unit[b] = nonFinite ? std::numeric_limits<float>::quiet_NaN()
-                        : std::ldexp(1.0f, g - 5);
-    // Scaled by 2^(5 - g) with VSCALEFPS: no power of two to overflow.
-    const __m512 toUnits = _mm512_set1_ps(float(5 - g));
-    int8_t *out = pieces + b * kPieceBlockBytes;
+    __m512 v[8];
+    const PieceScale scale = loadPieceBlock(x, k, b, v);
+    unit[b] = scale.unit;
+    int8_t *out = pieces + b * 2 * kPieceBytes;
     for (int q = 0; q < 4; ++q)
       for (int odd = 0; odd < 2; ++odd) {
-        __m512 y = _mm512_scalef_ps(
+        __m128i first, second;
+        splitPieces(
             _mm512_permutex2var_ps(v[2 * q], odd ? odds : evens, v[2 * q + 1]),
-            toUnits);
-        for (int p = 0; p < kPieces; ++p) {
-          __m512 whole = _mm512_roundscale_ps(y, _MM_FROUND_TO_NEAREST_INT |
-                                                     _MM_FROUND_NO_EXC);
-          _mm_storeu_si128(
-              reinterpret_cast<__m128i *>(out + 128 * p + 64 * odd + 16 * q),
-              _mm512_cvtepi32_epi8(_mm512_cvtps_epi32(whole)));
-          y = _mm512_mul_ps(_mm512_sub_ps(y, whole), _mm512_set1_ps(128.0f));
-        }
+            scale, first, second);
+        _mm_storeu_si128(reinterpret_cast<__m128i *>(out + 64 * odd + 16 * q),
+                         first);
+        _mm_storeu_si128(
+            reinterpret_cast<__m128i *>(out + 128 + 64 * odd + 16 * q), second);
       }
-    __m512 sum = _mm512_setzero_ps();
-    for (int p = kPieces - 1; p >= 0; --p) {
-      __m512i piece = _mm512_dpbusd_epi32(
-          _mm512_dpbusd_epi32(_mm512_setzero_si512(), ones,
-                              _mm512_loadu_si512(out + 128 * p)),
-          ones, _mm512_loadu_si512(out + 128 * p + 64));
-      sum = _mm512_fmadd_ps(sum, _mm512_set1_ps(1.0f / 128),
-                            _mm512_cvtepi32_ps(piece));
-    }
     _mm512_storeu_ps(laneSums + 16 * b,
-                     _mm512_mul_ps(sum, _mm512_set1_ps(unit[b])));
+                     joinPieces(_mm512_add_epi32(sumPieceLanes(out),
+                                                 sumPieceLanes(out + 64)),
+                                _mm512_add_epi32(sumPieceLanes(out + 128),
+                                                 sumPieceLanes(out + 192)),
+                                scale.unit));
   }
 }
 
@@ -527,19 +592,14 @@ rowQuant4Vnni(const GemvInputs &in, const uint8_t *row, const float *scale,
     getBlockParams<Asym, Wide>(in, scale, zp, laneGroups, b, s, z);
     z = _mm512_add_ps(z, eight);
     for (int i = 0; i < M; ++i) {
-      const int8_t *x = in.pieces[i] + b * kPieceBlockBytes;
-      __m512 a = _mm512_setzero_ps();
-#pragma GCC unroll 4
-      for (int p = kPieces - 1; p >= 0; --p) {
-        __m512i dot = _mm512_dpbusd_epi32(
+      const int8_t *x = in.pieces[i] + b * 2 * kPieceBytes;
+      auto dot = [&](const int8_t *piece) LLMC_AVX512_VNNI {
+        return _mm512_dpbusd_epi32(
             _mm512_dpbusd_epi32(_mm512_setzero_si512(), low,
-                                _mm512_load_si512(x + 128 * p)),
-            high, _mm512_load_si512(x + 128 * p + 64));
-        a = p == kPieces - 1 ? _mm512_cvtepi32_ps(dot)
-                             : _mm512_fmadd_ps(a, _mm512_set1_ps(1.0f / 128),
-                                               _mm512_cvtepi32_ps(dot));
-      }
-      a = _mm512_mul_ps(a, _mm512_set1_ps(in.unit[i][b]));
+                                _mm512_load_si512(piece)),
+            high, _mm512_load_si512(piece + 64));
+      };
+      __m512 a = joinPieces(dot(x), dot(x + kPieceBytes), in.unit[i][b]);
       if (Signed || Asym)
         a = _mm512_fnmadd_ps(z, _mm512_loadu_ps(in.xSum[i] + 16 * b), a);
       total[i] = _mm512_fmadd_ps(a, s, total[i]);
@@ -550,18 +610,103 @@ rowQuant4Vnni(const GemvInputs &in, const uint8_t *row, const float *scale,
     sums[i] = reduceAddAvx512(total[i]);
 }
 
-/// Rows [j0, j1) of a 4-bit matrix-vector product by integer dot products.
+// 8-bit weights: a weight vector is 64 columns in order, dword lane l
+// columns 4l .. 4l + 3. Signed weights go in as q + 128; the 128 sum(x) of
+// each lane is exact in integers, so it starts the lane's dot products
+// (the corrections of layoutBytePieces) instead of coming off in float.
+
+/// Lays out the first k values of x for 8-bit weights: per 64-column block,
+/// kPieceBytes bytes of pieces (per piece, 64 columns), the unit, the
+/// corrections of signed weights (-128 times the lane sums of each piece:
+/// 16 dwords per piece) and the sums of x per lane.
+LLMC_AVX512_VNNI static void layoutBytePieces(const float *x, int64_t k,
+                                              int8_t *pieces, float *unit,
+                                              int32_t *corrections,
+                                              float *laneSums) {
+  for (int64_t b = 0, blocks = (k + 63) / 64; b < blocks; ++b) {
+    __m512 v[4];
+    const PieceScale scale = loadPieceBlock(x, k, b, v);
+    unit[b] = scale.unit;
+    int8_t *out = pieces + b * kPieceBytes;
+    for (int q = 0; q < 4; ++q) {
+      __m128i first, second;
+      splitPieces(v[q], scale, first, second);
+      _mm_storeu_si128(reinterpret_cast<__m128i *>(out + 16 * q), first);
+      _mm_storeu_si128(reinterpret_cast<__m128i *>(out + 64 + 16 * q), second);
+    }
+    const __m512i first = sumPieceLanes(out), second = sumPieceLanes(out + 64);
+    _mm512_storeu_si512(
+        corrections + 32 * b,
+        _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_slli_epi32(first, 7)));
+    _mm512_storeu_si512(
+        corrections + 32 * b + 16,
+        _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_slli_epi32(second, 7)));
+    _mm512_storeu_ps(laneSums + 16 * b, joinPieces(first, second, scale.unit));
+  }
+}
+
+/// One 8-bit row by integer dot products. Lane l of block b uses group
+/// first + 4 l / groupSize (laneGroups), or, when groups span whole blocks
+/// (Wide), the block's one group.
+template <bool Signed, bool Asym, int M, bool Wide>
+LLMC_AVX512_VNNI LLMC_INLINE void
+rowQuant8Vnni(const GemvInputs &in, const uint8_t *row, const float *scale,
+              const float *zp, __m512i laneGroups, float (&sums)[4]) {
+  const __m512i flip = _mm512_set1_epi8(Signed ? char(0x80) : 0);
+  __m512 total[M];
+  for (int i = 0; i < M; ++i)
+    total[i] = _mm512_setzero_ps();
+  auto block = [&](int64_t b, __m512i d) LLMC_AVX512_VNNI {
+    const __m512i w = Signed ? _mm512_xor_si512(d, flip) : d;
+    __m512 s, z;
+    getBlockParams<Asym, Wide>(in, scale, zp, laneGroups, b, s, z);
+    for (int i = 0; i < M; ++i) {
+      const int8_t *x = in.pieces[i] + b * kPieceBytes;
+      const int32_t *start = in.corrections[i] + 32 * b;
+      auto dot = [&](int piece) LLMC_AVX512_VNNI {
+        return _mm512_dpbusd_epi32(Signed
+                                       ? _mm512_loadu_si512(start + 16 * piece)
+                                       : _mm512_setzero_si512(),
+                                   w, _mm512_load_si512(x + 64 * piece));
+      };
+      __m512 a = joinPieces(dot(0), dot(1), in.unit[i][b]);
+      if (Asym)
+        a = _mm512_fnmadd_ps(z, _mm512_loadu_ps(in.xSum[i] + 16 * b), a);
+      total[i] = _mm512_fmadd_ps(a, s, total[i]);
+    }
+  };
+  const int64_t full = in.k / 64;
+  for (int64_t b = 0; b < full; ++b) {
+    prefetchAhead(row + 64 * b);
+    block(b, _mm512_loadu_si512(row + 64 * b));
+  }
+  // The padding bytes meet pieces of 0.
+  if (in.k % 64)
+    block(full, _mm512_maskz_loadu_epi8((uint64_t(1) << (in.k % 64)) - 1,
+                                        row + 64 * full));
+  for (int i = 0; i < M; ++i)
+    sums[i] = reduceAddAvx512(total[i]);
+}
+
+/// Rows [j0, j1) of a quantized matrix-vector product by integer dot
+/// products.
 template <WeightType T, bool Asym, int M, int Variant>
 LLMC_AVX512_VNNI static void gemvRowsVnni(const GemvInputs &in,
                                           const Weights &w, int64_t j0,
                                           int64_t j1, const GemvOutput &out) {
-  const __m512i laneGroups = getLaneGroups(in.groupSize);
+  constexpr bool k4Bit = T == WeightType::I4 || T == WeightType::U4;
+  constexpr bool kSigned = T == WeightType::I4 || T == WeightType::I8;
+  const __m512i laneGroups = getLaneGroups(in.groupSize, k4Bit ? 8 : 4);
   forEachRow<T, Asym, M>(
       in, w, j0, j1, out,
       [&](const uint8_t *row, const float *scale, const float *zp,
           float(&sums)[4]) LLMC_AVX512_VNNI {
-        rowQuant4Vnni<T == WeightType::I4, Asym, M, Variant != 0>(
-            in, row, scale, zp, laneGroups, sums);
+        if (k4Bit)
+          rowQuant4Vnni<kSigned, Asym, M, Variant != 0>(in, row, scale, zp,
+                                                        laneGroups, sums);
+        else
+          rowQuant8Vnni<kSigned, Asym, M, Variant != 0>(in, row, scale, zp,
+                                                        laneGroups, sums);
       });
 }
 
@@ -571,23 +716,22 @@ namespace {
 struct GemvPlan {
   void (*rows)(const GemvInputs &, const Weights &, int64_t, int64_t,
                const GemvOutput &);
-  enum Layout { Plain, Nibbles, NibblePieces } layout;
+  enum Layout { Plain, Nibbles, NibblePieces, BytePieces } layout;
   /// Dequantize rows to float32 first (groups the kernels cannot step).
   bool dequantizeFirst;
 };
 } // namespace
 
 /// The row loop for quantized weights of type T: Variant is the vectors a
-/// group for 8-bit weights (0: any), whether groups span whole 128-column
-/// blocks for 4-bit ones (see rowQuant8 and rowQuant4).
+/// group for the float32 8-bit kernel (0: any), whether groups span whole
+/// blocks for the others (see rowQuant8, rowQuant4 and the integer-dot
+/// rows).
 template <WeightType T, int M, int Variant>
 static GemvPlan quantizedPlan(bool asym, GemvPlan::Layout layout) {
-  // Only 4-bit types have a VNNI row loop (instantiated for them alone).
-  if constexpr (T == WeightType::I4 || T == WeightType::U4)
-    if (layout == GemvPlan::NibblePieces)
-      return {asym ? gemvRowsVnni<T, true, M, Variant>
-                   : gemvRowsVnni<T, false, M, Variant>,
-              layout, false};
+  if (layout == GemvPlan::NibblePieces || layout == GemvPlan::BytePieces)
+    return {asym ? gemvRowsVnni<T, true, M, Variant>
+                 : gemvRowsVnni<T, false, M, Variant>,
+            layout, false};
   return {asym ? gemvRows<T, true, M, Variant> : gemvRows<T, false, M, Variant>,
           layout, false};
 }
@@ -603,6 +747,12 @@ static GemvPlan quantizedPlan(bool asym, int64_t groupSize) {
       return quantizedPlan<T, M, 1>(asym, layout);
     if (groupSize % 8 == 0 && 128 % groupSize == 0)
       return quantizedPlan<T, M, 0>(asym, layout);
+  } else if (Vnni && (groupSize % 64 == 0 ||
+                      (groupSize % 4 == 0 && 64 % groupSize == 0))) {
+    // Groups cover whole lanes of 4 columns and tile the 64-column blocks.
+    return groupSize % 64 == 0
+               ? quantizedPlan<T, M, 1>(asym, GemvPlan::BytePieces)
+               : quantizedPlan<T, M, 0>(asym, GemvPlan::BytePieces);
   } else {
     switch (groupSize) {
     case 16:
@@ -657,27 +807,38 @@ LLMC_AVX512 static void gemvColumns(const LinearArgs &a, ColumnClaims &claims) {
   for (int i = 0; i < M; ++i)
     in.x[i] = a.x + i * a.xStride;
 
-  if (plan.layout == GemvPlan::NibblePieces) {
-    const int64_t blocks = (k + 127) / 128;
+  if (plan.layout == GemvPlan::NibblePieces ||
+      plan.layout == GemvPlan::BytePieces) {
+    const bool nibbles = plan.layout == GemvPlan::NibblePieces;
+    const int64_t blockColumns = nibbles ? 128 : 64;
+    const int64_t blocks = (k + blockColumns - 1) / blockColumns;
     // Each row's pieces (whole cache lines, so that the kernel's loads are
-    // aligned), then per row and block the unit and the 16 lane sums.
-    const int64_t pieceFloats = blocks * kPieceBlockBytes / 4;
-    const int64_t unitFloats = blocks * (1 + 16);
+    // aligned), then per row and block the unit, the 16 lane sums and (8-bit
+    // weights) the 32 corrections.
+    const int64_t pieceFloats =
+        blocks * (nibbles ? 2 : 1) * kPieceBytes / sizeof(float);
+    const int64_t unitFloats = blocks * (1 + 16 + (nibbles ? 0 : 32));
     float *layout = getScratchAs<float>(
         Scratch::X, M * (pieceFloats + unitFloats) + blocks);
     int32_t *blockGroup =
         reinterpret_cast<int32_t *>(layout + M * (pieceFloats + unitFloats));
     for (int64_t b = 0; b < blocks; ++b)
-      blockGroup[b] = int32_t(b * 128 / in.groupSize);
+      blockGroup[b] = int32_t(b * blockColumns / in.groupSize);
     in.blockGroup = blockGroup;
     for (int i = 0; i < M; ++i) {
       int8_t *pieces = reinterpret_cast<int8_t *>(layout + i * pieceFloats);
       float *unit = layout + M * pieceFloats + i * unitFloats;
       float *laneSums = unit + blocks;
-      layoutNibblePieces(in.x[i], k, pieces, unit, laneSums);
+      int32_t *corrections =
+          reinterpret_cast<int32_t *>(laneSums + 16 * blocks);
+      if (nibbles)
+        layoutNibblePieces(in.x[i], k, pieces, unit, laneSums);
+      else
+        layoutBytePieces(in.x[i], k, pieces, unit, corrections, laneSums);
       in.pieces[i] = pieces;
       in.unit[i] = unit;
       in.xSum[i] = laneSums;
+      in.corrections[i] = corrections;
     }
   } else if (plan.layout == GemvPlan::Nibbles) {
     // Per 128 columns: vector n holds columns 8 l + n (lane l), zero-padded

@@ -22,7 +22,7 @@
 #define LLMC_AVX2 __attribute__((target("avx2,fma,f16c")))
 #define LLMC_AVX512                                                            \
   __attribute__((target("avx512f,avx512bw,avx512vl,avx2,fma,f16c")))
-/// AVX-512 with VNNI (VPDPBUSD), for the integer-dot 4-bit path.
+/// AVX-512 with VNNI (VPDPBUSD), for the integer-dot 8- and 4-bit paths.
 #define LLMC_AVX512_VNNI                                                       \
   __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,"       \
                         "f16c")))
