@@ -34,6 +34,14 @@ const TensorRef &HostOperands::out(size_t i) const {
   return i < outputs.size() ? outputs[i] : kAbsent;
 }
 
+float *getBuffer(Buffer buffer, int64_t count) {
+  static thread_local std::vector<float> buffers[int(Buffer::Count)];
+  std::vector<float> &storage = buffers[int(buffer)];
+  if (static_cast<int64_t>(storage.size()) < count)
+    storage.resize(count);
+  return storage.data();
+}
+
 llvm::Error commandError(const llvm::Twine &message) {
   return cmodel::makeTrap(cmodel::TrapKind::BadOperand, message);
 }

@@ -49,6 +49,24 @@ struct HostOperands {
   const TensorRef &out(size_t i) const;
 };
 
+/// The f32 temporaries of a command, kept from one command to the next so a
+/// decode step's hundreds of commands do not allocate (and fault in) them
+/// again: per thread, `count` floats in slot `buffer`, valid until the
+/// thread asks for that slot again.
+enum class Buffer {
+  Input,
+  Output,
+  Keys,
+  Values,
+  Mask,
+  Bias,
+  RowA,
+  RowB,
+  RowOut,
+  Count
+};
+float *getBuffer(Buffer buffer, int64_t count);
+
 /// An error naming the failing operation of a command.
 llvm::Error commandError(const llvm::Twine &message);
 

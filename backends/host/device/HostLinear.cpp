@@ -14,19 +14,6 @@
 namespace llmc::host {
 namespace {
 
-/// The f32 temporaries of a command, kept from one command to the next so a
-/// decode step's hundreds of commands do not allocate (and fault in) them
-/// again. Commands run one at a time, on the device's calling thread.
-enum class Buffer { Input, Output, Keys, Values, Mask, Bias, Count };
-
-float *getBuffer(Buffer buffer, int64_t count) {
-  static thread_local std::vector<float> buffers[int(Buffer::Count)];
-  std::vector<float> &storage = buffers[int(buffer)];
-  if (static_cast<int64_t>(storage.size()) < count)
-    storage.resize(count);
-  return storage.data();
-}
-
 /// An f32 matrix the kernels read or write: the tensor's own rows when it
 /// is f32, else a widened copy in a buffer.
 struct F32Matrix {

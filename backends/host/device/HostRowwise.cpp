@@ -20,7 +20,7 @@ namespace llmc::host {
 namespace {
 
 /// Runs `rowFn(r, a, b, out)` for every output row, on f32 rows: `a` and
-/// `b` hold inputs 0 and 1 widened over the output's columns (b empty when
+/// `b` hold inputs 0 and 1 widened over the output's columns (b null when
 /// there is one input), `out` receives the row to narrow.
 template <typename RowFn>
 void forEachRow(const HostOperands &operands, WorkerPool &pool, RowFn rowFn) {
@@ -30,13 +30,15 @@ void forEachRow(const HostOperands &operands, WorkerPool &pool, RowFn rowFn) {
   // Small ops are not worth waking the threads.
   int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(cols, 1));
   pool.parallelFor(y.rows(), grain, [&](int64_t begin, int64_t end) {
-    std::vector<float> a(cols), b(binary ? cols : 0), out(cols);
+    float *a = getBuffer(Buffer::RowA, cols);
+    float *b = binary ? getBuffer(Buffer::RowB, cols) : nullptr;
+    float *out = getBuffer(Buffer::RowOut, cols);
     for (int64_t r = begin; r < end; ++r) {
-      operands.in(0).widenRow(r, cols, a.data());
+      operands.in(0).widenRow(r, cols, a);
       if (binary)
-        operands.in(1).widenRow(r, cols, b.data());
-      rowFn(r, a.data(), b.data(), out.data());
-      y.narrowRow(r, out.data());
+        operands.in(1).widenRow(r, cols, b);
+      rowFn(r, a, b, out);
+      y.narrowRow(r, out);
     }
   });
 }

@@ -62,7 +62,7 @@ struct WorkerPool::State {
   std::mutex sleepMutex;
   std::condition_variable wake;
 
-  std::chrono::microseconds spin{200};
+  std::chrono::microseconds spin{2000};
   std::vector<std::thread> threads;
 };
 

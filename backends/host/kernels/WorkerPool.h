@@ -4,7 +4,10 @@
 // so handing a loop to other threads must cost well under a microsecond:
 // llvm::ThreadPool's queue and futures cost more than that. The pool keeps
 // its threads, which spin for a while after each loop (the next kernel comes
-// soon) and then sleep.
+// soon) and then sleep. The while is 2 ms: between two decode steps (the
+// logits' cast, sampling, the session's bookkeeping) more than 200 us pass,
+// and a sleeping worker took about 100 us to wake on a virtual machine,
+// at every step's first product.
 //
 // parallelFor splits a range into one contiguous chunk per thread. The
 // kernels compute every output element with the same operations whichever
@@ -28,7 +31,7 @@ public:
   /// `threads` workers including the caller; 0 means
   /// std::thread::hardware_concurrency(). Idle workers spin for
   /// `spinMicroseconds` before they sleep.
-  explicit WorkerPool(unsigned threads = 0, unsigned spinMicroseconds = 200);
+  explicit WorkerPool(unsigned threads = 0, unsigned spinMicroseconds = 2000);
   ~WorkerPool();
   WorkerPool(const WorkerPool &) = delete;
   WorkerPool &operator=(const WorkerPool &) = delete;

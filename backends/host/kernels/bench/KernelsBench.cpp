@@ -264,6 +264,41 @@ void benchPrefill(WorkerPool &pool, const Options &options, std::mt19937 &rng) {
 /// Attention of Qwen2.5-0.5B (14 query heads, 2 key/value heads, d = 64),
 /// causal, decode and prefill, with f32 keys and values and with f16 ones
 /// (a decode step's history as the host device holds it).
+/// A decode step's attention as the runtime runs it: an f16 cache of 1024
+/// slots, the first 512 in use and the rest hidden by the llm masks' finite
+/// score, plus the new key; the history cold, as the layers' weights
+/// streamed through the caches since the previous step (copies of it, as
+/// many as 256 MiB, taken in turn).
+void benchColdDecodeAttention(WorkerPool &pool, const Options &options,
+                              std::mt19937 &rng) {
+  const int64_t hq = 14, hkv = 2, d = 64, lk = 1025, used = 512;
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::vector<float> q(hq * d), o(hq * d), mask(lk, -10000.0f),
+      kv(lk * hkv * d);
+  for (float &value : q)
+    value = normal(rng);
+  for (float &value : kv)
+    value = normal(rng);
+  std::fill_n(mask.begin(), used, 0.0f);
+  mask[lk - 1] = 0.0f;
+  std::vector<uint16_t> one(kv.size());
+  narrowF16(kv.data(), one.data(), int64_t(kv.size()));
+  const int64_t copies = (int64_t(256) << 20) / int64_t(2 * 2 * one.size());
+  std::vector<std::vector<uint16_t>> keys(copies, one), values(copies, one);
+  double seconds = bestTime(
+      [&] {
+        for (int64_t c = 0; c < copies; ++c)
+          attention(q.data(), hq * d, {FloatType::F16, keys[c].data(), hkv * d},
+                    {FloatType::F16, values[c].data(), hkv * d}, mask.data(),
+                    lk, 1, lk, hq, hkv, d, 0.125f, o.data(), hq * d, pool,
+                    options.isa);
+      },
+      options.quick ? 0.2 : 0.5, 2);
+  std::printf("  lq    1 lk %4ld k/v f16, %ld slots in use, history cold: "
+              "%8.1f us\n",
+              long(lk), long(used), seconds * 1e6 / copies);
+}
+
 void benchAttention(WorkerPool &pool, const Options &options,
                     std::mt19937 &rng) {
   const int64_t hq = 14, hkv = 2, d = 64;
@@ -302,6 +337,7 @@ void benchAttention(WorkerPool &pool, const Options &options,
                   4.0 * pairs * hq * d / seconds / 1e9);
     }
   }
+  benchColdDecodeAttention(pool, options, rng);
 }
 
 } // namespace
