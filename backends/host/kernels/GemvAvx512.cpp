@@ -137,7 +137,7 @@ struct GemvInputs {
   const int32_t *blockGroup;
   /// The integer-dot paths: x as pieces of fixed point, and per block the
   /// value of one unit of its second piece (layoutNibblePieces,
-  /// layoutBytePieces); signed 8-bit weights, the corrections that start
+  /// layoutBytePieces); for signed weights, the corrections that start
   /// the dot products of each block.
   const int8_t *pieces[4];
   const float *unit[4];
@@ -453,8 +453,10 @@ LLMC_AVX512 static void gemvRows(const GemvInputs &in, const Weights &w,
 // |r| <= 1/2, an error of at most 2^-16 m, below the half-precision
 // activations' own. A lane's dot products with the two pieces, d0 and d1,
 // give u (254 d0 + d1). Weights go in as unsigned bytes: signed ones
-// flipped to q + 128 (8-bit) or n + 8 (4-bit), the excess taken off with
-// the sums of x.
+// flipped to q + 128 (8-bit) or n + 8 (4-bit). The excess times the lane's
+// sum of x is exact in integers, so it starts the lane's dot products (the
+// corrections of the layouts) instead of coming off in float; zero points
+// come off in float, with the sums of x.
 
 /// Bytes of x's pieces per 64 bytes of weights: two pieces of 64 bytes.
 constexpr int64_t kPieceBytes = 128;
@@ -506,6 +508,15 @@ LLMC_AVX512_VNNI LLMC_INLINE __m512i sumPieceLanes(const int8_t *pieces) {
                              _mm512_loadu_si512(pieces));
 }
 
+/// The corrections of signed weights flipped up by `excess`: -excess times
+/// the lane sums of each piece, which start the lanes' dot products.
+LLMC_AVX512 LLMC_INLINE void storeCorrections(int32_t *at, __m512i first,
+                                              __m512i second, int excess) {
+  const __m512i factor = _mm512_set1_epi32(-excess);
+  _mm512_storeu_si512(at, _mm512_mullo_epi32(first, factor));
+  _mm512_storeu_si512(at + 16, _mm512_mullo_epi32(second, factor));
+}
+
 /// u (254 d0 + d1): a lane's product with x from its products with the two
 /// pieces.
 LLMC_AVX512_VNNI LLMC_INLINE __m512 joinPieces(__m512i d0, __m512i d1,
@@ -540,9 +551,11 @@ LLMC_AVX512 LLMC_INLINE PieceScale loadPieceBlock(const float *x, int64_t k,
 
 /// Lays out the first k values of x for 4-bit weights: per 128-column
 /// block, 2 kPieceBytes bytes of pieces (per piece, 64 even then 64 odd
-/// columns), the unit, and the sums of x per lane.
+/// columns), the unit, the corrections of signed weights (16 dwords per
+/// piece) and the sums of x per lane.
 LLMC_AVX512_VNNI static void layoutNibblePieces(const float *x, int64_t k,
                                                 int8_t *pieces, float *unit,
+                                                int32_t *corrections,
                                                 float *laneSums) {
   const __m512i evens = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20,
                                           22, 24, 26, 28, 30);
@@ -563,12 +576,12 @@ LLMC_AVX512_VNNI static void layoutNibblePieces(const float *x, int64_t k,
         _mm_storeu_si128(
             reinterpret_cast<__m128i *>(out + 128 + 64 * odd + 16 * q), second);
       }
-    _mm512_storeu_ps(laneSums + 16 * b,
-                     joinPieces(_mm512_add_epi32(sumPieceLanes(out),
-                                                 sumPieceLanes(out + 64)),
-                                _mm512_add_epi32(sumPieceLanes(out + 128),
-                                                 sumPieceLanes(out + 192)),
-                                scale.unit));
+    const __m512i first =
+        _mm512_add_epi32(sumPieceLanes(out), sumPieceLanes(out + 64));
+    const __m512i second =
+        _mm512_add_epi32(sumPieceLanes(out + 128), sumPieceLanes(out + 192));
+    storeCorrections(corrections + 32 * b, first, second, 8);
+    _mm512_storeu_ps(laneSums + 16 * b, joinPieces(first, second, scale.unit));
   }
 }
 
@@ -579,7 +592,6 @@ rowQuant4Vnni(const GemvInputs &in, const uint8_t *row, const float *scale,
               const float *zp, __m512i laneGroups, float (&sums)[4]) {
   const __m512i lowNibbles = _mm512_set1_epi8(0x0f);
   const __m512i flip = _mm512_set1_epi8(Signed ? 0x08 : 0);
-  const __m512 eight = _mm512_set1_ps(Signed ? 8.0f : 0.0f);
   __m512 total[M];
   for (int i = 0; i < M; ++i)
     total[i] = _mm512_setzero_ps();
@@ -590,17 +602,19 @@ rowQuant4Vnni(const GemvInputs &in, const uint8_t *row, const float *scale,
                                                    lowNibbles, flip, 0x6a);
     __m512 s, z;
     getBlockParams<Asym, Wide>(in, scale, zp, laneGroups, b, s, z);
-    z = _mm512_add_ps(z, eight);
     for (int i = 0; i < M; ++i) {
       const int8_t *x = in.pieces[i] + b * 2 * kPieceBytes;
-      auto dot = [&](const int8_t *piece) LLMC_AVX512_VNNI {
+      const int32_t *start = in.corrections[i] + 32 * b;
+      auto dot = [&](int piece) LLMC_AVX512_VNNI {
+        const int8_t *at = x + piece * kPieceBytes;
         return _mm512_dpbusd_epi32(
-            _mm512_dpbusd_epi32(_mm512_setzero_si512(), low,
-                                _mm512_load_si512(piece)),
-            high, _mm512_load_si512(piece + 64));
+            _mm512_dpbusd_epi32(Signed ? _mm512_loadu_si512(start + 16 * piece)
+                                       : _mm512_setzero_si512(),
+                                low, _mm512_load_si512(at)),
+            high, _mm512_load_si512(at + 64));
       };
-      __m512 a = joinPieces(dot(x), dot(x + kPieceBytes), in.unit[i][b]);
-      if (Signed || Asym)
+      __m512 a = joinPieces(dot(0), dot(1), in.unit[i][b]);
+      if (Asym)
         a = _mm512_fnmadd_ps(z, _mm512_loadu_ps(in.xSum[i] + 16 * b), a);
       total[i] = _mm512_fmadd_ps(a, s, total[i]);
     }
@@ -611,9 +625,7 @@ rowQuant4Vnni(const GemvInputs &in, const uint8_t *row, const float *scale,
 }
 
 // 8-bit weights: a weight vector is 64 columns in order, dword lane l
-// columns 4l .. 4l + 3. Signed weights go in as q + 128; the 128 sum(x) of
-// each lane is exact in integers, so it starts the lane's dot products
-// (the corrections of layoutBytePieces) instead of coming off in float.
+// columns 4l .. 4l + 3.
 
 /// Lays out the first k values of x for 8-bit weights: per 64-column block,
 /// kPieceBytes bytes of pieces (per piece, 64 columns), the unit, the
@@ -635,12 +647,7 @@ LLMC_AVX512_VNNI static void layoutBytePieces(const float *x, int64_t k,
       _mm_storeu_si128(reinterpret_cast<__m128i *>(out + 64 + 16 * q), second);
     }
     const __m512i first = sumPieceLanes(out), second = sumPieceLanes(out + 64);
-    _mm512_storeu_si512(
-        corrections + 32 * b,
-        _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_slli_epi32(first, 7)));
-    _mm512_storeu_si512(
-        corrections + 32 * b + 16,
-        _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_slli_epi32(second, 7)));
+    storeCorrections(corrections + 32 * b, first, second, 128);
     _mm512_storeu_ps(laneSums + 16 * b, joinPieces(first, second, scale.unit));
   }
 }
@@ -813,11 +820,11 @@ LLMC_AVX512 static void gemvColumns(const LinearArgs &a, ColumnClaims &claims) {
     const int64_t blockColumns = nibbles ? 128 : 64;
     const int64_t blocks = (k + blockColumns - 1) / blockColumns;
     // Each row's pieces (whole cache lines, so that the kernel's loads are
-    // aligned), then per row and block the unit, the 16 lane sums and (8-bit
-    // weights) the 32 corrections.
+    // aligned), then per row and block the unit, the 16 lane sums and the
+    // 32 corrections.
     const int64_t pieceFloats =
         blocks * (nibbles ? 2 : 1) * kPieceBytes / sizeof(float);
-    const int64_t unitFloats = blocks * (1 + 16 + (nibbles ? 0 : 32));
+    const int64_t unitFloats = blocks * (1 + 16 + 32);
     float *layout = getScratchAs<float>(
         Scratch::X, M * (pieceFloats + unitFloats) + blocks);
     int32_t *blockGroup =
@@ -832,7 +839,7 @@ LLMC_AVX512 static void gemvColumns(const LinearArgs &a, ColumnClaims &claims) {
       int32_t *corrections =
           reinterpret_cast<int32_t *>(laneSums + 16 * blocks);
       if (nibbles)
-        layoutNibblePieces(in.x[i], k, pieces, unit, laneSums);
+        layoutNibblePieces(in.x[i], k, pieces, unit, corrections, laneSums);
       else
         layoutBytePieces(in.x[i], k, pieces, unit, corrections, laneSums);
       in.pieces[i] = pieces;
