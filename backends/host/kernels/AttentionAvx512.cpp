@@ -2,6 +2,8 @@
 //
 // A unit is a block of query rows times the query heads sharing one key/
 // value head (Attention.cpp); its rows are treated as one small matrix Q.
+// Keys and values are read where they are stored (a decode step's f16
+// history), widened in registers as they are loaded.
 //  1. Scores, 16 keys at a time: the key block is transposed to [d][16], so
 //     that up to 8 rows of Q each take one FMA per element of d with a
 //     broadcast query value, and no horizontal sums. A key block that the
@@ -25,12 +27,16 @@
 
 namespace llmc::host::detail {
 
-/// Transposes a 16 x 16 block: out[c * 16 + r] = in[r * inStride + c].
-LLMC_AVX512 static void transpose16(const float *in, int64_t inStride,
+/// Transposes a 16 x 16 block of rows stored as T, widened: out[c * 16 + r]
+/// = in[first + r * inStride + c], zero for rows r >= rowCount.
+template <FloatType T>
+LLMC_AVX512 static void transpose16(const void *in, int64_t first,
+                                    int64_t inStride, int64_t rowCount,
                                     float *out) {
   __m512 r[16], t[16];
   for (int i = 0; i < 16; ++i)
-    r[i] = _mm512_loadu_ps(in + i * inStride);
+    r[i] = i < rowCount ? loadFloats<T>(in, first + i * inStride, 0xffff)
+                        : _mm512_setzero_ps();
   for (int i = 0; i < 16; i += 2) {
     t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
     t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
@@ -86,12 +92,13 @@ scoreRows(const float *const *q, const float *kt, int64_t d, float scale,
   }
 }
 
-/// o_r[c .. c + 32) = sum over the live key blocks of p_r[t] v[t].
-template <int N>
-LLMC_AVX512 LLMC_INLINE void valueRows(const float *const *p, const float *v,
-                                       int64_t vStride, int64_t lk,
-                                       const uint8_t *skip, int64_t columns,
-                                       const float *sums, float *const *out) {
+/// o_r[c .. c + 32) = sum over the live key blocks of p_r[t] v[t], with
+/// v[t] the `columns` values from element vFirst + t vStride, stored as T.
+template <int N, FloatType T>
+LLMC_AVX512 LLMC_INLINE void
+valueRows(const float *const *p, const void *v, int64_t vFirst, int64_t vStride,
+          int64_t lk, const uint8_t *skip, int64_t columns, const float *sums,
+          float *const *out) {
   __m512 acc[N][2];
   for (int r = 0; r < N; ++r)
     acc[r][0] = acc[r][1] = _mm512_setzero_ps();
@@ -100,8 +107,9 @@ LLMC_AVX512 LLMC_INLINE void valueRows(const float *const *p, const float *v,
     if (skip[t0 / 16])
       continue;
     for (int64_t t = t0, end = std::min(lk, t0 + 16); t < end; ++t) {
-      __m512 v0 = _mm512_maskz_loadu_ps(m0, v + t * vStride);
-      __m512 v1 = _mm512_maskz_loadu_ps(m1, v + t * vStride + 16);
+      const int64_t at = vFirst + t * vStride;
+      __m512 v0 = loadFloats<T>(v, at, m0);
+      __m512 v1 = loadFloats<T>(v, at + 16, m1);
       for (int r = 0; r < N; ++r) {
         __m512 pt = _mm512_set1_ps(p[r][t]);
         acc[r][0] = _mm512_fmadd_ps(pt, v0, acc[r][0]);
@@ -143,44 +151,63 @@ LLMC_AVX512 LLMC_INLINE void scoreRowsN(int64_t count, const float *const *q,
   }
 }
 
-LLMC_AVX512 LLMC_INLINE void valueRowsN(int64_t count, const float *const *p,
-                                        const float *v, int64_t vStride,
-                                        int64_t lk, const uint8_t *skip,
-                                        int64_t columns, const float *sums,
-                                        float *const *out) {
+template <FloatType T>
+LLMC_AVX512 LLMC_INLINE void
+valueRowsN(int64_t count, const float *const *p, const void *v, int64_t vFirst,
+           int64_t vStride, int64_t lk, const uint8_t *skip, int64_t columns,
+           const float *sums, float *const *out) {
   switch (count) {
   case 1:
-    return valueRows<1>(p, v, vStride, lk, skip, columns, sums, out);
+    return valueRows<1, T>(p, v, vFirst, vStride, lk, skip, columns, sums, out);
   case 2:
-    return valueRows<2>(p, v, vStride, lk, skip, columns, sums, out);
+    return valueRows<2, T>(p, v, vFirst, vStride, lk, skip, columns, sums, out);
   case 3:
-    return valueRows<3>(p, v, vStride, lk, skip, columns, sums, out);
+    return valueRows<3, T>(p, v, vFirst, vStride, lk, skip, columns, sums, out);
   case 4:
-    return valueRows<4>(p, v, vStride, lk, skip, columns, sums, out);
+    return valueRows<4, T>(p, v, vFirst, vStride, lk, skip, columns, sums, out);
   case 5:
-    return valueRows<5>(p, v, vStride, lk, skip, columns, sums, out);
+    return valueRows<5, T>(p, v, vFirst, vStride, lk, skip, columns, sums, out);
   case 6:
-    return valueRows<6>(p, v, vStride, lk, skip, columns, sums, out);
+    return valueRows<6, T>(p, v, vFirst, vStride, lk, skip, columns, sums, out);
   case 7:
-    return valueRows<7>(p, v, vStride, lk, skip, columns, sums, out);
+    return valueRows<7, T>(p, v, vFirst, vStride, lk, skip, columns, sums, out);
   default:
-    return valueRows<8>(p, v, vStride, lk, skip, columns, sums, out);
+    return valueRows<8, T>(p, v, vFirst, vStride, lk, skip, columns, sums, out);
   }
 }
 
-LLMC_AVX512 void attentionRowsAvx512(const AttentionArgs &a, int64_t kvHead,
-                                     int64_t i0, int64_t i1) {
+/// Where a unit's keys and values are: head kvHead's columns of each row
+/// start at element `first` of `data`, rows `stride` elements apart.
+struct StoredHead {
+  const void *data;
+  int64_t first, stride;
+};
+
+/// The cache lines of rows [t0, t0 + count) of a head of d elements of T.
+template <FloatType T>
+LLMC_AVX512 LLMC_INLINE void
+prefetchHeadRows(const StoredHead &head, int64_t t0, int64_t count, int64_t d) {
+  constexpr int64_t kBytes = T == FloatType::F32 ? 4 : 2;
+  const char *base = static_cast<const char *>(head.data);
+  for (int64_t t = t0; t < t0 + count; ++t)
+    for (int64_t c = 0; c < d * kBytes; c += 64)
+      _mm_prefetch(base + (head.first + t * head.stride) * kBytes + c,
+                   _MM_HINT_T0);
+}
+
+/// The unit's attention on keys and values stored as T, widened as they are
+/// read; `skip` marks the key blocks hidden from every row.
+template <FloatType T>
+LLMC_AVX512 static void
+attentionUnit(const AttentionArgs &a, int64_t kvHead, int64_t i0, int64_t i1,
+              const StoredHead &keys, const StoredHead &values,
+              const uint8_t *skip) {
   const int64_t group = a.hq / a.hkv, d = a.d, lk = a.lk;
   const int64_t rows = (i1 - i0) * group;
   const int64_t blocks = (lk + 15) / 16, stride = blocks * 16 + 16;
   float *scores = getScratchAs<float>(Scratch::Scores, rows * (stride + 1));
   float *sums = scores + rows * stride;
   float *kt = getScratchAs<float>(Scratch::Transposed, 16 * d);
-  uint8_t *skip = getScratchAs<uint8_t>(Scratch::Tile, blocks);
-  markHiddenKeyBlocks(a, i0, i1, 16, skip);
-  const IsaKernels &kernels = getAvx512Kernels();
-  HeadRows keys(a.k, kvHead, d, lk, Scratch::Keys, kernels);
-  HeadRows values(a.v, kvHead, d, lk, Scratch::Values, kernels);
   // Row r of the unit is query row i0 + r / group of head kvHead * group +
   // r % group.
   auto qRow = [&](int64_t r) {
@@ -195,17 +222,27 @@ LLMC_AVX512 void attentionRowsAvx512(const AttentionArgs &a, int64_t kvHead,
         _mm512_storeu_ps(scores + r * stride + t0, _mm512_set1_ps(-INFINITY));
       continue;
     }
+    // A decode step's history is cold (the weights streamed through the
+    // caches since the previous step): the rows four blocks ahead are
+    // fetched meanwhile.
+    if (b + 4 < blocks && !skip[b + 4]) {
+      const int64_t ahead = std::min<int64_t>(16, lk - t0 - 64);
+      prefetchHeadRows<T>(keys, t0 + 64, ahead, d);
+      prefetchHeadRows<T>(values, t0 + 64, ahead, d);
+    }
     // kt[c][t] = key t0 + t, column c; zero past the last key.
-    keys.load(t0, keysHere);
-    values.load(t0, keysHere);
-    const float *block = keys.data() + t0 * keys.stride();
+    const int64_t block = keys.first + t0 * keys.stride;
     int64_t c = 0;
-    if (keysHere == 16)
-      for (; c + 16 <= d; c += 16)
-        transpose16(block + c, keys.stride(), kt + 16 * c);
-    for (; c < d; ++c)
-      for (int64_t t = 0; t < 16; ++t)
-        kt[16 * c + t] = t < keysHere ? block[t * keys.stride() + c] : 0.0f;
+    for (; c + 16 <= d; c += 16)
+      transpose16<T>(keys.data, block + c, keys.stride, keysHere, kt + 16 * c);
+    // Heads of other widths come widened to f32 (attentionRowsAvx512).
+    if constexpr (T == FloatType::F32)
+      for (; c < d; ++c)
+        for (int64_t t = 0; t < 16; ++t)
+          kt[16 * c + t] = t < keysHere
+                               ? static_cast<const float *>(
+                                     keys.data)[block + t * keys.stride + c]
+                               : 0.0f;
     for (int64_t r0 = 0; r0 < rows; r0 += 8) {
       const int64_t count = std::min<int64_t>(8, rows - r0);
       const float *q[8], *maskRows[8];
@@ -263,10 +300,46 @@ LLMC_AVX512 void attentionRowsAvx512(const AttentionArgs &a, int64_t kvHead,
         rowSums[live++] = sums[row];
       }
       if (live)
-        valueRowsN(live, p, values.data() + c, values.stride(), lk, skip,
-                   columns, rowSums, out);
+        valueRowsN<T>(live, p, values.data, values.first + c, values.stride, lk,
+                      skip, columns, rowSums, out);
     }
   }
+}
+
+LLMC_AVX512 void attentionRowsAvx512(const AttentionArgs &a, int64_t kvHead,
+                                     int64_t i0, int64_t i1) {
+  const int64_t d = a.d, blocks = (a.lk + 15) / 16;
+  uint8_t *skip = getScratchAs<uint8_t>(Scratch::Tile, blocks);
+  markHiddenKeyBlocks(a, i0, i1, 16, skip);
+  // Keys and values of one type are read where they are stored, widened in
+  // registers; for f16 and bf16 ones that needs heads of whole vectors.
+  const StoredHead keys{a.k.data, kvHead * d, a.k.stride},
+      values{a.v.data, kvHead * d, a.v.stride};
+  if (a.k.type == a.v.type && (d % 16 == 0 || a.k.type == FloatType::F32)) {
+    switch (a.k.type) {
+    case FloatType::F32:
+      return attentionUnit<FloatType::F32>(a, kvHead, i0, i1, keys, values,
+                                           skip);
+    case FloatType::F16:
+      return attentionUnit<FloatType::F16>(a, kvHead, i0, i1, keys, values,
+                                           skip);
+    case FloatType::BF16:
+      return attentionUnit<FloatType::BF16>(a, kvHead, i0, i1, keys, values,
+                                            skip);
+    }
+  }
+  // Otherwise the rows the mask lets through are widened to f32 first.
+  const IsaKernels &kernels = getAvx512Kernels();
+  HeadRows widenedKeys(a.k, kvHead, d, a.lk, Scratch::Keys, kernels);
+  HeadRows widenedValues(a.v, kvHead, d, a.lk, Scratch::Values, kernels);
+  for (int64_t b = 0; b < blocks; ++b)
+    if (!skip[b]) {
+      widenedKeys.load(16 * b, std::min<int64_t>(16, a.lk - 16 * b));
+      widenedValues.load(16 * b, std::min<int64_t>(16, a.lk - 16 * b));
+    }
+  attentionUnit<FloatType::F32>(
+      a, kvHead, i0, i1, {widenedKeys.data(), 0, widenedKeys.stride()},
+      {widenedValues.data(), 0, widenedValues.stride()}, skip);
 }
 
 } // namespace llmc::host::detail

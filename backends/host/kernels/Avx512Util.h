@@ -27,6 +27,22 @@ LLMC_AVX512 LLMC_INLINE __mmask16 maskOf(int64_t n) {
                   : __mmask16((1u << n) - 1);
 }
 
+/// 16 floats stored as T from element `index` of `data` (the lanes `mask`
+/// selects; zeros elsewhere).
+template <FloatType T>
+LLMC_AVX512 LLMC_INLINE __m512 loadFloats(const void *data, int64_t index,
+                                          __mmask16 mask) {
+  if (T == FloatType::F32)
+    return _mm512_maskz_loadu_ps(mask,
+                                 static_cast<const float *>(data) + index);
+  const __m256i halves = _mm256_maskz_loadu_epi16(
+      mask, static_cast<const uint16_t *>(data) + index);
+  if (T == FloatType::F16)
+    return _mm512_cvtph_ps(halves);
+  return _mm512_castsi512_ps(
+      _mm512_slli_epi32(_mm512_cvtepu16_epi32(halves), 16));
+}
+
 /// The dword lanes of 16 bytes (fewer, zero-filled, when n < 16).
 LLMC_AVX512 LLMC_INLINE __m512i loadBytes(const uint8_t *at, int64_t n,
                                           bool isSigned) {

@@ -171,13 +171,10 @@ LLMC_AVX512 LLMC_INLINE __m512 combine(__m512 (&acc)[C][M], int i) {
 template <WeightType T>
 LLMC_AVX512 LLMC_INLINE __m512 loadFloatWeights(const uint8_t *row, int64_t c,
                                                 __mmask16 mask) {
-  if (T == WeightType::F32)
-    return _mm512_maskz_loadu_ps(mask, row + 4 * c);
-  __m256i halves = _mm256_maskz_loadu_epi16(mask, row + 2 * c);
-  if (T == WeightType::F16)
-    return _mm512_cvtph_ps(halves);
-  return _mm512_castsi512_ps(
-      _mm512_slli_epi32(_mm512_cvtepu16_epi32(halves), 16));
+  constexpr FloatType kType = T == WeightType::F32   ? FloatType::F32
+                              : T == WeightType::F16 ? FloatType::F16
+                                                     : FloatType::BF16;
+  return loadFloats<kType>(row, c, mask);
 }
 
 /// Float weights: 16 columns a vector, vectors dealt round-robin to C
