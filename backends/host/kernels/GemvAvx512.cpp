@@ -270,18 +270,18 @@ LLMC_AVX512 LLMC_INLINE void rowQuant8(const GemvInputs &in, const uint8_t *row,
     sums[i] = reduceAddAvx512(total[i]);
 }
 
-/// Calls block(b, bytes) for each 64-byte block b of a 4-bit row of k
-/// columns, the last one zero-padded.
+/// Calls block(b, bytes) for each 64-byte block b of a row of `rowBytes`
+/// bytes, the last one zero-padded (4-bit rows hold an even k).
 template <typename Block>
-LLMC_AVX512 LLMC_INLINE void forEachNibbleBlock(int64_t k, const uint8_t *row,
-                                                Block &&block) {
-  const int64_t full = k / 128;
+LLMC_AVX512 LLMC_INLINE void
+forEachRowBlock(int64_t rowBytes, const uint8_t *row, Block &&block) {
+  const int64_t full = rowBytes / 64;
   for (int64_t b = 0; b < full; ++b) {
     prefetchAhead(row + 64 * b);
     block(b, _mm512_loadu_si512(row + 64 * b));
   }
-  if (k % 128)
-    block(full, _mm512_maskz_loadu_epi8((uint64_t(1) << ((k % 128) / 2)) - 1,
+  if (rowBytes % 64)
+    block(full, _mm512_maskz_loadu_epi8((uint64_t(1) << (rowBytes % 64)) - 1,
                                         row + 64 * full));
 }
 
@@ -340,7 +340,7 @@ LLMC_AVX512 LLMC_INLINE void rowQuant4(const GemvInputs &in, const uint8_t *row,
       total[i] = _mm512_fmadd_ps(a, s, total[i]);
     }
   };
-  forEachNibbleBlock(in.k, row, block);
+  forEachRowBlock(in.k / 2, row, block);
   for (int i = 0; i < M; ++i)
     sums[i] = reduceAddAvx512(total[i]);
 }
@@ -582,6 +582,29 @@ LLMC_AVX512_VNNI static void layoutNibblePieces(const float *x, int64_t k,
   }
 }
 
+/// Adds block b of a row to each row i of x's total: dot(i, piece) gives the
+/// lanes' integer products with a piece, started at startOf(i, b, piece).
+template <bool Asym, int M, typename Dot>
+LLMC_AVX512_VNNI LLMC_INLINE void addPieceBlock(const GemvInputs &in, int64_t b,
+                                                __m512 s, __m512 z, Dot &&dot,
+                                                __m512 (&total)[M]) {
+  for (int i = 0; i < M; ++i) {
+    __m512 a = joinPieces(dot(i, 0), dot(i, 1), in.unit[i][b]);
+    if (Asym)
+      a = _mm512_fnmadd_ps(z, _mm512_loadu_ps(in.xSum[i] + 16 * b), a);
+    total[i] = _mm512_fmadd_ps(a, s, total[i]);
+  }
+}
+
+/// Where the dot products of row i of x with a piece of block b start: the
+/// corrections of signed weights, else 0.
+template <bool Signed>
+LLMC_AVX512_VNNI LLMC_INLINE __m512i startOf(const GemvInputs &in, int i,
+                                             int64_t b, int piece) {
+  return Signed ? _mm512_loadu_si512(in.corrections[i] + 32 * b + 16 * piece)
+                : _mm512_setzero_si512();
+}
+
 /// One 4-bit row by integer dot products; Wide as for rowQuant4.
 template <bool Signed, bool Asym, int M, bool Wide>
 LLMC_AVX512_VNNI LLMC_INLINE void
@@ -599,24 +622,16 @@ rowQuant4Vnni(const GemvInputs &in, const uint8_t *row, const float *scale,
                                                    lowNibbles, flip, 0x6a);
     __m512 s, z;
     getBlockParams<Asym, Wide>(in, scale, zp, laneGroups, b, s, z);
-    for (int i = 0; i < M; ++i) {
-      const int8_t *x = in.pieces[i] + b * 2 * kPieceBytes;
-      const int32_t *start = in.corrections[i] + 32 * b;
-      auto dot = [&](int piece) LLMC_AVX512_VNNI {
-        const int8_t *at = x + piece * kPieceBytes;
-        return _mm512_dpbusd_epi32(
-            _mm512_dpbusd_epi32(Signed ? _mm512_loadu_si512(start + 16 * piece)
-                                       : _mm512_setzero_si512(),
-                                low, _mm512_load_si512(at)),
-            high, _mm512_load_si512(at + 64));
-      };
-      __m512 a = joinPieces(dot(0), dot(1), in.unit[i][b]);
-      if (Asym)
-        a = _mm512_fnmadd_ps(z, _mm512_loadu_ps(in.xSum[i] + 16 * b), a);
-      total[i] = _mm512_fmadd_ps(a, s, total[i]);
-    }
+    auto dot = [&](int i, int piece) LLMC_AVX512_VNNI {
+      const int8_t *at = in.pieces[i] + (2 * b + piece) * kPieceBytes;
+      return _mm512_dpbusd_epi32(
+          _mm512_dpbusd_epi32(startOf<Signed>(in, i, b, piece), low,
+                              _mm512_load_si512(at)),
+          high, _mm512_load_si512(at + 64));
+    };
+    addPieceBlock<Asym>(in, b, s, z, dot, total);
   };
-  forEachNibbleBlock(in.k, row, block);
+  forEachRowBlock(in.k / 2, row, block);
   for (int i = 0; i < M; ++i)
     sums[i] = reduceAddAvx512(total[i]);
 }
@@ -664,30 +679,15 @@ rowQuant8Vnni(const GemvInputs &in, const uint8_t *row, const float *scale,
     const __m512i w = Signed ? _mm512_xor_si512(d, flip) : d;
     __m512 s, z;
     getBlockParams<Asym, Wide>(in, scale, zp, laneGroups, b, s, z);
-    for (int i = 0; i < M; ++i) {
-      const int8_t *x = in.pieces[i] + b * kPieceBytes;
-      const int32_t *start = in.corrections[i] + 32 * b;
-      auto dot = [&](int piece) LLMC_AVX512_VNNI {
-        return _mm512_dpbusd_epi32(Signed
-                                       ? _mm512_loadu_si512(start + 16 * piece)
-                                       : _mm512_setzero_si512(),
-                                   w, _mm512_load_si512(x + 64 * piece));
-      };
-      __m512 a = joinPieces(dot(0), dot(1), in.unit[i][b]);
-      if (Asym)
-        a = _mm512_fnmadd_ps(z, _mm512_loadu_ps(in.xSum[i] + 16 * b), a);
-      total[i] = _mm512_fmadd_ps(a, s, total[i]);
-    }
+    auto dot = [&](int i, int piece) LLMC_AVX512_VNNI {
+      return _mm512_dpbusd_epi32(
+          startOf<Signed>(in, i, b, piece), w,
+          _mm512_load_si512(in.pieces[i] + b * kPieceBytes + 64 * piece));
+    };
+    addPieceBlock<Asym>(in, b, s, z, dot, total);
   };
-  const int64_t full = in.k / 64;
-  for (int64_t b = 0; b < full; ++b) {
-    prefetchAhead(row + 64 * b);
-    block(b, _mm512_loadu_si512(row + 64 * b));
-  }
   // The padding bytes meet pieces of 0.
-  if (in.k % 64)
-    block(full, _mm512_maskz_loadu_epi8((uint64_t(1) << (in.k % 64)) - 1,
-                                        row + 64 * full));
+  forEachRowBlock(in.k, row, block);
   for (int i = 0; i < M; ++i)
     sums[i] = reduceAddAvx512(total[i]);
 }
