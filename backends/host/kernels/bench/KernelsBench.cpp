@@ -261,9 +261,6 @@ void benchPrefill(WorkerPool &pool, const Options &options, std::mt19937 &rng) {
   }
 }
 
-/// Attention of Qwen2.5-0.5B (14 query heads, 2 key/value heads, d = 64),
-/// causal, decode and prefill, with f32 keys and values and with f16 ones
-/// (a decode step's history as the host device holds it).
 /// A decode step's attention as the runtime runs it: an f16 cache of 1024
 /// slots, the first 512 in use and the rest hidden by the llm masks' finite
 /// score, plus the new key; the history cold, as the layers' weights
@@ -299,6 +296,9 @@ void benchColdDecodeAttention(WorkerPool &pool, const Options &options,
               long(lk), long(used), seconds * 1e6 / copies);
 }
 
+/// Attention of Qwen2.5-0.5B (14 query heads, 2 key/value heads, d = 64),
+/// causal, decode and prefill, with f32 keys and values and with f16 ones
+/// (a decode step's history as the host device holds it).
 void benchAttention(WorkerPool &pool, const Options &options,
                     std::mt19937 &rng) {
   const int64_t hq = 14, hkv = 2, d = 64;
