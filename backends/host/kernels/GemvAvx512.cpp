@@ -32,13 +32,15 @@
 namespace llmc::host::detail {
 
 /// Parameters [0, count) of `rows` rows (rowStride bytes apart) as float32,
-/// rows outStride floats apart; `fallback` for None. The type is a template
+/// rows outStride floats apart, times `factors` (laid out as the output)
+/// unless it is null; `fallback` for None. The type is a template
 /// parameter so that each row costs a few vector instructions: rows of
 /// decode weights are short, and their parameters are widened as they go.
 template <ParamType P>
-LLMC_AVX512 static void
-widenParamRows(const uint8_t *in, int64_t rowStride, int64_t rows,
-               int64_t count, float fallback, float *out, int64_t outStride) {
+LLMC_AVX512 static void widenParamRows(const uint8_t *in, int64_t rowStride,
+                                       int64_t rows, int64_t count,
+                                       float fallback, const float *factors,
+                                       float *out, int64_t outStride) {
   for (int64_t r = 0; r < rows; ++r, in += rowStride, out += outStride)
     for (int64_t c = 0; c < count; c += 32) {
       const __mmask16 first = maskOf(count - c),
@@ -73,17 +75,23 @@ widenParamRows(const uint8_t *in, int64_t rowStride, int64_t rows,
                    _mm512_permutexvar_ps(_mm512_srli_epi32(d, 4), values), lo,
                    hi);
       }
+      if (factors) {
+        const float *f = factors + r * outStride + c;
+        lo = _mm512_mul_ps(lo, _mm512_maskz_loadu_ps(first, f));
+        hi = _mm512_mul_ps(hi, _mm512_maskz_loadu_ps(second, f + 16));
+      }
       _mm512_mask_storeu_ps(out + c, first, lo);
       _mm512_mask_storeu_ps(out + c + 16, second, hi);
     }
 }
 
 /// Parameters [0, count) of `rows` rows (rowStride bytes apart) to
-/// out[rows][count], as one flat run when the rows are packed (the usual
-/// layout), which turns a few rows' worth of vector work into one.
+/// out[rows][count], times factors[rows][count] unless it is null, as one
+/// flat run when the rows are packed (the usual layout), which turns a few
+/// rows' worth of vector work into one.
 static void widenParams(ParamType type, const uint8_t *in, int64_t rowStride,
                         int64_t rows, int64_t count, float fallback,
-                        float *out) {
+                        const float *factors, float *out) {
   bool packed =
       type == ParamType::None || rowStride * 8 == count * getElementBits(type);
   if (packed) {
@@ -94,7 +102,7 @@ static void widenParams(ParamType type, const uint8_t *in, int64_t rowStride,
 #define LLMC_CASE(P)                                                           \
   case ParamType::P:                                                           \
     return widenParamRows<ParamType::P>(in, rowStride, rows, count, fallback,  \
-                                        out, count);
+                                        factors, out, count);
     LLMC_CASE(None)
     LLMC_CASE(F32)
     LLMC_CASE(F16)
@@ -142,6 +150,12 @@ struct GemvInputs {
   const int8_t *pieces[4];
   const float *unit[4];
   const int32_t *corrections[4];
+  /// The integer-dot paths with one row of x and each group inside one
+  /// block: per row of a parameter batch (getParamBatch) and group, the
+  /// unit of the group's block, which forEachRow multiplies into the scales
+  /// (the kernels then skip it, and the lane sums of x leave it out); else
+  /// null.
+  const float *unitFactors = nullptr;
 };
 } // namespace
 
@@ -181,7 +195,7 @@ LLMC_AVX512 LLMC_INLINE __m512 loadFloatWeights(const uint8_t *row, int64_t c,
 /// accumulators, the tail masked.
 template <WeightType T, int M>
 LLMC_AVX512 LLMC_INLINE void rowFloat(const GemvInputs &in, const uint8_t *row,
-                                      float (&sums)[4]) {
+                                      __m512 (&totals)[4]) {
   constexpr int C = M == 1 ? 4 : 2;
   constexpr int64_t kBytes = T == WeightType::F32 ? 4 : 2;
   __m512 acc[C][M];
@@ -207,7 +221,7 @@ LLMC_AVX512 LLMC_INLINE void rowFloat(const GemvInputs &in, const uint8_t *row,
     if (c + 16 * h < in.k)
       step(h, c + 16 * h, maskOf(in.k - c - 16 * h));
   for (int i = 0; i < M; ++i)
-    sums[i] = reduceAddAvx512(combine(acc, i));
+    totals[i] = combine(acc, i);
 }
 
 /// 8-bit weights, groups of a multiple of 16 columns. The scale is applied
@@ -218,7 +232,7 @@ LLMC_AVX512 LLMC_INLINE void rowFloat(const GemvInputs &in, const uint8_t *row,
 template <bool Signed, bool Asym, int M, int GV>
 LLMC_AVX512 LLMC_INLINE void rowQuant8(const GemvInputs &in, const uint8_t *row,
                                        const float *scale, const float *zp,
-                                       float (&sums)[4]) {
+                                       __m512 (&totals)[4]) {
   // Accumulators: a group of up to 4 vectors goes in one chain (groups are
   // independent, so the core overlaps them; more chains were measured
   // slower), longer groups in 2, unknown ones in 4.
@@ -267,7 +281,7 @@ LLMC_AVX512 LLMC_INLINE void rowQuant8(const GemvInputs &in, const uint8_t *row,
     }
   }
   for (int i = 0; i < M; ++i)
-    sums[i] = reduceAddAvx512(total[i]);
+    totals[i] = total[i];
 }
 
 /// Calls block(b, bytes) for each 64-byte block b of a row of `rowBytes`
@@ -310,9 +324,9 @@ getBlockParams(const GemvInputs &in, const float *scale, const float *zp,
 /// applied once a block, as for 8-bit weights. (Masked FMAs, one a group,
 /// instead of the permute were measured slower.)
 template <bool Signed, bool Asym, int M, bool Wide>
-LLMC_AVX512 LLMC_INLINE void rowQuant4(const GemvInputs &in, const uint8_t *row,
-                                       const float *scale, const float *zp,
-                                       __m512i laneGroups, float (&sums)[4]) {
+LLMC_AVX512 LLMC_INLINE void
+rowQuant4(const GemvInputs &in, const uint8_t *row, const float *scale,
+          const float *zp, __m512i laneGroups, __m512 (&totals)[4]) {
   constexpr int C = 2;
   const __m512 values = nibbleValues(Signed);
   __m512 total[M];
@@ -342,7 +356,7 @@ LLMC_AVX512 LLMC_INLINE void rowQuant4(const GemvInputs &in, const uint8_t *row,
   };
   forEachRowBlock(in.k / 2, row, block);
   for (int i = 0; i < M; ++i)
-    sums[i] = reduceAddAvx512(total[i]);
+    totals[i] = total[i];
 }
 
 /// Lane l of a block whose lanes hold `laneColumns` columns each (8 for
@@ -359,36 +373,86 @@ LLMC_AVX512 LLMC_INLINE __m512i getLaneGroups(int64_t groupSize,
       _mm512_set1_epi32(__builtin_ctzll(groupSize)));
 }
 
+/// The rows of a batch whose parameters are widened together: about 4 KiB,
+/// so that they, x and the rows in flight stay in L1.
+static int64_t getParamBatch(int64_t groups) {
+  return std::clamp<int64_t>(1024 / groups, 16, 256);
+}
+
+/// The sums of adjacent 128-bit lanes: a's two pairs, then b's.
+LLMC_AVX512 LLMC_INLINE __m512 addLanePairs(__m512 a, __m512 b) {
+  return _mm512_add_ps(_mm512_shuffle_f32x4(a, b, _MM_SHUFFLE(2, 0, 2, 0)),
+                       _mm512_shuffle_f32x4(a, b, _MM_SHUFFLE(3, 1, 3, 1)));
+}
+
+/// Lane r of the result: the sum of the lanes of v[r]. Each vector's lanes
+/// are added in the same order whatever its r, so a row's sum does not
+/// depend on where a thread's rows start.
+LLMC_AVX512 LLMC_INLINE __m512 reduceAdd16(const __m512 (&v)[16]) {
+  // Per 128-bit lane, the sums of four vectors' lanes side by side.
+  __m512 quads[4];
+  for (int q = 0; q < 4; ++q) {
+    const __m512 *u = v + 4 * q;
+    const __m512 ab = _mm512_add_ps(_mm512_unpacklo_ps(u[0], u[1]),
+                                    _mm512_unpackhi_ps(u[0], u[1]));
+    const __m512 cd = _mm512_add_ps(_mm512_unpacklo_ps(u[2], u[3]),
+                                    _mm512_unpackhi_ps(u[2], u[3]));
+    quads[q] =
+        _mm512_add_ps(_mm512_shuffle_ps(ab, cd, _MM_SHUFFLE(1, 0, 1, 0)),
+                      _mm512_shuffle_ps(ab, cd, _MM_SHUFFLE(3, 2, 3, 2)));
+  }
+  // Then the 128-bit lanes' sums: pairs of them, then pairs of pairs.
+  return addLanePairs(addLanePairs(quads[0], quads[1]),
+                      addLanePairs(quads[2], quads[3]));
+}
+
 /// Rows [j0, j1) of a matrix-vector product, each through
-/// `rowSums(row, scale, zp, sums)`. Quantized rows have their parameters
-/// widened 16 rows at a time (rows `groups` floats apart, zero-padded so
-/// that a vector load past the last group stays finite).
-template <WeightType T, bool Asym, int M, typename RowSums>
+/// `rowTotals(row, scale, zp, totals)`, which leaves per row of x a vector
+/// whose lanes sum to the output. They are summed 16 rows at a time:
+/// a row of decode weights is a few blocks long, and summing its lanes on
+/// their own would cost as much as one of them. Quantized rows have their
+/// parameters widened a batch of rows at a time (rows `groups` floats
+/// apart, zero-padded so that a vector load past the last group stays
+/// finite).
+template <WeightType T, bool Asym, int M, typename RowTotals>
 LLMC_AVX512 LLMC_INLINE void
 forEachRow(const GemvInputs &in, const Weights &w, int64_t j0, int64_t j1,
-           const GemvOutput &out, RowSums &&rowSums) {
+           const GemvOutput &out, RowTotals &&rowTotals) {
   constexpr bool kQuantized =
       T != WeightType::F32 && T != WeightType::F16 && T != WeightType::BF16;
-  // Parameters are widened for a batch of rows at a time, about 4 KiB so
-  // that they, x and the rows in flight stay in L1, with 16 zeros after
-  // each batch: the 4-bit kernels load 16 from the group a block starts at.
+  // Parameters are widened for a batch of rows at a time, with 16 zeros
+  // after each batch: the 4-bit kernels load 16 from the group a block
+  // starts at.
   const int64_t groups = in.groups;
-  const int64_t batch =
-      kQuantized ? std::clamp<int64_t>(1024 / groups, 16, 256) : j1 - j0;
+  const int64_t batch = kQuantized ? getParamBatch(groups) : j1 - j0;
   float *params = nullptr, *zps = nullptr;
   if (kQuantized) {
     params = getScratchAs<float>(Scratch::Params, 2 * (batch * groups + 16));
     zps = params + batch * groups + 16;
   }
+  // The totals of rows [first, first + 16) so far.
+  __m512 pending[M][16];
+  int64_t first = j0;
+  auto flush = [&](int64_t end) LLMC_AVX512 {
+    for (int i = 0; i < M; ++i) {
+      for (int64_t r = end - first; r < 16; ++r)
+        pending[i][r] = _mm512_setzero_ps();
+      alignas(64) float sums[16];
+      _mm512_store_ps(sums, reduceAdd16(pending[i]));
+      for (int64_t j = first; j < end; ++j)
+        out.store(i, j, sums[j - first]);
+    }
+    first = end;
+  };
   for (int64_t jb = j0; jb < j1; jb += batch) {
     const int64_t je = std::min(j1, jb + batch);
     if (kQuantized) {
       widenParams(w.scaleType, scaleRowOf(w, jb), w.scaleRowStrideBytes,
-                  je - jb, groups, 1.0f, params);
+                  je - jb, groups, 1.0f, in.unitFactors, params);
       _mm512_storeu_ps(params + (je - jb) * groups, _mm512_setzero_ps());
       if (Asym) {
         widenParams(w.zpType, zpRowOf(w, jb), w.zpRowStrideBytes, je - jb,
-                    groups, 0.0f, zps);
+                    groups, 0.0f, nullptr, zps);
         _mm512_storeu_ps(zps + (je - jb) * groups, _mm512_setzero_ps());
       }
     }
@@ -400,11 +464,13 @@ forEachRow(const GemvInputs &in, const Weights &w, int64_t j0, int64_t j1,
         if (Asym)
           prefetchLines(zpRowOf(w, j + batch), w.zpRowStrideBytes);
       }
-      float sums[4];
-      rowSums(rowOf(w, j), params + (j - jb) * groups, zps + (j - jb) * groups,
-              sums);
+      __m512 totals[4];
+      rowTotals(rowOf(w, j), params + (j - jb) * groups,
+                zps + (j - jb) * groups, totals);
       for (int i = 0; i < M; ++i)
-        out.store(i, j, sums[i]);
+        pending[i][j - first] = totals[i];
+      if (j + 1 - first == 16 || j + 1 == j1)
+        flush(j + 1);
     }
   }
 }
@@ -423,14 +489,14 @@ LLMC_AVX512 static void gemvRows(const GemvInputs &in, const Weights &w,
   forEachRow<T, Asym, M>(
       in, w, j0, j1, out,
       [&](const uint8_t *row, const float *scale, const float *zp,
-          float(&sums)[4]) LLMC_AVX512 {
+          __m512(&totals)[4]) LLMC_AVX512 {
         if (k4Bit)
           rowQuant4<kSigned, Asym, M, Variant != 0>(in, row, scale, zp,
-                                                    laneGroups, sums);
+                                                    laneGroups, totals);
         else if (kQuantized)
-          rowQuant8<kSigned, Asym, M, Variant>(in, row, scale, zp, sums);
+          rowQuant8<kSigned, Asym, M, Variant>(in, row, scale, zp, totals);
         else
-          rowFloat<T, M>(in, row, sums);
+          rowFloat<T, M>(in, row, totals);
       });
 }
 
@@ -514,14 +580,22 @@ LLMC_AVX512 LLMC_INLINE void storeCorrections(int32_t *at, __m512i first,
   _mm512_storeu_si512(at + 16, _mm512_mullo_epi32(second, factor));
 }
 
-/// u (254 d0 + d1): a lane's product with x from its products with the two
-/// pieces.
-LLMC_AVX512_VNNI LLMC_INLINE __m512 joinPieces(__m512i d0, __m512i d1,
-                                               float unit) {
-  return _mm512_mul_ps(_mm512_fmadd_ps(_mm512_cvtepi32_ps(d0),
-                                       _mm512_set1_ps(kPieceRadix),
-                                       _mm512_cvtepi32_ps(d1)),
-                       _mm512_set1_ps(unit));
+/// 254 d0 + d1: a lane's product with x, in units of the second piece,
+/// from its products with the two pieces.
+LLMC_AVX512_VNNI LLMC_INLINE __m512 joinPieces(__m512i d0, __m512i d1) {
+  return _mm512_fmadd_ps(_mm512_cvtepi32_ps(d0), _mm512_set1_ps(kPieceRadix),
+                         _mm512_cvtepi32_ps(d1));
+}
+
+/// The lane sums of block b of x: in units of the second piece when the
+/// units are folded into the scales, else in x's own.
+LLMC_AVX512_VNNI LLMC_INLINE void storeLaneSums(float *laneSums, int64_t b,
+                                                __m512i first, __m512i second,
+                                                float unit, bool unitsFolded) {
+  const __m512 sums = joinPieces(first, second);
+  _mm512_storeu_ps(laneSums + 16 * b,
+                   unitsFolded ? sums
+                               : _mm512_mul_ps(sums, _mm512_set1_ps(unit)));
 }
 
 /// Loads block b of x, columns [16 N b, 16 N (b + 1)) (zeros past k), into
@@ -550,10 +624,9 @@ LLMC_AVX512 LLMC_INLINE PieceScale loadPieceBlock(const float *x, int64_t k,
 /// block, 2 kPieceBytes bytes of pieces (per piece, 64 even then 64 odd
 /// columns), the unit, the corrections of signed weights (16 dwords per
 /// piece) and the sums of x per lane.
-LLMC_AVX512_VNNI static void layoutNibblePieces(const float *x, int64_t k,
-                                                int8_t *pieces, float *unit,
-                                                int32_t *corrections,
-                                                float *laneSums) {
+LLMC_AVX512_VNNI static void
+layoutNibblePieces(const float *x, int64_t k, int8_t *pieces, float *unit,
+                   int32_t *corrections, float *laneSums, bool unitsFolded) {
   const __m512i evens = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20,
                                           22, 24, 26, 28, 30);
   const __m512i odds = _mm512_add_epi32(evens, _mm512_set1_epi32(1));
@@ -578,18 +651,21 @@ LLMC_AVX512_VNNI static void layoutNibblePieces(const float *x, int64_t k,
     const __m512i second =
         _mm512_add_epi32(sumPieceLanes(out + 128), sumPieceLanes(out + 192));
     storeCorrections(corrections + 32 * b, first, second, 8);
-    _mm512_storeu_ps(laneSums + 16 * b, joinPieces(first, second, scale.unit));
+    storeLaneSums(laneSums, b, first, second, scale.unit, unitsFolded);
   }
 }
 
 /// Adds block b of a row to each row i of x's total: dot(i, piece) gives the
 /// lanes' integer products with a piece, started at startOf(i, b, piece).
-template <bool Asym, int M, typename Dot>
+/// With UnitsFolded, the scales s hold the block's unit.
+template <bool Asym, bool UnitsFolded, int M, typename Dot>
 LLMC_AVX512_VNNI LLMC_INLINE void addPieceBlock(const GemvInputs &in, int64_t b,
                                                 __m512 s, __m512 z, Dot &&dot,
                                                 __m512 (&total)[M]) {
   for (int i = 0; i < M; ++i) {
-    __m512 a = joinPieces(dot(i, 0), dot(i, 1), in.unit[i][b]);
+    __m512 a = joinPieces(dot(i, 0), dot(i, 1));
+    if (!UnitsFolded)
+      a = _mm512_mul_ps(a, _mm512_set1_ps(in.unit[i][b]));
     if (Asym)
       a = _mm512_fnmadd_ps(z, _mm512_loadu_ps(in.xSum[i] + 16 * b), a);
     total[i] = _mm512_fmadd_ps(a, s, total[i]);
@@ -605,11 +681,12 @@ LLMC_AVX512_VNNI LLMC_INLINE __m512i startOf(const GemvInputs &in, int i,
                 : _mm512_setzero_si512();
 }
 
-/// One 4-bit row by integer dot products; Wide as for rowQuant4.
-template <bool Signed, bool Asym, int M, bool Wide>
+/// One 4-bit row by integer dot products; Wide as for rowQuant4,
+/// UnitsFolded as for addPieceBlock.
+template <bool Signed, bool Asym, int M, bool Wide, bool UnitsFolded>
 LLMC_AVX512_VNNI LLMC_INLINE void
 rowQuant4Vnni(const GemvInputs &in, const uint8_t *row, const float *scale,
-              const float *zp, __m512i laneGroups, float (&sums)[4]) {
+              const float *zp, __m512i laneGroups, __m512 (&totals)[4]) {
   const __m512i lowNibbles = _mm512_set1_epi8(0x0f);
   const __m512i flip = _mm512_set1_epi8(Signed ? 0x08 : 0);
   __m512 total[M];
@@ -629,11 +706,11 @@ rowQuant4Vnni(const GemvInputs &in, const uint8_t *row, const float *scale,
                               _mm512_load_si512(at)),
           high, _mm512_load_si512(at + 64));
     };
-    addPieceBlock<Asym>(in, b, s, z, dot, total);
+    addPieceBlock<Asym, UnitsFolded>(in, b, s, z, dot, total);
   };
   forEachRowBlock(in.k / 2, row, block);
   for (int i = 0; i < M; ++i)
-    sums[i] = reduceAddAvx512(total[i]);
+    totals[i] = total[i];
 }
 
 // 8-bit weights: a weight vector is 64 columns in order, dword lane l
@@ -643,10 +720,9 @@ rowQuant4Vnni(const GemvInputs &in, const uint8_t *row, const float *scale,
 /// kPieceBytes bytes of pieces (per piece, 64 columns), the unit, the
 /// corrections of signed weights (-128 times the lane sums of each piece:
 /// 16 dwords per piece) and the sums of x per lane.
-LLMC_AVX512_VNNI static void layoutBytePieces(const float *x, int64_t k,
-                                              int8_t *pieces, float *unit,
-                                              int32_t *corrections,
-                                              float *laneSums) {
+LLMC_AVX512_VNNI static void
+layoutBytePieces(const float *x, int64_t k, int8_t *pieces, float *unit,
+                 int32_t *corrections, float *laneSums, bool unitsFolded) {
   for (int64_t b = 0, blocks = (k + 63) / 64; b < blocks; ++b) {
     __m512 v[4];
     const PieceScale scale = loadPieceBlock(x, k, b, v);
@@ -660,17 +736,17 @@ LLMC_AVX512_VNNI static void layoutBytePieces(const float *x, int64_t k,
     }
     const __m512i first = sumPieceLanes(out), second = sumPieceLanes(out + 64);
     storeCorrections(corrections + 32 * b, first, second, 128);
-    _mm512_storeu_ps(laneSums + 16 * b, joinPieces(first, second, scale.unit));
+    storeLaneSums(laneSums, b, first, second, scale.unit, unitsFolded);
   }
 }
 
 /// One 8-bit row by integer dot products. Lane l of block b uses group
 /// first + 4 l / groupSize (laneGroups), or, when groups span whole blocks
-/// (Wide), the block's one group.
-template <bool Signed, bool Asym, int M, bool Wide>
+/// (Wide), the block's one group. UnitsFolded as for addPieceBlock.
+template <bool Signed, bool Asym, int M, bool Wide, bool UnitsFolded>
 LLMC_AVX512_VNNI LLMC_INLINE void
 rowQuant8Vnni(const GemvInputs &in, const uint8_t *row, const float *scale,
-              const float *zp, __m512i laneGroups, float (&sums)[4]) {
+              const float *zp, __m512i laneGroups, __m512 (&totals)[4]) {
   const __m512i flip = _mm512_set1_epi8(Signed ? char(0x80) : 0);
   __m512 total[M];
   for (int i = 0; i < M; ++i)
@@ -684,17 +760,17 @@ rowQuant8Vnni(const GemvInputs &in, const uint8_t *row, const float *scale,
           startOf<Signed>(in, i, b, piece), w,
           _mm512_load_si512(in.pieces[i] + b * kPieceBytes + 64 * piece));
     };
-    addPieceBlock<Asym>(in, b, s, z, dot, total);
+    addPieceBlock<Asym, UnitsFolded>(in, b, s, z, dot, total);
   };
   // The padding bytes meet pieces of 0.
   forEachRowBlock(in.k, row, block);
   for (int i = 0; i < M; ++i)
-    sums[i] = reduceAddAvx512(total[i]);
+    totals[i] = total[i];
 }
 
 /// Rows [j0, j1) of a quantized matrix-vector product by integer dot
 /// products.
-template <WeightType T, bool Asym, int M, int Variant>
+template <WeightType T, bool Asym, int M, int Variant, bool UnitsFolded>
 LLMC_AVX512_VNNI static void gemvRowsVnni(const GemvInputs &in,
                                           const Weights &w, int64_t j0,
                                           int64_t j1, const GemvOutput &out) {
@@ -704,13 +780,13 @@ LLMC_AVX512_VNNI static void gemvRowsVnni(const GemvInputs &in,
   forEachRow<T, Asym, M>(
       in, w, j0, j1, out,
       [&](const uint8_t *row, const float *scale, const float *zp,
-          float(&sums)[4]) LLMC_AVX512_VNNI {
+          __m512(&totals)[4]) LLMC_AVX512_VNNI {
         if (k4Bit)
-          rowQuant4Vnni<kSigned, Asym, M, Variant != 0>(in, row, scale, zp,
-                                                        laneGroups, sums);
+          rowQuant4Vnni<kSigned, Asym, M, Variant != 0, UnitsFolded>(
+              in, row, scale, zp, laneGroups, totals);
         else
-          rowQuant8Vnni<kSigned, Asym, M, Variant != 0>(in, row, scale, zp,
-                                                        laneGroups, sums);
+          rowQuant8Vnni<kSigned, Asym, M, Variant != 0, UnitsFolded>(
+              in, row, scale, zp, laneGroups, totals);
       });
 }
 
@@ -723,19 +799,30 @@ struct GemvPlan {
   enum Layout { Plain, Nibbles, NibblePieces, BytePieces } layout;
   /// Dequantize rows to float32 first (groups the kernels cannot step).
   bool dequantizeFirst;
+  /// The integer-dot rows take x's units in the scales (GemvInputs).
+  bool unitsFolded = false;
 };
 } // namespace
 
 /// The row loop for quantized weights of type T: Variant is the vectors a
 /// group for the float32 8-bit kernel (0: any), whether groups span whole
 /// blocks for the others (see rowQuant8, rowQuant4 and the integer-dot
-/// rows).
+/// rows). The integer-dot rows fold x's units into the scales when there
+/// is one row of x and each group lies inside one block (`groupsInBlocks`):
+/// a multiply less a block, where the kernels are bound by their compute.
 template <WeightType T, int M, int Variant>
-static GemvPlan quantizedPlan(bool asym, GemvPlan::Layout layout) {
-  if (layout == GemvPlan::NibblePieces || layout == GemvPlan::BytePieces)
-    return {asym ? gemvRowsVnni<T, true, M, Variant>
-                 : gemvRowsVnni<T, false, M, Variant>,
+static GemvPlan quantizedPlan(bool asym, GemvPlan::Layout layout,
+                              bool groupsInBlocks = false) {
+  if (layout == GemvPlan::NibblePieces || layout == GemvPlan::BytePieces) {
+    if constexpr (M == 1)
+      if (groupsInBlocks)
+        return {asym ? gemvRowsVnni<T, true, M, Variant, true>
+                     : gemvRowsVnni<T, false, M, Variant, true>,
+                layout, false, true};
+    return {asym ? gemvRowsVnni<T, true, M, Variant, false>
+                 : gemvRowsVnni<T, false, M, Variant, false>,
             layout, false};
+  }
   return {asym ? gemvRows<T, true, M, Variant> : gemvRows<T, false, M, Variant>,
           layout, false};
 }
@@ -748,15 +835,16 @@ static GemvPlan quantizedPlan(bool asym, int64_t groupSize) {
     const GemvPlan::Layout layout =
         Vnni ? GemvPlan::NibblePieces : GemvPlan::Nibbles;
     if (groupSize % 128 == 0)
-      return quantizedPlan<T, M, 1>(asym, layout);
+      return quantizedPlan<T, M, 1>(asym, layout, groupSize == 128);
     if (groupSize % 8 == 0 && 128 % groupSize == 0)
-      return quantizedPlan<T, M, 0>(asym, layout);
+      return quantizedPlan<T, M, 0>(asym, layout, true);
   } else if (Vnni && (groupSize % 64 == 0 ||
                       (groupSize % 4 == 0 && 64 % groupSize == 0))) {
     // Groups cover whole lanes of 4 columns and tile the 64-column blocks.
     return groupSize % 64 == 0
-               ? quantizedPlan<T, M, 1>(asym, GemvPlan::BytePieces)
-               : quantizedPlan<T, M, 0>(asym, GemvPlan::BytePieces);
+               ? quantizedPlan<T, M, 1>(asym, GemvPlan::BytePieces,
+                                        groupSize == 64)
+               : quantizedPlan<T, M, 0>(asym, GemvPlan::BytePieces, true);
   } else {
     switch (groupSize) {
     case 16:
@@ -818,12 +906,15 @@ LLMC_AVX512 static void gemvColumns(const LinearArgs &a, ColumnClaims &claims) {
     const int64_t blocks = (k + blockColumns - 1) / blockColumns;
     // Each row's pieces (whole cache lines, so that the kernel's loads are
     // aligned), then per row and block the unit, the 16 lane sums and the
-    // 32 corrections.
+    // 32 corrections; then per block its first group, and the unit factors
+    // when they are folded.
     const int64_t pieceFloats =
         blocks * (nibbles ? 2 : 1) * kPieceBytes / sizeof(float);
     const int64_t unitFloats = blocks * (1 + 16 + 32);
     float *layout = getScratchAs<float>(
-        Scratch::X, M * (pieceFloats + unitFloats) + blocks);
+        Scratch::X,
+        M * (pieceFloats + unitFloats) + blocks +
+            (plan.unitsFolded ? getParamBatch(in.groups) : 0) * in.groups);
     int32_t *blockGroup =
         reinterpret_cast<int32_t *>(layout + M * (pieceFloats + unitFloats));
     for (int64_t b = 0; b < blocks; ++b)
@@ -836,13 +927,24 @@ LLMC_AVX512 static void gemvColumns(const LinearArgs &a, ColumnClaims &claims) {
       int32_t *corrections =
           reinterpret_cast<int32_t *>(laneSums + 16 * blocks);
       if (nibbles)
-        layoutNibblePieces(in.x[i], k, pieces, unit, corrections, laneSums);
+        layoutNibblePieces(in.x[i], k, pieces, unit, corrections, laneSums,
+                           plan.unitsFolded);
       else
-        layoutBytePieces(in.x[i], k, pieces, unit, corrections, laneSums);
+        layoutBytePieces(in.x[i], k, pieces, unit, corrections, laneSums,
+                         plan.unitsFolded);
       in.pieces[i] = pieces;
       in.unit[i] = unit;
       in.xSum[i] = laneSums;
       in.corrections[i] = corrections;
+    }
+    if (plan.unitsFolded) {
+      float *factors = reinterpret_cast<float *>(blockGroup + blocks);
+      for (int64_t g = 0; g < in.groups; ++g)
+        factors[g] = in.unit[0][g * in.groupSize / blockColumns];
+      for (int64_t r = 1, rows = getParamBatch(in.groups); r < rows; ++r)
+        std::memcpy(factors + r * in.groups, factors,
+                    in.groups * sizeof(float));
+      in.unitFactors = factors;
     }
   } else if (plan.layout == GemvPlan::Nibbles) {
     // Per 128 columns: vector n holds columns 8 l + n (lane l), zero-padded

@@ -142,6 +142,19 @@ TEST_F(LinearTest, GroupSizes) {
               pool, rng);
 }
 
+TEST_F(LinearTest, ManyRowsOfOneInput) {
+  // Decode products: more rows than a batch of widened parameters (and
+  // than the 16 summed together), which the integer-dot paths scale by
+  // x's units, with and without zero points.
+  for (WeightType type : {WeightType::I8, WeightType::I4, WeightType::U4})
+    for (auto [group, zp] : {std::pair<int64_t, ParamType>{64, ParamType::None},
+                             {32, ParamType::U8},
+                             {128, ParamType::F16},
+                             {256, ParamType::None}})
+      check({type, ParamType::F16, zp, group, 1, 301, 512, true, false}, pool,
+            rng);
+}
+
 TEST_F(LinearTest, OddShapes) {
   for (WeightType type :
        {WeightType::F32, WeightType::F16, WeightType::I8, WeightType::I4})
