@@ -3,6 +3,7 @@
 #include "backends/host/device/HostCommands.h"
 
 #include "backends/common/cmodel/Convert.h"
+#include "backends/common/cmodel/DType.h"
 #include "backends/common/cmodel/Trap.h"
 
 #include <algorithm>
@@ -19,7 +20,13 @@ void TensorRef::widenRow(int64_t r, int64_t count, float *out) const {
 }
 
 void TensorRef::narrowRow(int64_t r, const float *values) const {
-  cmodel::narrowElements(dtype(), values, cols(), row(r));
+  narrowElements(r, 0, cols(), values);
+}
+
+void TensorRef::narrowElements(int64_t r, int64_t first, int64_t count,
+                               const float *values) const {
+  cmodel::narrowElements(dtype(), values, count,
+                         row(r) + cmodel::getDTypeBytes(dtype(), first));
 }
 
 /// An absent operand: what a command that leaves out optional trailing

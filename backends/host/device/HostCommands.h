@@ -39,6 +39,9 @@ struct TensorRef {
   void widenRow(int64_t r, int64_t count, float *out) const;
   /// Narrows `values` into row `r` (a float type).
   void narrowRow(int64_t r, const float *values) const;
+  /// Narrows `count` values into row `r` from column `first` on.
+  void narrowElements(int64_t r, int64_t first, int64_t count,
+                      const float *values) const;
 };
 
 struct HostOperands {

@@ -8,7 +8,9 @@
 
 #include "backends/host/device/HostCommands.h"
 #include "backends/host/kernels/Kernels.h"
+#include "backends/host/kernels/WorkerPool.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace llmc::host {
@@ -68,11 +70,25 @@ F32Matrix prepareOutput(const TensorRef &tensor, bool accumulate) {
   return matrix;
 }
 
-void finishOutput(const TensorRef &tensor, const F32Matrix &matrix) {
+void finishOutput(const TensorRef &tensor, const F32Matrix &matrix,
+                  WorkerPool &pool) {
   if (!matrix.copied)
     return;
-  for (int64_t r = 0; r < tensor.rows(); ++r)
-    tensor.narrowRow(r, matrix.data + r * matrix.stride);
+  // On the threads, a product's output being spread over their caches:
+  // one long row (a decode step's logits) by columns, others by rows.
+  constexpr int64_t kGrain = 16384;
+  const int64_t cols = tensor.cols();
+  if (tensor.rows() == 1) {
+    pool.parallelFor(cols, kGrain, [&](int64_t c0, int64_t c1) {
+      tensor.narrowElements(0, c0, c1 - c0, matrix.data + c0);
+    });
+    return;
+  }
+  pool.parallelFor(tensor.rows(), std::max<int64_t>(1, kGrain / cols),
+                   [&](int64_t r0, int64_t r1) {
+                     for (int64_t r = r0; r < r1; ++r)
+                       tensor.narrowRow(r, matrix.data + r * matrix.stride);
+                   });
 }
 
 llvm::Expected<WeightType> getWeightType(cmd::DType dtype) {
@@ -188,7 +204,7 @@ llvm::Error runMatMul(const cmd::Compute &compute, const HostOperands &operands,
   linear(input.data, x.rows(), input.stride, *weights,
          widenBias(bias, weights->n), output.data, output.stride,
          compute.accumulate(), pool);
-  finishOutput(y, output);
+  finishOutput(y, output, pool);
   return llvm::Error::success();
 }
 
@@ -220,7 +236,7 @@ llvm::Error runGatedMatMul(const cmd::Compute &compute,
   F32Matrix output = prepareOutput(h, false);
   gatedLinear(input.data, x.rows(), input.stride, *gate, *up, activation,
               output.data, output.stride, pool);
-  finishOutput(h, output);
+  finishOutput(h, output, pool);
   return llvm::Error::success();
 }
 
@@ -252,7 +268,7 @@ llvm::Error runAttention(const cmd::Compute &compute,
   attention(qs.data, qs.stride, ks, vs, masks.data, masks.stride, q.rows(),
             k.rows(), hq, hkv, d, static_cast<float>(scale), output.data,
             output.stride, pool);
-  finishOutput(o, output);
+  finishOutput(o, output, pool);
   return llvm::Error::success();
 }
 

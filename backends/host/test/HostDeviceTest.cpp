@@ -115,6 +115,37 @@ TEST_F(HostDeviceTest, MatMulReadsAttachedWeights) {
   EXPECT_THAT(get(y), Pointwise(Near(), std::vector<float>{-2, 3, -2, 7.5f}));
 }
 
+TEST_F(HostDeviceTest, HalfOutputsNarrowOnEveryThread) {
+  // A long f16 row (decode logits) is narrowed by column ranges, many rows
+  // by rows, on the threads: every element must land where it belongs.
+  device.global().allocate(cmd::REGION_ACTIVATION, 1 << 20);
+  const int64_t n = 40000;
+  std::vector<float> weights, expected;
+  for (int64_t j = 0; j < n; ++j) {
+    weights.push_back(float(j % 64 - 32));
+    weights.push_back(float(j % 5));
+    expected.push_back(float(j % 64 - 32) + 0.5f * float(j % 5));
+  }
+  std::vector<uint8_t> coeff = cmodel::encodeFloats(cmd::DTYPE_F16, weights);
+  device.attachWeights(coeff);
+  cmd::GlobalTensor w =
+      globalTensor(cmd::REGION_COEFF, 0, n, 2, cmd::DTYPE_F16);
+  cmd::GlobalTensor x = put(0, 3, 2, {1, 0.5f, 1, 0.5f, 1, 0.5f});
+  cmd::GlobalTensor row = put(64, 1, n, std::vector<float>(n), cmd::DTYPE_F16);
+  cmd::GlobalTensor rows =
+      globalTensor(cmd::REGION_ACTIVATION, 64 + 2 * n, 3, n, cmd::DTYPE_F16);
+  add(cmd::MATMUL,
+      {globalTensor(cmd::REGION_ACTIVATION, 0, 1, 2, cmd::DTYPE_F32), w},
+      {row});
+  add(cmd::MATMUL, {x, w}, {rows});
+  ASSERT_EQ(run(), "");
+  EXPECT_EQ(get(row), expected);
+  std::vector<float> three = expected;
+  three.insert(three.end(), expected.begin(), expected.end());
+  three.insert(three.end(), expected.begin(), expected.end());
+  EXPECT_EQ(get(rows), three);
+}
+
 TEST(HugePageCopyTest, CopiesOntoAlignedMemory) {
   std::vector<uint8_t> bytes((size_t(3) << 20) + 5);
   for (size_t i = 0; i < bytes.size(); ++i)
