@@ -117,7 +117,8 @@ TEST_F(HostDeviceTest, MatMulReadsAttachedWeights) {
 
 TEST_F(HostDeviceTest, HalfOutputsNarrowOnEveryThread) {
   // A long f16 row (decode logits) is narrowed by column ranges, many rows
-  // by rows, on the threads: every element must land where it belongs.
+  // by rows, on the threads, and the row cast back to f32: every element
+  // must land where it belongs.
   device.global().allocate(cmd::REGION_ACTIVATION, 1 << 20);
   const int64_t n = 40000;
   std::vector<float> weights, expected;
@@ -138,8 +139,13 @@ TEST_F(HostDeviceTest, HalfOutputsNarrowOnEveryThread) {
       {globalTensor(cmd::REGION_ACTIVATION, 0, 1, 2, cmd::DTYPE_F32), w},
       {row});
   add(cmd::MATMUL, {x, w}, {rows});
+  // And back to f32, as the LM head's logits are cast.
+  cmd::GlobalTensor widened =
+      globalTensor(cmd::REGION_ACTIVATION, 64 + 8 * n, 1, n, cmd::DTYPE_F32);
+  add(cmd::CAST, {row}, {widened});
   ASSERT_EQ(run(), "");
   EXPECT_EQ(get(row), expected);
+  EXPECT_EQ(get(widened), expected);
   std::vector<float> three = expected;
   three.insert(three.end(), expected.begin(), expected.end());
   three.insert(three.end(), expected.begin(), expected.end());
