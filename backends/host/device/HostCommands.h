@@ -15,6 +15,7 @@
 
 #include "llvm/Support/Error.h"
 
+#include <algorithm>
 #include <vector>
 
 namespace llmc::host {
@@ -69,6 +70,15 @@ enum class Buffer {
   Count
 };
 float *getBuffer(Buffer buffer, int64_t count);
+
+/// The fewest elements a thread takes when a command's work spreads over
+/// the pool: smaller pieces are not worth waking the threads.
+inline constexpr int64_t kElementsPerThread = 16384;
+
+/// The fewest rows of `cols` elements a thread takes (kElementsPerThread).
+inline int64_t getRowGrain(int64_t cols) {
+  return std::max<int64_t>(1, kElementsPerThread / std::max<int64_t>(cols, 1));
+}
 
 /// An error naming the failing operation of a command.
 llvm::Error commandError(const llvm::Twine &message);

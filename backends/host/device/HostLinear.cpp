@@ -10,7 +10,6 @@
 #include "backends/host/kernels/Kernels.h"
 #include "backends/host/kernels/WorkerPool.h"
 
-#include <algorithm>
 #include <cmath>
 
 namespace llmc::host {
@@ -76,15 +75,14 @@ void finishOutput(const TensorRef &tensor, const F32Matrix &matrix,
     return;
   // On the threads, a product's output being spread over their caches:
   // one long row (a decode step's logits) by columns, others by rows.
-  constexpr int64_t kGrain = 16384;
-  const int64_t cols = tensor.cols();
   if (tensor.rows() == 1) {
-    pool.parallelFor(cols, kGrain, [&](int64_t c0, int64_t c1) {
-      tensor.narrowElements(0, c0, c1 - c0, matrix.data + c0);
-    });
+    pool.parallelFor(tensor.cols(), kElementsPerThread,
+                     [&](int64_t c0, int64_t c1) {
+                       tensor.narrowElements(0, c0, c1 - c0, matrix.data + c0);
+                     });
     return;
   }
-  pool.parallelFor(tensor.rows(), std::max<int64_t>(1, kGrain / cols),
+  pool.parallelFor(tensor.rows(), getRowGrain(tensor.cols()),
                    [&](int64_t r0, int64_t r1) {
                      for (int64_t r = r0; r < r1; ++r)
                        tensor.narrowRow(r, matrix.data + r * matrix.stride);

@@ -27,8 +27,7 @@ void forEachRow(const HostOperands &operands, WorkerPool &pool, RowFn rowFn) {
   const TensorRef &y = operands.out(0);
   int64_t cols = y.cols();
   bool binary = operands.inputs.size() > 1;
-  // Small ops are not worth waking the threads.
-  int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(cols, 1));
+  int64_t grain = getRowGrain(cols);
   pool.parallelFor(y.rows(), grain, [&](int64_t begin, int64_t end) {
     float *a = getBuffer(Buffer::RowA, cols);
     float *b = binary ? getBuffer(Buffer::RowB, cols) : nullptr;
