@@ -154,11 +154,12 @@ struct GemvInputs {
   const int32_t *blockGroup;
   /// The integer-dot paths: x as pieces of fixed point, and per block the
   /// value of one unit of its second piece (layoutNibblePieces,
-  /// layoutBytePieces); for signed weights, the corrections that start
-  /// the dot products of each block.
+  /// layoutBytePieces); for signed weights, per group, the flip excess
+  /// times the sum of x over the group, in the lane sums' units and
+  /// zero-padded to whole vectors (storeExcessSums).
   const int8_t *pieces[4];
   const float *unit[4];
-  const int32_t *corrections[4];
+  const float *excessSums[4];
   /// The integer-dot paths with one row of x and each group inside one
   /// block: per row of a parameter batch (getParamBatch) and group, the
   /// unit of the group's block, which forEachRow multiplies into the scales
@@ -525,10 +526,12 @@ LLMC_AVX512 static void gemvRows(const GemvInputs &in, const Weights &w,
 // |r| <= 1/2, an error of at most 2^-16 m, below the half-precision
 // activations' own. A lane's dot products with the two pieces, d0 and d1,
 // give u (254 d0 + d1). Weights go in as unsigned bytes: signed ones
-// flipped to q + 128 (8-bit) or n + 8 (4-bit). The excess times the lane's
-// sum of x is exact in integers, so it starts the lane's dot products (the
-// corrections of the layouts) instead of coming off in float; zero points
-// come off in float, with the sums of x.
+// flipped to q + 128 (8-bit) or n + 8 (4-bit). The excess times x comes
+// off once a row, as the row's scales times the excess sums of x per group
+// (subtractExcess): a vector operation per 16 groups, where a correction
+// starting each block's dot products cost two loads a block, a fifth of
+// the 8-bit kernel's time (measured). Zero points come off in float, with
+// the sums of x.
 
 /// Bytes of x's pieces per 64 bytes of weights: two pieces of 64 bytes.
 constexpr int64_t kPieceBytes = 128;
@@ -580,15 +583,6 @@ LLMC_AVX512_VNNI LLMC_INLINE __m512i sumPieceLanes(const int8_t *pieces) {
                              _mm512_loadu_si512(pieces));
 }
 
-/// The corrections of signed weights flipped up by `excess`: -excess times
-/// the lane sums of each piece, which start the lanes' dot products.
-LLMC_AVX512 LLMC_INLINE void storeCorrections(int32_t *at, __m512i first,
-                                              __m512i second, int excess) {
-  const __m512i factor = _mm512_set1_epi32(-excess);
-  _mm512_storeu_si512(at, _mm512_mullo_epi32(first, factor));
-  _mm512_storeu_si512(at + 16, _mm512_mullo_epi32(second, factor));
-}
-
 /// 254 d0 + d1: a lane's product with x, in units of the second piece,
 /// from its products with the two pieces.
 LLMC_AVX512_VNNI LLMC_INLINE __m512 joinPieces(__m512i d0, __m512i d1) {
@@ -631,11 +625,11 @@ LLMC_AVX512 LLMC_INLINE PieceScale loadPieceBlock(const float *x, int64_t k,
 
 /// Lays out the first k values of x for 4-bit weights: per 128-column
 /// block, 2 kPieceBytes bytes of pieces (per piece, 64 even then 64 odd
-/// columns), the unit, the corrections of signed weights (16 dwords per
-/// piece) and the sums of x per lane.
-LLMC_AVX512_VNNI static void
-layoutNibblePieces(const float *x, int64_t k, int8_t *pieces, float *unit,
-                   int32_t *corrections, float *laneSums, bool unitsFolded) {
+/// columns), the unit and the sums of x per lane.
+LLMC_AVX512_VNNI static void layoutNibblePieces(const float *x, int64_t k,
+                                                int8_t *pieces, float *unit,
+                                                float *laneSums,
+                                                bool unitsFolded) {
   const __m512i evens = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20,
                                           22, 24, 26, 28, 30);
   const __m512i odds = _mm512_add_epi32(evens, _mm512_set1_epi32(1));
@@ -659,7 +653,6 @@ layoutNibblePieces(const float *x, int64_t k, int8_t *pieces, float *unit,
         _mm512_add_epi32(sumPieceLanes(out), sumPieceLanes(out + 64));
     const __m512i second =
         _mm512_add_epi32(sumPieceLanes(out + 128), sumPieceLanes(out + 192));
-    storeCorrections(corrections + 32 * b, first, second, 8);
     storeLaneSums(laneSums, b, first, second, scale.unit, unitsFolded);
   }
 }
@@ -681,13 +674,37 @@ LLMC_AVX512_VNNI LLMC_INLINE void addPieceBlock(const GemvInputs &in, int64_t b,
   }
 }
 
-/// Where the dot products of row i of x with a piece of block b start: the
-/// corrections of signed weights, else 0.
-template <bool Signed>
-LLMC_AVX512_VNNI LLMC_INLINE __m512i startOf(const GemvInputs &in, int i,
-                                             int64_t b, int piece) {
-  return Signed ? _mm512_loadu_si512(in.corrections[i] + 32 * b + 16 * piece)
-                : _mm512_setzero_si512();
+/// Per group g < groups, excess times the sum of laneSums over the lanes
+/// in g (lane l of block b holds columns from b blockColumns + laneColumns
+/// l), zero-padded to whole vectors: what flipping signed weights up by
+/// `excess` adds to a row's products, per unit of the group's scale.
+static void storeExcessSums(const float *laneSums, int64_t blocks,
+                            int64_t blockColumns, int64_t laneColumns,
+                            int64_t groupSize, int64_t groups, float excess,
+                            float *out) {
+  std::fill(out, out + (groups + 15) / 16 * 16, 0.0f);
+  for (int64_t b = 0; b < blocks; ++b)
+    for (int64_t l = 0; l < 16; ++l) {
+      const int64_t g = (b * blockColumns + l * laneColumns) / groupSize;
+      if (g < groups)
+        out[g] += laneSums[16 * b + l];
+    }
+  for (int64_t g = 0; g < groups; ++g)
+    out[g] *= excess;
+}
+
+/// Takes the flip excess of signed weights off a row's totals: its scales
+/// times the excess sums of x, 16 groups a vector (the totals' lanes are
+/// summed in the end).
+template <int M>
+LLMC_AVX512 LLMC_INLINE void
+subtractExcess(const GemvInputs &in, const float *scale, __m512 (&total)[M]) {
+  for (int64_t g = 0; g < in.groups; g += 16) {
+    const __m512 s = _mm512_maskz_loadu_ps(maskOf(in.groups - g), scale + g);
+    for (int i = 0; i < M; ++i)
+      total[i] =
+          _mm512_fnmadd_ps(s, _mm512_load_ps(in.excessSums[i] + g), total[i]);
+  }
 }
 
 /// One 4-bit row by integer dot products; Wide as for rowQuant4,
@@ -710,14 +727,16 @@ rowQuant4Vnni(const GemvInputs &in, const uint8_t *row, const float *scale,
     getBlockParams<Asym, Wide>(in, scale, zp, laneGroups, b, s, z);
     auto dot = [&](int i, int piece) LLMC_AVX512_VNNI {
       const int8_t *at = in.pieces[i] + (2 * b + piece) * kPieceBytes;
-      return _mm512_dpbusd_epi32(
-          _mm512_dpbusd_epi32(startOf<Signed>(in, i, b, piece), low,
-                              _mm512_load_si512(at)),
-          high, _mm512_load_si512(at + 64));
+      return _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(_mm512_setzero_si512(),
+                                                     low,
+                                                     _mm512_load_si512(at)),
+                                 high, _mm512_load_si512(at + 64));
     };
     addPieceBlock<Asym, UnitsFolded>(in, b, s, z, dot, total);
   };
   forEachRowBlock(in.k / 2, row, block);
+  if (Signed)
+    subtractExcess(in, scale, total);
   for (int i = 0; i < M; ++i)
     totals[i] = total[i];
 }
@@ -726,12 +745,12 @@ rowQuant4Vnni(const GemvInputs &in, const uint8_t *row, const float *scale,
 // columns 4l .. 4l + 3.
 
 /// Lays out the first k values of x for 8-bit weights: per 64-column block,
-/// kPieceBytes bytes of pieces (per piece, 64 columns), the unit, the
-/// corrections of signed weights (-128 times the lane sums of each piece:
-/// 16 dwords per piece) and the sums of x per lane.
-LLMC_AVX512_VNNI static void
-layoutBytePieces(const float *x, int64_t k, int8_t *pieces, float *unit,
-                 int32_t *corrections, float *laneSums, bool unitsFolded) {
+/// kPieceBytes bytes of pieces (per piece, 64 columns), the unit and the
+/// sums of x per lane.
+LLMC_AVX512_VNNI static void layoutBytePieces(const float *x, int64_t k,
+                                              int8_t *pieces, float *unit,
+                                              float *laneSums,
+                                              bool unitsFolded) {
   for (int64_t b = 0, blocks = (k + 63) / 64; b < blocks; ++b) {
     __m512 v[4];
     const PieceScale scale = loadPieceBlock(x, k, b, v);
@@ -744,7 +763,6 @@ layoutBytePieces(const float *x, int64_t k, int8_t *pieces, float *unit,
       _mm_storeu_si128(reinterpret_cast<__m128i *>(out + 64 + 16 * q), second);
     }
     const __m512i first = sumPieceLanes(out), second = sumPieceLanes(out + 64);
-    storeCorrections(corrections + 32 * b, first, second, 128);
     storeLaneSums(laneSums, b, first, second, scale.unit, unitsFolded);
   }
 }
@@ -766,13 +784,15 @@ rowQuant8Vnni(const GemvInputs &in, const uint8_t *row, const float *scale,
     getBlockParams<Asym, Wide>(in, scale, zp, laneGroups, b, s, z);
     auto dot = [&](int i, int piece) LLMC_AVX512_VNNI {
       return _mm512_dpbusd_epi32(
-          startOf<Signed>(in, i, b, piece), w,
+          _mm512_setzero_si512(), w,
           _mm512_load_si512(in.pieces[i] + b * kPieceBytes + 64 * piece));
     };
     addPieceBlock<Asym, UnitsFolded>(in, b, s, z, dot, total);
   };
   // The padding bytes meet pieces of 0.
   forEachRowBlock(in.k, row, block);
+  if (Signed)
+    subtractExcess(in, scale, total);
   for (int i = 0; i < M; ++i)
     totals[i] = total[i];
 }
@@ -913,13 +933,16 @@ LLMC_AVX512 static void gemvColumns(const LinearArgs &a, ColumnClaims &claims) {
     const bool nibbles = plan.layout == GemvPlan::NibblePieces;
     const int64_t blockColumns = nibbles ? 128 : 64;
     const int64_t blocks = (k + blockColumns - 1) / blockColumns;
-    // Each row's pieces (whole cache lines, so that the kernel's loads are
-    // aligned), then per row and block the unit, the 16 lane sums and the
-    // 32 corrections; then per block its first group, and the unit factors
-    // when they are folded.
+    // Each row's pieces, then per row its lane sums (16 a block), excess
+    // sums (whole vectors of groups) and units, all but the units in whole
+    // cache lines, so that the kernels' loads of them are aligned (a load
+    // across two lines costs two); then per block its first group, and the
+    // unit factors when they are folded.
     const int64_t pieceFloats =
         blocks * (nibbles ? 2 : 1) * kPieceBytes / sizeof(float);
-    const int64_t unitFloats = blocks * (1 + 16 + 32);
+    const int64_t excessFloats = (in.groups + 15) / 16 * 16;
+    const int64_t unitFloats =
+        (blocks * (16 + 1) + excessFloats + 15) / 16 * 16;
     float *layout = getScratchAs<float>(
         Scratch::X,
         M * (pieceFloats + unitFloats) + blocks +
@@ -931,20 +954,22 @@ LLMC_AVX512 static void gemvColumns(const LinearArgs &a, ColumnClaims &claims) {
     in.blockGroup = blockGroup;
     for (int i = 0; i < M; ++i) {
       int8_t *pieces = reinterpret_cast<int8_t *>(layout + i * pieceFloats);
-      float *unit = layout + M * pieceFloats + i * unitFloats;
-      float *laneSums = unit + blocks;
-      int32_t *corrections =
-          reinterpret_cast<int32_t *>(laneSums + 16 * blocks);
+      float *laneSums = layout + M * pieceFloats + i * unitFloats;
+      float *excessSums = laneSums + 16 * blocks;
+      float *unit = excessSums + excessFloats;
       if (nibbles)
-        layoutNibblePieces(in.x[i], k, pieces, unit, corrections, laneSums,
+        layoutNibblePieces(in.x[i], k, pieces, unit, laneSums,
                            plan.unitsFolded);
       else
-        layoutBytePieces(in.x[i], k, pieces, unit, corrections, laneSums,
-                         plan.unitsFolded);
+        layoutBytePieces(in.x[i], k, pieces, unit, laneSums, plan.unitsFolded);
+      if (w.type == WeightType::I4 || w.type == WeightType::I8)
+        storeExcessSums(laneSums, blocks, blockColumns, nibbles ? 8 : 4,
+                        in.groupSize, in.groups, nibbles ? 8.0f : 128.0f,
+                        excessSums);
       in.pieces[i] = pieces;
       in.unit[i] = unit;
       in.xSum[i] = laneSums;
-      in.corrections[i] = corrections;
+      in.excessSums[i] = excessSums;
     }
     if (plan.unitsFolded) {
       float *factors = reinterpret_cast<float *>(blockGroup + blocks);

@@ -4,7 +4,8 @@
 // a 1 GiB float array on the pool's threads), then for the matrix shapes of
 // a Qwen2.5-0.5B step the decode (m = 1) throughput of linear in bytes of
 // weights and scales per second, with the fraction of a STREAM-style read
-// of the same bytes, and the prefill (m = 512) throughput in GFLOP/s; then
+// of the same bytes, then the same from the L2 caches (the kernels' compute
+// ceiling), and the prefill (m = 512) throughput in GFLOP/s; then
 // attention.
 //
 // Decode cycles through enough copies of each matrix to overflow the L3
@@ -14,7 +15,7 @@
 // the best of each.
 //
 // Usage: kernels_bench [--threads=N] [--isa=scalar|avx2|avx512] [--quick]
-//                      [--only=decode|prefill|attention]
+//                      [--only=decode|cached|prefill|attention]
 //
 //===----------------------------------------------------------------------===//
 
@@ -223,6 +224,47 @@ void benchDecode(WorkerPool &pool, const Options &options, std::mt19937 &rng) {
   }
 }
 
+/// Decode from cache: GB/s of weights and scales for m = 1 with each
+/// matrix cut to the rows that fit the threads' L2 caches (512 KiB each)
+/// and run again and again: the kernels' own ceiling, which the figures
+/// above hide behind DRAM (a 4-bit kernel that costs more compute than its
+/// bytes take to arrive shows here first).
+void benchCachedDecode(WorkerPool &pool, const Options &options,
+                       std::mt19937 &rng) {
+  const std::vector<Format> formats = {
+      Format::F16,     Format::I8G64, Format::U8G64Zp, Format::I4G64,
+      Format::U4G64Zp, Format::I4G32, Format::I4G128};
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::printf("\ndecode from L2, m = 1: GB/s of weights and scales\n%-22s", "");
+  for (Format f : formats)
+    std::printf("%15s", formatName(f));
+  std::printf("\n");
+  for (const Shape &shape : kShapes) {
+    if (shape.gated)
+      continue;
+    std::printf("%-22s", shape.name);
+    std::vector<float> x(shape.k), y(shape.n);
+    for (float &v : x)
+      v = normal(rng);
+    for (Format f : formats) {
+      const int64_t rowBytes = getWeightBytes(makeMatrix(f, 1, shape.k, rng).w);
+      const int64_t n = std::min<int64_t>(
+          shape.n, (int64_t(512) << 10) * pool.size() / rowBytes / 16 * 16);
+      Matrix matrix = makeMatrix(f, n, shape.k, rng);
+      double seconds = bestTime(
+          [&] {
+            for (int r = 0; r < 10; ++r)
+              linear(x.data(), 1, shape.k, matrix.w, nullptr, y.data(), n,
+                     false, pool, options.isa);
+          },
+          options.quick ? 0.1 : 0.3, 3);
+      std::printf("%15.1f", 10 * getWeightBytes(matrix.w) / seconds / 1e9);
+      std::fflush(stdout);
+    }
+    std::printf("\n");
+  }
+}
+
 /// Prefill: GFLOP/s of m = 512 products.
 void benchPrefill(WorkerPool &pool, const Options &options, std::mt19937 &rng) {
   const int64_t m = 512;
@@ -379,6 +421,8 @@ int main(int argc, char **argv) {
   std::mt19937 rng(7);
   if (only.empty() || only == "decode")
     benchDecode(pool, options, rng);
+  if (only.empty() || only == "cached")
+    benchCachedDecode(pool, options, rng);
   if (only.empty() || only == "prefill")
     benchPrefill(pool, options, rng);
   if (only.empty() || only == "attention")
