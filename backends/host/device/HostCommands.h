@@ -12,7 +12,9 @@
 
 #include "backends/common/cmodel/Geometry.h"
 #include "backends/common/cmodel/command_stream.pb.h"
+#include "backends/host/kernels/Kernels.h"
 
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Error.h"
 
 #include <algorithm>
@@ -82,6 +84,31 @@ inline int64_t getRowGrain(int64_t cols) {
 
 /// An error naming the failing operation of a command.
 llvm::Error commandError(const llvm::Twine &message);
+
+/// MATMUL or A16MATMUL commands in a row that read one x with weights of
+/// one layout (a layer's q, k and v), run as one product call: x is laid
+/// out once and the threads share out the rows of all the weights, so the
+/// small ones pay one start of the weight stream and one wait for the
+/// threads, not one each. Each output is computed as it would be alone.
+class MatMulGroup {
+public:
+  /// Checks the operands of a MATMUL or A16MATMUL and adds it to the group;
+  /// false, leaving the group as it is, when it does not fit: another
+  /// opcode, x or weight layout, or an output that one of the commands
+  /// would read were they run in turn.
+  llvm::Expected<bool> tryAdd(const cmd::Compute &compute,
+                              HostOperands operands);
+  /// Runs the commands added so far and empties the group.
+  void run(WorkerPool &pool);
+
+private:
+  struct Member {
+    const cmd::Compute *compute;
+    HostOperands operands;
+    Weights weights;
+  };
+  llvm::SmallVector<Member, 4> members;
+};
 
 /// MATMUL, A16MATMUL, GATED_MATMUL and ATTENTION.
 llvm::Error runLinear(const cmd::Compute &compute, const HostOperands &operands,

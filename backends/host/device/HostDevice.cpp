@@ -44,8 +44,9 @@ static llvm::Expected<TensorRef> resolve(cmodel::GlobalMemory &memory,
   return ref;
 }
 
-static llvm::Error runCommand(const cmd::HostCommand &command,
-                              cmodel::GlobalMemory &memory, WorkerPool &pool) {
+/// The operands of `command`, resolved and checked against `memory`.
+static llvm::Expected<HostOperands>
+resolveOperands(const cmd::HostCommand &command, cmodel::GlobalMemory &memory) {
   HostOperands operands;
   for (auto [index, tensor] : llvm::enumerate(command.inputs())) {
     llvm::Expected<TensorRef> ref =
@@ -61,7 +62,11 @@ static llvm::Error runCommand(const cmd::HostCommand &command,
       return ref.takeError();
     operands.outputs.push_back(*ref);
   }
-  const cmd::Compute &compute = command.compute();
+  return operands;
+}
+
+static llvm::Error runCommand(const cmd::Compute &compute,
+                              const HostOperands &operands, WorkerPool &pool) {
   switch (compute.opcode()) {
   case cmd::MATMUL:
   case cmd::A16MATMUL:
@@ -79,6 +84,11 @@ static llvm::Error runCommand(const cmd::HostCommand &command,
   }
 }
 
+static bool isMatMul(const cmd::HostCommand &command) {
+  return command.compute().opcode() == cmd::MATMUL ||
+         command.compute().opcode() == cmd::A16MATMUL;
+}
+
 llvm::Expected<cmodel::RunStats>
 HostDevice::run(const cmd::CommandStream &stream) {
   if (stream.version() != 3)
@@ -88,12 +98,45 @@ HostDevice::run(const cmd::CommandStream &stream) {
                                 "; the host device runs host programs "
                                 "(version 3)");
   auto start = std::chrono::steady_clock::now();
-  for (auto [index, command] : llvm::enumerate(stream.host_commands()))
-    if (llvm::Error error = runCommand(command, memory, *pool))
-      return cmodel::prefixTrap(
-          std::move(error),
-          "stream '" + stream.name() + "', command " + llvm::Twine(index) +
-              " (" + cmodel::getOpcodeName(command.compute().opcode()) + ")");
+  const auto &commands = stream.host_commands();
+  auto fail = [&](llvm::Error error, int index) {
+    return cmodel::prefixTrap(
+        std::move(error),
+        "stream '" + stream.name() + "', command " + llvm::Twine(index) + " (" +
+            cmodel::getOpcodeName(commands[index].compute().opcode()) + ")");
+  };
+  for (int index = 0; index < commands.size();) {
+    llvm::Expected<HostOperands> operands =
+        resolveOperands(commands[index], memory);
+    if (!operands)
+      return fail(operands.takeError(), index);
+    if (!isMatMul(commands[index])) {
+      if (llvm::Error error =
+              runCommand(commands[index].compute(), *operands, *pool))
+        return fail(std::move(error), index);
+      ++index;
+      continue;
+    }
+    // Products that read one x run together (MatMulGroup).
+    MatMulGroup group;
+    const int first = index;
+    for (int next = first; next < commands.size() && isMatMul(commands[next]);
+         ++next) {
+      if (next != first) {
+        operands = resolveOperands(commands[next], memory);
+        if (!operands)
+          return fail(operands.takeError(), next);
+      }
+      llvm::Expected<bool> added =
+          group.tryAdd(commands[next].compute(), std::move(*operands));
+      if (!added)
+        return fail(added.takeError(), next);
+      if (!*added)
+        break;
+      index = next + 1;
+    }
+    group.run(*pool);
+  }
   cmodel::RunStats stats;
   stats.computeCommands = stream.host_commands_size();
   stats.seconds =

@@ -27,20 +27,31 @@ bool isF32Rows(const TensorRef &tensor) {
   return tensor.dtype() == cmd::DTYPE_F32 && tensor.geometry.stride % 4 == 0;
 }
 
-/// `tensor` as f32 rows (read-only use), copied into `buffer` if needed.
-F32Matrix widen(const TensorRef &tensor, Buffer buffer) {
+/// The floats a copy of `tensor` as f32 rows takes: none when it is f32.
+int64_t getCopyFloats(const TensorRef &tensor) {
+  return isF32Rows(tensor) ? 0 : tensor.rows() * tensor.cols();
+}
+
+/// `tensor` as f32 rows (read-only use), widened into `copy`
+/// (getCopyFloats) if needed.
+F32Matrix widenInto(const TensorRef &tensor, float *copy) {
   F32Matrix matrix;
   if (isF32Rows(tensor)) {
     matrix.data = reinterpret_cast<float *>(tensor.data);
     matrix.stride = tensor.geometry.stride / 4;
     return matrix;
   }
-  matrix.data = getBuffer(buffer, tensor.rows() * tensor.cols());
+  matrix.data = copy;
   matrix.stride = tensor.cols();
   matrix.copied = true;
   for (int64_t r = 0; r < tensor.rows(); ++r)
     tensor.widenRow(r, tensor.cols(), matrix.data + r * tensor.cols());
   return matrix;
+}
+
+/// `tensor` as f32 rows (read-only use), copied into `buffer` if needed.
+F32Matrix widen(const TensorRef &tensor, Buffer buffer) {
+  return widenInto(tensor, getBuffer(buffer, getCopyFloats(tensor)));
 }
 
 /// `tensor` as the kernels read keys and values: f16 and bf16 rows in
@@ -56,17 +67,24 @@ FloatRows asFloatRows(const TensorRef &tensor, Buffer buffer) {
   return {FloatType::F32, matrix.data, matrix.stride};
 }
 
-/// Where a kernel writes `tensor`: in place when it is f32, else a buffer
-/// (holding its current values when the kernel accumulates) that
-/// finishOutput narrows into it.
-F32Matrix prepareOutput(const TensorRef &tensor, bool accumulate) {
+/// Where a kernel writes `tensor`: in place when it is f32, else `copy`
+/// (getCopyFloats; holding its current values when the kernel accumulates)
+/// that finishOutput narrows into it.
+F32Matrix prepareOutputInto(const TensorRef &tensor, bool accumulate,
+                            float *copy) {
   if (isF32Rows(tensor) || accumulate)
-    return widen(tensor, Buffer::Output);
+    return widenInto(tensor, copy);
   F32Matrix matrix;
-  matrix.data = getBuffer(Buffer::Output, tensor.rows() * tensor.cols());
+  matrix.data = copy;
   matrix.stride = tensor.cols();
   matrix.copied = true;
   return matrix;
+}
+
+/// prepareOutputInto a buffer of the calling thread.
+F32Matrix prepareOutput(const TensorRef &tensor, bool accumulate) {
+  return prepareOutputInto(tensor, accumulate,
+                           getBuffer(Buffer::Output, getCopyFloats(tensor)));
 }
 
 void finishOutput(const TensorRef &tensor, const F32Matrix &matrix,
@@ -172,38 +190,17 @@ llvm::Expected<Weights> getWeights(const TensorRef &w, const TensorRef &scale,
   return weights;
 }
 
-/// The bias as n floats, or null without one.
-const float *widenBias(const TensorRef &bias, int64_t n) {
-  if (!bias.present())
-    return nullptr;
-  float *values = getBuffer(Buffer::Bias, n);
-  bias.widenRow(0, n, values);
-  return values;
+/// The bias operand of a MATMUL or A16MATMUL.
+const TensorRef &getBias(const cmd::Compute &compute,
+                         const HostOperands &operands) {
+  return operands.in(compute.opcode() == cmd::A16MATMUL ? 4 : 2);
 }
 
-llvm::Error runMatMul(const cmd::Compute &compute, const HostOperands &operands,
-                      WorkerPool &pool) {
-  bool quantized = compute.opcode() == cmd::A16MATMUL;
-  const TensorRef &x = operands.in(0);
-  const TensorRef &bias = operands.in(quantized ? 4 : 2);
-  const TensorRef &y = operands.out(0);
-  llvm::Expected<Weights> weights =
-      quantized
-          ? getWeights(operands.in(1), operands.in(2), operands.in(3), x.cols())
-          : getWeights(operands.in(1), TensorRef(), TensorRef(), x.cols());
-  if (!weights)
-    return weights.takeError();
-  if (y.rows() != x.rows() || y.cols() != weights->n)
-    return commandError("y must be [M, N] for x [M, K] and w [N, K]");
-  if (bias.present() && bias.cols() != weights->n)
-    return commandError("the bias must have N columns");
-  F32Matrix input = widen(x, Buffer::Input);
-  F32Matrix output = prepareOutput(y, compute.accumulate());
-  linear(input.data, x.rows(), input.stride, *weights,
-         widenBias(bias, weights->n), output.data, output.stride,
-         compute.accumulate(), pool);
-  finishOutput(y, output, pool);
-  return llvm::Error::success();
+/// Whether `a` and `b` share a byte.
+bool overlap(const TensorRef &a, const TensorRef &b) {
+  return a.present() && b.present() &&
+         a.data < b.data + b.geometry.getExtent() &&
+         b.data < a.data + a.geometry.getExtent();
 }
 
 llvm::Error runGatedMatMul(const cmd::Compute &compute,
@@ -272,12 +269,94 @@ llvm::Error runAttention(const cmd::Compute &compute,
 
 } // namespace
 
+llvm::Expected<bool> MatMulGroup::tryAdd(const cmd::Compute &compute,
+                                         HostOperands operands) {
+  const bool quantized = compute.opcode() == cmd::A16MATMUL;
+  const TensorRef &x = operands.in(0), &bias = getBias(compute, operands);
+  const TensorRef &y = operands.out(0);
+  llvm::Expected<Weights> weights =
+      quantized
+          ? getWeights(operands.in(1), operands.in(2), operands.in(3), x.cols())
+          : getWeights(operands.in(1), TensorRef(), TensorRef(), x.cols());
+  if (!weights)
+    return weights.takeError();
+  if (y.rows() != x.rows() || y.cols() != weights->n)
+    return commandError("y must be [M, N] for x [M, K] and w [N, K]");
+  if (bias.present() && bias.cols() != weights->n)
+    return commandError("the bias must have N columns");
+  if (!members.empty()) {
+    const Member &lead = members.front();
+    const TensorRef &leadX = lead.operands.in(0);
+    if (compute.opcode() != lead.compute->opcode() || x.data != leadX.data ||
+        x.rows() != leadX.rows() || x.cols() != leadX.cols() ||
+        x.dtype() != leadX.dtype() ||
+        x.geometry.stride != leadX.geometry.stride ||
+        !haveSameLayout(*weights, lead.weights))
+      return false;
+    // Run in turn, no command would see another's output.
+    auto writesInputOf = [](const Member &writer, const HostOperands &reader) {
+      for (const TensorRef &input : reader.inputs)
+        if (overlap(writer.operands.out(0), input))
+          return true;
+      return false;
+    };
+    const Member joining{&compute, operands, *weights};
+    for (const Member &member : members)
+      if (writesInputOf(member, operands) ||
+          writesInputOf(joining, member.operands))
+        return false;
+  }
+  members.push_back({&compute, std::move(operands), *weights});
+  return true;
+}
+
+void MatMulGroup::run(WorkerPool &pool) {
+  const TensorRef &x = members.front().operands.in(0);
+  const F32Matrix input = widen(x, Buffer::Input);
+  // The f32 copies of the outputs and the biases, each in one buffer.
+  int64_t outputFloats = 0, biasFloats = 0;
+  for (const Member &member : members) {
+    outputFloats += getCopyFloats(member.operands.out(0));
+    if (getBias(*member.compute, member.operands).present())
+      biasFloats += member.weights.n;
+  }
+  float *outputCopy = getBuffer(Buffer::Output, outputFloats);
+  float *biasCopy = getBuffer(Buffer::Bias, biasFloats);
+  llvm::SmallVector<F32Matrix, 4> outputs;
+  llvm::SmallVector<LinearProduct, 4> products;
+  for (const Member &member : members) {
+    const TensorRef &y = member.operands.out(0);
+    const bool accumulate = member.compute->accumulate();
+    outputs.push_back(prepareOutputInto(y, accumulate, outputCopy));
+    outputCopy += getCopyFloats(y);
+    const TensorRef &bias = getBias(*member.compute, member.operands);
+    const float *biasValues = nullptr;
+    if (bias.present()) {
+      bias.widenRow(0, member.weights.n, biasCopy);
+      biasValues = biasCopy;
+      biasCopy += member.weights.n;
+    }
+    products.push_back({&member.weights, biasValues, outputs.back().data,
+                        outputs.back().stride, accumulate});
+  }
+  linearProducts(input.data, x.rows(), input.stride, products, pool);
+  for (auto [member, output] : llvm::zip(members, outputs))
+    finishOutput(member.operands.out(0), output, pool);
+  members.clear();
+}
+
 llvm::Error runLinear(const cmd::Compute &compute, const HostOperands &operands,
                       WorkerPool &pool) {
   switch (compute.opcode()) {
   case cmd::MATMUL:
-  case cmd::A16MATMUL:
-    return runMatMul(compute, operands, pool);
+  case cmd::A16MATMUL: {
+    MatMulGroup group;
+    llvm::Expected<bool> added = group.tryAdd(compute, operands);
+    if (!added)
+      return added.takeError();
+    group.run(pool);
+    return llvm::Error::success();
+  }
   case cmd::GATED_MATMUL:
     return runGatedMatMul(compute, operands, pool);
   default:

@@ -24,17 +24,22 @@ namespace llmc::host::detail {
 struct LinearArgs {
   const float *x;
   int64_t m, xStride;
-  /// The weights, or the gate of a gated call.
-  const Weights *w;
+  /// The products of x, whose weights share the layout of x they read
+  /// (linearProducts); a gated call has one, the gate into h.
+  llvm::ArrayRef<LinearProduct> products;
   /// The up weights of a gated call, else null.
   const Weights *up;
   Activation act;
-  /// Linear calls only.
-  const float *bias;
-  bool accumulate;
-  /// y, or h of a gated call.
-  float *y;
-  int64_t yStride;
+
+  /// The weights that decide how x is laid out.
+  const Weights &getLeadWeights() const { return *products.front().w; }
+  /// The output columns of all the products, one after another.
+  int64_t getTotalColumns() const {
+    int64_t n = 0;
+    for (const LinearProduct &p : products)
+      n += p.w->n;
+    return n;
+  }
 };
 
 /// An attention call.
@@ -165,25 +170,33 @@ struct GemvOutput {
   }
 };
 
-/// The columns `claims` hands the calling thread, each piece [j0, j1)
-/// computed by `rows(matrix, j0, j1, out)`, which streams those rows of
-/// `matrix` into `out`: into y for a plain product; for a gated one, the
-/// gate into h and the up half into a small buffer, which `gate` then
-/// folds into h.
+/// The columns `claims` hands the calling thread (of all the products, one
+/// after another), each piece [j0, j1) of a product's columns computed by
+/// `rows(matrix, j0, j1, out)`, which streams those rows of `matrix` into
+/// `out`: into y for a plain product; for a gated one, the gate into h and
+/// the up half into a small buffer, which `gate` then folds into h.
 template <typename Rows>
 void forEachClaimedPiece(const LinearArgs &a, ColumnClaims &claims, Rows &&rows,
                          void (*gate)(Activation, float *, const float *,
                                       int64_t)) {
-  for (int64_t j0, j1; claims.next(j0, j1);) {
-    if (!a.up) {
-      rows(*a.w, j0, j1, GemvOutput{a.y, a.yStride, 0, a.bias, a.accumulate});
-      continue;
+  for (int64_t c0, c1; claims.next(c0, c1);) {
+    int64_t first = 0;
+    for (const LinearProduct &p : a.products) {
+      const int64_t j0 = std::max<int64_t>(c0 - first, 0),
+                    j1 = std::min(c1 - first, p.w->n);
+      first += p.w->n;
+      if (j0 >= j1)
+        continue;
+      if (!a.up) {
+        rows(*p.w, j0, j1, GemvOutput{p.y, p.yStride, 0, p.bias, p.accumulate});
+        continue;
+      }
+      float *up = getScratchAs<float>(Scratch::Up, a.m * (j1 - j0));
+      rows(*p.w, j0, j1, GemvOutput{p.y, p.yStride, 0, nullptr, false});
+      rows(*a.up, j0, j1, GemvOutput{up, j1 - j0, j0, nullptr, false});
+      for (int64_t i = 0; i < a.m; ++i)
+        gate(a.act, p.y + i * p.yStride + j0, up + i * (j1 - j0), j1 - j0);
     }
-    float *up = getScratchAs<float>(Scratch::Up, a.m * (j1 - j0));
-    rows(*a.w, j0, j1, GemvOutput{a.y, a.yStride, 0, nullptr, false});
-    rows(*a.up, j0, j1, GemvOutput{up, j1 - j0, j0, nullptr, false});
-    for (int64_t i = 0; i < a.m; ++i)
-      gate(a.act, a.y + i * a.yStride + j0, up + i * (j1 - j0), j1 - j0);
   }
 }
 

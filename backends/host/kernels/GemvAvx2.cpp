@@ -368,7 +368,7 @@ template <int M> static GemvPlan planGemv(const Weights &w) {
 
 template <int M>
 LLMC_AVX2 static void gemvColumns(const LinearArgs &a, ColumnClaims &claims) {
-  const Weights &w = *a.w;
+  const Weights &w = a.getLeadWeights();
   const int64_t k = w.k;
   const GemvPlan plan = planGemv<M>(w);
   GemvInputs in;

@@ -918,7 +918,7 @@ template <int M, bool Vnni> static GemvPlan planGemv(const Weights &w) {
 /// of x: x is laid out once, then each claimed range streams its rows.
 template <int M, bool Vnni>
 LLMC_AVX512 static void gemvColumns(const LinearArgs &a, ColumnClaims &claims) {
-  const Weights &w = *a.w;
+  const Weights &w = a.getLeadWeights();
   const int64_t k = w.k;
   const GemvPlan plan = planGemv<M, Vnni>(w);
   GemvInputs in;

@@ -20,6 +20,8 @@
 #include "backends/host/kernels/CpuFeatures.h"
 #include "backends/host/kernels/WorkerPool.h"
 
+#include "llvm/ADT/ArrayRef.h"
+
 #include <cstdint>
 
 namespace llmc::host {
@@ -86,6 +88,32 @@ void linear(const float *x, int64_t m, int64_t xStride, const Weights &w,
 void linear(const float *x, int64_t m, int64_t xStride, const Weights &w,
             const float *bias, float *y, int64_t yStride, bool accumulate,
             WorkerPool &pool, Isa isa);
+
+/// Whether linearProducts takes `a` and `b` together: the same type, k,
+/// group size and zero-point presence, which decide how x is laid out.
+bool haveSameLayout(const Weights &a, const Weights &b);
+
+/// One product of linearProducts: y = x dequant(w)^T + bias (+ y if
+/// `accumulate`), as linear computes it; `bias` may be null.
+struct LinearProduct {
+  const Weights *w;
+  const float *bias;
+  float *y;
+  int64_t yStride;
+  bool accumulate;
+};
+
+/// linear for each product, all of the same x, with weights of the same
+/// layout (haveSameLayout). With few
+/// rows of x, x is laid out once and the threads share out the rows of all
+/// the products in one pass: small products (a layer's q, k and v) then pay
+/// one start of the weight stream and one wait for the threads, not one
+/// each. Each output is computed as linear computes it.
+void linearProducts(const float *x, int64_t m, int64_t xStride,
+                    llvm::ArrayRef<LinearProduct> products, WorkerPool &pool);
+void linearProducts(const float *x, int64_t m, int64_t xStride,
+                    llvm::ArrayRef<LinearProduct> products, WorkerPool &pool,
+                    Isa isa);
 
 enum class Activation { SiLU, GELU, GELUTanh };
 

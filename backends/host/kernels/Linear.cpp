@@ -51,11 +51,11 @@ static void packPanel(const IsaKernels &kernels, const Weights &w, int64_t j0,
   }
 }
 
-/// Output columns [j0, j1) of a product with many rows.
+/// Output columns [j0, j1) of product `p` of a call with many rows.
 static void gemmColumns(const IsaKernels &kernels, const LinearArgs &a,
-                        int64_t j0, int64_t j1) {
+                        const LinearProduct &p, int64_t j0, int64_t j1) {
   const int64_t mr = kernels.mr, nr = kernels.nr, kcMax = kernels.kc;
-  const int64_t m = a.m, k = a.w->k;
+  const int64_t m = a.m, k = p.w->k;
   const bool gated = a.up != nullptr;
   // Columns go in blocks, each through every K block before the next, so
   // that the partial sums of a block (m x blockCols) stay in cache. A plain
@@ -84,12 +84,12 @@ static void gemmColumns(const IsaKernels &kernels, const LinearArgs &a,
       for (int64_t jp = jb; jp < je; jp += nr) {
         int64_t cols = std::min(nr, je - jp);
         for (int matrix = 0; matrix < (gated ? 2 : 1); ++matrix) {
-          packPanel(kernels, matrix ? *a.up : *a.w, jp, cols, c0, kc, panel,
+          packPanel(kernels, matrix ? *a.up : *p.w, jp, cols, c0, kc, panel,
                     row);
-          float *dest = matrix ? upTile + (jp - jb) : a.y + jp;
-          int64_t destStride = matrix ? blockCols : a.yStride;
-          bool load = !first || (!gated && a.accumulate);
-          const float *bias = last && !gated && a.bias ? a.bias + jp : nullptr;
+          float *dest = matrix ? upTile + (jp - jb) : p.y + jp;
+          int64_t destStride = matrix ? blockCols : p.yStride;
+          bool load = !first || (!gated && p.accumulate);
+          const float *bias = last && !gated && p.bias ? p.bias + jp : nullptr;
           if (bias && cols < nr) {
             std::memset(paddedBias, 0, sizeof(float) * nr);
             std::memcpy(paddedBias, bias, sizeof(float) * cols);
@@ -121,25 +121,25 @@ static void gemmColumns(const IsaKernels &kernels, const LinearArgs &a,
     }
     if (gated)
       for (int64_t i = 0; i < m; ++i)
-        kernels.gate(a.act, a.y + i * a.yStride + jb, upTile + i * blockCols,
+        kernels.gate(a.act, p.y + i * p.yStride + jb, upTile + i * blockCols,
                      je - jb);
   }
 }
 
 /// Splits a product over the pool.
 static void runLinear(const LinearArgs &a, WorkerPool &pool, Isa isa) {
-  const Weights &w = *a.w;
-  int64_t m = a.m, n = w.n, k = w.k;
+  const int64_t m = a.m, n = a.getTotalColumns(), k = a.getLeadWeights().k;
   if (m <= 0 || n <= 0)
     return;
   if (k == 0) {
     // An empty sum: only the bias, or act(0) * 0 = 0.
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t j = 0; j < n; ++j) {
-        float &y = a.y[i * a.yStride + j];
-        float v = a.up ? 0.0f : (a.bias ? a.bias[j] : 0.0f);
-        y = !a.up && a.accumulate ? v + y : v;
-      }
+    for (const LinearProduct &p : a.products)
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < p.w->n; ++j) {
+          float &y = p.y[i * p.yStride + j];
+          float v = a.up ? 0.0f : (p.bias ? p.bias[j] : 0.0f);
+          y = !a.up && p.accumulate ? v + y : v;
+        }
     return;
   }
   const IsaKernels &kernels = getKernels(isa);
@@ -149,9 +149,11 @@ static void runLinear(const LinearArgs &a, WorkerPool &pool, Isa isa) {
                      [&](int64_t, int64_t) { kernels.gemv(a, claims); });
     return;
   }
-  pool.parallelFor(n, kernels.nr, [&](int64_t j0, int64_t j1) {
-    gemmColumns(kernels, a, j0, j1);
-  });
+  // Many rows are bound by compute: one product after another.
+  for (const LinearProduct &p : a.products)
+    pool.parallelFor(p.w->n, kernels.nr, [&](int64_t j0, int64_t j1) {
+      gemmColumns(kernels, a, p, j0, j1);
+    });
 }
 
 } // namespace detail
@@ -199,6 +201,12 @@ int64_t getElementBits(ParamType type) {
   return 0;
 }
 
+bool haveSameLayout(const Weights &a, const Weights &b) {
+  return a.type == b.type && a.k == b.k &&
+         (!isQuantized(a.type) || (getGroupSize(a) == getGroupSize(b) &&
+                                   hasZeroPoint(a) == hasZeroPoint(b)));
+}
+
 /// The bytes of a packed row of `count` elements of `bits` each.
 static int64_t getPackedBytes(int64_t bits, int64_t count) {
   return (bits * count + 7) / 8;
@@ -224,10 +232,8 @@ void dequantizeRow(const Weights &w, int64_t j, float *out) {
 void linear(const float *x, int64_t m, int64_t xStride, const Weights &w,
             const float *bias, float *y, int64_t yStride, bool accumulate,
             WorkerPool &pool, Isa isa) {
-  assert(!isQuantized(w.type) || w.k % getGroupSize(w) == 0);
-  LinearArgs args{x,    m,          xStride, &w,     nullptr, Activation::SiLU,
-                  bias, accumulate, y,       yStride};
-  runLinear(args, pool, isa);
+  linearProducts(x, m, xStride, LinearProduct{&w, bias, y, yStride, accumulate},
+                 pool, isa);
 }
 
 void linear(const float *x, int64_t m, int64_t xStride, const Weights &w,
@@ -236,12 +242,31 @@ void linear(const float *x, int64_t m, int64_t xStride, const Weights &w,
   linear(x, m, xStride, w, bias, y, yStride, accumulate, pool, selectIsa());
 }
 
+void linearProducts(const float *x, int64_t m, int64_t xStride,
+                    llvm::ArrayRef<LinearProduct> products, WorkerPool &pool,
+                    Isa isa) {
+  if (products.empty())
+    return;
+  for (const LinearProduct &p : products) {
+    (void)p;
+    assert(!isQuantized(p.w->type) || p.w->k % getGroupSize(*p.w) == 0);
+    assert(haveSameLayout(*p.w, *products.front().w));
+  }
+  runLinear(LinearArgs{x, m, xStride, products, nullptr, Activation::SiLU},
+            pool, isa);
+}
+
+void linearProducts(const float *x, int64_t m, int64_t xStride,
+                    llvm::ArrayRef<LinearProduct> products, WorkerPool &pool) {
+  linearProducts(x, m, xStride, products, pool, selectIsa());
+}
+
 void gatedLinear(const float *x, int64_t m, int64_t xStride,
                  const Weights &gate, const Weights &up, Activation act,
                  float *h, int64_t hStride, WorkerPool &pool, Isa isa) {
   assert(gate.n == up.n && gate.k == up.k && gate.type == up.type);
-  LinearArgs args{x, m, xStride, &gate, &up, act, nullptr, false, h, hStride};
-  runLinear(args, pool, isa);
+  const LinearProduct product{&gate, nullptr, h, hStride, false};
+  runLinear(LinearArgs{x, m, xStride, product, &up, act}, pool, isa);
 }
 
 void gatedLinear(const float *x, int64_t m, int64_t xStride,

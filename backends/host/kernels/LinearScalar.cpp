@@ -76,34 +76,28 @@ static float dot8(const float *a, const float *b, int64_t n) {
          ((acc[1] + acc[5]) + (acc[3] + acc[7]));
 }
 
-/// Output columns [j0, j1), through `rows` (2 k floats).
-static void gemvScalarColumns(const LinearArgs &a, int64_t j0, int64_t j1,
+/// Output columns [j0, j1) of `matrix` into `out`, through `rows` (k
+/// floats).
+static void gemvScalarColumns(const LinearArgs &a, const Weights &matrix,
+                              int64_t j0, int64_t j1, const GemvOutput &out,
                               float *rows) {
-  int64_t k = a.w->k;
+  const int64_t k = matrix.k;
   for (int64_t j = j0; j < j1; ++j) {
-    dequantizeScalar(*a.w, j, 0, k, rows);
-    if (a.up)
-      dequantizeScalar(*a.up, j, 0, k, rows + k);
-    for (int64_t i = 0; i < a.m; ++i) {
-      const float *x = a.x + i * a.xStride;
-      float &y = a.y[i * a.yStride + j];
-      float v = dot8(x, rows, k);
-      if (a.up) {
-        y = activationScalar(a.act, v) * dot8(x, rows + k, k);
-        continue;
-      }
-      if (a.bias)
-        v += a.bias[j];
-      y = a.accumulate ? v + y : v;
-    }
+    dequantizeScalar(matrix, j, 0, k, rows);
+    for (int64_t i = 0; i < a.m; ++i)
+      out.store(i, j, dot8(a.x + i * a.xStride, rows, k));
   }
 }
 
 static void gemvScalar(const LinearArgs &a, ColumnClaims &claims) {
-  int64_t k = a.w->k;
-  float *rows = getScratchAs<float>(Scratch::Rows, 2 * k);
-  for (int64_t j0, j1; claims.next(j0, j1);)
-    gemvScalarColumns(a, j0, j1, rows);
+  float *rows = getScratchAs<float>(Scratch::Rows, a.getLeadWeights().k);
+  forEachClaimedPiece(
+      a, claims,
+      [&](const Weights &matrix, int64_t j0, int64_t j1,
+          const GemvOutput &out) {
+        gemvScalarColumns(a, matrix, j0, j1, out, rows);
+      },
+      gateScalar);
 }
 
 constexpr int64_t kMr = 4, kNr = 16, kKc = 256;

@@ -152,6 +152,50 @@ TEST_F(HostDeviceTest, HalfOutputsNarrowOnEveryThread) {
   EXPECT_EQ(get(rows), three);
 }
 
+TEST_F(HostDeviceTest, MatMulsOfOneInputRunTogether) {
+  // q, k and v of a layer: one f16 x, f16 outputs, biases on two of them.
+  // They run as one product call; each output must be its own product.
+  cmd::GlobalTensor x = put(0, 1, 3, {1, 2, 3}, cmd::DTYPE_F16);
+  cmd::GlobalTensor wq = put(64, 2, 3, {1, 0, -1, 0.5, 0.5, 0.5});
+  cmd::GlobalTensor wk = put(128, 1, 3, {2, 2, 2});
+  cmd::GlobalTensor wv = put(192, 3, 3, {0, 1, 0, 0, 0, 1, 1, 1, 1});
+  cmd::GlobalTensor bq = put(256, 1, 2, {10, 20});
+  cmd::GlobalTensor bv = put(320, 1, 3, {-1, -2, -3});
+  cmd::GlobalTensor q = put(384, 1, 2, {0, 0}, cmd::DTYPE_F16);
+  cmd::GlobalTensor k = put(448, 1, 1, {0}, cmd::DTYPE_F16);
+  cmd::GlobalTensor v = put(512, 1, 3, {0, 0, 0}, cmd::DTYPE_F16);
+  add(cmd::MATMUL, {x, wq, bq}, {q});
+  add(cmd::MATMUL, {x, wk}, {k});
+  add(cmd::MATMUL, {x, wv, bv}, {v});
+  ASSERT_EQ(run(), "");
+  EXPECT_THAT(get(q), ElementsAre(8, 23));
+  EXPECT_THAT(get(k), ElementsAre(12));
+  EXPECT_THAT(get(v), ElementsAre(1, 1, 3));
+}
+
+TEST_F(HostDeviceTest, MatMulReadingAnEarlierOutputRunsAfterIt) {
+  // The second product reads what the first writes (as its bias): run in
+  // turn, it sees the new values.
+  cmd::GlobalTensor x = put(0, 1, 2, {1, 2});
+  cmd::GlobalTensor w = put(64, 2, 2, {1, 0, 0, 1});
+  cmd::GlobalTensor y = put(128, 1, 2, {0, 0});
+  cmd::GlobalTensor z = put(192, 1, 2, {0, 0});
+  add(cmd::MATMUL, {x, w}, {y});
+  add(cmd::MATMUL, {x, w, y}, {z});
+  ASSERT_EQ(run(), "");
+  EXPECT_THAT(get(z), ElementsAre(2, 4));
+}
+
+TEST_F(HostDeviceTest, BadMatMulInAGroupNamesItsCommand) {
+  cmd::GlobalTensor x = put(0, 1, 2, {1, 2});
+  cmd::GlobalTensor w = put(64, 2, 2, {1, 0, 0, 1});
+  cmd::GlobalTensor y = put(128, 1, 2, {0, 0});
+  cmd::GlobalTensor wrong = put(192, 1, 3, {0, 0, 0});
+  add(cmd::MATMUL, {x, w}, {y});
+  add(cmd::MATMUL, {x, w}, {wrong});
+  EXPECT_THAT(run(), HasSubstr("command 1 (MATMUL)"));
+}
+
 TEST(HugePageCopyTest, CopiesOntoAlignedMemory) {
   std::vector<uint8_t> bytes((size_t(3) << 20) + 5);
   for (size_t i = 0; i < bytes.size(); ++i)

@@ -3,8 +3,9 @@
 // Every weight type, scale and zero-point type, group sizes the fast paths
 // take and the ones they leave to the fallback, odd shapes (both the
 // matrix-vector path, m <= 4, and the blocked one), bias and accumulate,
-// under every instruction set the host has; and bit-identical results for
-// 1, 2 and 3 threads.
+// under every instruction set the host has; bit-identical results for 1, 2
+// and 3 threads; and products of one x in one call giving the bits of one
+// call each.
 //
 //===----------------------------------------------------------------------===//
 
@@ -238,6 +239,58 @@ TEST(LinearThreads, BitIdenticalForAnyThreadCount) {
                     rng);
   checkThreadCounts(
       {WeightType::F32, ParamType::None, ParamType::None, 0, 9, 150, 70}, rng);
+}
+
+/// linearProducts of `c`'s layout with products of n = 40, 8 and 200 (the
+/// claims' pieces straddle them) gives the bits of a linear call per
+/// product, on each path, with 1 to 3 threads.
+void checkProductsOfOneInput(const Case &c, std::mt19937 &rng) {
+  const int64_t group = c.group ? c.group : c.k;
+  std::vector<TestWeights> weights;
+  for (int64_t n : {40, 8, 200})
+    weights.push_back(makeWeights(c.type, c.scale, c.zp, n, c.k, group, rng));
+  const int64_t xStride = c.k + 5;
+  std::vector<float> x = randomFloats(c.m * xStride, rng);
+  std::vector<float> bias = randomFloats(200, rng);
+  std::vector<float> initial = randomFloats(c.m * 200, rng);
+  for (Isa isa : getTestIsas())
+    for (unsigned threads : {1u, 2u, 3u}) {
+      WorkerPool pool(threads);
+      std::vector<std::vector<float>> batched, separate;
+      std::vector<LinearProduct> products;
+      for (const TestWeights &w : weights) {
+        batched.emplace_back(initial.begin(), initial.begin() + c.m * w.w.n);
+        separate.push_back(batched.back());
+        // The middle product takes no bias, the last one accumulates.
+        const bool hasBias = &w != &weights[1], accumulate = &w == &weights[2];
+        products.push_back({&w.w, hasBias ? bias.data() : nullptr,
+                            batched.back().data(), w.w.n, accumulate});
+        linear(x.data(), c.m, xStride, w.w, products.back().bias,
+               separate.back().data(), w.w.n, accumulate, pool, isa);
+      }
+      linearProducts(x.data(), c.m, xStride, products, pool, isa);
+      for (size_t p = 0; p < weights.size(); ++p)
+        EXPECT_EQ(0, std::memcmp(batched[p].data(), separate[p].data(),
+                                 4 * batched[p].size()))
+            << describe(c, isa) << ", product " << p << ", " << threads
+            << " threads";
+    }
+}
+
+TEST(LinearProducts, SameBitsAsOneCallEach) {
+  std::mt19937 rng(11);
+  for (int64_t m : {1, 3, 9}) {
+    checkProductsOfOneInput(
+        {WeightType::F16, ParamType::None, ParamType::None, 0, m, 0, 96}, rng);
+    checkProductsOfOneInput(
+        {WeightType::I4, ParamType::F16, ParamType::None, 64, m, 0, 256}, rng);
+    checkProductsOfOneInput(
+        {WeightType::U4, ParamType::F16, ParamType::U4, 32, m, 0, 256}, rng);
+    checkProductsOfOneInput(
+        {WeightType::I8, ParamType::BF16, ParamType::None, 64, m, 0, 320}, rng);
+    checkProductsOfOneInput(
+        {WeightType::U8, ParamType::F32, ParamType::U8, 128, m, 0, 256}, rng);
+  }
 }
 
 } // namespace
