@@ -521,12 +521,14 @@ LLMC_AVX512 static void gemvRows(const GemvInputs &in, const Weights &w,
 // weight vector costs one dot product a byte of x.
 //
 // x becomes fixed point per block (128 columns for 4-bit weights, 64 for
-// 8-bit ones): with m the block's largest |x| and u = m / (127 * 254),
-// x = u (254 p0 + p1 + r), both pieces integers in [-127, 127] and
-// |r| <= 1/2, an error of at most 2^-16 m, below the half-precision
-// activations' own. A lane's dot products with the two pieces, d0 and d1,
-// give u (254 d0 + d1). Weights go in as unsigned bytes: signed ones
-// flipped to q + 128 (8-bit) or n + 8 (4-bit). The excess times x comes
+// 8-bit ones): with m the block's largest |x| and u = m / (127 * 256),
+// x = u (256 p0 + p1 + r), p0 an integer in [-127, 127], p1 one in
+// [-128, 127] and |r| <= 1 (1/2 but where p1 saturates), an error of at
+// most 2^-15 m, below the half-precision activations' own. A lane's dot
+// products with the two pieces, d0 and d1, give u (256 d0 + d1): the dot
+// products with the second piece add onto the first's shifted left by 8,
+// so the join costs one integer shift. Weights go in as unsigned bytes: signed
+// ones flipped to q + 128 (8-bit) or n + 8 (4-bit). The excess times x comes
 // off once a row, as the row's scales times the excess sums of x per group
 // (subtractExcess): a vector operation per 16 groups, where a correction
 // starting each block's dot products cost two loads a block, a fifth of
@@ -536,7 +538,8 @@ LLMC_AVX512 static void gemvRows(const GemvInputs &in, const Weights &w,
 /// Bytes of x's pieces per 64 bytes of weights: two pieces of 64 bytes.
 constexpr int64_t kPieceBytes = 128;
 /// The radix between the two pieces.
-constexpr float kPieceRadix = 254.0f;
+constexpr int kPieceRadixBits = 8;
+constexpr float kPieceRadix = 1 << kPieceRadixBits;
 
 namespace {
 /// How a block of x becomes pieces: y = scalef(x, exponent) * factor is x
@@ -573,7 +576,8 @@ LLMC_AVX512_VNNI LLMC_INLINE void splitPieces(__m512 x, const PieceScale &s,
   const __m512 whole =
       _mm512_roundscale_ps(y, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
   first = _mm512_cvtepi32_epi8(_mm512_cvtps_epi32(whole));
-  second = _mm512_cvtepi32_epi8(_mm512_cvtps_epi32(
+  // (y - whole) 256 lies in [-128, 128]: 128 saturates to 127.
+  second = _mm512_cvtsepi32_epi8(_mm512_cvtps_epi32(
       _mm512_mul_ps(_mm512_sub_ps(y, whole), _mm512_set1_ps(kPieceRadix))));
 }
 
@@ -583,11 +587,12 @@ LLMC_AVX512_VNNI LLMC_INLINE __m512i sumPieceLanes(const int8_t *pieces) {
                              _mm512_loadu_si512(pieces));
 }
 
-/// 254 d0 + d1: a lane's product with x, in units of the second piece,
-/// from its products with the two pieces.
+/// 256 d0 + d1: a lane's product with x, in units of the second piece,
+/// from its products with the two pieces (exact in integers: |d0| is at
+/// most 4 255 127 for 8-bit weights).
 LLMC_AVX512_VNNI LLMC_INLINE __m512 joinPieces(__m512i d0, __m512i d1) {
-  return _mm512_fmadd_ps(_mm512_cvtepi32_ps(d0), _mm512_set1_ps(kPieceRadix),
-                         _mm512_cvtepi32_ps(d1));
+  return _mm512_cvtepi32_ps(
+      _mm512_add_epi32(_mm512_slli_epi32(d0, kPieceRadixBits), d1));
 }
 
 /// The lane sums of block b of x: in units of the second piece when the
@@ -657,15 +662,18 @@ LLMC_AVX512_VNNI static void layoutNibblePieces(const float *x, int64_t k,
   }
 }
 
-/// Adds block b of a row to each row i of x's total: dot(i, piece) gives the
-/// lanes' integer products with a piece, started at startOf(i, b, piece).
-/// With UnitsFolded, the scales s hold the block's unit.
+/// Adds block b of a row to each row i of x's total: dot(i, piece, start)
+/// adds the lanes' integer products with a piece onto `start`, and the
+/// first piece's, shifted by the radix, start the second's (joinPieces in
+/// one shift). With UnitsFolded, the scales s hold the block's unit.
 template <bool Asym, bool UnitsFolded, int M, typename Dot>
 LLMC_AVX512_VNNI LLMC_INLINE void addPieceBlock(const GemvInputs &in, int64_t b,
                                                 __m512 s, __m512 z, Dot &&dot,
                                                 __m512 (&total)[M]) {
   for (int i = 0; i < M; ++i) {
-    __m512 a = joinPieces(dot(i, 0), dot(i, 1));
+    const __m512i first = dot(i, 0, _mm512_setzero_si512());
+    __m512 a = _mm512_cvtepi32_ps(
+        dot(i, 1, _mm512_slli_epi32(first, kPieceRadixBits)));
     if (!UnitsFolded)
       a = _mm512_mul_ps(a, _mm512_set1_ps(in.unit[i][b]));
     if (Asym)
@@ -725,12 +733,11 @@ rowQuant4Vnni(const GemvInputs &in, const uint8_t *row, const float *scale,
                                                    lowNibbles, flip, 0x6a);
     __m512 s, z;
     getBlockParams<Asym, Wide>(in, scale, zp, laneGroups, b, s, z);
-    auto dot = [&](int i, int piece) LLMC_AVX512_VNNI {
+    auto dot = [&](int i, int piece, __m512i start) LLMC_AVX512_VNNI {
       const int8_t *at = in.pieces[i] + (2 * b + piece) * kPieceBytes;
-      return _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(_mm512_setzero_si512(),
-                                                     low,
-                                                     _mm512_load_si512(at)),
-                                 high, _mm512_load_si512(at + 64));
+      return _mm512_dpbusd_epi32(
+          _mm512_dpbusd_epi32(start, low, _mm512_load_si512(at)), high,
+          _mm512_load_si512(at + 64));
     };
     addPieceBlock<Asym, UnitsFolded>(in, b, s, z, dot, total);
   };
@@ -782,9 +789,9 @@ rowQuant8Vnni(const GemvInputs &in, const uint8_t *row, const float *scale,
     const __m512i w = Signed ? _mm512_xor_si512(d, flip) : d;
     __m512 s, z;
     getBlockParams<Asym, Wide>(in, scale, zp, laneGroups, b, s, z);
-    auto dot = [&](int i, int piece) LLMC_AVX512_VNNI {
+    auto dot = [&](int i, int piece, __m512i start) LLMC_AVX512_VNNI {
       return _mm512_dpbusd_epi32(
-          _mm512_setzero_si512(), w,
+          start, w,
           _mm512_load_si512(in.pieces[i] + b * kPieceBytes + 64 * piece));
     };
     addPieceBlock<Asym, UnitsFolded>(in, b, s, z, dot, total);
