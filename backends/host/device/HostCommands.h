@@ -47,9 +47,10 @@ struct TensorRef {
                       const float *values) const;
 };
 
+/// Held inline: a decode step resolves a few hundred commands' operands.
 struct HostOperands {
-  std::vector<TensorRef> inputs;
-  std::vector<TensorRef> outputs;
+  llvm::SmallVector<TensorRef, 8> inputs;
+  llvm::SmallVector<TensorRef, 2> outputs;
 
   const TensorRef &in(size_t i) const;
   const TensorRef &out(size_t i) const;

@@ -53,14 +53,14 @@ resolveOperands(const cmd::HostCommand &command, cmodel::GlobalMemory &memory) {
         resolve(memory, tensor, "input " + std::to_string(index), false);
     if (!ref)
       return ref.takeError();
-    operands.inputs.push_back(*ref);
+    operands.inputs.push_back(std::move(*ref));
   }
   for (auto [index, tensor] : llvm::enumerate(command.outputs())) {
     llvm::Expected<TensorRef> ref =
         resolve(memory, tensor, "output " + std::to_string(index), true);
     if (!ref)
       return ref.takeError();
-    operands.outputs.push_back(*ref);
+    operands.outputs.push_back(std::move(*ref));
   }
   return operands;
 }
