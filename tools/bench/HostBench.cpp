@@ -197,7 +197,7 @@ static llvm::Expected<Figures> benchmark(const binary::LoadedBinary &binary,
     fastest = std::min(fastest,
                        std::accumulate(stepSeconds.begin() + i,
                                        stepSeconds.begin() + i + window, 0.0));
-  figures.bestDecodeTokensPerSecond = window / fastest;
+  figures.bestDecodeTokensPerSecond = window ? window / fastest : 0.0;
   return figures;
 }
 

@@ -111,7 +111,7 @@ private:
   llvm::SmallVector<Member, 4> members;
 };
 
-/// MATMUL, A16MATMUL, GATED_MATMUL and ATTENTION.
+/// GATED_MATMUL and ATTENTION (MATMUL and A16MATMUL run as a MatMulGroup).
 llvm::Error runLinear(const cmd::Compute &compute, const HostOperands &operands,
                       WorkerPool &pool);
 /// Elementwise ops, norms, rope, softmax, casts, comparisons, selections and

@@ -68,8 +68,6 @@ resolveOperands(const cmd::HostCommand &command, cmodel::GlobalMemory &memory) {
 static llvm::Error runCommand(const cmd::Compute &compute,
                               const HostOperands &operands, WorkerPool &pool) {
   switch (compute.opcode()) {
-  case cmd::MATMUL:
-  case cmd::A16MATMUL:
   case cmd::GATED_MATMUL:
   case cmd::ATTENTION:
     return runLinear(compute, operands, pool);
@@ -99,11 +97,11 @@ HostDevice::run(const cmd::CommandStream &stream) {
                                 "(version 3)");
   auto start = std::chrono::steady_clock::now();
   const auto &commands = stream.host_commands();
-  auto fail = [&](llvm::Error error, int index) {
+  auto fail = [&](llvm::Error error, int at) {
     return cmodel::prefixTrap(
         std::move(error),
-        "stream '" + stream.name() + "', command " + llvm::Twine(index) + " (" +
-            cmodel::getOpcodeName(commands[index].compute().opcode()) + ")");
+        "stream '" + stream.name() + "', command " + llvm::Twine(at) + " (" +
+            cmodel::getOpcodeName(commands[at].compute().opcode()) + ")");
   };
   for (int index = 0; index < commands.size();) {
     llvm::Expected<HostOperands> operands =

@@ -196,11 +196,14 @@ const TensorRef &getBias(const cmd::Compute &compute,
   return operands.in(compute.opcode() == cmd::A16MATMUL ? 4 : 2);
 }
 
-/// Whether `a` and `b` share a byte.
+/// Whether `a` and `b` share a byte (they may lie in different regions).
 bool overlap(const TensorRef &a, const TensorRef &b) {
-  return a.present() && b.present() &&
-         a.data < b.data + b.geometry.getExtent() &&
-         b.data < a.data + a.geometry.getExtent();
+  if (!a.present() || !b.present())
+    return false;
+  const uintptr_t aStart = reinterpret_cast<uintptr_t>(a.data),
+                  bStart = reinterpret_cast<uintptr_t>(b.data);
+  return aStart < bStart + b.geometry.getExtent() &&
+         bStart < aStart + a.geometry.getExtent();
 }
 
 llvm::Error runGatedMatMul(const cmd::Compute &compute,
@@ -293,18 +296,21 @@ llvm::Expected<bool> MatMulGroup::tryAdd(const cmd::Compute &compute,
         x.geometry.stride != leadX.geometry.stride ||
         !haveSameLayout(*weights, lead.weights))
       return false;
-    // Run in turn, no command would see another's output.
-    auto writesInputOf = [](const Member &writer, const HostOperands &reader) {
+    // Run in turn, no command would see another's output, nor write where
+    // another writes (an accumulating product reads its output too).
+    auto writesInputOf = [](const TensorRef &output,
+                            const HostOperands &reader) {
       for (const TensorRef &input : reader.inputs)
-        if (overlap(writer.operands.out(0), input))
+        if (overlap(output, input))
           return true;
       return false;
     };
-    const Member joining{&compute, operands, *weights};
-    for (const Member &member : members)
-      if (writesInputOf(member, operands) ||
-          writesInputOf(joining, member.operands))
+    for (const Member &member : members) {
+      const TensorRef &theirs = member.operands.out(0);
+      if (writesInputOf(theirs, operands) ||
+          writesInputOf(y, member.operands) || overlap(theirs, y))
         return false;
+    }
   }
   members.push_back({&compute, std::move(operands), *weights});
   return true;
@@ -348,15 +354,6 @@ void MatMulGroup::run(WorkerPool &pool) {
 llvm::Error runLinear(const cmd::Compute &compute, const HostOperands &operands,
                       WorkerPool &pool) {
   switch (compute.opcode()) {
-  case cmd::MATMUL:
-  case cmd::A16MATMUL: {
-    MatMulGroup group;
-    llvm::Expected<bool> added = group.tryAdd(compute, operands);
-    if (!added)
-      return added.takeError();
-    group.run(pool);
-    return llvm::Error::success();
-  }
   case cmd::GATED_MATMUL:
     return runGatedMatMul(compute, operands, pool);
   default:

@@ -524,7 +524,7 @@ LLMC_AVX512 static void gemvRows(const GemvInputs &in, const Weights &w,
 // 8-bit ones): with m the block's largest |x| and u = m / (127 * 256),
 // x = u (256 p0 + p1 + r), p0 an integer in [-127, 127], p1 one in
 // [-128, 127] and |r| <= 1 (1/2 but where p1 saturates), an error of at
-// most 2^-15 m, below the half-precision activations' own. A lane's dot
+// most m / 32512, below the half-precision activations' own. A lane's dot
 // products with the two pieces, d0 and d1, give u (256 d0 + d1): the dot
 // products with the second piece add onto the first's shifted left by 8,
 // so the join costs one integer shift. Weights go in as unsigned bytes: signed
@@ -587,12 +587,11 @@ LLMC_AVX512_VNNI LLMC_INLINE __m512i sumPieceLanes(const int8_t *pieces) {
                              _mm512_loadu_si512(pieces));
 }
 
-/// 256 d0 + d1: a lane's product with x, in units of the second piece,
-/// from its products with the two pieces (exact in integers: |d0| is at
-/// most 4 255 127 for 8-bit weights).
-LLMC_AVX512_VNNI LLMC_INLINE __m512 joinPieces(__m512i d0, __m512i d1) {
+/// 256 s0 + s1 as floats: the lane sums of x in units of the second
+/// piece, from the lane sums of the two pieces.
+LLMC_AVX512_VNNI LLMC_INLINE __m512 joinPieces(__m512i s0, __m512i s1) {
   return _mm512_cvtepi32_ps(
-      _mm512_add_epi32(_mm512_slli_epi32(d0, kPieceRadixBits), d1));
+      _mm512_add_epi32(_mm512_slli_epi32(s0, kPieceRadixBits), s1));
 }
 
 /// The lane sums of block b of x: in units of the second piece when the
@@ -664,8 +663,8 @@ LLMC_AVX512_VNNI static void layoutNibblePieces(const float *x, int64_t k,
 
 /// Adds block b of a row to each row i of x's total: dot(i, piece, start)
 /// adds the lanes' integer products with a piece onto `start`, and the
-/// first piece's, shifted by the radix, start the second's (joinPieces in
-/// one shift). With UnitsFolded, the scales s hold the block's unit.
+/// first piece's, shifted by the radix, start the second's (one shift
+/// joins them). With UnitsFolded, the scales s hold the block's unit.
 template <bool Asym, bool UnitsFolded, int M, typename Dot>
 LLMC_AVX512_VNNI LLMC_INLINE void addPieceBlock(const GemvInputs &in, int64_t b,
                                                 __m512 s, __m512 z, Dot &&dot,

@@ -186,6 +186,21 @@ TEST_F(HostDeviceTest, MatMulReadingAnEarlierOutputRunsAfterIt) {
   EXPECT_THAT(get(z), ElementsAre(2, 4));
 }
 
+TEST_F(HostDeviceTest, MatMulsAccumulatingIntoOneOutputRunInTurn) {
+  // Both add onto y (f16, so each product works on a widened copy): run
+  // together, the second would start from y's old values.
+  cmd::GlobalTensor x = put(0, 1, 2, {1, 2});
+  cmd::GlobalTensor w = put(64, 2, 2, {1, 0, 0, 1});
+  cmd::GlobalTensor twice = put(128, 2, 2, {2, 0, 0, 2});
+  cmd::GlobalTensor y = put(192, 1, 2, {10, 20}, cmd::DTYPE_F16);
+  cmd::Compute accumulate;
+  accumulate.set_accumulate(true);
+  add(cmd::MATMUL, {x, w}, {y}, accumulate);
+  add(cmd::MATMUL, {x, twice}, {y}, accumulate);
+  ASSERT_EQ(run(), "");
+  EXPECT_THAT(get(y), ElementsAre(13, 26));
+}
+
 TEST_F(HostDeviceTest, BadMatMulInAGroupNamesItsCommand) {
   cmd::GlobalTensor x = put(0, 1, 2, {1, 2});
   cmd::GlobalTensor w = put(64, 2, 2, {1, 0, 0, 1});
