@@ -540,6 +540,10 @@ constexpr int64_t kPieceBytes = 128;
 /// The radix between the two pieces.
 constexpr int kPieceRadixBits = 8;
 constexpr float kPieceRadix = 1 << kPieceRadixBits;
+/// What flipping signed weights to unsigned bytes adds to them (an XOR of
+/// the sign bit: of the masked nibble, of the byte).
+constexpr int kNibbleExcess = 8;
+constexpr int kByteExcess = 128;
 
 namespace {
 /// How a block of x becomes pieces: y = scalef(x, exponent) * factor is x
@@ -721,7 +725,7 @@ LLMC_AVX512_VNNI LLMC_INLINE void
 rowQuant4Vnni(const GemvInputs &in, const uint8_t *row, const float *scale,
               const float *zp, __m512i laneGroups, __m512 (&totals)[4]) {
   const __m512i lowNibbles = _mm512_set1_epi8(0x0f);
-  const __m512i flip = _mm512_set1_epi8(Signed ? 0x08 : 0);
+  const __m512i flip = _mm512_set1_epi8(Signed ? kNibbleExcess : 0);
   __m512 total[M];
   for (int i = 0; i < M; ++i)
     total[i] = _mm512_setzero_ps();
@@ -780,7 +784,7 @@ template <bool Signed, bool Asym, int M, bool Wide, bool UnitsFolded>
 LLMC_AVX512_VNNI LLMC_INLINE void
 rowQuant8Vnni(const GemvInputs &in, const uint8_t *row, const float *scale,
               const float *zp, __m512i laneGroups, __m512 (&totals)[4]) {
-  const __m512i flip = _mm512_set1_epi8(Signed ? char(0x80) : 0);
+  const __m512i flip = _mm512_set1_epi8(Signed ? char(kByteExcess) : 0);
   __m512 total[M];
   for (int i = 0; i < M; ++i)
     total[i] = _mm512_setzero_ps();
@@ -970,8 +974,8 @@ LLMC_AVX512 static void gemvColumns(const LinearArgs &a, ColumnClaims &claims) {
         layoutBytePieces(in.x[i], k, pieces, unit, laneSums, plan.unitsFolded);
       if (w.type == WeightType::I4 || w.type == WeightType::I8)
         storeExcessSums(laneSums, blocks, blockColumns, nibbles ? 8 : 4,
-                        in.groupSize, in.groups, nibbles ? 8.0f : 128.0f,
-                        excessSums);
+                        in.groupSize, in.groups,
+                        nibbles ? kNibbleExcess : kByteExcess, excessSums);
       in.pieces[i] = pieces;
       in.unit[i] = unit;
       in.xSum[i] = laneSums;
