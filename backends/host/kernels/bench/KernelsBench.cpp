@@ -135,6 +135,11 @@ struct Shape {
   bool gated;
 };
 
+/// The weight formats the decode tables compare.
+const std::vector<Format> kDecodeFormats = {
+    Format::F16,     Format::I8G64, Format::U8G64Zp, Format::I4G64,
+    Format::U4G64Zp, Format::I4G32, Format::I4G128};
+
 /// The linear layers of a Qwen2.5-0.5B step.
 const Shape kShapes[] = {{"q/o 896->896", 896, 896, false},
                          {"k/v 896->128", 896, 128, false},
@@ -163,14 +168,11 @@ void readBytes(WorkerPool &pool, const uint8_t *data, int64_t bytes,
 /// instead), both the best of alternating runs, as the bandwidth of a
 /// shared host drifts.
 void benchDecode(WorkerPool &pool, const Options &options, std::mt19937 &rng) {
-  const std::vector<Format> formats = {
-      Format::F16,     Format::I8G64, Format::U8G64Zp, Format::I4G64,
-      Format::U4G64Zp, Format::I4G32, Format::I4G128};
   std::normal_distribution<float> normal(0.0f, 1.0f);
   std::printf("\ndecode, m = 1: GB/s of weights and scales (%% of a "
               "STREAM-style read of the same bytes)\n%-22s",
               "");
-  for (Format f : formats)
+  for (Format f : kDecodeFormats)
     std::printf("%15s", formatName(f));
   std::printf("\n");
   std::vector<double> partial(64);
@@ -179,7 +181,7 @@ void benchDecode(WorkerPool &pool, const Options &options, std::mt19937 &rng) {
     std::vector<float> x(shape.k), y(2 * shape.n);
     for (float &v : x)
       v = normal(rng);
-    for (Format f : formats) {
+    for (Format f : kDecodeFormats) {
       // Enough copies to spill the 32 MiB L3 (at least 256 MiB in all), as
       // the layers of a step do.
       Matrix one = makeMatrix(f, shape.n, shape.k, rng);
@@ -231,12 +233,9 @@ void benchDecode(WorkerPool &pool, const Options &options, std::mt19937 &rng) {
 /// bytes take to arrive shows here first).
 void benchCachedDecode(WorkerPool &pool, const Options &options,
                        std::mt19937 &rng) {
-  const std::vector<Format> formats = {
-      Format::F16,     Format::I8G64, Format::U8G64Zp, Format::I4G64,
-      Format::U4G64Zp, Format::I4G32, Format::I4G128};
   std::normal_distribution<float> normal(0.0f, 1.0f);
   std::printf("\ndecode from L2, m = 1: GB/s of weights and scales\n%-22s", "");
-  for (Format f : formats)
+  for (Format f : kDecodeFormats)
     std::printf("%15s", formatName(f));
   std::printf("\n");
   for (const Shape &shape : kShapes) {
@@ -246,7 +245,7 @@ void benchCachedDecode(WorkerPool &pool, const Options &options,
     std::vector<float> x(shape.k), y(shape.n);
     for (float &v : x)
       v = normal(rng);
-    for (Format f : formats) {
+    for (Format f : kDecodeFormats) {
       const int64_t rowBytes = getWeightBytes(makeMatrix(f, 1, shape.k, rng).w);
       const int64_t n = std::min<int64_t>(
           shape.n, (int64_t(512) << 10) * pool.size() / rowBytes / 16 * 16);
