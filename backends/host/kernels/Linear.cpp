@@ -64,14 +64,15 @@ static void gemmColumns(const IsaKernels &kernels, const LinearArgs &a,
   const int64_t blockCols = gated ? 4 * nr : 16 * nr;
   const int64_t paddedM = (m + mr - 1) / mr * mr;
 
-  float *xb = getScratchAs<float>(Scratch::X, paddedM * kcMax);
+  const int64_t xStride = getXBlockStride(kcMax);
+  float *xb = getScratchAs<float>(Scratch::X, paddedM * xStride);
   float *panel = getScratchAs<float>(Scratch::Panel, kcMax * nr);
   float *row = getScratchAs<float>(Scratch::Rows, kcMax);
   float *tile = getScratchAs<float>(Scratch::Tile, mr * nr + nr);
   float *paddedBias = tile + mr * nr;
   float *upTile =
       gated ? getScratchAs<float>(Scratch::Up, paddedM * blockCols) : nullptr;
-  std::memset(xb + m * kcMax, 0, sizeof(float) * (paddedM - m) * kcMax);
+  std::memset(xb + m * xStride, 0, sizeof(float) * (paddedM - m) * xStride);
 
   for (int64_t jb = j0; jb < j1; jb += blockCols) {
     int64_t je = std::min(j1, jb + blockCols);
@@ -79,7 +80,7 @@ static void gemmColumns(const IsaKernels &kernels, const LinearArgs &a,
       int64_t kc = std::min(kcMax, k - c0);
       bool first = c0 == 0, last = c0 + kc == k;
       for (int64_t i = 0; i < m; ++i)
-        std::memcpy(xb + i * kcMax, a.x + i * a.xStride + c0,
+        std::memcpy(xb + i * xStride, a.x + i * a.xStride + c0,
                     sizeof(float) * kc);
       for (int64_t jp = jb; jp < je; jp += nr) {
         int64_t cols = std::min(nr, je - jp);
@@ -99,7 +100,7 @@ static void gemmColumns(const IsaKernels &kernels, const LinearArgs &a,
             int64_t rows = std::min(mr, m - i);
             float *c = dest + i * destStride;
             if (rows == mr && cols == nr) {
-              kernels.microkernel(xb + i * kcMax, panel, kc, c, destStride,
+              kernels.microkernel(xb + i * xStride, panel, kc, c, destStride,
                                   load, bias);
               continue;
             }
@@ -110,7 +111,7 @@ static void gemmColumns(const IsaKernels &kernels, const LinearArgs &a,
                 std::memcpy(tile + r * nr, c + r * destStride,
                             sizeof(float) * cols);
             }
-            kernels.microkernel(xb + i * kcMax, panel, kc, tile, nr, load,
+            kernels.microkernel(xb + i * xStride, panel, kc, tile, nr, load,
                                 bias);
             for (int64_t r = 0; r < rows; ++r)
               std::memcpy(c + r * destStride, tile + r * nr,

@@ -119,7 +119,7 @@ LLMC_AVX2 static void microkernelAvx2(const float *xb, const float *panel,
     __m256 b1 = _mm256_load_ps(panel + kk * kNr + 8);
 #pragma GCC unroll 6
     for (int r = 0; r < kMr; ++r) {
-      __m256 x = _mm256_broadcast_ss(xb + r * kKc + kk);
+      __m256 x = _mm256_broadcast_ss(xb + r * getXBlockStride(kKc) + kk);
       acc[r][0] = _mm256_fmadd_ps(x, b0, acc[r][0]);
       acc[r][1] = _mm256_fmadd_ps(x, b1, acc[r][1]);
     }

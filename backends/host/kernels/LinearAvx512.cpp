@@ -115,7 +115,7 @@ LLMC_AVX512 static void microkernelAvx512(const float *xb, const float *panel,
     __m512 b1 = _mm512_load_ps(panel + kk * kNr + 16);
 #pragma GCC unroll 14
     for (int r = 0; r < kMr; ++r) {
-      __m512 x = _mm512_set1_ps(xb[r * kKc + kk]);
+      __m512 x = _mm512_set1_ps(xb[r * getXBlockStride(kKc) + kk]);
       acc[r][0] = _mm512_fmadd_ps(x, b0, acc[r][0]);
       acc[r][1] = _mm512_fmadd_ps(x, b1, acc[r][1]);
     }

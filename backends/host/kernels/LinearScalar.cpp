@@ -111,7 +111,7 @@ static void microkernelScalar(const float *xb, const float *panel, int64_t kc,
       acc[r][j] = load ? c[r * cStride + j] : 0.0f;
   for (int64_t kk = 0; kk < kc; ++kk)
     for (int64_t r = 0; r < kMr; ++r) {
-      float x = xb[r * kKc + kk];
+      float x = xb[r * getXBlockStride(kKc) + kk];
       for (int64_t j = 0; j < kNr; ++j)
         acc[r][j] += x * panel[kk * kNr + j];
     }
