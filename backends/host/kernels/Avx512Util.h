@@ -43,6 +43,48 @@ LLMC_AVX512 LLMC_INLINE __m512 loadFloats(const void *data, int64_t index,
       _mm512_slli_epi32(_mm512_cvtepu16_epi32(halves), 16));
 }
 
+/// Transposes a 16 x 16 block of rows stored as T, widened:
+/// out[c * outStride + r] = in[first + r * inStride + c], zero for rows
+/// r >= rowCount.
+template <FloatType T>
+LLMC_AVX512 inline void transpose16(const void *in, int64_t first,
+                                    int64_t inStride, int64_t rowCount,
+                                    float *out, int64_t outStride) {
+  __m512 r[16], t[16];
+  for (int i = 0; i < 16; ++i)
+    r[i] = i < rowCount ? loadFloats<T>(in, first + i * inStride, 0xffff)
+                        : _mm512_setzero_ps();
+  for (int i = 0; i < 16; i += 2) {
+    t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
+    t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+  }
+  for (int i = 0; i < 16; i += 4)
+    for (int j = 0; j < 2; ++j) {
+      r[i + j] = _mm512_castpd_ps(_mm512_unpacklo_pd(
+          _mm512_castps_pd(t[i + j]), _mm512_castps_pd(t[i + j + 2])));
+      r[i + j + 2] = _mm512_castpd_ps(_mm512_unpackhi_pd(
+          _mm512_castps_pd(t[i + j]), _mm512_castps_pd(t[i + j + 2])));
+    }
+  // Rows 0..3 now hold, per 128-bit lane q, columns 4q + {0, 2, 1, 3} of
+  // rows 0..3 of each quad; gather the lanes across quads.
+  for (int i = 0; i < 4; ++i) {
+    __m512 a = r[i], b = r[i + 4], c = r[i + 8], d = r[i + 12];
+    __m512 ab0 = _mm512_shuffle_f32x4(a, b, _MM_SHUFFLE(1, 0, 1, 0));
+    __m512 ab1 = _mm512_shuffle_f32x4(a, b, _MM_SHUFFLE(3, 2, 3, 2));
+    __m512 cd0 = _mm512_shuffle_f32x4(c, d, _MM_SHUFFLE(1, 0, 1, 0));
+    __m512 cd1 = _mm512_shuffle_f32x4(c, d, _MM_SHUFFLE(3, 2, 3, 2));
+    t[i] = _mm512_shuffle_f32x4(ab0, cd0, _MM_SHUFFLE(2, 0, 2, 0));
+    t[i + 4] = _mm512_shuffle_f32x4(ab0, cd0, _MM_SHUFFLE(3, 1, 3, 1));
+    t[i + 8] = _mm512_shuffle_f32x4(ab1, cd1, _MM_SHUFFLE(2, 0, 2, 0));
+    t[i + 12] = _mm512_shuffle_f32x4(ab1, cd1, _MM_SHUFFLE(3, 1, 3, 1));
+  }
+  // t[i + 4q] holds column 4q + perm(i) of all 16 rows, perm = {0, 2, 1, 3}.
+  static constexpr int kPerm[4] = {0, 2, 1, 3};
+  for (int q = 0; q < 4; ++q)
+    for (int i = 0; i < 4; ++i)
+      _mm512_storeu_ps(out + (4 * q + kPerm[i]) * outStride, t[i + 4 * q]);
+}
+
 /// The dword lanes of 16 bytes (fewer, zero-filled, when n < 16).
 LLMC_AVX512 LLMC_INLINE __m512i loadBytes(const uint8_t *at, int64_t n,
                                           bool isSigned) {

@@ -97,6 +97,9 @@ private:
 /// GFLOP/s, down 179-208 -> 220-234, medians of 4 runs).
 constexpr int64_t getXBlockStride(int64_t kc) { return kc + 16; }
 
+using DequantizeFn = void (*)(const Weights &w, int64_t j, int64_t c0,
+                              int64_t len, float *out);
+
 struct IsaKernels {
   Isa isa;
 
@@ -110,8 +113,7 @@ struct IsaKernels {
   void (*gate)(Activation act, float *g, const float *u, int64_t n);
 
   /// out[0, len) = dequant(w)[j, c0 .. c0 + len).
-  void (*dequantize)(const Weights &w, int64_t j, int64_t c0, int64_t len,
-                     float *out);
+  DequantizeFn dequantize;
 
   /// The matrix-vector path, for m <= gemvMaxRows: computes the output
   /// columns of `args` (gate activation included) that `claims` hands the
@@ -127,6 +129,10 @@ struct IsaKernels {
   int64_t mr, nr, kc;
   void (*microkernel)(const float *xb, const float *panel, int64_t kc, float *c,
                       int64_t cStride, bool load, const float *bias);
+  /// panel[kk * nr + jj] = dequant(w)[j0 + jj, c0 + kk] for kk < kc and
+  /// jj < cols; the columns from cols to nr are zero.
+  void (*packPanel)(const Weights &w, int64_t j0, int64_t cols, int64_t c0,
+                    int64_t kc, float *panel);
 
   /// Attention for query rows [i0, i1) of every query head that shares
   /// key/value head `kvHead`.
@@ -274,6 +280,13 @@ void attentionRowsAvx2(const AttentionArgs &args, int64_t kvHead, int64_t i0,
                        int64_t i1);
 void attentionRowsAvx512(const AttentionArgs &args, int64_t kvHead, int64_t i0,
                          int64_t i1);
+
+/// IsaKernels::packPanel for the paths without a transposing one (nr
+/// columns a panel): a weight row at a time through `dequantize`, scattered
+/// into the panel.
+void packPanelByRows(DequantizeFn dequantize, int64_t nr, const Weights &w,
+                     int64_t j0, int64_t cols, int64_t c0, int64_t kc,
+                     float *panel);
 
 /// The scalar helpers of the vector paths.
 void dequantizeScalar(const Weights &w, int64_t j, int64_t c0, int64_t len,

@@ -36,16 +36,14 @@ const IsaKernels &getKernels(Isa isa) {
   return getScalarKernels();
 }
 
-/// Packs panel[kk][jj] = dequant(w)[j0 + jj, c0 + kk] for kk < kc, jj <
-/// cols; columns from cols to nr are zero.
-static void packPanel(const IsaKernels &kernels, const Weights &w, int64_t j0,
-                      int64_t cols, int64_t c0, int64_t kc, float *panel,
-                      float *row) {
-  int64_t nr = kernels.nr;
+void packPanelByRows(DequantizeFn dequantize, int64_t nr, const Weights &w,
+                     int64_t j0, int64_t cols, int64_t c0, int64_t kc,
+                     float *panel) {
+  float *row = getScratchAs<float>(Scratch::Rows, kc);
   if (cols < nr)
     std::memset(panel, 0, sizeof(float) * kc * nr);
   for (int64_t jj = 0; jj < cols; ++jj) {
-    kernels.dequantize(w, j0 + jj, c0, kc, row);
+    dequantize(w, j0 + jj, c0, kc, row);
     for (int64_t kk = 0; kk < kc; ++kk)
       panel[kk * nr + jj] = row[kk];
   }
@@ -67,7 +65,6 @@ static void gemmColumns(const IsaKernels &kernels, const LinearArgs &a,
   const int64_t xStride = getXBlockStride(kcMax);
   float *xb = getScratchAs<float>(Scratch::X, paddedM * xStride);
   float *panel = getScratchAs<float>(Scratch::Panel, kcMax * nr);
-  float *row = getScratchAs<float>(Scratch::Rows, kcMax);
   float *tile = getScratchAs<float>(Scratch::Tile, mr * nr + nr);
   float *paddedBias = tile + mr * nr;
   float *upTile =
@@ -85,8 +82,7 @@ static void gemmColumns(const IsaKernels &kernels, const LinearArgs &a,
       for (int64_t jp = jb; jp < je; jp += nr) {
         int64_t cols = std::min(nr, je - jp);
         for (int matrix = 0; matrix < (gated ? 2 : 1); ++matrix) {
-          packPanel(kernels, matrix ? *a.up : *p.w, jp, cols, c0, kc, panel,
-                    row);
+          kernels.packPanel(matrix ? *a.up : *p.w, jp, cols, c0, kc, panel);
           float *dest = matrix ? upTile + (jp - jb) : p.y + jp;
           int64_t destStride = matrix ? blockCols : p.yStride;
           bool load = !first || (!gated && p.accumulate);

@@ -135,6 +135,11 @@ LLMC_AVX2 static void microkernelAvx2(const float *xb, const float *panel,
   }
 }
 
+static void packPanelAvx2(const Weights &w, int64_t j0, int64_t cols,
+                          int64_t c0, int64_t kc, float *panel) {
+  packPanelByRows(dequantizeAvx2, kNr, w, j0, cols, c0, kc, panel);
+}
+
 const IsaKernels &getAvx2Kernels() {
   static const IsaKernels kernels = {
       Isa::Avx2,
@@ -150,6 +155,7 @@ const IsaKernels &getAvx2Kernels() {
       kNr,
       kKc,
       microkernelAvx2,
+      packPanelAvx2,
       attentionRowsAvx2,
   };
   return kernels;

@@ -120,6 +120,11 @@ static void microkernelScalar(const float *xb, const float *panel, int64_t kc,
       c[r * cStride + j] = bias ? acc[r][j] + bias[j] : acc[r][j];
 }
 
+static void packPanelScalar(const Weights &w, int64_t j0, int64_t cols,
+                            int64_t c0, int64_t kc, float *panel) {
+  packPanelByRows(dequantizeScalar, kNr, w, j0, cols, c0, kc, panel);
+}
+
 const IsaKernels &getScalarKernels() {
   static const IsaKernels kernels = {
       Isa::Scalar,
@@ -135,6 +140,7 @@ const IsaKernels &getScalarKernels() {
       kNr,
       kKc,
       microkernelScalar,
+      packPanelScalar,
       attentionRowsScalar,
   };
   return kernels;
