@@ -142,6 +142,7 @@ LLMC_AVX512 static void microkernelAvx512(const float *xb, const float *panel,
 LLMC_AVX512 static void packPanelAvx512(const Weights &w, int64_t j0,
                                         int64_t cols, int64_t c0, int64_t kc,
                                         float *panel) {
+  static_assert(kNr % 16 == 0, "a panel holds whole 16-column blocks");
   float *rows = getScratchAs<float>(Scratch::Rows, 16 * kc);
   for (int64_t jj = 0; jj < kNr; jj += 16) {
     const int64_t count = std::clamp<int64_t>(cols - jj, 0, 16);
