@@ -93,6 +93,45 @@ bool ranksBefore(float a, int64_t ia, float b, int64_t ib) {
   return ia < ib;
 }
 
+/// The column of the best of `values` (ranksBefore), n > 0. A greedy
+/// decode step ranks a whole vocabulary (150k logits), so this takes one
+/// pass: the largest value of each block over independent chains, and a
+/// scan only of the blocks that hold a NaN (or an infinity, which v - v
+/// cannot tell apart) or beat the best so far.
+int64_t findBest(const float *values, int64_t n) {
+  constexpr int64_t kBlock = 512, kChains = 8;
+  int64_t best = -1;
+  float bestValue = -INFINITY;
+  for (int64_t start = 0; start < n; start += kBlock) {
+    const int64_t end = std::min(n, start + kBlock);
+    float largest[kChains], nonFinite[kChains];
+    std::fill(largest, largest + kChains, -INFINITY);
+    std::fill(nonFinite, nonFinite + kChains, 0.0f);
+    int64_t c = start;
+    for (; c + kChains <= end; c += kChains)
+      for (int64_t j = 0; j < kChains; ++j) {
+        largest[j] = std::max(largest[j], values[c + j]);
+        nonFinite[j] += values[c + j] - values[c + j];
+      }
+    for (; c < end; ++c) {
+      largest[0] = std::max(largest[0], values[c]);
+      nonFinite[0] += values[c] - values[c];
+    }
+    if (std::isnan(std::accumulate(nonFinite, nonFinite + kChains, 0.0f))) {
+      const float *nan = std::find_if(values + start, values + end,
+                                      [](float v) { return std::isnan(v); });
+      if (nan != values + end)
+        return nan - values;
+    }
+    const float blockMax = *std::max_element(largest, largest + kChains);
+    if (best < 0 || blockMax > bestValue) {
+      best = std::find(values + start, values + end, blockMax) - values;
+      bestValue = blockMax;
+    }
+  }
+  return best;
+}
+
 /// ARGMAX (k = 1) and TOPK: the k best columns of every row, best first.
 llvm::Error runRanking(const cmd::Compute &compute,
                        const HostOperands &operands) {
@@ -108,6 +147,17 @@ llvm::Error runRanking(const cmd::Compute &compute,
                         "present, [rows, k] float values");
   int64_t cols = x.cols();
   std::vector<float> row(cols), best(k);
+  if (k == 1 && cols > 0) {
+    for (int64_t r = 0; r < x.rows(); ++r) {
+      x.widenRow(r, cols, row.data());
+      int64_t column = findBest(row.data(), cols);
+      int32_t index = static_cast<int32_t>(column);
+      std::memcpy(indices.row(r), &index, 4);
+      if (values.present())
+        values.narrowRow(r, &row[column]);
+    }
+    return llvm::Error::success();
+  }
   std::vector<int64_t> order(cols);
   for (int64_t r = 0; r < x.rows(); ++r) {
     x.widenRow(r, cols, row.data());

@@ -338,6 +338,31 @@ TEST_F(HostDeviceTest, GatherRankAndCopy) {
   EXPECT_THAT(get(copied), ElementsAre(2, 4, 6));
 }
 
+TEST_F(HostDeviceTest, ArgmaxRanksWholeVocabularies) {
+  // Rows longer than the ranking's blocks: a tie across blocks goes to the
+  // lower column, a NaN ranks above every number (the first NaN wins), and
+  // a row of -inf ranks its first column.
+  const int64_t cols = 1500;
+  device.global().allocate(cmd::REGION_ACTIVATION, 4 * 3 * cols + 128);
+  std::vector<float> values(3 * cols, -INFINITY);
+  for (int64_t c = 0; c < cols; ++c)
+    values[c] = values[cols + c] = float(c % 300);
+  values[700] = values[1200] = 1000;
+  values[cols + 1300] = values[cols + 1400] = NAN;
+  values[cols + 100] = INFINITY;
+  cmd::GlobalTensor scores = put(0, 3, cols, values);
+  cmd::GlobalTensor best = put(3 * cols * 4, 3, 1, {0, 0, 0});
+  cmd::GlobalTensor ids =
+      putInts(3 * cols * 4 + 64, 3, 1, {0, 0, 0}, cmd::DTYPE_I32);
+  add(cmd::ARGMAX, {scores}, {best, ids});
+  ASSERT_EQ(run(), "");
+  EXPECT_THAT(getInts(ids), ElementsAre(700, 1300, 0));
+  std::vector<float> bestValues = get(best);
+  EXPECT_EQ(bestValues[0], 1000);
+  EXPECT_TRUE(std::isnan(bestValues[1]));
+  EXPECT_EQ(bestValues[2], -INFINITY);
+}
+
 TEST_F(HostDeviceTest, RejectsOtherStreamVersions) {
   cmd::CommandStream stream;
   stream.set_version(1);
