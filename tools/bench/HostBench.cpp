@@ -172,11 +172,14 @@ static llvm::Expected<Figures> benchmark(const binary::LoadedBinary &binary,
   if (!logits)
     return logits.takeError();
   figures.prefillTokensPerSecond = promptTokens / (host::now() - start);
-  // One untimed step first: the decode pieces' first run.
+  // A step is what greedy generation runs a token: greedy_head picks it
+  // from the logits, then the model runs it. One untimed step first: the
+  // decode pieces' first run.
   auto step = [&]() -> llvm::Error {
-    int32_t next = static_cast<int32_t>(
-        std::max_element(logits->begin(), logits->end()) - logits->begin());
-    logits = session.feed({next});
+    llvm::Expected<int32_t> next = session.pickGreedy(*logits);
+    if (!next)
+      return next.takeError();
+    logits = session.feed({*next});
     return logits ? llvm::Error::success() : logits.takeError();
   };
   if (llvm::Error error = step())
