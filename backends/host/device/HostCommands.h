@@ -93,12 +93,12 @@ llvm::Error commandError(const llvm::Twine &message);
 /// threads, not one each. Each output is computed as it would be alone.
 class MatMulGroup {
 public:
-  /// Checks the operands of a MATMUL or A16MATMUL and adds it to the group;
-  /// false, leaving the group as it is, when it does not fit: another
-  /// opcode, x or weight layout, or an output that one of the commands
-  /// would read were they run in turn.
+  /// Checks the operands of a MATMUL or A16MATMUL and adds it to the group,
+  /// taking `operands`; false, leaving the group and `operands` as they
+  /// are, when it does not fit: another opcode, x or weight layout, or an
+  /// output that one of the commands would read were they run in turn.
   llvm::Expected<bool> tryAdd(const cmd::Compute &compute,
-                              HostOperands operands);
+                              HostOperands &&operands);
   /// Runs the commands added so far and empties the group.
   void run(WorkerPool &pool);
 

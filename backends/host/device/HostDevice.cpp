@@ -9,6 +9,7 @@
 #include "backends/host/kernels/WorkerPool.h"
 
 #include <chrono>
+#include <optional>
 
 namespace llmc::host {
 
@@ -103,35 +104,42 @@ HostDevice::run(const cmd::CommandStream &stream) {
         "stream '" + stream.name() + "', command " + llvm::Twine(at) + " (" +
             cmodel::getOpcodeName(commands[at].compute().opcode()) + ")");
   };
-  for (int index = 0; index < commands.size();) {
+  // A product that does not join the group before it starts the next one
+  // with its operands already resolved.
+  std::optional<HostOperands> resolved;
+  auto resolve = [&](int at) -> llvm::Error {
+    if (resolved)
+      return llvm::Error::success();
     llvm::Expected<HostOperands> operands =
-        resolveOperands(commands[index], memory);
+        resolveOperands(commands[at], memory);
     if (!operands)
-      return fail(operands.takeError(), index);
+      return operands.takeError();
+    resolved = std::move(*operands);
+    return llvm::Error::success();
+  };
+  for (int index = 0; index < commands.size();) {
+    if (llvm::Error error = resolve(index))
+      return fail(std::move(error), index);
     if (!isMatMul(commands[index])) {
       if (llvm::Error error =
-              runCommand(commands[index].compute(), *operands, *pool))
+              runCommand(commands[index].compute(), *resolved, *pool))
         return fail(std::move(error), index);
+      resolved.reset();
       ++index;
       continue;
     }
     // Products that read one x run together (MatMulGroup).
     MatMulGroup group;
-    const int first = index;
-    for (int next = first; next < commands.size() && isMatMul(commands[next]);
-         ++next) {
-      if (next != first) {
-        operands = resolveOperands(commands[next], memory);
-        if (!operands)
-          return fail(operands.takeError(), next);
-      }
+    for (; index < commands.size() && isMatMul(commands[index]); ++index) {
+      if (llvm::Error error = resolve(index))
+        return fail(std::move(error), index);
       llvm::Expected<bool> added =
-          group.tryAdd(commands[next].compute(), std::move(*operands));
+          group.tryAdd(commands[index].compute(), std::move(*resolved));
       if (!added)
-        return fail(added.takeError(), next);
+        return fail(added.takeError(), index);
       if (!*added)
         break;
-      index = next + 1;
+      resolved.reset();
     }
     group.run(*pool);
   }

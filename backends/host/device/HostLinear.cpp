@@ -273,7 +273,7 @@ llvm::Error runAttention(const cmd::Compute &compute,
 } // namespace
 
 llvm::Expected<bool> MatMulGroup::tryAdd(const cmd::Compute &compute,
-                                         HostOperands operands) {
+                                         HostOperands &&operands) {
   const bool quantized = compute.opcode() == cmd::A16MATMUL;
   const TensorRef &x = operands.in(0), &bias = getBias(compute, operands);
   const TensorRef &y = operands.out(0);
