@@ -146,11 +146,18 @@ llvm::Error runRanking(const cmd::Compute &compute,
     return commandError("ranking writes [rows, k] I32 indices and, if "
                         "present, [rows, k] float values");
   int64_t cols = x.cols();
-  std::vector<float> row(cols), best(k);
   if (k == 1 && cols > 0) {
+    std::vector<float> widened;
     for (int64_t r = 0; r < x.rows(); ++r) {
-      x.widenRow(r, cols, row.data());
-      int64_t column = findBest(row.data(), cols);
+      // Aligned f32 rows (lm_head's logits) are ranked where they lie.
+      const float *row = reinterpret_cast<const float *>(x.row(r));
+      if (x.dtype() != cmd::DTYPE_F32 ||
+          reinterpret_cast<uintptr_t>(row) % alignof(float)) {
+        widened.resize(cols);
+        x.widenRow(r, cols, widened.data());
+        row = widened.data();
+      }
+      int64_t column = findBest(row, cols);
       int32_t index = static_cast<int32_t>(column);
       std::memcpy(indices.row(r), &index, 4);
       if (values.present())
@@ -158,6 +165,7 @@ llvm::Error runRanking(const cmd::Compute &compute,
     }
     return llvm::Error::success();
   }
+  std::vector<float> row(cols), best(k);
   std::vector<int64_t> order(cols);
   for (int64_t r = 0; r < x.rows(); ++r) {
     x.widenRow(r, cols, row.data());

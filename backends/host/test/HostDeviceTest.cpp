@@ -343,7 +343,7 @@ TEST_F(HostDeviceTest, ArgmaxRanksWholeVocabularies) {
   // lower column, a NaN ranks above every number (the first NaN wins), and
   // a row of -inf ranks its first column.
   const int64_t cols = 1500;
-  device.global().allocate(cmd::REGION_ACTIVATION, 4 * 3 * cols + 128);
+  device.global().allocate(cmd::REGION_ACTIVATION, 6 * 3 * cols + 256);
   std::vector<float> values(3 * cols, -INFINITY);
   for (int64_t c = 0; c < cols; ++c)
     values[c] = values[cols + c] = float(c % 300);
@@ -355,8 +355,17 @@ TEST_F(HostDeviceTest, ArgmaxRanksWholeVocabularies) {
   cmd::GlobalTensor ids =
       putInts(3 * cols * 4 + 64, 3, 1, {0, 0, 0}, cmd::DTYPE_I32);
   add(cmd::ARGMAX, {scores}, {best, ids});
+  // Half-precision rows are widened first.
+  cmd::GlobalTensor halfScores =
+      put(3 * cols * 4 + 128, 1, cols,
+          std::vector<float>(values.begin(), values.begin() + cols),
+          cmd::DTYPE_F16);
+  cmd::GlobalTensor halfId =
+      putInts(3 * cols * 4 + 128 + 2 * cols, 1, 1, {0}, cmd::DTYPE_I32);
+  add(cmd::ARGMAX, {halfScores}, {{}, halfId});
   ASSERT_EQ(run(), "");
   EXPECT_THAT(getInts(ids), ElementsAre(700, 1300, 0));
+  EXPECT_THAT(getInts(halfId), ElementsAre(700));
   std::vector<float> bestValues = get(best);
   EXPECT_EQ(bestValues[0], 1000);
   EXPECT_TRUE(std::isnan(bestValues[1]));
