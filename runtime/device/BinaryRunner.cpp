@@ -6,6 +6,7 @@
 #include "runtime/device/IoTensors.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
 
@@ -24,6 +25,10 @@ session::ModelDims getModelDims(const binary::ModelInfo &model) {
   dims.maxInputLength = model.max_input_length();
   return dims;
 }
+
+/// Where each piece's IO region starts in the runner's one mapping: a
+/// cache line of its own.
+static constexpr uint64_t kIoAlignment = 64;
 
 static llvm::Error runnerError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
@@ -63,7 +68,7 @@ llvm::Error BinaryRunner::load() {
     return error;
   if (llvm::Error error = device->getChip().validate())
     return error;
-  uint64_t activationBytes = 0;
+  uint64_t activationBytes = 0, ioBytes = 0;
   for (const binary::Piece &piece : manifest.pieces()) {
     auto prefix = [&](llvm::Error error) {
       return runnerError("piece " + piece.name() + ": " +
@@ -89,6 +94,21 @@ llvm::Error BinaryRunner::load() {
     loaded.manifest = &piece;
     loaded.stream = &stream->second;
     activationBytes = std::max(activationBytes, piece.activation_bytes());
+    ioBytes += llvm::alignTo(piece.io_bytes(), kIoAlignment);
+  }
+  if (ioBytes > 0) {
+    ioMemory = cmodel::HugePageMemory::allocate(ioBytes);
+    if (!ioMemory)
+      return runnerError("the system gives no memory for the pieces' IO "
+                         "regions (" +
+                         llvm::Twine(ioBytes) + " bytes)");
+  }
+  uint64_t ioOffset = 0;
+  for (const binary::Piece &piece : manifest.pieces()) {
+    pieces[piece.name()].io =
+        ioMemory ? ioMemory->bytes().slice(ioOffset, piece.io_bytes())
+                 : llvm::MutableArrayRef<uint8_t>();
+    ioOffset += llvm::alignTo(piece.io_bytes(), kIoAlignment);
   }
   cmodel::GlobalMemory &global = device->global();
   device->attachWeights(binary.coeff());
@@ -104,8 +124,6 @@ llvm::Error BinaryRunner::runPiece(LoadedPiece &piece,
   if (static_cast<int>(inputs.size()) != manifest.inputs_size())
     return runnerError("takes " + llvm::Twine(manifest.inputs_size()) +
                        " inputs, not " + llvm::Twine(inputs.size()));
-  if (piece.io.empty())
-    piece.io.assign(manifest.io_bytes(), 0);
   // What the region holds of a history is unknown until the writes end.
   piece.historyOwner = 0;
   int64_t historyRows = 0;
@@ -174,6 +192,8 @@ BinaryRunner::runNamed(llvm::StringRef name, llvm::ArrayRef<Tensor> inputs,
     return runnerError("piece " + name + ": " +
                        llvm::toString(std::move(error)));
   std::vector<Tensor> outputs;
+  // Reserved: Tensor's move may throw, so growing the vector would copy.
+  outputs.reserve(piece.manifest->outputs_size());
   for (const binary::Tensor &slot : piece.manifest->outputs())
     outputs.push_back(readIoTensor(slot, piece.io));
   return outputs;

@@ -19,6 +19,7 @@
 #ifndef LLMC_RUNTIME_DEVICE_BINARYRUNNER_H
 #define LLMC_RUNTIME_DEVICE_BINARYRUNNER_H
 
+#include "backends/common/cmodel/HugePageMemory.h"
 #include "backends/common/cmodel/StreamDevice.h"
 #include "runtime/format/BinaryReader.h"
 #include "runtime/session/ModelDims.h"
@@ -84,8 +85,8 @@ private:
   struct LoadedPiece {
     const binary::Piece *manifest = nullptr;
     const cmd::CommandStream *stream = nullptr;
-    /// The IO region; allocated at the first run.
-    std::vector<uint8_t> io;
+    /// The IO region, the piece's slice of ioMemory.
+    llvm::MutableArrayRef<uint8_t> io;
     /// Whose history the region holds, and how many rows of it.
     uint64_t historyOwner = 0;
     int64_t historyRows = 0;
@@ -107,6 +108,8 @@ private:
   /// Parsed streams by section index; pieces may share one.
   std::map<uint64_t, cmd::CommandStream> streams;
   llvm::StringMap<LoadedPiece> pieces;
+  /// Every piece's IO region, zeroed, on huge pages (HugePageMemory.h).
+  std::unique_ptr<cmodel::HugePageMemory> ioMemory;
   DeviceTotals totals;
 };
 

@@ -5,7 +5,6 @@
 #include "backends/common/cmodel/Operands.h"
 #include "backends/common/cmodel/Trap.h"
 #include "backends/host/device/HostCommands.h"
-#include "backends/host/device/HugePageCopy.h"
 #include "backends/host/kernels/WorkerPool.h"
 
 #include <chrono>
@@ -20,7 +19,7 @@ HostDevice::HostDevice(const plugins::ChipDescriptor &chip,
 HostDevice::~HostDevice() = default;
 
 void HostDevice::attachWeights(llvm::ArrayRef<uint8_t> coeff) {
-  weights = HugePageCopy::create(coeff);
+  weights = cmodel::HugePageMemory::copyReadOnly(coeff);
   memory.attachReadOnly(cmd::REGION_COEFF, weights ? weights->bytes() : coeff);
 }
 

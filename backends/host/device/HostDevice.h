@@ -12,13 +12,13 @@
 #ifndef LLMC_BACKENDS_HOST_DEVICE_HOSTDEVICE_H
 #define LLMC_BACKENDS_HOST_DEVICE_HOSTDEVICE_H
 
+#include "backends/common/cmodel/HugePageMemory.h"
 #include "backends/common/cmodel/StreamDevice.h"
 
 #include <memory>
 
 namespace llmc::host {
 
-class HugePageCopy;
 class WorkerPool;
 
 class HostDevice : public cmodel::StreamDevice {
@@ -29,7 +29,7 @@ public:
 
   cmodel::GlobalMemory &global() override { return memory; }
   /// Reads the weights from a copy on huge pages when the system gives one
-  /// (see HugePageCopy.h).
+  /// (see HugePageMemory.h).
   void attachWeights(llvm::ArrayRef<uint8_t> coeff) override;
   const plugins::ChipDescriptor &getChip() const override { return chip; }
   bool modelsTime() const override { return false; }
@@ -41,7 +41,7 @@ private:
   plugins::ChipDescriptor chip;
   cmodel::GlobalMemory memory;
   std::unique_ptr<WorkerPool> pool;
-  std::unique_ptr<HugePageCopy> weights;
+  std::unique_ptr<cmodel::HugePageMemory> weights;
 };
 
 } // namespace llmc::host

@@ -8,7 +8,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "backends/host/device/HostDevice.h"
-#include "backends/host/device/HugePageCopy.h"
 
 #include "backends/common/cmodel/Convert.h"
 #include "backends/common/cmodel/StreamBuilder.h"
@@ -209,17 +208,6 @@ TEST_F(HostDeviceTest, BadMatMulInAGroupNamesItsCommand) {
   add(cmd::MATMUL, {x, w}, {y});
   add(cmd::MATMUL, {x, w}, {wrong});
   EXPECT_THAT(run(), HasSubstr("command 1 (MATMUL)"));
-}
-
-TEST(HugePageCopyTest, CopiesOntoAlignedMemory) {
-  std::vector<uint8_t> bytes((size_t(3) << 20) + 5);
-  for (size_t i = 0; i < bytes.size(); ++i)
-    bytes[i] = uint8_t(i * 131 + 7);
-  std::unique_ptr<host::HugePageCopy> copy = host::HugePageCopy::create(bytes);
-  ASSERT_TRUE(copy);
-  EXPECT_EQ(reinterpret_cast<uintptr_t>(copy->bytes().data()) % (2 << 20), 0u);
-  EXPECT_EQ(copy->bytes(), llvm::ArrayRef<uint8_t>(bytes));
-  EXPECT_FALSE(host::HugePageCopy::create({}));
 }
 
 TEST_F(HostDeviceTest, GroupQuantizedFourBitWeights) {

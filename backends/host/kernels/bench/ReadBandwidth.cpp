@@ -2,12 +2,11 @@
 
 #include "backends/host/kernels/bench/ReadBandwidth.h"
 
-#include <cstdlib>
+#include "backends/common/cmodel/HugePageMemory.h"
+
 #include <cstring>
 #include <memory>
 #include <vector>
-
-#include <sys/mman.h>
 
 namespace llmc::host {
 
@@ -38,14 +37,13 @@ sumFloats(const float *data, int64_t n) {
 double measureReadBandwidth(WorkerPool &pool) {
   const int64_t n = (int64_t(1) << 30) / 4;
   // On transparent huge pages, as the host device keeps its weights
-  // (HugePageCopy.h): over 4 KiB pages the prefetchers restart at every
+  // (HugePageMemory.h): over 4 KiB pages the prefetchers restart at every
   // page, and the roofline would understate what the machine reads.
-  constexpr size_t kHugePage = size_t(2) << 20;
-  std::unique_ptr<float[], decltype(&std::free)> data(
-      static_cast<float *>(std::aligned_alloc(kHugePage, n * 4)), &std::free);
-  if (!data)
+  std::unique_ptr<cmodel::HugePageMemory> memory =
+      cmodel::HugePageMemory::allocate(n * 4);
+  if (!memory)
     return 0;
-  madvise(data.get(), n * 4, MADV_HUGEPAGE);
+  float *data = reinterpret_cast<float *>(memory->bytes().data());
   pool.parallelFor(n, 4096, [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i)
       data[i] = float(i & 7);
@@ -55,7 +53,7 @@ double measureReadBandwidth(WorkerPool &pool) {
       [&] {
         pool.parallelFor(n, 1 << 16, [&](int64_t b, int64_t e) {
           partial[(b / (1 << 16)) % partial.size()] =
-              sumFloats(data.get() + b, e - b);
+              sumFloats(data + b, e - b);
         });
       },
       2.0, 5);
