@@ -122,14 +122,19 @@ Session::runChunk(llvm::ArrayRef<int32_t> chunk, Phase phase) {
       {Tensor::fromI32({1, length}, ids)}, 1);
   if (!embedded)
     return embedded.takeError();
-  Tensor hidden = std::move((*embedded)[0]);
-  Tensor positionTensor = Tensor::fromI32({1, length}, positions);
-  Tensor maskTensor =
-      Tensor::fromF32({1, length, historySlots + length}, std::move(mask));
+  // A layer's inputs: the hidden state, the positions and the mask, which
+  // every layer shares (a prefill's mask is a megabyte: copying it a layer
+  // cost a fresh allocation and its page faults), then any history.
+  enum { kHidden, kPositions, kMask, kSharedInputs };
+  std::vector<Tensor> inputs;
+  inputs.reserve(kSharedInputs + 2);
+  inputs.push_back(std::move((*embedded)[0]));
+  inputs.push_back(Tensor::fromI32({1, length}, positions));
+  inputs.push_back(
+      Tensor::fromF32({1, length, historySlots + length}, std::move(mask)));
 
   for (int64_t layer = 0; layer < dims.numLayers; ++layer) {
-    std::vector<Tensor> inputs = {std::move(hidden), positionTensor,
-                                  maskTensor};
+    inputs.resize(kSharedInputs);
     std::string name =
         "block." + std::to_string(layer) + "." + getPhaseName(phase).str();
     std::optional<HistoryFrom> historyFrom;
@@ -150,12 +155,13 @@ Session::runChunk(llvm::ArrayRef<int32_t> chunk, Phase phase) {
         runPiece(runner, name, inputs, 3, historyFrom);
     if (!outputs)
       return outputs.takeError();
-    hidden = std::move((*outputs)[0]);
+    inputs[kHidden] = std::move((*outputs)[0]);
     if (llvm::Error error =
             cache.store(layer, history, count, (*outputs)[1], (*outputs)[2]))
       return sessionError("piece " + name + ": " +
                           llvm::toString(std::move(error)));
   }
+  const Tensor &hidden = inputs[kHidden];
   if (!hidden.isF32() || hidden.getNumElements() < count * dims.hiddenSize)
     return sessionError("the hidden state " + hidden.describe() +
                         " holds fewer than " + llvm::Twine(count) +
