@@ -19,9 +19,12 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "backends/common/cmodel/HugePageMemory.h"
 #include "backends/host/kernels/Kernels.h"
 #include "backends/host/kernels/bench/ComputePeak.h"
 #include "backends/host/kernels/bench/ReadBandwidth.h"
+
+#include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
 #include <chrono>
@@ -34,12 +37,43 @@
 #include <string>
 #include <vector>
 
+using namespace llmc;
 using namespace llmc::host;
 
 namespace {
 
+/// Memory for matrices, handed out in order from chunks on huge pages, as
+/// the host device keeps a binary's weights (HugePageMemory.h): over 4 KiB
+/// pages a stream reads measurably slower, and the decode figures would
+/// not be the model's.
+class MatrixArena {
+public:
+  llvm::MutableArrayRef<uint8_t> allocate(int64_t bytes) {
+    bytes = llvm::alignTo(bytes, 64);
+    if (chunks.empty() ||
+        used + bytes > int64_t(chunks.back()->bytes().size())) {
+      chunks.push_back(cmodel::HugePageMemory::allocate(
+          std::max<int64_t>(bytes, int64_t(64) << 20)));
+      if (!chunks.back()) {
+        std::fprintf(stderr, "kernels_bench: out of memory\n");
+        std::exit(1);
+      }
+      used = 0;
+    }
+    llvm::MutableArrayRef<uint8_t> slice =
+        chunks.back()->bytes().slice(used, bytes);
+    used += bytes;
+    return slice;
+  }
+
+private:
+  std::vector<std::unique_ptr<cmodel::HugePageMemory>> chunks;
+  int64_t used = 0;
+};
+
+/// A matrix's bytes, in an arena that outlives it.
 struct Matrix {
-  std::vector<uint8_t> data, scale, zp;
+  llvm::MutableArrayRef<uint8_t> data, scale, zp;
   Weights w;
 };
 
@@ -67,10 +101,11 @@ const char *formatName(Format f) {
   return "?";
 }
 
-Matrix makeMatrix(Format f, int64_t n, int64_t k, std::mt19937 &rng) {
+Matrix makeMatrix(Format f, int64_t n, int64_t k, std::mt19937 &rng,
+                  MatrixArena &arena) {
   Matrix m;
-  auto fill = [&](std::vector<uint8_t> &v, int64_t bytes) {
-    v.resize(bytes);
+  auto fill = [&](llvm::MutableArrayRef<uint8_t> &v, int64_t bytes) {
+    v = arena.allocate(bytes);
     // xorshift: quick enough for hundreds of MiB. Masked so that the bytes
     // make finite, moderate f16 values, and bf16 ones too: with the high
     // byte of each pair 0x3c to 0x3f, bf16 values are normal, 2^-7 to 1
@@ -184,14 +219,15 @@ void benchDecode(WorkerPool &pool, const Options &options, std::mt19937 &rng) {
     for (Format f : kDecodeFormats) {
       // Enough copies to spill the 32 MiB L3 (at least 256 MiB in all), as
       // the layers of a step do.
-      Matrix one = makeMatrix(f, shape.n, shape.k, rng);
+      MatrixArena arena;
+      Matrix one = makeMatrix(f, shape.n, shape.k, rng, arena);
       const int64_t perCopy = getWeightBytes(one.w);
       int64_t copies = std::max<int64_t>(2, (int64_t(256) << 20) / perCopy + 1);
       copies += copies % 2;
       std::vector<Matrix> all;
       all.push_back(std::move(one));
       while (int64_t(all.size()) < copies)
-        all.push_back(makeMatrix(f, shape.n, shape.k, rng));
+        all.push_back(makeMatrix(f, shape.n, shape.k, rng, arena));
       auto kernels = [&] {
         if (shape.gated)
           for (size_t c = 0; c < all.size(); c += 2)
@@ -246,10 +282,12 @@ void benchCachedDecode(WorkerPool &pool, const Options &options,
     for (float &v : x)
       v = normal(rng);
     for (Format f : kDecodeFormats) {
-      const int64_t rowBytes = getWeightBytes(makeMatrix(f, 1, shape.k, rng).w);
+      MatrixArena arena;
+      const int64_t rowBytes =
+          getWeightBytes(makeMatrix(f, 1, shape.k, rng, arena).w);
       const int64_t n = std::min<int64_t>(
           shape.n, (int64_t(512) << 10) * pool.size() / rowBytes / 16 * 16);
-      Matrix matrix = makeMatrix(f, n, shape.k, rng);
+      Matrix matrix = makeMatrix(f, n, shape.k, rng, arena);
       double seconds = bestTime(
           [&] {
             for (int r = 0; r < 10; ++r)
@@ -282,8 +320,9 @@ void benchPrefill(WorkerPool &pool, const Options &options, std::mt19937 &rng) {
     for (float &v : x)
       v = normal(rng);
     for (Format f : formats) {
-      Matrix a = makeMatrix(f, shape.n, shape.k, rng);
-      Matrix b = makeMatrix(f, shape.n, shape.k, rng);
+      MatrixArena arena;
+      Matrix a = makeMatrix(f, shape.n, shape.k, rng, arena);
+      Matrix b = makeMatrix(f, shape.n, shape.k, rng, arena);
       double seconds = bestTime(
           [&] {
             if (shape.gated)
