@@ -115,22 +115,22 @@ static void widenParams(ParamType type, const uint8_t *in, int64_t rowStride,
   }
 }
 
-/// How far ahead the weight stream is prefetched into L1, and into L2. One
-/// core keeps too few misses in flight for DRAM's latency on its own (and
-/// the hardware prefetchers alone leave it at about two thirds of a
-/// STREAM-style read); the L2 prefetch further ahead takes most of the
-/// latency off the L1 one. Measured with kernels_bench --only=decode: i4
-/// g64 gate/up 76 -> 86 %, i8 80 -> 93 %, f16 88 -> 104 % of a plain read
-/// of the same bytes (a T1 prefetch instead of the T0 one, or at 4 KiB
-/// alone, gained nothing; 4 or 8 KiB for the L2 one did about as well).
-constexpr int64_t kPrefetchBytes = 2048;
-constexpr int64_t kPrefetchL2Bytes = 6144;
+/// How far ahead the weight stream is prefetched into L1. One core keeps
+/// too few misses in flight for DRAM's latency on its own: the hardware
+/// prefetchers alone leave the kernels at 45-81 % of a STREAM-style read
+/// of the same bytes. Measured on a Zen 5 with kernels_bench --only=decode
+/// (weights on huge pages, as the host device keeps them), in one run
+/// against the earlier pair of a T0 prefetch 2 KiB ahead and a T1 one
+/// 6 KiB ahead (tuned over 4 KiB pages): f16 q/o 65 -> 81 %, gate/up
+/// 69 -> 84 %, lm_head 74 -> 85 %, i8 down 70 -> 77 %. 4 and 5 KiB did
+/// about as well, 8 and 12 KiB worse, and T1 prefetches alone (3 to 6 KiB)
+/// or on top worse too. host_bench decode, alternating runs: F16 +6 %,
+/// W8F16 +12 %, W4F16 +7 %.
+constexpr int64_t kPrefetchBytes = 6144;
 
 LLMC_AVX512 LLMC_INLINE void prefetchAhead(const uint8_t *at) {
   _mm_prefetch(reinterpret_cast<const char *>(at + kPrefetchBytes),
                _MM_HINT_T0);
-  _mm_prefetch(reinterpret_cast<const char *>(at + kPrefetchL2Bytes),
-               _MM_HINT_T1);
 }
 
 /// The cache lines of [at, at + bytes).
