@@ -440,6 +440,12 @@ forEachRow(const GemvInputs &in, const Weights &w, int64_t j0, int64_t j1,
     params = getScratchAs<float>(Scratch::Params, 2 * (batch * groups + 16));
     zps = params + batch * groups + 16;
   }
+  // The rows' own prefetches run kPrefetchBytes ahead, so the first of
+  // them would arrive a few demand misses at a time; a decode step starts
+  // a few hundred such streams (kernels_bench --only=decode: 1-2 points of
+  // a plain read on average, up to 10 on k/v).
+  prefetchLines(rowOf(w, j0), std::min<int64_t>(kPrefetchBytes,
+                                                (j1 - j0) * w.rowStrideBytes));
   // The totals of rows [first, first + 16) so far.
   __m512 pending[M][16];
   int64_t first = j0;
