@@ -6,10 +6,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "backends/host/device/HostCommands.h"
 #include "backends/common/cmodel/Convert.h"
 #include "backends/common/cmodel/DType.h"
+#include "backends/common/cmodel/Kernels.h"
 #include "backends/common/cmodel/Trap.h"
+#include "backends/host/device/HostCommands.h"
 #include "backends/host/kernels/WorkerPool.h"
 
 #include <algorithm>
@@ -126,10 +127,10 @@ llvm::Error runRmsNorm(const cmd::Compute &compute,
   forEachRow(xOnly, pool, [&](int64_t, const float *x, const float *,
                               float *out) {
     for (int64_t g = 0; g < cols; g += group) {
-      double squares = 0;
-      for (int64_t c = 0; c < group; ++c)
-        squares += double(x[g + c]) * x[g + c];
-      float inverse = 1.0f / std::sqrt(static_cast<float>(squares / group) + eps);
+      // In the documented order (16 partial sums), which vectorizes: a
+      // double-precision chain took about 2 us a decode step's call.
+      float squares = cmodel::kernels::dot16(x + g, x + g, group);
+      float inverse = 1.0f / std::sqrt(squares / group + eps);
       for (int64_t c = 0; c < group; ++c)
         out[g + c] = x[g + c] * inverse * w[c];
     }

@@ -10,6 +10,7 @@
 #include "backends/host/device/HostDevice.h"
 
 #include "backends/common/cmodel/Convert.h"
+#include "backends/common/cmodel/Kernels.h"
 #include "backends/common/cmodel/StreamBuilder.h"
 #include "backends/host/HostDescriptor.h"
 
@@ -277,6 +278,39 @@ TEST_F(HostDeviceTest, NormRopeAndSoftmax) {
       get(soft),
       Pointwise(Near(), std::vector<float>{1 / (2 + 2 * e), 1 / (2 + 2 * e),
                                            e / (2 + 2 * e), e / (2 + 2 * e)}));
+}
+
+TEST_F(HostDeviceTest, RmsNormSumsSquaresInTheDocumentedOrder) {
+  // docs/command-stream.md: ms = dot16(x, x) / G, then y = (x / sqrt(ms +
+  // eps)) * w, bit for bit the cmodel's. Each row starts with 16 values
+  // near 1000, one in each partial sum, whose squares' half ulp is above
+  // the squares of the small ones that follow: float32 partial sums lose
+  // those, a sum in double keeps them.
+  const int64_t rows = 2, cols = 256;
+  std::vector<float> values(rows * cols);
+  uint32_t state = 12345;
+  for (int64_t i = 0; i < rows * cols; ++i) {
+    state = state * 1664525u + 1013904223u;
+    float unit = float(state >> 8) / float(1 << 24);
+    values[i] = i % cols < 16 ? 1000 + 20 * unit
+                              : (state & 1 ? 1 : -1) * (0.15f + 0.02f * unit);
+  }
+  cmd::GlobalTensor x = put(0, rows, cols, values);
+  cmd::GlobalTensor y =
+      put(rows * cols * 4, rows, cols, std::vector<float>(rows * cols, 0));
+  cmd::Compute rms;
+  rms.set_eps(1e-6f);
+  add(cmd::RMSNORM, {x}, {y}, rms);
+  ASSERT_EQ(run(), "");
+  std::vector<float> expected(rows * cols);
+  for (int64_t r = 0; r < rows; ++r) {
+    const float *row = values.data() + r * cols;
+    float ms = cmodel::kernels::dot16(row, row, cols) / cols;
+    float inverse = 1.0f / std::sqrt(ms + 1e-6f);
+    for (int64_t c = 0; c < cols; ++c)
+      expected[r * cols + c] = row[c] * inverse * 1.0f;
+  }
+  EXPECT_EQ(get(y), expected);
 }
 
 TEST_F(HostDeviceTest, AttentionWithMaskAndSharedKvHead) {
