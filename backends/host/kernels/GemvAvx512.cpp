@@ -117,7 +117,7 @@ static void widenParams(ParamType type, const uint8_t *in, int64_t rowStride,
 
 /// How far ahead the weight stream is prefetched into L1. One core keeps
 /// too few misses in flight for DRAM's latency on its own: the hardware
-/// prefetchers alone leave the kernels at 45-81 % of a STREAM-style read
+/// prefetchers alone leave the kernels at 38-86 % of a STREAM-style read
 /// of the same bytes. Measured on a Zen 5 with kernels_bench --only=decode
 /// (weights on huge pages, as the host device keeps them), in one run
 /// against the earlier pair of a T0 prefetch 2 KiB ahead and a T1 one
