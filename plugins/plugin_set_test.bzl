@@ -1,22 +1,23 @@
-"""Tests that //plugins:enabled decides which plugins a tool links and registers."""
+"""Tests that a plugin set decides which plugins a tool links and registers.
 
-def _enabled_transition_impl(settings, attr):
-    return {"//plugins:enabled": attr.enabled}
+A set other than the default is tested on a small lister linked with
+linked_plugins_library, the rule //tools/llmc uses, in the default build
+configuration: testing it on //tools/llmc itself would need a configuration
+transition, which rebuilds the whole tree under the tool once per set.
+"""
 
-_enabled_transition = transition(
-    implementation = _enabled_transition_impl,
-    inputs = [],
-    outputs = ["//plugins:enabled"],
-)
+load("@bazel_skylib//rules:common_settings.bzl", "string_list_flag")
+load("@rules_cc//cc:defs.bzl", "cc_binary")
+load("//plugins:plugins.bzl", "linked_plugins_library")
 
-def _plugin_set_test_impl(ctx):
-    tool = ctx.attr.tool[0][DefaultInfo].files_to_run.executable
+def _plugin_set_check_impl(ctx):
+    tool = ctx.attr.tool[DefaultInfo].files_to_run.executable
     script = ctx.actions.declare_file(ctx.label.name + ".sh")
     ctx.actions.write(
         script,
         """#!/usr/bin/env bash
 set -euo pipefail
-listing=$({tool} --list-plugins)
+listing=$({tool} {flags})
 echo "$listing"
 symbols=$(nm -C {tool})
 for id in {present}; do
@@ -30,25 +31,47 @@ done
 echo PASS
 """.format(
             tool = tool.short_path,
+            flags = " ".join(ctx.attr.tool_args),
             present = " ".join(ctx.attr.enabled),
             absent = " ".join(ctx.attr.absent),
         ),
         is_executable = True,
     )
-    runfiles = ctx.runfiles(files = [tool]).merge(ctx.attr.tool[0][DefaultInfo].default_runfiles)
+    runfiles = ctx.runfiles(files = [tool]).merge(ctx.attr.tool[DefaultInfo].default_runfiles)
     return [DefaultInfo(executable = script, runfiles = runfiles)]
 
-plugin_set_test = rule(
-    implementation = _plugin_set_test_impl,
+_plugin_set_check_test = rule(
+    implementation = _plugin_set_check_impl,
     test = True,
-    doc = "Builds `tool` with //plugins:enabled = `enabled` and checks that " +
-          "exactly those plugins are registered and linked, and `absent` are not.",
     attrs = {
-        "tool": attr.label(cfg = _enabled_transition, executable = True, mandatory = True),
+        "tool": attr.label(executable = True, mandatory = True, cfg = "target"),
+        "tool_args": attr.string_list(),
         "enabled": attr.string_list(),
         "absent": attr.string_list(),
-        "_allowlist_function_transition": attr.label(
-            default = "@bazel_tools//tools/allowlists/function_transition_allowlist",
-        ),
     },
 )
+
+def plugin_set_test(name, enabled, absent, tool = None, **kwargs):
+    """Checks that exactly `enabled` are registered and linked and `absent`
+    are not: in `tool` (a program printing the `--list-plugins` listing,
+    built with the default //plugins:enabled), or, without `tool`, in a
+    lister linked with the set `enabled`."""
+    tool_args = ["--list-plugins"]
+    if tool == None:
+        string_list_flag(name = name + "_set", build_setting_default = enabled)
+        linked_plugins_library(name = name + "_plugins", enabled = ":" + name + "_set")
+        cc_binary(
+            name = name + "_lister",
+            srcs = ["//plugins/test:ListPlugins.cpp"],
+            deps = [":" + name + "_plugins"],
+        )
+        tool = ":" + name + "_lister"
+        tool_args = []
+    _plugin_set_check_test(
+        name = name,
+        tool = tool,
+        tool_args = tool_args,
+        enabled = enabled,
+        absent = absent,
+        **kwargs
+    )
