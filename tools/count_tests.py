@@ -5,8 +5,10 @@
 
 Reads the run's build events: every test target that ran contributes the
 test cases of its JUnit XML (`test.xml`); a target that did not run, or ran
-without XML, counts as one failed case. Prints `N passed, N failed` and exits
-non-zero when anything failed. A broken build (non-zero bazel exit code with
+without XML, counts as one failed case. A skipped case is neither passed nor
+failed: it is listed with its reason on stderr and counted apart. Prints
+`N passed, N failed` (with `, N skipped` when any was) and exits non-zero
+when anything failed. A broken build (non-zero bazel exit code with
 no failed test case) counts as one failed case, so it can never read as green.
 """
 import json
@@ -22,17 +24,34 @@ def read_events(path):
                 yield json.loads(line)
 
 
-def count_cases(xml_uri):
-    """Returns (passed, failed) of one JUnit XML file."""
+def skip_reason(case):
+    """Why a JUnit test case was skipped, or None when it ran."""
+    skipped = case.find("skipped")
+    if skipped is not None:
+        return skipped.get("message") or (skipped.text or "").strip() or "no reason given"
+    if case.get("result") == "skipped" or case.get("status") == "notrun":
+        return "no reason given"
+    return None
+
+
+def count_cases(label, xml_uri):
+    """Returns (passed, failed, skipped) of one JUnit XML file and prints
+    each skipped case with its reason."""
     path = urllib.parse.unquote(urllib.parse.urlparse(xml_uri).path)
     root = ET.parse(path).getroot()
-    passed = failed = 0
+    passed = failed = skipped = 0
     for case in root.iter("testcase"):
         if case.find("failure") is not None or case.find("error") is not None:
             failed += 1
-        else:
+            continue
+        reason = skip_reason(case)
+        if reason is None:
             passed += 1
-    return passed, failed
+            continue
+        skipped += 1
+        name = ".".join(filter(None, [case.get("classname"), case.get("name")]))
+        print(f"SKIPPED: {label} {name}: {reason}", file=sys.stderr)
+    return passed, failed, skipped
 
 
 def main(argv):
@@ -48,27 +67,31 @@ def main(argv):
             payload = event.get("testResult", {})
             outputs = {o["name"]: o.get("uri") for o in payload.get("testActionOutput", [])}
             results[label] = (payload.get("status"), outputs.get("test.xml"))
-    passed = failed = 0
+    passed = failed = skipped = 0
     for label in sorted(expected | set(results)):
         status, xml_uri = results.get(label, (None, None))
         cases = None
         if xml_uri:
             try:
-                cases = count_cases(xml_uri)
+                cases = count_cases(label, xml_uri)
             except (OSError, ET.ParseError):
                 cases = None
         if cases is None or sum(cases) == 0:
-            cases = (1, 0) if status == "PASSED" else (0, 1)
+            cases = (1, 0, 0) if status == "PASSED" else (0, 1, 0)
         elif status != "PASSED" and cases[1] == 0:
-            cases = (cases[0], 1)
+            cases = (cases[0], 1, cases[2])
         if cases[1]:
             print(f"FAILED: {label}", file=sys.stderr)
         passed += cases[0]
         failed += cases[1]
+        skipped += cases[2]
     if failed == 0 and (int(argv[2]) != 0 or not (expected | set(results))):
         print("the build failed or ran no test", file=sys.stderr)
         failed = 1
-    print(f"{passed} passed, {failed} failed")
+    summary = f"{passed} passed, {failed} failed"
+    if skipped:
+        summary += f", {skipped} skipped"
+    print(summary)
     return 1 if failed else 0
 
 
