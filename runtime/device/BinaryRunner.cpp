@@ -4,6 +4,7 @@
 
 #include "backends/common/cmodel/StreamBuilder.h"
 #include "runtime/device/IoTensors.h"
+#include "runtime/session/HostMemory.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MathExtras.h"
@@ -29,6 +30,13 @@ session::ModelDims getModelDims(const binary::ModelInfo &model) {
 /// Where each piece's IO region starts in the runner's one mapping: a
 /// cache line of its own.
 static constexpr uint64_t kIoAlignment = 64;
+
+/// The largest IO or activation region one piece may ask for, and the
+/// largest sum of IO regions: far above any real model (a 70B model's
+/// prefill of 8192 tokens moves about 0.3 GB), low enough that no sum of
+/// regions overflows.
+static constexpr uint64_t kMaxPieceRegionBytes = uint64_t(1) << 36;
+static constexpr uint64_t kMaxIoBytes = uint64_t(1) << 40;
 
 static llvm::Error runnerError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
@@ -74,6 +82,14 @@ llvm::Error BinaryRunner::load() {
       return runnerError("piece " + piece.name() + ": " +
                          llvm::toString(std::move(error)));
     };
+    for (auto [field, bytes] :
+         {std::pair{"io_bytes", piece.io_bytes()},
+          std::pair{"activation_bytes", piece.activation_bytes()}})
+      if (bytes > kMaxPieceRegionBytes)
+        return prefix(runnerError(llvm::Twine(field) + " (" +
+                                  llvm::Twine(bytes) +
+                                  ") exceeds llmc's limit of " +
+                                  llvm::Twine(kMaxPieceRegionBytes)));
     for (const auto *tensors : {&piece.inputs(), &piece.outputs()})
       for (const binary::Tensor &tensor : *tensors)
         if (llvm::Error error = checkIoTensor(tensor, piece.io_bytes()))
@@ -95,7 +111,13 @@ llvm::Error BinaryRunner::load() {
     loaded.stream = &stream->second;
     activationBytes = std::max(activationBytes, piece.activation_bytes());
     ioBytes += llvm::alignTo(piece.io_bytes(), kIoAlignment);
+    if (ioBytes > kMaxIoBytes)
+      return runnerError("the pieces' IO regions exceed llmc's limit of " +
+                         llvm::Twine(kMaxIoBytes) + " bytes in all");
   }
+  if (llvm::Error error = session::checkFitsInMemory(
+          "the pieces' IO and activation regions", ioBytes + activationBytes))
+    return error;
   if (ioBytes > 0) {
     ioMemory = cmodel::HugePageMemory::allocate(ioBytes);
     if (!ioMemory)

@@ -2,30 +2,47 @@
 
 #include "runtime/session/ModelDims.h"
 
+#include "runtime/session/HostMemory.h"
+
 namespace llmc::session {
+
+static llvm::Error dimsError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
 
 llvm::Error ModelDims::validate() const {
   struct Size {
     const char *name;
     int64_t value;
+    int64_t limit;
   };
-  for (Size size :
-       {Size{"num_layers", numLayers}, Size{"num_kv_heads", numKvHeads},
-        Size{"head_dim", headDim}, Size{"hidden_size", hiddenSize},
-        Size{"vocab_size", vocabSize}, Size{"seq_length", seqLength},
-        Size{"max_input_length", maxInputLength}})
+  for (Size size : {Size{"num_layers", numLayers, kMaxLayers},
+                    Size{"num_kv_heads", numKvHeads, kMaxHeads},
+                    Size{"head_dim", headDim, kMaxHeadDim},
+                    Size{"hidden_size", hiddenSize, kMaxHiddenSize},
+                    Size{"vocab_size", vocabSize, kMaxVocabSize},
+                    Size{"seq_length", seqLength, kMaxSeqLength},
+                    Size{"max_input_length", maxInputLength, kMaxSeqLength}}) {
     if (size.value <= 0)
-      return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                     "model size %s must be positive, not %lld",
-                                     size.name,
-                                     static_cast<long long>(size.value));
+      return dimsError("model size " + llvm::Twine(size.name) +
+                       " must be positive, not " + llvm::Twine(size.value));
+    if (size.value > size.limit)
+      return dimsError("model size " + llvm::Twine(size.name) + " (" +
+                       llvm::Twine(size.value) + ") exceeds llmc's limit of " +
+                       llvm::Twine(size.limit));
+  }
   if (maxInputLength > seqLength)
-    return llvm::createStringError(
-        llvm::inconvertibleErrorCode(),
-        "max_input_length (%lld) exceeds seq_length (%lld)",
-        static_cast<long long>(maxInputLength),
-        static_cast<long long>(seqLength));
-  return llvm::Error::success();
+    return dimsError("max_input_length (" + llvm::Twine(maxInputLength) +
+                     ") exceeds seq_length (" + llvm::Twine(seqLength) + ")");
+  return checkFitsInMemory("the KV cache of seq_length " +
+                               llvm::Twine(seqLength) + " (" +
+                               llvm::Twine(numLayers) + " layers)",
+                           getHostKvCacheBytes());
+}
+
+uint64_t ModelDims::getHostKvCacheBytes() const {
+  return 2 * uint64_t(numLayers) * uint64_t(seqLength) *
+         uint64_t(getKvRowSize()) * sizeof(float);
 }
 
 } // namespace llmc::session

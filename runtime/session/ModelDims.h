@@ -16,6 +16,15 @@
 namespace llmc::session {
 
 struct ModelDims {
+  /// Limits no real model reaches, checked before anything is sized by a
+  /// file's values; they keep every product of sizes below 2^62.
+  static constexpr int64_t kMaxLayers = 1 << 12;
+  static constexpr int64_t kMaxHeads = 1 << 12;
+  static constexpr int64_t kMaxHeadDim = 1 << 12;
+  static constexpr int64_t kMaxHiddenSize = 1 << 18;
+  static constexpr int64_t kMaxVocabSize = 1 << 22;
+  static constexpr int64_t kMaxSeqLength = 1 << 22;
+
   /// Transformer layers.
   int64_t numLayers = 0;
   /// Key/value heads and the channels of one head.
@@ -30,8 +39,12 @@ struct ModelDims {
   /// L: the tokens one prefill or prefill_kv piece processes.
   int64_t maxInputLength = 0;
 
-  /// Fails unless every size is positive and L <= S.
+  /// Fails unless every size is positive and within its limit, L <= S,
+  /// and a session's KV cache fits in this machine's memory.
   llvm::Error validate() const;
+
+  /// Bytes of a session's host copy of the KV cache (K and V, f32).
+  uint64_t getHostKvCacheBytes() const;
 
   /// Floats one cached token holds per layer, for K or V: kv_heads x
   /// head_dim.

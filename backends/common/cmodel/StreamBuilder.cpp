@@ -6,6 +6,8 @@
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/text_format.h>
 
+#include <climits>
+
 namespace llmc::cmodel {
 
 cmd::GlobalTensor globalTensor(cmd::Region region, uint64_t offset,
@@ -190,6 +192,12 @@ std::string serializeStream(const cmd::CommandStream &stream) {
 
 llvm::Expected<cmd::CommandStream> parseStream(llvm::StringRef bytes) {
   cmd::CommandStream stream;
+  // protobuf takes sizes as int: a larger section would be read truncated.
+  if (bytes.size() > size_t(INT_MAX))
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "a command stream of " + llvm::Twine(bytes.size()) +
+            " bytes exceeds protobuf's limit of " + llvm::Twine(INT_MAX));
   if (!stream.ParseFromArray(bytes.data(), int(bytes.size())))
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "not a serialized llmc command stream (" +

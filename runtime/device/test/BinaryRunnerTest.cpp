@@ -246,6 +246,40 @@ TEST(BinaryRunnerCreateTest, RejectsBadIoLayouts) {
             "not the 8 its shape takes");
 }
 
+TEST(BinaryRunnerCreateTest, RejectsRegionsBeyondTheLimits) {
+  // An io_bytes whose 64-byte round-up wraps to 0 would have sliced an IO
+  // region larger than the mapping behind it.
+  binary::BinaryWriter writer = makeWriter();
+  writer.manifest().mutable_pieces(0)->set_io_bytes(UINT64_MAX - 10);
+  EXPECT_EQ(createError(writer),
+            "test.llmc: piece scale: io_bytes (18446744073709551605) exceeds "
+            "llmc's limit of 68719476736");
+
+  writer = makeWriter();
+  writer.manifest().mutable_pieces(2)->set_activation_bytes(uint64_t(1) << 50);
+  EXPECT_EQ(createError(writer),
+            "test.llmc: piece narrow: activation_bytes (1125899906842624) "
+            "exceeds llmc's limit of 68719476736");
+
+  // Within the limit, but more than any machine this runs on.
+  writer = makeWriter();
+  writer.manifest().mutable_pieces(1)->set_activation_bytes(uint64_t(1) << 36);
+  for (binary::Piece &piece : *writer.manifest().mutable_pieces())
+    piece.set_io_bytes(uint64_t(1) << 36);
+  EXPECT_THAT(createError(writer),
+              HasSubstr("test.llmc: the pieces' IO and activation regions "
+                        "would take 274877906944 bytes, more than this machine's "
+                        "memory"));
+}
+
+TEST(BinaryRunnerCreateTest, RejectsAHugeSequenceLength) {
+  binary::BinaryWriter writer = makeWriter();
+  writer.manifest().mutable_model()->set_seq_length(int64_t(1) << 40);
+  EXPECT_EQ(createError(writer),
+            "test.llmc: model size seq_length (1099511627776) exceeds llmc's "
+            "limit of 4194304");
+}
+
 TEST(BinaryRunnerCreateTest, RejectsInvalidModelSizes) {
   binary::BinaryWriter writer = makeWriter();
   writer.manifest().mutable_model()->set_max_input_length(9);

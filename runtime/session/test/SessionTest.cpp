@@ -13,6 +13,7 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::ElementsAreArray;
+using ::testing::HasSubstr;
 using top::Tensor;
 
 /// Every piece one chunk of `phase` runs, for the two-layer fake.
@@ -249,6 +250,33 @@ TEST(ModelDimsTest, Validate) {
   dims.headDim = 0;
   EXPECT_EQ(llvm::toString(dims.validate()),
             "model size head_dim must be positive, not 0");
+}
+
+TEST(ModelDimsTest, RefusesSizesBeyondTheLimits) {
+  ModelDims dims = getFakeDims();
+  dims.seqLength = int64_t(1) << 40;
+  EXPECT_EQ(llvm::toString(dims.validate()),
+            "model size seq_length (1099511627776) exceeds llmc's limit of "
+            "4194304");
+  dims = getFakeDims();
+  dims.vocabSize = INT64_MAX;
+  EXPECT_THAT(llvm::toString(dims.validate()),
+              HasSubstr("vocab_size (9223372036854775807) exceeds"));
+}
+
+TEST(ModelDimsTest, RefusesAKvCacheLargerThanTheMachine) {
+  // Within every limit, 2 x 4096 layers x 2^22 slots x 2^12 x 4 bytes is
+  // 2^49 bytes (512 TiB), which no machine has.
+  ModelDims dims = getFakeDims();
+  dims.numLayers = ModelDims::kMaxLayers;
+  dims.seqLength = ModelDims::kMaxSeqLength;
+  dims.numKvHeads = 1;
+  dims.headDim = ModelDims::kMaxHeadDim;
+  EXPECT_EQ(dims.getHostKvCacheBytes(), uint64_t(1) << 49);
+  EXPECT_THAT(llvm::toString(dims.validate()),
+              HasSubstr("the KV cache of seq_length 4194304 (4096 layers) "
+                        "would take 562949953421312 bytes, more than this "
+                        "machine's memory"));
 }
 
 } // namespace
