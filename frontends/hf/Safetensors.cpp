@@ -11,6 +11,8 @@
 
 #include "frontends/hf/Safetensors.h"
 
+#include "frontends/common/ContainedPath.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/CheckedArithmetic.h"
@@ -27,6 +29,10 @@ using llmc::plugins::WeightType;
 
 namespace llmc::hf {
 namespace {
+
+/// The largest header the format's reference reader accepts (safetensors'
+/// MAX_HEADER_SIZE): JSON beyond it is refused before it is parsed.
+constexpr uint64_t kMaxHeaderBytes = 100'000'000;
 
 llvm::Error fail(llvm::StringRef file, const llvm::Twine &problem) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(),
@@ -165,6 +171,10 @@ parseHeader(llvm::StringRef file, llvm::StringRef contents) {
                           " bytes cannot hold the 8-byte header length");
   uint64_t headerSize = llvm::support::endian::read64le(contents.data());
   uint64_t available = contents.size() - 8;
+  if (headerSize > kMaxHeaderBytes)
+    return fail(file, "header length " + llvm::Twine(headerSize) +
+                          " exceeds the format's limit of " +
+                          llvm::Twine(kMaxHeaderBytes) + " bytes");
   if (headerSize > available)
     return fail(file, "header length " + llvm::Twine(headerSize) +
                           " exceeds the file (" + llvm::Twine(contents.size()) +
@@ -278,6 +288,10 @@ SafetensorsSource::openSharded(llvm::StringRef indexPath) {
     if (!shardName || shardName->empty())
       return fail(indexPath, "weight_map entry for tensor '" + name.str() +
                                  "' is not a file name");
+    if (!frontends::isContainedPath(*shardName))
+      return fail(indexPath, "weight_map entry for tensor '" + name.str() +
+                                 "' names '" + *shardName +
+                                 "', outside the checkpoint's directory");
     shards[shardName->str()].push_back(name.str());
   }
 

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <optional>
 
 namespace llmc::onnx {
 
@@ -51,6 +52,36 @@ ConstantTensor ConstantTensor::ofFloats(llvm::ArrayRef<int64_t> shape,
   return tensor;
 }
 
+/// The most elements a tensor the importer evaluates may have: shapes and
+/// index vectors need far fewer, and a hostile graph cannot make the
+/// importer allocate more.
+static constexpr int64_t kMaxFoldedElements = int64_t(1) << 24;
+
+/// The elements of `shape` when every dimension is non-negative and they
+/// number at most kMaxFoldedElements.
+static std::optional<int64_t> getFoldableCount(llvm::ArrayRef<int64_t> shape) {
+  int64_t count = 1;
+  for (int64_t dim : shape) {
+    if (dim < 0)
+      return std::nullopt;
+    if (dim == 0)
+      return 0;
+  }
+  for (int64_t dim : shape) {
+    if (dim > kMaxFoldedElements || count * dim > kMaxFoldedElements)
+      return std::nullopt;
+    count *= dim;
+  }
+  return count;
+}
+
+static llvm::Error tooLargeToFold(const ::onnx::NodeProto &node) {
+  return foldError(node, "makes a tensor with a negative dimension or more "
+                         "than " +
+                             llvm::Twine(kMaxFoldedElements) +
+                             " elements, too large to fold");
+}
+
 /// Reads `count` little-endian elements of `size` bytes from `raw`.
 template <typename T>
 static std::vector<T> readRaw(const std::string &raw, int64_t count) {
@@ -63,12 +94,17 @@ llvm::Expected<ConstantTensor> readConstant(const ::onnx::TensorProto &tensor) {
   ConstantTensor result;
   for (int64_t dim : tensor.dims())
     result.shape.push_back(dim);
-  int64_t count = result.getNumElements();
   auto fail = [&](const llvm::Twine &problem) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "constant tensor '" + tensor.name() + "' " +
                                        problem);
   };
+  std::optional<int64_t> foldable = getFoldableCount(result.shape);
+  if (!foldable)
+    return fail("has a negative dimension or more than " +
+                llvm::Twine(kMaxFoldedElements) +
+                " elements, more than the importer folds");
+  int64_t count = *foldable;
   if (tensor.data_location() == ::onnx::TensorProto::EXTERNAL)
     return fail("is stored externally, where llmc reads only weights");
   bool raw = tensor.has_raw_data();
@@ -225,12 +261,14 @@ elementwise(const ::onnx::NodeProto &node,
                      : llvm::any_of(inputs, [](const ConstantTensor *t) {
                          return t->isFloat;
                        });
+  std::optional<int64_t> count = getFoldableCount(shape);
+  if (!count)
+    return tooLargeToFold(node);
   ConstantTensor result;
   result.shape = shape;
   result.isFloat = isFloat;
-  int64_t count = result.getNumElements();
   llvm::SmallVector<double> args(inputs.size());
-  for (int64_t i = 0; i < count; ++i) {
+  for (int64_t i = 0; i < *count; ++i) {
     for (auto [arg, input] : llvm::zip(args, inputs))
       arg = input->getDouble(broadcastIndex(input->shape, shape, i));
     double value = op(args);
@@ -252,6 +290,8 @@ integerBinary(const ::onnx::NodeProto &node, const ConstantTensor &lhs,
       broadcastShapes(lhs.shape, rhs.shape);
   if (!shape)
     return foldError(node, llvm::toString(shape.takeError()));
+  if (!getFoldableCount(*shape))
+    return tooLargeToFold(node);
   ConstantTensor result;
   result.shape = *shape;
   for (int64_t i = 0, e = result.getNumElements(); i < e; ++i)
@@ -461,14 +501,13 @@ foldNode(const ::onnx::NodeProto &node,
       }
     ConstantTensor result = fill;
     result.shape = shape;
-    int64_t count = result.getNumElements();
-    if (count < 0 || count > (int64_t(1) << 24))
-      return foldError(node, "makes a tensor of " + llvm::Twine(count) +
-                                 " elements, too large to fold");
+    std::optional<int64_t> count = getFoldableCount(result.shape);
+    if (!count)
+      return tooLargeToFold(node);
     if (result.isFloat)
-      result.floats.assign(count, fill.floats.empty() ? 0 : fill.floats[0]);
+      result.floats.assign(*count, fill.floats.empty() ? 0 : fill.floats[0]);
     else
-      result.ints.assign(count, fill.ints.empty() ? 0 : fill.ints[0]);
+      result.ints.assign(*count, fill.ints.empty() ? 0 : fill.ints[0]);
     return one(result);
   }
   if (type == "Range") {
@@ -476,7 +515,10 @@ foldNode(const ::onnx::NodeProto &node,
            delta = in(2).getDouble(0);
     if (delta == 0)
       return foldError(node, "has delta 0");
-    int64_t count = std::max<int64_t>(0, std::ceil((limit - start) / delta));
+    double steps = std::ceil((limit - start) / delta);
+    if (!std::isfinite(steps) || steps > double(kMaxFoldedElements))
+      return tooLargeToFold(node);
+    int64_t count = std::max<int64_t>(0, steps);
     ConstantTensor result;
     result.shape = {count};
     result.isFloat = in(0).isFloat;

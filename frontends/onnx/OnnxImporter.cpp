@@ -297,6 +297,8 @@ llvm::Expected<Value> Importer::inferred(const ::onnx::NodeProto &node,
 }
 
 llvm::Error Importer::importNode(const ::onnx::NodeProto &node) {
+  if (node.output_size() == 0 || node.output(0).empty())
+    return failNode(node, "has no output");
   if (!node.domain().empty() && node.domain() != "ai.onnx")
     return failNode(node, "is in domain '" + node.domain() +
                               "'; the importer reads ai.onnx ops only");

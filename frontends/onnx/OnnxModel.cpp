@@ -2,8 +2,11 @@
 
 #include "frontends/onnx/OnnxModel.h"
 
+#include "frontends/common/ContainedPath.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
+#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/Path.h"
 
 #include "google/protobuf/io/coded_stream.h"
@@ -58,6 +61,13 @@ llvm::Expected<std::unique_ptr<OnnxModel>>
 OnnxModel::parse(llvm::MemoryBufferRef buffer) {
   llvm::StringRef path = buffer.getBufferIdentifier();
   std::unique_ptr<OnnxModel> model(new OnnxModel(path.str()));
+  // protobuf reads at most INT_MAX bytes; larger models keep their weights
+  // in external data files, as ONNX's own exporter writes them.
+  if (buffer.getBufferSize() > size_t(INT_MAX))
+    return modelError(path + ": " + llvm::Twine(buffer.getBufferSize()) +
+                      " bytes, more than protobuf's limit of " +
+                      llvm::Twine(INT_MAX) +
+                      " for one message; store the weights as external data");
   google::protobuf::io::CodedInputStream stream(
       reinterpret_cast<const uint8_t *>(buffer.getBufferStart()),
       static_cast<int>(buffer.getBufferSize()));
@@ -92,12 +102,17 @@ llvm::Error OnnxModel::indexInitializer(const ::onnx::TensorProto &tensor) {
                 ", which llmc does not read");
   TensorInfo info;
   info.type = *type;
+  // Counted with overflow checks: the dimensions are the file's word.
+  int64_t bytes = getWeightTypeSize(*type);
   for (int64_t dim : tensor.dims()) {
     if (dim < 0)
       return fail("has a negative dimension");
+    std::optional<int64_t> product = llvm::checkedMul(bytes, dim);
+    if (!product)
+      return fail("has dimensions whose product overflows int64");
+    bytes = *product;
     info.shape.push_back(dim);
   }
-  int64_t bytes = info.getNumBytes();
   llvm::ArrayRef<uint8_t> data;
   if (tensor.data_location() == ::onnx::TensorProto::EXTERNAL) {
     llvm::Expected<llvm::ArrayRef<uint8_t>> external =
@@ -112,7 +127,7 @@ llvm::Error OnnxModel::indexInitializer(const ::onnx::TensorProto &tensor) {
   } else {
     // The typed fields: float_data for FLOAT, int64_data for INT64, and
     // int32_data for every narrower integer and the 16-bit floats.
-    std::vector<uint8_t> owned(bytes);
+    // The values are counted before anything is sized by the shape.
     int64_t count = info.getNumElements(), size = getWeightTypeSize(*type);
     int64_t available = *type == WeightType::F32   ? tensor.float_data_size()
                         : *type == WeightType::I64 ? tensor.int64_data_size()
@@ -120,6 +135,7 @@ llvm::Error OnnxModel::indexInitializer(const ::onnx::TensorProto &tensor) {
     if (available != count)
       return fail("holds " + llvm::Twine(available) + " values, its shape " +
                   llvm::Twine(count));
+    std::vector<uint8_t> owned(bytes);
     for (int64_t i = 0; i < count; ++i) {
       if (*type == WeightType::F32) {
         float value = tensor.float_data(i);
@@ -165,10 +181,7 @@ OnnxModel::getExternalBytes(const ::onnx::TensorProto &tensor,
   }
   if (location.empty())
     return fail("is external but names no location");
-  if (llvm::sys::path::is_absolute(location) ||
-      llvm::is_contained(llvm::make_range(llvm::sys::path::begin(location),
-                                          llvm::sys::path::end(location)),
-                         ".."))
+  if (!frontends::isContainedPath(location))
     return fail("has external location '" + location +
                 "' outside the model's directory");
   if (length < 0)

@@ -202,6 +202,19 @@ TEST_F(SafetensorsTest, IndexWithoutWeightMap) {
               AllOf(HasSubstr(index), HasSubstr("'weight_map'")));
 }
 
+TEST_F(SafetensorsTest, IndexShardOutsideTheCheckpoint) {
+  for (llvm::StringRef shard : {"../secrets.safetensors", "/etc/passwd",
+                                "sub/../../x.safetensors"}) {
+    std::string index = write("model.safetensors.index.json",
+                              R"({"weight_map": {"a": ")" + shard.str() +
+                                  R"("}})");
+    EXPECT_THAT(errorMessage(SafetensorsSource::openSharded(index)),
+                AllOf(HasSubstr(index), HasSubstr("tensor 'a'"),
+                      HasSubstr("names '" + shard.str() +
+                                "', outside the checkpoint's directory")));
+  }
+}
+
 TEST_F(SafetensorsTest, IndexEntryNotAFileName) {
   std::string index =
       write("model.safetensors.index.json", R"({"weight_map": {"a": 7}})");
@@ -231,6 +244,20 @@ TEST_F(SafetensorsTest, HeaderLengthBeyondFile) {
   EXPECT_THAT(openError(file),
               AllOf(HasSubstr(path), HasSubstr("header length 100 exceeds "
                                                "the file (10 bytes)")));
+}
+
+TEST_F(SafetensorsTest, HeaderLengthBeyondTheFormatsLimit) {
+  // Checked before the length is compared with the file, so even a file
+  // that long would not have its JSON parsed.
+  std::string file = frameSafetensors("{}", "");
+  file[0] = 0;
+  file[1] = static_cast<char>(0xe2);
+  file[2] = static_cast<char>(0xf5);
+  file[3] = 0x05; // 100'000'256 bytes
+  EXPECT_THAT(openError(file),
+              AllOf(HasSubstr(path),
+                    HasSubstr("header length 100000256 exceeds the format's "
+                              "limit of 100000000 bytes")));
 }
 
 TEST_F(SafetensorsTest, HeaderNotJson) {

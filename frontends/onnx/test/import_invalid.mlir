@@ -10,6 +10,16 @@
 // RUN: not llmc-translate --import-onnx %t/outside/m.onnx 2>&1 | FileCheck %s --check-prefix=OUTSIDE
 // RUN: %python %S/make_onnx.py external_short %t/short/m.onnx
 // RUN: not llmc-translate --import-onnx %t/short/m.onnx 2>&1 | FileCheck %s --check-prefix=SHORT
+// RUN: %python %S/make_onnx.py huge_typed_initializer %t/huge_init.onnx
+// RUN: not llmc-translate --import-onnx %t/huge_init.onnx 2>&1 | FileCheck %s --check-prefix=HUGE-INIT
+// RUN: %python %S/make_onnx.py overflowing_initializer %t/overflow.onnx
+// RUN: not llmc-translate --import-onnx %t/overflow.onnx 2>&1 | FileCheck %s --check-prefix=OVERFLOW
+// RUN: %python %S/make_onnx.py huge_range %t/range.onnx
+// RUN: not llmc-translate --import-onnx %t/range.onnx 2>&1 | FileCheck %s --check-prefix=RANGE
+// RUN: %python %S/make_onnx.py huge_constant %t/constant.onnx
+// RUN: not llmc-translate --import-onnx %t/constant.onnx 2>&1 | FileCheck %s --check-prefix=CONSTANT
+// RUN: %python %S/make_onnx.py node_without_output %t/no_output.onnx
+// RUN: not llmc-translate --import-onnx %t/no_output.onnx 2>&1 | FileCheck %s --check-prefix=NO-OUTPUT
 
 // Malformed or unsupported models: one clear error naming the file and the
 // problem, and no output.
@@ -20,3 +30,8 @@
 // NO-OP: error: {{.*}}erf.onnx: Erf node 'erf_0' is not an op the ONNX importer supports
 // OUTSIDE: error: {{.*}}m.onnx: initializer 'w' has external location '../../etc/passwd' outside the model's directory
 // SHORT: error: {{.*}}m.onnx: initializer 'w' reads bytes [8, 72) of 'short.bin', which has 40
+// HUGE-INIT: error: {{.*}}huge_init.onnx: initializer 'w' holds 2 values, its shape 1099511627776
+// OVERFLOW: error: {{.*}}overflow.onnx: initializer 'w' has dimensions whose product overflows int64
+// RANGE: error: {{.*}}range.onnx: Range node 'range_0' makes a tensor with a negative dimension or more than 16777216 elements, too large to fold
+// CONSTANT: error: {{.*}}constant.onnx: Constant node 'const_0' constant tensor 'c' has a negative dimension or more than 16777216 elements, more than the importer folds
+// NO-OUTPUT: error: {{.*}}no_output.onnx: Sigmoid node 'sig_0' has no output

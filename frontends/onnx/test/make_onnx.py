@@ -114,6 +114,56 @@ def external_short():
                  [tensor("y", TensorProto.FLOAT, None)], [weight])
 
 
+def claimed_tensor(name, elem, dims, float_data=()):
+    """A TensorProto whose dims claim what its data does not hold, which
+    onnx.helper.make_tensor refuses to build."""
+    claimed = TensorProto()
+    claimed.name, claimed.data_type = name, elem
+    claimed.dims.extend(dims)
+    claimed.float_data.extend(float_data)
+    return claimed
+
+
+def huge_typed_initializer():
+    """A FLOAT initializer whose shape claims 2^40 elements and whose
+    float_data holds two: refused before anything is sized by the shape."""
+    weight = claimed_tensor("w", TensorProto.FLOAT, [2**40], [1.0, 2.0])
+    nodes = [helper.make_node("Sigmoid", ["x"], ["y"])]
+    return model(nodes, [tensor("x", TensorProto.FLOAT, [2])],
+                 [tensor("y", TensorProto.FLOAT, None)], [weight])
+
+
+def overflowing_initializer():
+    weight = claimed_tensor("w", TensorProto.FLOAT, [2**40, 2**40])
+    nodes = [helper.make_node("Sigmoid", ["x"], ["y"])]
+    return model(nodes, [tensor("x", TensorProto.FLOAT, [2])],
+                 [tensor("y", TensorProto.FLOAT, None)], [weight])
+
+
+def huge_range():
+    """A constant Range of 10^15 elements."""
+    nodes = [const("start", 0), const("limit", 10**15), const("delta", 1),
+             helper.make_node("Range", ["start", "limit", "delta"], ["r"],
+                              name="range_0")]
+    return model(nodes, [tensor("x", TensorProto.FLOAT, [2])],
+                 [tensor("r", TensorProto.INT64, None)])
+
+
+def huge_constant():
+    """A Constant whose shape claims 2^62 elements."""
+    value = claimed_tensor("c", TensorProto.INT64, [2**31, 2**31])
+    nodes = [helper.make_node("Constant", [], ["c"], value=value,
+                              name="const_0")]
+    return model(nodes, [tensor("x", TensorProto.FLOAT, [2])],
+                 [tensor("c", TensorProto.INT64, None)])
+
+
+def node_without_output():
+    nodes = [helper.make_node("Sigmoid", ["x"], [], name="sig_0")]
+    return model(nodes, [tensor("x", TensorProto.FLOAT, [2])],
+                 [tensor("x", TensorProto.FLOAT, None)])
+
+
 def main():
     case, out = sys.argv[1], sys.argv[2]
     builders = {
@@ -123,6 +173,11 @@ def main():
         "unsupported_op": unsupported_op,
         "external_outside": external_outside,
         "external_short": external_short,
+        "huge_typed_initializer": huge_typed_initializer,
+        "overflowing_initializer": overflowing_initializer,
+        "huge_range": huge_range,
+        "huge_constant": huge_constant,
+        "node_without_output": node_without_output,
     }
     if case == "not_onnx":
         with open(out, "wb") as f:
