@@ -25,7 +25,7 @@ void ChatSession::reset() {
     messages.push_back({Role::System, systemPrompt});
 }
 
-llvm::Expected<std::string>
+llvm::Expected<chat::ChatPrompt>
 ChatSession::renderOpening(const ChatMessage &user) const {
   std::vector<ChatMessage> opening;
   if (!systemPrompt.empty())
@@ -35,42 +35,49 @@ ChatSession::renderOpening(const ChatMessage &user) const {
 }
 
 llvm::Expected<std::vector<int32_t>>
-ChatSession::encode(llvm::Expected<std::string> text) const {
-  if (!text)
-    return text.takeError();
+ChatSession::encode(llvm::Expected<chat::ChatPrompt> prompt,
+                    const GenerateOptions &options) const {
+  if (!prompt)
+    return prompt.takeError();
   // The rendered text holds the BOS token where the template puts one.
-  return model.encode(*text, /*addSpecialTokens=*/false);
+  return model.encode(prompt->text, /*addSpecialTokens=*/false,
+                      options.parseSpecialTokens
+                          ? llvm::ArrayRef<tokenizer::TextRange>()
+                          : llvm::ArrayRef(prompt->contents));
 }
 
 llvm::Expected<bool>
-ChatSession::fitsNewConversation(llvm::StringRef userText) const {
+ChatSession::fitsNewConversation(llvm::StringRef userText,
+                                 const GenerateOptions &options) const {
   llvm::Expected<std::vector<int32_t>> ids =
-      encode(renderOpening({Role::User, userText.str()}));
+      encode(renderOpening({Role::User, userText.str()}), options);
   if (!ids)
     return ids.takeError();
   return static_cast<int64_t>(ids->size()) <= conversation.getCapacity();
 }
 
-llvm::Expected<std::string>
+llvm::Expected<chat::ChatPrompt>
 ChatSession::renderTurn(const ChatMessage &user) const {
   // Until the first reply, the conversation holds at most the system
   // message, which nothing has fed yet.
   if (!conversation.getPendingToken())
     return renderOpening(user);
-  llvm::Expected<std::string> continuation =
+  llvm::Expected<chat::ChatPrompt> continuation =
       chatTemplate.renderContinuation(messages, user, true);
   if (!continuation)
     return continuation.takeError();
-  std::string text = chatTemplate.getReplySuffix().str();
-  text += *continuation;
-  return text;
+  chat::ChatPrompt prompt;
+  prompt.appendMarkup(chatTemplate.getReplySuffix());
+  prompt.append(*continuation);
+  return prompt;
 }
 
 llvm::Expected<GenerateResult>
 ChatSession::send(llvm::StringRef userText, const TokenCallback &callback,
                   const GenerateOptions &options) {
   ChatMessage user{Role::User, userText.str()};
-  llvm::Expected<std::vector<int32_t>> ids = encode(renderTurn(user));
+  llvm::Expected<std::vector<int32_t>> ids =
+      encode(renderTurn(user), options);
   if (!ids)
     return ids.takeError();
   // A reply that ended at a stop token is closed by the reply suffix; one

@@ -45,8 +45,11 @@ public:
   void reset();
 
   /// Whether `userText` would fit a new conversation (after reset()):
-  /// whether the KV cache holds its opening prompt.
-  llvm::Expected<bool> fitsNewConversation(llvm::StringRef userText) const;
+  /// whether the KV cache holds its opening prompt, encoded as send() with
+  /// `options` encodes it.
+  llvm::Expected<bool>
+  fitsNewConversation(llvm::StringRef userText,
+                      const GenerateOptions &options = {}) const;
 
   /// The conversation so far: the system message when given, then the user
   /// turns and the replies (their text, special tokens left out).
@@ -55,14 +58,17 @@ public:
   const chat::ChatTemplate &getChatTemplate() const { return chatTemplate; }
 
 private:
-  /// The text that opens a new conversation with the user turn `user`.
-  llvm::Expected<std::string>
+  /// The prompt that opens a new conversation with the user turn `user`.
+  llvm::Expected<chat::ChatPrompt>
   renderOpening(const chat::ChatMessage &user) const;
-  /// The text that extends the conversation by the user turn `user`.
-  llvm::Expected<std::string> renderTurn(const chat::ChatMessage &user) const;
-  /// The ids of rendered `text`.
+  /// The prompt that extends the conversation by the user turn `user`.
+  llvm::Expected<chat::ChatPrompt>
+  renderTurn(const chat::ChatMessage &user) const;
+  /// The ids of a rendered `prompt`: its messages' contents are text unless
+  /// options.parseSpecialTokens.
   llvm::Expected<std::vector<int32_t>>
-  encode(llvm::Expected<std::string> text) const;
+  encode(llvm::Expected<chat::ChatPrompt> prompt,
+         const GenerateOptions &options) const;
 
   Model &model;
   chat::ChatTemplate chatTemplate;

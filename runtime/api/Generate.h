@@ -33,6 +33,11 @@ struct GenerateOptions {
   bool stopAtStopTokens = true;
   /// Return the logits each token was chosen from.
   bool keepLogits = false;
+  /// Read special tokens written in a text prompt or a chat's messages
+  /// ("<|im_end|>") as those tokens. Off, they are read as the text they
+  /// are: people's words cannot inject control tokens. The chat template's
+  /// own markers are special tokens either way.
+  bool parseSpecialTokens = false;
 };
 
 /// Sees each generated token with the text it completes (possibly empty

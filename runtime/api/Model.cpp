@@ -121,19 +121,23 @@ int64_t Model::getDefaultMaxNewTokens() const {
 }
 
 llvm::Expected<std::vector<int32_t>>
-Model::encode(llvm::StringRef text, bool addSpecialTokens) const {
+Model::encode(llvm::StringRef text, bool addSpecialTokens,
+              llvm::ArrayRef<tokenizer::TextRange> plainText) const {
   if (!tokenizer)
     return modelError(binary->name() +
                       " holds no tokenizer, so text cannot be encoded: give "
                       "token ids");
-  return tokenizer->encode(text, addSpecialTokens);
+  return tokenizer->encode(text, addSpecialTokens, plainText);
 }
 
 llvm::Expected<GenerateResult> Model::generate(llvm::StringRef prompt,
                                                const GenerateOptions &options,
                                                const TokenCallback &callback) {
+  std::vector<tokenizer::TextRange> plainText;
+  if (!options.parseSpecialTokens)
+    plainText.push_back({0, prompt.size()});
   llvm::Expected<std::vector<int32_t>> ids =
-      encode(prompt, /*addSpecialTokens=*/true);
+      encode(prompt, /*addSpecialTokens=*/true, plainText);
   if (!ids)
     return ids.takeError();
   if (ids->empty())

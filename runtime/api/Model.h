@@ -69,7 +69,8 @@ public:
   ~Model();
 
   /// Generates after `prompt`, encoded with the binary's tokenizer (special
-  /// tokens such as BOS added), in a fresh context.
+  /// tokens such as BOS added; special tokens written in it are text unless
+  /// options.parseSpecialTokens), in a fresh context.
   llvm::Expected<GenerateResult> generate(llvm::StringRef prompt,
                                           const GenerateOptions &options = {},
                                           const TokenCallback &callback = {});
@@ -87,9 +88,11 @@ public:
   startChat(llvm::StringRef systemPrompt = "",
             std::optional<chat::ChatTemplate> chatTemplate = std::nullopt);
 
-  /// The ids of `text`; fails when the binary has no tokenizer.
-  llvm::Expected<std::vector<int32_t>> encode(llvm::StringRef text,
-                                              bool addSpecialTokens) const;
+  /// The ids of `text`, in which special tokens that overlap `plainText`
+  /// are read as text; fails when the binary has no tokenizer.
+  llvm::Expected<std::vector<int32_t>>
+  encode(llvm::StringRef text, bool addSpecialTokens,
+         llvm::ArrayRef<tokenizer::TextRange> plainText = {}) const;
 
   const binary::LoadedBinary &getBinary() const { return *binary; }
   const binary::Manifest &getManifest() const { return binary->manifest(); }

@@ -5,6 +5,7 @@
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/ADT/Twine.h"
 
+#include <algorithm>
 #include <optional>
 
 namespace llmc::chat {
@@ -78,15 +79,51 @@ llvm::Expected<ChatTemplate> ChatTemplate::get(llvm::StringRef id) {
 // Rendering
 //===----------------------------------------------------------------------===//
 
+void ChatPrompt::appendContent(llvm::StringRef content) {
+  if (content.empty())
+    return;
+  contents.push_back({text.size(), text.size() + content.size()});
+  text += content;
+}
+
+void ChatPrompt::append(const ChatPrompt &other) {
+  for (tokenizer::TextRange range : other.contents)
+    contents.push_back({text.size() + range.begin, text.size() + range.end});
+  text += other.text;
+}
+
+/// `prompt`'s bytes [begin, end), with the contents that lie there.
+static ChatPrompt slice(const ChatPrompt &prompt, size_t begin, size_t end) {
+  ChatPrompt sliced;
+  sliced.text = prompt.text.substr(begin, end - begin);
+  for (tokenizer::TextRange range : prompt.contents) {
+    size_t from = std::max(range.begin, begin), to = std::min(range.end, end);
+    if (from < to)
+      sliced.contents.push_back({from - begin, to - begin});
+  }
+  return sliced;
+}
+
+ChatPrompt ChatPrompt::dropFront(size_t bytes) const {
+  return slice(*this, std::min(bytes, text.size()), text.size());
+}
+
+ChatPrompt ChatPrompt::trim() const {
+  llvm::StringRef whole(text);
+  size_t begin = whole.size() - whole.ltrim().size();
+  size_t end = whole.rtrim().size();
+  return slice(*this, begin, std::max(begin, end));
+}
+
 static void renderChatML(llvm::ArrayRef<ChatMessage> messages,
                          llvm::StringRef defaultSystemPrompt,
-                         bool addGenerationPrompt, std::string &out) {
+                         bool addGenerationPrompt, ChatPrompt &out) {
   auto turn = [&](llvm::StringRef role, llvm::StringRef content) {
-    out += "<|im_start|>";
-    out += role;
-    out += "\n";
-    out += content;
-    out += "<|im_end|>\n";
+    out.appendMarkup("<|im_start|>");
+    out.appendMarkup(role);
+    out.appendMarkup("\n");
+    out.appendContent(content);
+    out.appendMarkup("<|im_end|>\n");
   };
   if (!defaultSystemPrompt.empty() && !messages.empty() &&
       messages.front().role != Role::System)
@@ -94,22 +131,22 @@ static void renderChatML(llvm::ArrayRef<ChatMessage> messages,
   for (const ChatMessage &message : messages)
     turn(stringifyRole(message.role), message.content);
   if (addGenerationPrompt)
-    out += "<|im_start|>assistant\n";
+    out.appendMarkup("<|im_start|>assistant\n");
 }
 
 static void renderLlama3(llvm::ArrayRef<ChatMessage> messages,
-                         bool addGenerationPrompt, std::string &out) {
+                         bool addGenerationPrompt, ChatPrompt &out) {
   auto header = [&](llvm::StringRef role) {
-    out += "<|start_header_id|>";
-    out += role;
-    out += "<|end_header_id|>\n\n";
+    out.appendMarkup("<|start_header_id|>");
+    out.appendMarkup(role);
+    out.appendMarkup("<|end_header_id|>\n\n");
   };
   for (const ChatMessage &message : messages) {
     if (&message == &messages.front())
-      out += "<|begin_of_text|>";
+      out.appendMarkup("<|begin_of_text|>");
     header(stringifyRole(message.role));
-    out += llvm::StringRef(message.content).trim();
-    out += "<|eot_id|>";
+    out.appendContent(llvm::StringRef(message.content).trim());
+    out.appendMarkup("<|eot_id|>");
   }
   if (addGenerationPrompt)
     header("assistant");
@@ -118,7 +155,7 @@ static void renderLlama3(llvm::ArrayRef<ChatMessage> messages,
 /// Llama 2 has no generation prompt: a rendered conversation that ends with
 /// a user turn ends with "[/INST]", where the reply starts.
 static llvm::Error renderLlama2(llvm::ArrayRef<ChatMessage> messages,
-                                std::string &out) {
+                                ChatPrompt &out) {
   std::optional<llvm::StringRef> system;
   if (!messages.empty() && messages.front().role == Role::System) {
     system = messages.front().content;
@@ -135,30 +172,33 @@ static llvm::Error renderLlama2(llvm::ArrayRef<ChatMessage> messages,
                        llvm::Twine(index + (system ? 1 : 0)) + " is from the " +
                        stringifyRole(message.role));
     if (message.role == Role::Assistant) {
-      out += " ";
-      out += llvm::StringRef(message.content).trim();
-      out += " </s>";
+      out.appendMarkup(" ");
+      out.appendContent(llvm::StringRef(message.content).trim());
+      out.appendMarkup(" </s>");
       continue;
     }
-    std::string content;
-    if (index == 0 && system)
-      content = "<<SYS>>\n" + system->str() + "\n<</SYS>>\n\n";
-    content += message.content;
-    out += "<s>[INST] ";
-    out += llvm::StringRef(content).trim();
-    out += " [/INST]";
+    ChatPrompt instruction;
+    if (index == 0 && system) {
+      instruction.appendMarkup("<<SYS>>\n");
+      instruction.appendContent(*system);
+      instruction.appendMarkup("\n<</SYS>>\n\n");
+    }
+    instruction.appendContent(message.content);
+    out.appendMarkup("<s>[INST] ");
+    out.append(instruction.trim());
+    out.appendMarkup(" [/INST]");
   }
   return llvm::Error::success();
 }
 
-llvm::Expected<std::string>
+llvm::Expected<ChatPrompt>
 ChatTemplate::render(llvm::ArrayRef<ChatMessage> messages,
                      bool addGenerationPrompt) const {
-  std::string out;
+  ChatPrompt out;
   switch (format) {
   case ChatFormat::Raw:
     for (const ChatMessage &message : messages)
-      out += message.content;
+      out.appendContent(message.content);
     break;
   case ChatFormat::ChatML:
     renderChatML(messages, defaultSystemPrompt, addGenerationPrompt, out);
@@ -174,25 +214,25 @@ ChatTemplate::render(llvm::ArrayRef<ChatMessage> messages,
   return out;
 }
 
-llvm::Expected<std::string>
+llvm::Expected<ChatPrompt>
 ChatTemplate::renderContinuation(llvm::ArrayRef<ChatMessage> history,
                                  llvm::ArrayRef<ChatMessage> newMessages,
                                  bool addGenerationPrompt) const {
-  llvm::Expected<std::string> before = render(history, false);
+  llvm::Expected<ChatPrompt> before = render(history, false);
   if (!before)
     return before.takeError();
   std::vector<ChatMessage> all(history.begin(), history.end());
   all.insert(all.end(), newMessages.begin(), newMessages.end());
-  llvm::Expected<std::string> after = render(all, addGenerationPrompt);
+  llvm::Expected<ChatPrompt> after = render(all, addGenerationPrompt);
   if (!after)
     return after.takeError();
   // Every format renders message by message, so the history's text is a
   // prefix; the check guards that property.
-  if (!llvm::StringRef(*after).starts_with(*before))
+  if (!llvm::StringRef(after->text).starts_with(before->text))
     return makeError("chat: the " + stringifyChatFormat(format) +
                      " template renders the history differently once new "
                      "messages follow it");
-  return after->substr(before->size());
+  return after->dropFront(before->text.size());
 }
 
 llvm::StringRef ChatTemplate::getReplySuffix() const {

@@ -28,6 +28,8 @@
 #ifndef LLMC_RUNTIME_CHAT_CHATTEMPLATE_H
 #define LLMC_RUNTIME_CHAT_CHATTEMPLATE_H
 
+#include "runtime/tokenizer/TextRange.h"
+
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -47,6 +49,24 @@ llvm::Expected<Role> parseRole(llvm::StringRef name);
 struct ChatMessage {
   Role role;
   std::string content;
+};
+
+/// A rendered conversation: the prompt text, and where the messages'
+/// contents lie in it. Contents are people's words: they are encoded as
+/// text, never as the special tokens the template itself writes, so that a
+/// user who types "<|im_end|><|im_start|>system" cannot open a turn.
+struct ChatPrompt {
+  std::string text;
+  /// Byte ranges of `text`, in order and disjoint.
+  std::vector<tokenizer::TextRange> contents;
+
+  void appendMarkup(llvm::StringRef markup) { text += markup; }
+  void appendContent(llvm::StringRef content);
+  void append(const ChatPrompt &other);
+  /// The prompt without its first `bytes` bytes.
+  ChatPrompt dropFront(size_t bytes) const;
+  /// The prompt without white space at either end.
+  ChatPrompt trim() const;
 };
 
 enum class ChatFormat { Raw, ChatML, Llama2, Llama3 };
@@ -83,8 +103,8 @@ public:
   /// what opens the assistant's reply. Fails on a conversation the format
   /// cannot express (Llama 2: a system message after the first, or turns
   /// that do not alternate user/assistant starting with user).
-  llvm::Expected<std::string> render(llvm::ArrayRef<ChatMessage> messages,
-                                     bool addGenerationPrompt) const;
+  llvm::Expected<ChatPrompt> render(llvm::ArrayRef<ChatMessage> messages,
+                                    bool addGenerationPrompt) const;
 
   /// The text that extends a conversation the model has already read, as
   /// render(history, false), by `newMessages` (typically one user turn), for
@@ -93,7 +113,7 @@ public:
   /// render(history, false) + renderContinuation(...). A cache that holds a
   /// generated reply after render(history minus the reply, true) matches
   /// render(history, false) once it has also read getReplySuffix().
-  llvm::Expected<std::string>
+  llvm::Expected<ChatPrompt>
   renderContinuation(llvm::ArrayRef<ChatMessage> history,
                      llvm::ArrayRef<ChatMessage> newMessages,
                      bool addGenerationPrompt) const;

@@ -101,12 +101,15 @@ AddedTokenMatcher::matchAt(llvm::StringRef text, size_t offset) const {
   return longest;
 }
 
-std::vector<Segment> AddedTokenMatcher::split(llvm::StringRef text) const {
+std::vector<Segment>
+AddedTokenMatcher::split(llvm::StringRef text,
+                         llvm::ArrayRef<TextRange> plainText) const {
   std::vector<Segment> segments;
   auto pushText = [&](size_t begin, size_t end) {
     if (end > begin)
       segments.push_back(
-          {text.substr(begin, end - begin).str(), std::nullopt, begin == 0});
+          {text.substr(begin, end - begin).str(), std::nullopt, begin == 0,
+           begin});
   };
 
   // Leftmost-longest matches, as HF's Aho-Corasick automaton finds them.
@@ -120,6 +123,10 @@ std::vector<Segment> AddedTokenMatcher::split(llvm::StringRef text) const {
     }
     const AddedToken &token = tokens[match->first];
     size_t start = offset, stop = offset + match->second;
+    if (token.special && overlapsAny(plainText, start, stop)) {
+      ++offset;
+      continue;
+    }
     offset = stop;
     if (token.singleWord) {
       bool wordBefore =
@@ -136,7 +143,7 @@ std::vector<Segment> AddedTokenMatcher::split(llvm::StringRef text) const {
       stop += leadingSpaceEnd(text.drop_front(stop));
     pushText(segmentStart, start);
     segments.push_back(
-        {text.substr(start, stop - start).str(), token.id, start == 0});
+        {text.substr(start, stop - start).str(), token.id, start == 0, start});
     segmentStart = offset = stop;
   }
   pushText(segmentStart, text.size());

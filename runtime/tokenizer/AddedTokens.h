@@ -10,6 +10,8 @@
 #ifndef LLMC_RUNTIME_TOKENIZER_ADDEDTOKENS_H
 #define LLMC_RUNTIME_TOKENIZER_ADDEDTOKENS_H
 
+#include "runtime/tokenizer/TextRange.h"
+
 #include "llvm/ADT/StringRef.h"
 
 #include <cstdint>
@@ -40,6 +42,8 @@ struct Segment {
   std::optional<int32_t> addedId;
   /// Whether the stretch starts the text that was split.
   bool atStart = false;
+  /// Where the stretch starts in the text that was split.
+  size_t begin = 0;
 };
 
 /// Finds one group of added tokens (the raw-text or the normalized-text ones)
@@ -55,8 +59,11 @@ public:
   bool empty() const { return tokens.empty(); }
 
   /// Splits `text` into added tokens and the stretches between them;
-  /// stretches emptied by stripping are dropped.
-  std::vector<Segment> split(llvm::StringRef text) const;
+  /// stretches emptied by stripping are dropped. A special token that
+  /// overlaps a range of `plainText` is not matched: there it is text, as
+  /// HF reads special tokens with `split_special_tokens`.
+  std::vector<Segment> split(llvm::StringRef text,
+                             llvm::ArrayRef<TextRange> plainText = {}) const;
 
 private:
   struct Node {

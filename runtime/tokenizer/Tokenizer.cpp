@@ -158,20 +158,57 @@ Tokenizer::fromFile(llvm::StringRef path) {
   return fromJson((*text)->getBuffer(), file);
 }
 
-std::vector<int32_t> Tokenizer::encode(llvm::StringRef text,
-                                       bool addSpecialTokens) const {
-  std::string input = isValidUtf8(text) ? text.str() : repairUtf8(text);
+/// `text` with ill-formed UTF-8 repaired, and `ranges` moved to where their
+/// bytes land; each stretch between range boundaries is repaired alone.
+static std::string repairWithRanges(llvm::StringRef text,
+                                    std::vector<TextRange> &ranges) {
+  if (isValidUtf8(text))
+    return text.str();
+  std::vector<size_t> cuts = {0, text.size()};
+  for (const TextRange &range : ranges) {
+    cuts.push_back(std::min(range.begin, text.size()));
+    cuts.push_back(std::min(range.end, text.size()));
+  }
+  llvm::sort(cuts);
+  cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+  std::string repaired;
+  std::vector<size_t> moved;
+  for (size_t i = 0; i + 1 < cuts.size(); ++i) {
+    moved.push_back(repaired.size());
+    repaired += repairUtf8(text.slice(cuts[i], cuts[i + 1]));
+  }
+  moved.push_back(repaired.size());
+  auto move = [&](size_t offset) {
+    offset = std::min(offset, text.size());
+    return moved[llvm::lower_bound(cuts, offset) - cuts.begin()];
+  };
+  for (TextRange &range : ranges)
+    range = {move(range.begin), move(range.end)};
+  return repaired;
+}
+
+std::vector<int32_t>
+Tokenizer::encode(llvm::StringRef text, bool addSpecialTokens,
+                  llvm::ArrayRef<TextRange> plainText) const {
+  std::vector<TextRange> plain(plainText.begin(), plainText.end());
+  std::string input = repairWithRanges(text, plain);
   std::vector<int32_t> ids;
   if (addSpecialTokens)
     ids = postProcessor->prefix;
-  for (Segment &segment : rawAddedTokens->split(input)) {
+  for (Segment &segment : rawAddedTokens->split(input, plain)) {
     if (segment.addedId) {
       ids.push_back(*segment.addedId);
       continue;
     }
+    bool hasPlainText = overlapsAny(plain, segment.begin,
+                                    segment.begin + segment.text.size());
     if (normalizer)
       normalizer->normalize(segment.text);
-    for (Segment &part : normalizedAddedTokens->split(segment.text)) {
+    std::vector<TextRange> wholeSegment;
+    if (hasPlainText)
+      wholeSegment.push_back({0, segment.text.size()});
+    for (Segment &part :
+         normalizedAddedTokens->split(segment.text, wholeSegment)) {
       if (part.addedId) {
         ids.push_back(*part.addedId);
         continue;

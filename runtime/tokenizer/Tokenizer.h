@@ -11,6 +11,8 @@
 #ifndef LLMC_RUNTIME_TOKENIZER_TOKENIZER_H
 #define LLMC_RUNTIME_TOKENIZER_TOKENIZER_H
 
+#include "runtime/tokenizer/TextRange.h"
+
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
@@ -46,11 +48,16 @@ public:
   ~Tokenizer();
 
   /// The ids of `text` (UTF-8; ill-formed bytes are read as U+FFFD). Added
-  /// and special tokens in the text are always recognised; with
+  /// and special tokens in the text are recognised, but for special tokens
+  /// that overlap a range of `plainText`, which are read as the text they
+  /// are (a chat's user content: typing "<|im_end|>" must not end a turn).
+  /// A special token matched in normalized text is read as text when its
+  /// stretch between raw-text added tokens overlaps `plainText`. With
   /// `addSpecialTokens` the post-processor's tokens (such as BOS) are added
   /// around the result. Thread-safe.
   std::vector<int32_t> encode(llvm::StringRef text,
-                              bool addSpecialTokens = false) const;
+                              bool addSpecialTokens = false,
+                              llvm::ArrayRef<TextRange> plainText = {}) const;
 
   /// The text of `ids`, as HF `decode` gives it: ids that name no token are
   /// ignored, special tokens too when `skipSpecial` is set, and bytes that do

@@ -58,7 +58,7 @@ sendOrStartOver(ChatSession &chat, llvm::StringRef text,
             full = error.message();
           }))
     return std::move(other);
-  llvm::Expected<bool> fits = chat.fitsNewConversation(text);
+  llvm::Expected<bool> fits = chat.fitsNewConversation(text, options);
   if (!fits)
     return fits.takeError();
   if (!*fits) {
@@ -92,6 +92,7 @@ static llvm::Expected<GenerateOptions> getChatOptions(const Model &model) {
   if (!sampling)
     return sampling.takeError();
   options.sampling = *sampling;
+  options.parseSpecialTokens = getAllowSpecial();
   return options;
 }
 

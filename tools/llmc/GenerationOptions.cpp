@@ -36,6 +36,11 @@ static cl::opt<unsigned>
             cl::sub(getChatCommand()));
 static cl::alias threadsShort("j", cl::desc("Alias for --threads"),
                               cl::aliasopt(threads));
+static cl::opt<bool> allowSpecial(
+    "allow-special",
+    cl::desc("Read special tokens typed in -p text or chat turns "
+             "(\"<|im_end|>\") as those tokens; by default they are text"),
+    cl::sub(getRunCommand()), cl::sub(getChatCommand()));
 
 static llvm::Expected<std::vector<int32_t>> parseIds(llvm::StringRef text) {
   std::vector<int32_t> ids;
@@ -74,6 +79,8 @@ llvm::Expected<int64_t> getMaxNewTokens() {
 }
 
 bool hasMaxNewTokens() { return maxNewTokens.getNumOccurrences() > 0; }
+
+bool getAllowSpecial() { return allowSpecial; }
 
 unsigned getThreadCount() {
   return threads ? threads

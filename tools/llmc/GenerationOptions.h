@@ -25,6 +25,8 @@ llvm::Expected<std::vector<session::Turn>> getInputTurns();
 llvm::Expected<int64_t> getMaxNewTokens();
 /// Whether --max-new-tokens was given.
 bool hasMaxNewTokens();
+/// --allow-special: special tokens typed in text are read as tokens.
+bool getAllowSpecial();
 
 /// --threads, or every hardware thread when it is 0.
 unsigned getThreadCount();

@@ -55,8 +55,11 @@ static llvm::Expected<std::vector<session::Turn>> getTurns(const Model &model) {
   if (turns->empty() == prompts.empty())
     return runError("give the turns either as --input-ids or as -p text");
   for (const std::string &text : prompts) {
+    std::vector<tokenizer::TextRange> plainText;
+    if (!getAllowSpecial())
+      plainText.push_back({0, text.size()});
     llvm::Expected<std::vector<int32_t>> ids =
-        model.encode(text, /*addSpecialTokens=*/true);
+        model.encode(text, /*addSpecialTokens=*/true, plainText);
     if (!ids)
       return runError(llvm::toString(ids.takeError()) + " (-p)");
     if (ids->empty())

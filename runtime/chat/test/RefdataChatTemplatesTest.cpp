@@ -91,10 +91,10 @@ TEST(RefdataChatTemplatesTest, DemoPromptEncodesItsMarkersAsSingleTokens) {
   llvm::Expected<ChatTemplate> chat = ChatTemplate::detect(
       readRefdata("demo/fortune-qwen2/tokenizer_config.json"), "qwen2");
   ASSERT_TRUE(static_cast<bool>(chat)) << llvm::toString(chat.takeError());
-  llvm::Expected<std::string> prompt =
+  llvm::Expected<ChatPrompt> prompt =
       chat->render({{Role::User, "Tell me my fortune."}}, true);
   ASSERT_TRUE(static_cast<bool>(prompt)) << llvm::toString(prompt.takeError());
-  EXPECT_EQ(*prompt,
+  EXPECT_EQ(prompt->text,
             "<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n"
             "<|im_start|>user\nTell me my fortune.<|im_end|>\n"
             "<|im_start|>assistant\n");
@@ -106,28 +106,28 @@ TEST(RefdataChatTemplatesTest, DemoPromptEncodesItsMarkersAsSingleTokens) {
   std::optional<int32_t> start = (*tokenizer)->tokenToId("<|im_start|>");
   std::optional<int32_t> end = (*tokenizer)->tokenToId("<|im_end|>");
   ASSERT_TRUE(start && end);
-  std::vector<int32_t> ids = (*tokenizer)->encode(*prompt);
+  std::vector<int32_t> ids = (*tokenizer)->encode(prompt->text);
   ASSERT_FALSE(ids.empty());
   EXPECT_EQ(ids.front(), *start);
   EXPECT_EQ(llvm::count(ids, *start), 3);
   EXPECT_EQ(llvm::count(ids, *end), 2);
   for (const std::string &stop : chat->stopStrings())
     EXPECT_TRUE((*tokenizer)->tokenToId(stop).has_value()) << stop;
-  EXPECT_EQ((*tokenizer)->decode(ids), *prompt);
+  EXPECT_EQ((*tokenizer)->decode(ids), prompt->text);
 }
 
 TEST(RefdataChatTemplatesTest, Llama3PromptStartsWithBeginOfText) {
   llvm::Expected<ChatTemplate> chat = ChatTemplate::detect(
       readRefdata("tokenizer/llama3/tokenizer_config.json"), "llama");
   ASSERT_TRUE(static_cast<bool>(chat)) << llvm::toString(chat.takeError());
-  llvm::Expected<std::string> prompt =
+  llvm::Expected<ChatPrompt> prompt =
       chat->render({{Role::System, "Be brief."}, {Role::User, "Hi"}}, true);
   ASSERT_TRUE(static_cast<bool>(prompt)) << llvm::toString(prompt.takeError());
   auto tokenizer = llmc::tokenizer::Tokenizer::fromFile(
       llmc::test::getRefdataPath("tokenizer/llama3"));
   ASSERT_TRUE(static_cast<bool>(tokenizer))
       << llvm::toString(tokenizer.takeError());
-  std::vector<int32_t> ids = (*tokenizer)->encode(*prompt);
+  std::vector<int32_t> ids = (*tokenizer)->encode(prompt->text);
   ASSERT_FALSE(ids.empty());
   EXPECT_EQ(ids.front(), (*tokenizer)->tokenToId("<|begin_of_text|>"));
   EXPECT_EQ(llvm::count(ids, *(*tokenizer)->tokenToId("<|eot_id|>")), 2);

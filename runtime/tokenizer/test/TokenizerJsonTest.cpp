@@ -7,6 +7,8 @@
 
 #include "runtime/tokenizer/Tokenizer.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -119,6 +121,28 @@ TEST(TokenizerJsonTest, AddedTokensAreFoundBeforeTheModel) {
   EXPECT_EQ(tokenizer->idToToken(99), "");
   EXPECT_EQ(tokenizer->vocabSize(), 11);
   EXPECT_TRUE(tokenizer->encode("").empty());
+}
+
+TEST(TokenizerJsonTest, SpecialTokensInPlainTextAreText) {
+  auto tokenizer = load(charModel(R"([]}, "added_tokens": [
+      {"id": 8, "content": "<s>", "special": true},
+      {"id": 9, "content": "<m>", "special": false}])"));
+  ASSERT_TRUE(tokenizer);
+  auto count = [](const Ids &ids, int32_t id) { return llvm::count(ids, id); };
+  // Only the special token that overlaps a plain range becomes text; the
+  // non-special one is an added token anywhere.
+  Ids ids = tokenizer->encode("<s>a<s><m>", false, {{0, 1}});
+  EXPECT_EQ(count(ids, 8), 1);
+  EXPECT_EQ(ids[ids.size() - 2], 8);
+  EXPECT_EQ(ids.back(), 9);
+  ids = tokenizer->encode("<s>a<s><m>", false, {{2, 6}});
+  EXPECT_EQ(count(ids, 8), 0);
+  EXPECT_EQ(count(ids, 9), 1);
+  // Ranges follow their bytes when ill-formed UTF-8 before them is
+  // repaired (each 0xff becomes a 3-byte U+FFFD).
+  ids = tokenizer->encode("\xff\xff<s>", false, {{2, 5}});
+  EXPECT_EQ(count(ids, 8), 0);
+  EXPECT_EQ(count(tokenizer->encode("\xff\xff<s>"), 8), 1);
 }
 
 TEST(TokenizerJsonTest, NfcComposesBeforeMatchingNormalizedTokens) {
