@@ -57,6 +57,11 @@ static cl::opt<bool> listDecodeWeights(
     "list-decode-weights",
     cl::desc("Print the blobs a decode step reads, largest first"),
     cl::cat(toolCategory));
+static cl::opt<bool> profileDecode(
+    "profile",
+    cl::desc("After the table, per binary, where a timed decode step's time "
+             "goes, by kind of command"),
+    cl::cat(toolCategory));
 static cl::opt<unsigned> threads("host-threads",
                                  cl::desc("Threads (0: every hardware thread)"),
                                  cl::init(0), cl::cat(toolCategory));
@@ -76,6 +81,8 @@ struct Figures {
   double decodeBytes = 0;
   double prefillTokensPerSecond = 0;
   double prefillFlops = 0;
+  /// With --profile, the timed decode steps' commands.
+  cmodel::CommandProfile decodeProfile;
 };
 } // namespace
 
@@ -92,8 +99,12 @@ static llvm::Expected<Figures> benchmark(const binary::LoadedBinary &binary,
       registry.findBackend(manifest.chip());
   if (!backend)
     return backend.takeError();
+  Figures figures;
+  cmodel::CommandProfile profile;
   cmodel::DeviceOptions options;
   options.threads = threads;
+  if (profileDecode)
+    options.profile = &profile;
   llvm::Expected<std::unique_ptr<device::BinaryRunner>> runner =
       device::BinaryRunner::create(binary, backend->createDevice(options));
   if (!runner)
@@ -108,7 +119,6 @@ static llvm::Expected<Figures> benchmark(const binary::LoadedBinary &binary,
             " decode steps need --max-input-length >= the prompt and "
             "--seq-length above both");
 
-  Figures figures;
   llvm::StringMap<const binary::WeightBlob *> blobs;
   for (const binary::WeightBlob &blob : manifest.weights())
     blobs[blob.name()] = &blob;
@@ -185,6 +195,7 @@ static llvm::Expected<Figures> benchmark(const binary::LoadedBinary &binary,
   if (llvm::Error error = step())
     return std::move(error);
   figures.bandwidth = host::measureReadBandwidth(rooflinePool);
+  profile.kinds.clear();
   std::vector<double> stepSeconds;
   start = host::now();
   for (int64_t i = 0; i < decodeTokens; ++i) {
@@ -201,7 +212,36 @@ static llvm::Expected<Figures> benchmark(const binary::LoadedBinary &binary,
                        std::accumulate(stepSeconds.begin() + i,
                                        stepSeconds.begin() + i + window, 0.0));
   figures.bestDecodeTokensPerSecond = window ? window / fastest : 0.0;
+  figures.decodeProfile = std::move(profile);
   return figures;
+}
+
+/// Per kind of command, largest first: microseconds a decode step, the
+/// share of the step, and the commands a step; then what the step spent
+/// outside the device (the runner, the session and sampling on the host).
+static void printProfile(llvm::StringRef path, const Figures &figures) {
+  const double stepSeconds = 1 / figures.decodeTokensPerSecond;
+  std::vector<std::pair<std::string, cmodel::CommandProfile::Kind>> kinds(
+      figures.decodeProfile.kinds.begin(), figures.decodeProfile.kinds.end());
+  llvm::sort(kinds, [](const auto &a, const auto &b) {
+    return a.second.seconds > b.second.seconds ||
+           (a.second.seconds == b.second.seconds && a.first < b.first);
+  });
+  llvm::outs() << "\n" << path << ": a decode step of "
+               << llvm::format("%.1f", stepSeconds * 1e6) << " us\n"
+               << llvm::format("%-44s %9s %6s %9s\n", "command", "us/step",
+                               "share", "runs/step");
+  double inDevice = 0;
+  for (const auto &[kind, time] : kinds) {
+    const double perStep = time.seconds / decodeTokens;
+    inDevice += perStep;
+    llvm::outs() << llvm::format("%-44s %9.1f %5.1f%% %9.1f\n", kind.c_str(),
+                                 perStep * 1e6, 100 * perStep / stepSeconds,
+                                 double(time.runs) / decodeTokens);
+  }
+  llvm::outs() << llvm::format("%-44s %9.1f %5.1f%%\n", "(outside the device)",
+                               (stepSeconds - inDevice) * 1e6,
+                               100 * (stepSeconds - inDevice) / stepSeconds);
 }
 
 int main(int argc, char **argv) {
@@ -228,6 +268,7 @@ int main(int argc, char **argv) {
       "%-10s %6s %9s %7s %9s %9s %8s %6s | %11s %9s %9s %8s\n", "precision",
       "GB/s", "decode t/s", "best 8", "MB/token", "roofline", "of roof", "best",
       "prefill t/s", "GFLOP/s", "FMA peak", "of peak");
+  std::vector<Figures> profiled;
   for (const std::string &path : binaryPaths) {
     llvm::Expected<std::unique_ptr<binary::LoadedBinary>> binary =
         binary::LoadedBinary::open(path);
@@ -254,6 +295,10 @@ int main(int argc, char **argv) {
         100 * figures->bestDecodeTokensPerSecond / roofline,
         figures->prefillTokensPerSecond, prefillGflops, figures->fmaPeak,
         figures->fmaPeak > 0 ? 100 * prefillGflops / figures->fmaPeak : 0.0);
+    if (profileDecode)
+      profiled.push_back(std::move(*figures));
   }
+  for (size_t i = 0; i < profiled.size(); ++i)
+    printProfile(binaryPaths[i], profiled[i]);
   return 0;
 }

@@ -19,6 +19,8 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <map>
+#include <string>
 
 namespace llmc::cmodel {
 
@@ -46,11 +48,27 @@ struct RunStats {
   uint64_t syncCycles = 0;
 };
 
+/// Measured time per kind of command, summed over runs: where the time of
+/// a device that computes on the host goes. A kind is an opcode and the
+/// widths it maps (a product's k and n, a group of products' n joined by
+/// '+'), so one layer's commands add up with every other layer's.
+struct CommandProfile {
+  struct Kind {
+    double seconds = 0;
+    uint64_t runs = 0;
+  };
+  std::map<std::string, Kind> kinds;
+};
+
 /// How a device runs; a device ignores what does not apply to it.
 struct DeviceOptions {
   /// Host threads the device computes on; 0 means one per hardware thread.
   /// Results do not depend on it.
   unsigned threads = 0;
+  /// When set, a device that runs commands natively adds each command's
+  /// time to it (timing costs a clock read per command); a simulated chip
+  /// leaves it alone. It must outlive the device.
+  CommandProfile *profile = nullptr;
 };
 
 class StreamDevice {

@@ -14,7 +14,8 @@ namespace llmc::host {
 
 HostDevice::HostDevice(const plugins::ChipDescriptor &chip,
                        const cmodel::DeviceOptions &options)
-    : chip(chip), pool(std::make_unique<WorkerPool>(options.threads)) {}
+    : chip(chip), pool(std::make_unique<WorkerPool>(options.threads)),
+      profile(options.profile) {}
 
 HostDevice::~HostDevice() = default;
 
@@ -87,6 +88,26 @@ static bool isMatMul(const cmd::HostCommand &command) {
          command.compute().opcode() == cmd::A16MATMUL;
 }
 
+/// The profile kind of commands [first, last), which run as one: the
+/// opcode, the width of x and of each output.
+static std::string
+getProfileKind(const google::protobuf::RepeatedPtrField<cmd::HostCommand> &commands,
+               int first, int last) {
+  const cmd::HostCommand &lead = commands[first];
+  std::string kind =
+      cmodel::getOpcodeName(lead.compute().opcode()).str() + " ";
+  if (lead.inputs_size())
+    kind += std::to_string(lead.inputs(0).cols());
+  kind += "->";
+  for (int at = first; at < last; ++at) {
+    if (at > first)
+      kind += "+";
+    if (commands[at].outputs_size())
+      kind += std::to_string(commands[at].outputs(0).cols());
+  }
+  return kind;
+}
+
 llvm::Expected<cmodel::RunStats>
 HostDevice::run(const cmd::CommandStream &stream) {
   if (stream.version() != 3)
@@ -116,7 +137,19 @@ HostDevice::run(const cmd::CommandStream &stream) {
     resolved = std::move(*operands);
     return llvm::Error::success();
   };
+  // Commands [first, last) took the time since `since`.
+  auto record = [&](int first, int last,
+                    std::chrono::steady_clock::time_point since) {
+    auto now = std::chrono::steady_clock::now();
+    cmodel::CommandProfile::Kind &kind =
+        profile->kinds[getProfileKind(commands, first, last)];
+    kind.seconds += std::chrono::duration<double>(now - since).count();
+    kind.runs += last - first;
+  };
   for (int index = 0; index < commands.size();) {
+    const int first = index;
+    auto since = profile ? std::chrono::steady_clock::now()
+                         : std::chrono::steady_clock::time_point();
     if (llvm::Error error = resolve(index))
       return fail(std::move(error), index);
     if (!isMatMul(commands[index])) {
@@ -125,6 +158,8 @@ HostDevice::run(const cmd::CommandStream &stream) {
         return fail(std::move(error), index);
       resolved.reset();
       ++index;
+      if (profile)
+        record(first, index, since);
       continue;
     }
     // Products that read one x run together (MatMulGroup).
@@ -141,6 +176,8 @@ HostDevice::run(const cmd::CommandStream &stream) {
       resolved.reset();
     }
     group.run(*pool);
+    if (profile)
+      record(first, index, since);
   }
   cmodel::RunStats stats;
   stats.computeCommands = stream.host_commands_size();

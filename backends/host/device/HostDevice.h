@@ -42,6 +42,7 @@ private:
   cmodel::GlobalMemory memory;
   std::unique_ptr<WorkerPool> pool;
   std::unique_ptr<cmodel::HugePageMemory> weights;
+  cmodel::CommandProfile *profile;
 };
 
 } // namespace llmc::host

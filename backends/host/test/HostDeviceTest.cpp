@@ -173,6 +173,38 @@ TEST_F(HostDeviceTest, MatMulsOfOneInputRunTogether) {
   EXPECT_THAT(get(v), ElementsAre(1, 1, 3));
 }
 
+TEST(HostDeviceProfileTest, AddsEachRunsCommandsByKind) {
+  // A product group counts as one kind, named by x's width and each
+  // output's; runs add up over streams.
+  cmodel::CommandProfile profile;
+  cmodel::DeviceOptions options;
+  options.threads = 2;
+  options.profile = &profile;
+  host::HostDevice device(host::getDescriptor(), options);
+  device.global().allocate(cmd::REGION_ACTIVATION, 1024);
+  auto tensor = [](uint64_t offset, int64_t rows, int64_t cols) {
+    return globalTensor(cmd::REGION_ACTIVATION, offset, rows, cols,
+                        cmd::DTYPE_F32);
+  };
+  for (int run = 0; run < 2; ++run) {
+    cmodel::StreamBuilder builder("profiled");
+    cmd::Compute compute;
+    compute.set_opcode(cmd::MATMUL);
+    builder.hostCompute(compute, {tensor(0, 1, 3), tensor(64, 2, 3)},
+                        {tensor(128, 1, 2)});
+    builder.hostCompute(compute, {tensor(0, 1, 3), tensor(192, 1, 3)},
+                        {tensor(256, 1, 1)});
+    compute.set_opcode(cmd::ADD);
+    builder.hostCompute(compute, {tensor(128, 1, 2), tensor(128, 1, 2)},
+                        {tensor(320, 1, 2)});
+    ASSERT_TRUE(bool(device.run(builder.take())));
+  }
+  ASSERT_EQ(profile.kinds.size(), 2u);
+  EXPECT_EQ(profile.kinds["MATMUL 3->2+1"].runs, 4u);
+  EXPECT_EQ(profile.kinds["ADD 2->2"].runs, 2u);
+  EXPECT_GT(profile.kinds["MATMUL 3->2+1"].seconds, 0.0);
+}
+
 TEST_F(HostDeviceTest, MatMulReadingAnEarlierOutputRunsAfterIt) {
   // The second product reads what the first writes (as its bias): run in
   // turn, it sees the new values.
