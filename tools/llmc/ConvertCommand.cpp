@@ -135,7 +135,8 @@ int runConvertCommand(const plugins::Registry &registry) {
         if (!quiet)
           calibration.progress = printCalibrationProgress;
         return calibrateModel(*model, options.build, calibration, "");
-      });
+      },
+      &backend->getDescriptor());
   if (!lowering)
     return reportError(lowering.takeError());
   options.lowering = *lowering;

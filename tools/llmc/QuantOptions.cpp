@@ -2,6 +2,7 @@
 
 #include "tools/llmc/QuantOptions.h"
 
+#include "backends/common/lowering/CommonBackend.h"
 #include "tools/llmc/Commands.h"
 
 namespace cl = llvm::cl;
@@ -68,7 +69,8 @@ static llvm::Error addCalibration(
 
 llvm::Expected<lowering::LoweringOptions> getLoweringOptions(
     llvm::function_ref<llvm::Expected<quant::CalibrationTable>()>
-        calibrateDefault) {
+        calibrateDefault,
+    const plugins::ChipDescriptor *chip) {
   lowering::LoweringOptions options;
   llvm::Expected<lowering::QuantMode> mode =
       lowering::parseQuantMode(quantize);
@@ -87,6 +89,9 @@ llvm::Expected<lowering::LoweringOptions> getLoweringOptions(
     options.qtable = std::move(*rules);
     options.qtablePath = qtable;
   }
+  if (chip)
+    if (llvm::Error error = lowering::checkQuantModes(*chip, options))
+      return std::move(error);
   if (llvm::Error error = addCalibration(options, calibrateDefault))
     return std::move(error);
   if (llvm::Error error = options.validate())

@@ -11,6 +11,7 @@
 #define LLMC_TOOLS_LLMC_QUANTOPTIONS_H
 
 #include "backends/common/lowering/LoweringOptions.h"
+#include "plugins/ChipDescriptor.h"
 
 namespace llmc {
 
@@ -19,10 +20,13 @@ bool isQuantizeSet();
 /// The lowering options the flags describe, validated (the qtable and the
 /// calibration table read). INT8 without --calibration-table calibrates
 /// with `calibrateDefault`, which convert provides; eval has none and
-/// reports the missing table.
+/// reports the missing table. With `chip`, every mode the options use is
+/// first checked to be one the chip compiles, so that a mode it lacks is
+/// refused before anything is calibrated.
 llvm::Expected<lowering::LoweringOptions> getLoweringOptions(
     llvm::function_ref<llvm::Expected<quant::CalibrationTable>()>
-        calibrateDefault = nullptr);
+        calibrateDefault = nullptr,
+    const plugins::ChipDescriptor *chip = nullptr);
 
 } // namespace llmc
 

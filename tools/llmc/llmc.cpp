@@ -18,6 +18,7 @@
 #include "tools/llmc/Commands.h"
 
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
@@ -117,6 +118,14 @@ llvm::Error writeFileAtomically(
 
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
+  // `bazel run` starts the tool in its runfiles tree; the paths a user
+  // gives are relative to where they ran the command.
+  if (const char *workingDirectory = std::getenv("BUILD_WORKING_DIRECTORY"))
+    if (std::error_code error =
+            llvm::sys::fs::set_current_path(workingDirectory))
+      return llmc::reportError(llvm::createStringError(
+          error, "cannot enter BUILD_WORKING_DIRECTORY '%s': %s",
+          workingDirectory, error.message().c_str()));
   cl::HideUnrelatedOptions(llmcCategory);
   cl::ParseCommandLineOptions(
       argc, argv,
