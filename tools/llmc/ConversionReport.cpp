@@ -86,60 +86,53 @@ std::vector<PieceAgreement> ComparingRunner::getAgreements() const {
 // Perplexity
 //===----------------------------------------------------------------------===//
 
-/// -log p(target) under the softmax of `logits`.
-static double negativeLogLikelihood(llvm::ArrayRef<float> logits,
-                                    int32_t target) {
-  double max = logits[0];
-  for (float logit : logits)
-    max = std::max(max, static_cast<double>(logit));
-  double sum = 0;
-  for (float logit : logits)
-    sum += std::exp(logit - max);
-  return std::log(sum) + max - logits[target];
-}
-
-llvm::Expected<Perplexity> measurePerplexity(session::Session &session,
-                                             llvm::ArrayRef<int32_t> tokens,
-                                             const PerplexityOptions &options) {
+llvm::Expected<TextComparison>
+compareOnText(session::Session &reference, session::Session &candidate,
+              llvm::ArrayRef<int32_t> tokens,
+              const PerplexityOptions &options) {
   int64_t context = options.context;
-  int64_t capacity = session.getDims().seqLength;
+  int64_t capacity = reference.getDims().seqLength;
   if (context < 4)
     return measurementError("perplexity: a window needs at least 4 tokens, not " +
-                       llvm::Twine(context));
+                            llvm::Twine(context));
   if (context > capacity)
     return measurementError("perplexity: windows of " + llvm::Twine(context) +
-                       " tokens do not fit the KV cache of " +
-                       llvm::Twine(capacity) + " tokens");
+                            " tokens do not fit the KV cache of " +
+                            llvm::Twine(capacity) + " tokens");
   int64_t windows = static_cast<int64_t>(tokens.size()) / context;
   if (options.maxWindows > 0)
     windows = std::min(windows, options.maxWindows);
   if (windows == 0)
     return measurementError("perplexity: the text has " +
-                       llvm::Twine(tokens.size()) +
-                       " tokens, less than one window of " +
-                       llvm::Twine(context));
+                            llvm::Twine(tokens.size()) +
+                            " tokens, less than one window of " +
+                            llvm::Twine(context));
   int64_t first = context / 2;
-  double total = 0;
-  Perplexity result;
+  DistributionComparison comparison;
+  TextComparison result;
   for (int64_t window = 0; window < windows; ++window) {
     llvm::ArrayRef<int32_t> ids = tokens.slice(window * context, context);
-    session.reset();
-    llvm::Expected<std::vector<float>> logits =
-        session.feed(ids.take_front(first + 1));
+    reference.reset();
+    candidate.reset();
+    llvm::ArrayRef<int32_t> prompt = ids.take_front(first + 1);
+    llvm::Expected<std::vector<float>> expected = reference.feed(prompt);
+    llvm::Expected<std::vector<float>> converted = candidate.feed(prompt);
     for (int64_t position = first;; ++position) {
-      if (!logits)
-        return logits.takeError();
-      total += negativeLogLikelihood(*logits, ids[position + 1]);
-      ++result.scoredTokens;
+      if (!expected)
+        return expected.takeError();
+      if (!converted)
+        return converted.takeError();
+      comparison.add(*expected, *converted, ids[position + 1]);
       if (position + 2 == context)
         break;
-      logits = session.feed(ids[position + 1]);
+      expected = reference.feed(ids[position + 1]);
+      converted = candidate.feed(ids[position + 1]);
     }
     ++result.windows;
     if (options.progress)
       options.progress(window + 1, windows);
   }
-  result.value = std::exp(total / static_cast<double>(result.scoredTokens));
+  result.figures = comparison.getFigures();
   return result;
 }
 

@@ -6,8 +6,10 @@
 //     against the top interpreter on the checkpoint's own (F32) weights, both
 //     run on the same inputs (the interpreter's), so each piece's error is
 //     its own and does not include the error of the pieces before it;
-//   - on a text file, the perplexity of the binary and of the interpreter,
-//     measured as llama.cpp's llama-perplexity measures it: non-overlapping
+//   - on a text file, the perplexity of the binary and of the interpreter
+//     and how the binary's next-token distributions diverge from the
+//     interpreter's (TokenDistributions.h), measured as llama.cpp's
+//     `llama-perplexity --kl-divergence` measures them: non-overlapping
 //     windows of C tokens, each in a fresh context, the second half of each
 //     window scored.
 //
@@ -18,6 +20,7 @@
 
 #include "runtime/session/PieceRunner.h"
 #include "runtime/session/Session.h"
+#include "tools/llmc/TokenDistributions.h"
 
 #include "llvm/ADT/StringMap.h"
 
@@ -73,21 +76,21 @@ struct PerplexityOptions {
   std::function<void(int64_t done, int64_t total)> progress;
 };
 
-struct Perplexity {
-  double value = 0;
+struct TextComparison {
   int64_t windows = 0;
-  int64_t scoredTokens = 0;
+  DistributionFigures figures;
 };
 
-/// The perplexity of `tokens` under the model `session` runs. Each window
-/// starts a fresh conversation: its first half plus one token is one
-/// prompt, every later token one decode step, and the logits after each
-/// token of the second half (but the last) score the token after it. Fails
-/// when `tokens` holds no whole window or the context does not fit the
-/// session's cache.
-llvm::Expected<Perplexity> measurePerplexity(session::Session &session,
-                                             llvm::ArrayRef<int32_t> tokens,
-                                             const PerplexityOptions &options);
+/// The models `reference` and `candidate` run, scored on `tokens` side by
+/// side. Each window starts a fresh conversation in both: its first half
+/// plus one token is one prompt, every later token one decode step, and the
+/// logits after each token of the second half (but the last) score the
+/// token after it. Fails when `tokens` holds no whole window or the context
+/// does not fit the sessions' cache.
+llvm::Expected<TextComparison>
+compareOnText(session::Session &reference, session::Session &candidate,
+              llvm::ArrayRef<int32_t> tokens,
+              const PerplexityOptions &options);
 
 } // namespace llmc
 

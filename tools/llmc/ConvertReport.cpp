@@ -112,20 +112,6 @@ static llvm::Error compareConversation(const LoadedModel &model,
   return llvm::Error::success();
 }
 
-static llvm::Expected<Perplexity>
-measureOn(llvm::StringRef label, session::PieceRunner &runner,
-          const session::ModelDims &dims, llvm::ArrayRef<int32_t> tokens) {
-  session::Session session(runner, dims);
-  PerplexityOptions options;
-  options.context = reportContext;
-  options.maxWindows = reportWindows;
-  options.progress = [&](int64_t done, int64_t total) {
-    printProgressTenths(("perplexity " + label).str(), done, total,
-                        "windows");
-  };
-  return measurePerplexity(session, tokens, options);
-}
-
 static llvm::Error comparePerplexity(const LoadedModel &model,
                                      const llm::BuildOptions &build,
                                      llvm::StringRef mode,
@@ -146,20 +132,34 @@ static llvm::Error comparePerplexity(const LoadedModel &model,
   std::vector<int32_t> tokens =
       (*tokenizer)->encode((*text)->getBuffer(), /*addSpecialTokens=*/true);
   session::ModelDims dims = getModelDims(model.spec, build);
-  llvm::Expected<Perplexity> f32 = measureOn("F32", reference, dims, tokens);
-  if (!f32)
+  session::Session f32(reference, dims), converted(device, dims);
+  PerplexityOptions options;
+  options.context = reportContext;
+  options.maxWindows = reportWindows;
+  options.progress = [&](int64_t done, int64_t total) {
+    printProgressTenths(("F32 and " + mode + " on the text").str(), done,
+                        total, "windows");
+  };
+  llvm::Expected<TextComparison> compared =
+      compareOnText(f32, converted, tokens, options);
+  if (!compared)
     return llvm::joinErrors(
-        optionError("--report-text '" + reportText + "'"), f32.takeError());
-  llvm::Expected<Perplexity> converted = measureOn(mode, device, dims, tokens);
-  if (!converted)
-    return converted.takeError();
+        optionError("--report-text '" + reportText + "'"),
+        compared.takeError());
+  const DistributionFigures &figures = compared->figures;
   llvm::outs() << llvm::format(
       "report: perplexity on %s (%lld windows of %lld tokens, %lld scored): "
       "F32 %.3f, %s %.3f (%+.2f %%)\n",
-      reportText.c_str(), static_cast<long long>(f32->windows),
+      reportText.c_str(), static_cast<long long>(compared->windows),
       static_cast<long long>(reportContext.getValue()),
-      static_cast<long long>(f32->scoredTokens), f32->value, mode.str().c_str(),
-      converted->value, 100.0 * (converted->value / f32->value - 1));
+      static_cast<long long>(figures.positions), figures.referencePerplexity,
+      mode.str().c_str(), figures.candidatePerplexity,
+      100.0 * (figures.candidatePerplexity / figures.referencePerplexity - 1));
+  llvm::outs() << llvm::format(
+      "report: %s against F32 on the same tokens: KL divergence mean %.3e, "
+      "99th percentile %.3e, max %.3e; same top token %.2f %%\n",
+      mode.str().c_str(), figures.meanKld, figures.p99Kld, figures.maxKld,
+      100.0 * figures.top1Agreement);
   return llvm::Error::success();
 }
 
