@@ -106,6 +106,11 @@ struct ModelSpec {
   /// The weights the checkpoint stores quantized, by tensor name: they
   /// compile without requantization (see WeightSource).
   std::map<std::string, StoredQuantization> storedQuantization;
+  /// The checkpoint's author quantized it (a quantization_config) and left
+  /// the weights it stores in float so on purpose (GPTQ's `lm_head: false`,
+  /// AWQ's `modules_to_not_convert`, compressed-tensors' `ignore`):
+  /// weight-only modes keep those float unless a qtable says otherwise.
+  bool floatWeightsByChoice = false;
 
   /// Generation defaults and tokenizer data for the runtime.
   std::vector<int64_t> eosTokenIds;

@@ -104,6 +104,7 @@ llvm::Expected<plugins::Checkpoint> loadCheckpoint(llvm::StringRef directory) {
     if (llvm::Error error = checkTensors(*spec, **packed))
       return std::move(error);
     checkpoint.weights = std::move(*packed);
+    spec->floatWeightsByChoice = true;
   } else {
     if (llvm::Error error = checkTensors(*spec, **weights))
       return std::move(error);

@@ -450,6 +450,10 @@ llvm::Expected<ConvertReport> ModelCompiler::run(llvm::StringRef outputPath) {
               ->setAttr(lowering::kPinnedModeAttr,
                         StringAttr::get(job.context.get(),
                                         lowering::stringifyQuantMode(*job.mode)));
+        if (spec.floatWeightsByChoice)
+          getPieceFunction(*job.module)
+              ->setAttr(lowering::kKeepsFloatWeightsAttr,
+                        UnitAttr::get(job.context.get()));
         if (job.layer)
           job.fingerprint = fingerprintOf(*job.module, *job.layer);
         return llvm::Error::success();

@@ -82,6 +82,19 @@ int64_t getWeightBits(QuantMode mode) {
   }
 }
 
+QuantMode getFloatMode(QuantMode mode) {
+  switch (mode) {
+  case QuantMode::W8F16:
+  case QuantMode::W4F16:
+    return QuantMode::F16;
+  case QuantMode::W8BF16:
+  case QuantMode::W4BF16:
+    return QuantMode::BF16;
+  default:
+    return mode;
+  }
+}
+
 bool quantizesActivations(QuantMode mode) { return mode == QuantMode::INT8; }
 
 llvm::Expected<std::vector<QTableRule>> parseQTable(llvm::StringRef text,

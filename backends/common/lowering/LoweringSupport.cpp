@@ -52,7 +52,7 @@ llvm::Expected<std::optional<QuantMode>> getPinnedMode(Operation *op) {
   return *mode;
 }
 
-QuantMode ModeSelector::getMode(Operation *op) const {
+std::optional<QuantMode> ModeSelector::getChosenMode(Operation *op) const {
   // tpu-lower-top rejects a pinned name that is no mode before lowering.
   llvm::Expected<std::optional<QuantMode>> pinned = getPinnedMode(op);
   if (!pinned)
@@ -60,12 +60,37 @@ QuantMode ModeSelector::getMode(Operation *op) const {
   else if (*pinned)
     return **pinned;
   if (globs.empty())
-    return options.mode;
+    return std::nullopt;
   SmallVector<StringRef> names = namesOf(op);
   for (size_t index = globs.size(); index-- > 0;)
     if (llvm::any_of(names,
                      [&](StringRef name) { return globs[index].match(name); }))
       return options.qtable[index].mode;
+  return std::nullopt;
+}
+
+/// Whether `op` reads Linear weights, all of which a checkpoint its author
+/// quantized (kKeepsFloatWeightsAttr on its piece) stores in float.
+static bool readsWeightsLeftFloat(Operation *op) {
+  auto function = op->getParentOfType<FunctionOpInterface>();
+  if (!function || !function->hasAttr(kKeepsFloatWeightsAttr))
+    return false;
+  bool readsLinearWeight = false;
+  for (Value operand : op->getOperands()) {
+    if (!isLinearWeight(operand))
+      continue;
+    if (operand.getDefiningOp<top::WeightOp>().getStoredAttr())
+      return false;
+    readsLinearWeight = true;
+  }
+  return readsLinearWeight;
+}
+
+QuantMode ModeSelector::getMode(Operation *op) const {
+  if (std::optional<QuantMode> chosen = getChosenMode(op))
+    return *chosen;
+  if (getWeightBits(options.mode) != 0 && readsWeightsLeftFloat(op))
+    return getFloatMode(options.mode);
   return options.mode;
 }
 

@@ -35,7 +35,10 @@ public:
 
   /// The mode of `op`: the mode its piece pins (getPinnedMode), else the
   /// last qtable rule matching one of its names (its location names and the
-  /// names of the weights it reads), else the options' mode.
+  /// names of the weights it reads), else the options' mode; but for an op
+  /// of a piece marked kKeepsFloatWeightsAttr whose Linear weights the
+  /// checkpoint all stores in float, a weight-only mode's float mode
+  /// (W4F16: F16), as the checkpoint's author left them.
   QuantMode getMode(mlir::Operation *op) const;
   /// The element type `op` computes in.
   mlir::FloatType getActivationType(mlir::Operation *op) const;
@@ -60,6 +63,10 @@ public:
   const LoweringOptions &getOptions() const { return options; }
 
 private:
+  /// The mode a pin or a qtable rule gives `op`, std::nullopt when neither
+  /// names it.
+  std::optional<QuantMode> getChosenMode(mlir::Operation *op) const;
+
   LoweringOptions options;
   std::vector<llvm::GlobPattern> globs;
 };
@@ -89,6 +96,13 @@ void populateInt8Patterns(mlir::RewritePatternSet &patterns,
 /// options and qtable say: `llmc.mode = "F32"` on sample_head, whose
 /// sampling must not lose precision.
 inline constexpr llvm::StringLiteral kPinnedModeAttr = "llmc.mode";
+
+/// The function attribute (a unit) of a piece whose checkpoint its author
+/// quantized and whose float weights were left float on purpose
+/// (ModelSpec::floatWeightsByChoice), so weight-only modes do not quantize
+/// them.
+inline constexpr llvm::StringLiteral kKeepsFloatWeightsAttr =
+    "llmc.keeps_float_weights";
 
 /// The mode the function holding `op` (or `op` itself, a function) pins,
 /// std::nullopt when it pins none; an error names a value that is no mode.

@@ -1,5 +1,7 @@
 // RUN: llmc-opt %s --split-input-file --verify-diagnostics --tpu-lower-top="mode=W8BF16 q-group-size=64" | FileCheck %s --check-prefix=W8
 // RUN: llmc-opt %s --split-input-file --tpu-lower-top=mode=F16 | FileCheck %s --check-prefix=F16
+// RUN: echo "lm_head.weight W4BF16" > %t.qtable
+// RUN: llmc-opt %s --split-input-file --tpu-lower-top="mode=W8BF16 q-group-size=32 qtable=%t.qtable" 2>/dev/null | FileCheck %s --check-prefix=QTABLE
 
 // A weight the checkpoint stores quantized (a GGUF Q4_0 tensor here) keeps
 // its stored scheme in every weight-only mode, whatever bits and group size
@@ -82,3 +84,27 @@ func.func @float_zero_points(%arg0: tensor<1x4x64xf32>) -> tensor<1x4x32xf32> {
   %y = top.MatMul %x, %w, %none {right_transpose = true} : (tensor<1x4x64xf32>, tensor<32x64xf32>, none) -> tensor<1x4x32xf32>
   return %y : tensor<1x4x32xf32>
 }
+
+// -----
+
+// A piece of a checkpoint whose author quantized it keeps the Linear weights
+// it stores in float (a GPTQ LM head) in the mode's float type; a qtable
+// rule or pin still decides when it names the op.
+
+// W8-LABEL: func.func @left_float_by_choice
+// W8: top.Weight "blk.0.attn_q.weight#w4_g32_sym_f16.qweight"
+// W8: tpu.A16MatMul
+// W8: top.Weight "lm_head.weight" : () -> tensor<32x64xbf16>
+// W8: tpu.MatMul {{.*}} -> tensor<1x4x32xbf16>
+// W8-NOT: A16MatMul
+func.func @left_float_by_choice(%arg0: tensor<1x4x64xf32>) -> (tensor<1x4x32xf32>, tensor<1x4x32xf32>) attributes {llmc.keeps_float_weights} {
+  %x = top.Input %arg0 {role = "hidden"} : (tensor<1x4x64xf32>) -> tensor<1x4x64xf32>
+  %none = top.None : none
+  %w = top.Weight "blk.0.attn_q.weight" {stored = #top.stored_quant<bits = 4, groupSize = 32, asymmetric = false, scaleType = f16>} : () -> tensor<32x64xf32>
+  %y = top.MatMul %x, %w, %none {right_transpose = true} : (tensor<1x4x64xf32>, tensor<32x64xf32>, none) -> tensor<1x4x32xf32>
+  %h = top.Weight "lm_head.weight" : () -> tensor<32x64xf32>
+  %z = top.MatMul %x, %h, %none {right_transpose = true} : (tensor<1x4x64xf32>, tensor<32x64xf32>, none) -> tensor<1x4x32xf32>
+  return %y, %z : tensor<1x4x32xf32>, tensor<1x4x32xf32>
+}
+// QTABLE-LABEL: func.func @left_float_by_choice
+// QTABLE: top.Weight "lm_head.weight#w4_g32_sym_bf16.qweight"
