@@ -10,6 +10,7 @@
 #include "backends/common/compile/WeightPacking.h"
 #include "backends/common/lowering/LoweringSupport.h"
 #include "backends/common/quant/DerivedWeightName.h"
+#include "backends/common/quant/FloatRounding.h"
 #include "dialects/Registration.h"
 #include "dialects/top/IR/TopOps.h"
 #include "dialects/tpu/IR/TpuOps.h"
@@ -385,7 +386,10 @@ void ModelCompiler::fillManifest() {
   model.set_seq_length(options.build.seqLength);
   model.set_max_input_length(options.build.maxInputLength);
   binary::KvCacheLayout &cache = *manifest.mutable_kv_cache();
-  cache.set_dtype("f32");
+  // The history the pieces read and write is in the mode's activation type.
+  cache.set_dtype(quant::stringifyFloatType(
+                      lowering::getActivationType(options.lowering.mode))
+                      .str());
   cache.set_slots(options.build.seqLength);
   cache.set_kv_heads(spec.numKvHeads);
   cache.set_head_dim(spec.headDim);

@@ -39,6 +39,10 @@ def check_json(report, binary, failures):
     decode = pieces["block.0.decode"]
     failures.check(decode["phase"] == "decode" and decode["layer"] == 0,
                    f"block.0.decode: {decode['phase']} {decode['layer']}")
+    # The manifest's KV cache is in the dtype the pieces' history IO carries.
+    history = [t["dtype"] for t in decode["inputs"] if t["role"].startswith("history_")]
+    failures.check(history and set(history) == {report["kv_cache"]["dtype"]} == {"bf16"},
+                   f"KV cache {report['kv_cache']}, history IO {history}")
     failures.check([t["shape"] for t in decode["inputs"]][0] == [1, 1, config["hidden_size"]],
                    f"block.0.decode inputs: {decode['inputs']}")
 
