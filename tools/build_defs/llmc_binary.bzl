@@ -97,3 +97,42 @@ llmc_binary = rule(
         ),
     },
 )
+
+def _llmc_command_impl(ctx):
+    # Under `bazel run` and in tests the working directory is the runfiles
+    # tree, where both files are; llmc itself then moves to the directory
+    # the user ran the command in (BUILD_WORKING_DIRECTORY), so it gets them
+    # as absolute paths.
+    script = ctx.actions.declare_file(ctx.label.name + ".sh")
+    ctx.actions.write(
+        script,
+        """#!/usr/bin/env bash
+set -euo pipefail
+exec "$PWD/{llmc}" {command} -m "$PWD/{binary}" "$@"
+""".format(
+            llmc = ctx.executable.llmc.short_path,
+            command = ctx.attr.command,
+            binary = ctx.file.binary.short_path,
+        ),
+        is_executable = True,
+    )
+    runfiles = ctx.runfiles(files = [ctx.executable.llmc, ctx.file.binary])
+    runfiles = runfiles.merge(ctx.attr.llmc[DefaultInfo].default_runfiles)
+    return [DefaultInfo(executable = script, runfiles = runfiles)]
+
+llmc_command = rule(
+    implementation = _llmc_command_impl,
+    doc = "`bazel run` of `llmc <command> -m <binary>`, with the arguments " +
+          "after `--` appended (`@fortune//:bm1684x_w8f16_run -- -p Hi`).",
+    executable = True,
+    attrs = {
+        "binary": attr.label(allow_single_file = [".llmc"], mandatory = True),
+        "command": attr.string(mandatory = True, values = ["run", "chat"]),
+        "llmc": attr.label(
+            default = "@//tools/llmc",
+            executable = True,
+            cfg = "target",
+            allow_files = True,
+        ),
+    },
+)

@@ -10,14 +10,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "..",
                                 "llmc", "test"))
-from cli_common import convert_demo, main, scratch_directory  # noqa: E402
-
-
-def runfile(path):
-    """`path` as $(location) spells it, in the test's runfiles: another
-    repository's files are beside the main repository's, not under it."""
-    prefix = "external/"
-    return os.path.join("..", path[len(prefix):]) if path.startswith(prefix) else path
+from cli_common import convert_demo, main, runfile, scratch_directory  # noqa: E402
 
 
 def test(options, failures):

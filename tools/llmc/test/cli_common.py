@@ -10,6 +10,13 @@ import tempfile
 DEMO = os.path.join("models", "demo", "fortune-qwen2")
 
 
+def runfile(path):
+    """`path` as $(location) spells it, in the test's runfiles: another
+    repository's files are beside the main repository's, not under it."""
+    prefix = "external/"
+    return os.path.join("..", path[len(prefix):]) if path.startswith(prefix) else path
+
+
 def scratch_directory():
     return tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
 
