@@ -1,6 +1,13 @@
 """A test that compares an llmc command's output with ../shared/refdata."""
 
-def parity_test(name, model, refs, cases, command, max_abs = None, min_cosine = None, near_tie = None, extra_args = [], convert_args = [], onnx = None, **kwargs):
+load(":measured_bounds.bzl", "MEASURED_BOUNDS")
+
+def parity_test(name, model, refs, cases, command, max_abs = None, extra_args = [], convert_args = [], onnx = None, **kwargs):
+    """The cosine and near-tie bounds of a target whose outputs are not
+    exact come from MEASURED_BOUNDS; every other target must meet max_abs."""
+    min_cosine, near_tie = MEASURED_BOUNDS.get(name, (None, None))
+    if not min_cosine and not max_abs:
+        fail("parity_test %s: neither max_abs nor a measured bound in measured_bounds.bzl" % name)
     args = [
         "--llmc=$(location //tools/llmc)",
         "--command=" + command,
