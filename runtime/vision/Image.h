@@ -14,6 +14,12 @@
 
 namespace llmc::vision {
 
+/// How an image is cut into tiles or slices: `cols` x `rows`.
+struct ImageGrid {
+  int64_t cols = 1;
+  int64_t rows = 1;
+};
+
 struct Image {
   int64_t width = 0;
   int64_t height = 0;

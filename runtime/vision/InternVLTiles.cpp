@@ -16,27 +16,27 @@ namespace llmc::vision {
 /// differs; but the order within a count decides only an exact tie between
 /// two of its grids, and none decides the choice: for at most 6 or 12
 /// tiles and every image up to 1200 x 1200 both orders choose alike.
-static std::vector<TileGrid> getCandidateGrids(const TilingOptions &options) {
-  std::vector<TileGrid> grids;
+static std::vector<ImageGrid> getCandidateGrids(const TilingOptions &options) {
+  std::vector<ImageGrid> grids;
   for (int64_t cols = 1; cols <= options.maxTiles; ++cols)
     for (int64_t rows = 1; rows <= options.maxTiles; ++rows)
       if (cols * rows >= options.minTiles && cols * rows <= options.maxTiles)
         grids.push_back({cols, rows});
   std::stable_sort(grids.begin(), grids.end(),
-                   [](const TileGrid &a, const TileGrid &b) {
+                   [](const ImageGrid &a, const ImageGrid &b) {
                      return a.cols * a.rows < b.cols * b.rows;
                    });
   return grids;
 }
 
-TileGrid chooseTileGrid(int64_t width, int64_t height,
+ImageGrid chooseTileGrid(int64_t width, int64_t height,
                         const TilingOptions &options) {
   double aspectRatio = static_cast<double>(width) / height;
   double bestDifference = std::numeric_limits<double>::infinity();
-  TileGrid best;
+  ImageGrid best;
   double area = static_cast<double>(width) * height;
   double tileArea = static_cast<double>(options.tileSize) * options.tileSize;
-  for (const TileGrid &grid : getCandidateGrids(options)) {
+  for (const ImageGrid &grid : getCandidateGrids(options)) {
     double difference =
         std::fabs(aspectRatio - static_cast<double>(grid.cols) / grid.rows);
     if (difference < bestDifference) {
@@ -51,7 +51,7 @@ TileGrid chooseTileGrid(int64_t width, int64_t height,
 }
 
 std::vector<Image> makeTiles(const Image &image, const TilingOptions &options) {
-  TileGrid grid = chooseTileGrid(image.width, image.height, options);
+  ImageGrid grid = chooseTileGrid(image.width, image.height, options);
   int64_t side = options.tileSize;
   Image resized = resizeBicubic(image, side * grid.cols, side * grid.rows);
   std::vector<Image> tiles;

@@ -30,16 +30,11 @@ struct TilingOptions {
   bool thumbnail = true;
 };
 
-struct TileGrid {
-  int64_t cols = 1;
-  int64_t rows = 1;
-};
-
 /// The grid `dynamic_preprocess` chooses for a `width` x `height` image:
 /// among the grids of minTiles..maxTiles tiles, by increasing count, the
 /// one whose cols/rows is closest to width/height; at an equal distance a
 /// later grid wins when the image has more than half its pixels.
-TileGrid chooseTileGrid(int64_t width, int64_t height,
+ImageGrid chooseTileGrid(int64_t width, int64_t height,
                         const TilingOptions &options);
 
 /// The tiles of `image`: the grid's, row-major, then the thumbnail.

@@ -65,7 +65,7 @@ TEST_P(InternVLTilesTest, PixelValuesMatchTheReference) {
   const llvm::json::Array *grid =
       json->getAsObject()->getArray("tiles_grid_cols_rows");
   ASSERT_TRUE(grid);
-  TileGrid chosen = chooseTileGrid(decoded->width, decoded->height,
+  ImageGrid chosen = chooseTileGrid(decoded->width, decoded->height,
                                    getTinyInternVLTiling());
   EXPECT_EQ(chosen.cols, (*grid)[0].getAsInteger());
   EXPECT_EQ(chosen.rows, (*grid)[1].getAsInteger());
