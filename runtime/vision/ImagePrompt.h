@@ -1,0 +1,50 @@
+//===- ImagePrompt.h - where an image stands in a prompt --------*- C++ -*-===//
+//
+// A vision-language prompt holds an image as placeholder tokens, one per
+// embedding the vision pieces produce; the runtime expands a chat's image
+// marker into them, then writes the image's embeddings at their positions
+// before the language model's prefill. The texts follow the official chat
+// code of each family.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLMC_RUNTIME_VISION_IMAGEPROMPT_H
+#define LLMC_RUNTIME_VISION_IMAGEPROMPT_H
+
+#include "runtime/vision/Image.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace llmc::vision {
+
+/// InternVL: `<img>`, then `<IMG_CONTEXT>` for each of the
+/// `tokensPerTile` embeddings of each tile, then `</img>`
+/// (modeling_internvl_chat.py's chat()).
+std::string getInternVLImageText(int64_t tiles, int64_t tokensPerTile);
+
+/// MiniCPM-V 2.6: `<image_id>N</image_id>` (with `useImageId`), `<image>`,
+/// `queryNum` `<unk>` for the source picture, `</image>`; then for a sliced
+/// image each row of the grid as `cols` times `<slice>` + `queryNum`
+/// `<unk>` + `</slice>`, rows joined by a newline (processing_minicpmv.py).
+std::string getMiniCPMVImageText(int64_t imageId, int64_t queryNum,
+                                 std::optional<ImageGrid> grid,
+                                 bool useImageId);
+
+/// `text` with its first `marker` replaced by `image`; the text unchanged
+/// when it holds no marker.
+std::string expandImageMarker(llvm::StringRef text, llvm::StringRef marker,
+                              llvm::StringRef image);
+
+/// The positions of `placeholder` in `ids`, in order: where the image's
+/// embeddings go.
+std::vector<int64_t> findPlaceholders(llvm::ArrayRef<int32_t> ids,
+                                      int32_t placeholder);
+
+} // namespace llmc::vision
+
+#endif // LLMC_RUNTIME_VISION_IMAGEPROMPT_H
