@@ -22,6 +22,7 @@
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Threading.h"
 #include "llvm/Support/Timer.h"
+#include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
@@ -152,6 +153,8 @@ int runConvertCommand(const plugins::Registry &registry) {
   progress.finish();
   if (!report)
     return reportError(report.takeError());
+  for (const std::string &warning : report->warnings)
+    llvm::WithColor::warning(llvm::errs(), "llmc") << warning << "\n";
   double seconds = std::chrono::duration<double>(
                        std::chrono::steady_clock::now() - start)
                        .count();

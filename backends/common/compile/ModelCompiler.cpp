@@ -25,6 +25,7 @@
 #include "llvm/Support/ThreadPool.h"
 
 #include <mutex>
+#include <set>
 
 using namespace mlir;
 
@@ -47,6 +48,8 @@ struct PieceJob {
   std::vector<WeightUse> weights;
   binary::Piece manifest;
   cmd::CommandStream stream;
+  /// What lowering warned of.
+  std::vector<std::string> warnings;
 };
 
 /// Replaces every `from` in `text` by `to`.
@@ -240,8 +243,8 @@ ModelCompiler::forEachJob(llvm::StringRef stage,
 llvm::Error ModelCompiler::lowerPiece(PieceJob &job) {
   if (job.source >= 0)
     return llvm::Error::success();
-  if (llvm::Error error =
-          lowerAndPlace(*job.module, backend, options.lowering))
+  if (llvm::Error error = lowerAndPlace(*job.module, backend,
+                                        options.lowering, &job.warnings))
     return error;
   job.weights = collectWeights(*job.module);
   job.manifest = describePiece(job);
@@ -488,8 +491,12 @@ llvm::Expected<ConvertReport> ModelCompiler::run(llvm::StringRef outputPath) {
     if (llvm::Error error = modelTimes())
       return std::move(error);
   result.pieces = jobs.size();
-  for (const PieceJob &job : jobs)
+  std::set<std::string> warnings;
+  for (const PieceJob &job : jobs) {
     result.compiledPieces += job.source < 0;
+    warnings.insert(job.warnings.begin(), job.warnings.end());
+  }
+  result.warnings.assign(warnings.begin(), warnings.end());
   fillManifest();
   report("writing", outputPath, 0, 1);
   if (llvm::Error error = writer.write(outputPath))

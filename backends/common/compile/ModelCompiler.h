@@ -28,6 +28,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace llmc::compile {
 
@@ -75,6 +76,9 @@ struct ConvertReport {
   /// and greedy head) and of a prefill of L tokens.
   double decodeSeconds = 0;
   double prefillSeconds = 0;
+  /// What lowering warned of, each once, sorted (a weight's group size
+  /// falling back, say), for the driver to print.
+  std::vector<std::string> warnings;
 };
 
 /// Compiles `spec` (with `weights`, which must serve derived names) for

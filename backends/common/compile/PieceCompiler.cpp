@@ -22,7 +22,8 @@ func::FuncOp getPieceFunction(ModuleOp module) {
 }
 
 llvm::Error lowerAndPlace(ModuleOp module, const plugins::BackendPlugin &backend,
-                          const lowering::LoweringOptions &options) {
+                          const lowering::LoweringOptions &options,
+                          std::vector<std::string> *warnings) {
   PassManager pm(module.getContext());
   if (llvm::Error error = backend.buildLoweringPipeline(pm, options))
     return error;
@@ -32,6 +33,10 @@ llvm::Error lowerAndPlace(ModuleOp module, const plugins::BackendPlugin &backend
   pm.addNestedPass<func::FuncOp>(tpu::createTpuAddressAssignPass(placement));
   std::string diagnostics;
   ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &diag) {
+    if (diag.getSeverity() == DiagnosticSeverity::Warning && warnings) {
+      warnings->push_back(diag.str());
+      return success();
+    }
     llvm::raw_string_ostream os(diagnostics);
     os << diag.getLocation() << ": " << diag << "\n";
     return success();

@@ -24,10 +24,11 @@ namespace llmc::compile {
 /// Lowers `module` (one top piece) to tpu for `backend` and places it. The
 /// piece exchanges its float inputs and outputs in its compute type
 /// (tpu-fold-io-casts), but for the logits. Errors carry the pass
-/// diagnostics.
+/// diagnostics; the passes' warnings are added to `warnings` when given.
 llvm::Error lowerAndPlace(mlir::ModuleOp module,
                           const plugins::BackendPlugin &backend,
-                          const lowering::LoweringOptions &options);
+                          const lowering::LoweringOptions &options,
+                          std::vector<std::string> *warnings = nullptr);
 
 struct WeightUse {
   std::string name;

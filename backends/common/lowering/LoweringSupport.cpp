@@ -119,9 +119,17 @@ static quant::FloatType getQuantFloatType(Type type) {
   return quant::FloatType::F32;
 }
 
+int64_t getFallbackGroupSize(int64_t k, int64_t requested) {
+  for (int64_t group = requested - 1; 2 * group >= requested; --group)
+    if (k % group == 0)
+      return group;
+  return 0;
+}
+
 llvm::Expected<std::optional<quant::QuantScheme>>
 ModeSelector::getWeightScheme(Operation *op, top::WeightOp weight,
-                              bool requantize) const {
+                              bool requantize,
+                              std::optional<int64_t> groupSize) const {
   QuantMode mode = getMode(op);
   int64_t bits = getWeightBits(mode);
   if (bits == 0)
@@ -137,7 +145,10 @@ ModeSelector::getWeightScheme(Operation *op, top::WeightOp weight,
     scheme.scaleType = getQuantFloatType(stored.getScaleType());
   } else {
     scheme.bits = bits;
-    scheme.groupSize = options.groupSize == k ? 0 : options.groupSize;
+    int64_t group = groupSize.value_or(options.groupSize);
+    if (group != 0 && k % group != 0)
+      group = getFallbackGroupSize(k, group);
+    scheme.groupSize = group == k ? 0 : group;
     scheme.asymmetric = options.asymmetric;
     scheme.scaleType = lowering::getActivationType(mode);
   }

@@ -48,9 +48,13 @@ public:
   /// and group size the mode and options give the others. The group size is
   /// canonical: 0 for per-channel (a group of K included). Fails with a
   /// message when the group size does not divide K.
+  /// A group size that does not divide K falls back to the largest that
+  /// does from half of it up (getFallbackGroupSize); `groupSize`, when
+  /// given, replaces the options' for the weights llmc quantizes itself.
   llvm::Expected<std::optional<quant::QuantScheme>>
   getWeightScheme(mlir::Operation *op, top::WeightOp weight,
-                  bool requantize = false) const;
+                  bool requantize = false,
+                  std::optional<int64_t> groupSize = std::nullopt) const;
 
   /// INT8: the 8-bit type of activation tensor `name` quantized for `op`,
   /// expressing `expressed`, from the calibration table (asymmetric: u8 with
@@ -70,6 +74,12 @@ private:
   LoweringOptions options;
   std::vector<llvm::GlobPattern> globs;
 };
+
+/// The group size a weight of `k` input channels is quantized with when
+/// `requested` (positive) does not divide `k`: the largest divisor of `k`
+/// from `requested` / 2 up, so that scales cost at most twice as much, else
+/// 0, per channel. (SigLIP-400M's MLP has K = 4304 = 16 x 269.)
+int64_t getFallbackGroupSize(int64_t k, int64_t requested);
 
 /// True when `value` is a [N, K] top.Weight, the weight of a Linear layer
 /// that weight-only and INT8 modes quantize.

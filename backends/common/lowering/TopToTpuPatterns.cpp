@@ -127,11 +127,12 @@ private:
 
 /// The weight-only scheme of `weight` read by `op`; reports on `op` why it
 /// cannot be quantized.
-FailureOr<quant::QuantScheme> getScheme(const ModeSelector &selector,
-                                        Operation *op, top::WeightOp weight,
-                                        bool requantize = false) {
+FailureOr<quant::QuantScheme>
+getScheme(const ModeSelector &selector, Operation *op, top::WeightOp weight,
+          bool requantize = false,
+          std::optional<int64_t> groupSize = std::nullopt) {
   llvm::Expected<std::optional<quant::QuantScheme>> scheme =
-      selector.getWeightScheme(op, weight, requantize);
+      selector.getWeightScheme(op, weight, requantize, groupSize);
   if (!scheme) {
     op->emitOpError("cannot quantize '")
         << weight.getName() << "' in "
@@ -141,7 +142,35 @@ FailureOr<quant::QuantScheme> getScheme(const ModeSelector &selector,
   }
   if (!*scheme)
     return failure();
+  // Said once per weight: a group size the options give that does not
+  // divide its K.
+  int64_t requested = groupSize.value_or(selector.getOptions().groupSize);
+  int64_t k = weight.getType().getDimSize(1);
+  if ((!weight.getStoredAttr() || requantize) && requested != 0 &&
+      k % requested != 0)
+    op->emitWarning("group size ")
+        << requested << " does not divide K = " << k << " of '"
+        << weight.getName() << "'; it is quantized "
+        << ((*scheme)->groupSize ? "in groups of " +
+                                       std::to_string((*scheme)->groupSize)
+                                 : std::string("per channel"));
   return **scheme;
+}
+
+/// Whether one q_group_size serves every scheme of `schemes` for weights of
+/// `ks` input channels: a grouped scheme's size, or per channel where a
+/// weight's group spans its K.
+bool shareOneGroupSize(ArrayRef<quant::QuantScheme> schemes,
+                       ArrayRef<int64_t> ks) {
+  int64_t shared = 0;
+  for (const quant::QuantScheme &scheme : schemes)
+    if (scheme.groupSize != 0)
+      shared = scheme.groupSize;
+  for (auto [scheme, k] : llvm::zip(schemes, ks))
+    if (scheme.groupSize != shared &&
+        !(scheme.groupSize == 0 && (shared == 0 || shared == k)))
+      return false;
+  return true;
 }
 
 NamedAttribute weightOnlyAttr(PatternRewriter &rewriter, StringRef name,
@@ -221,19 +250,39 @@ public:
       op->emitWarning("the checkpoint stores the MLP's weights in different "
                       "quantized layouts; they are requantized in ")
           << stringifyQuantMode(selector->getMode(op));
-    SmallVector<QuantizedWeight, 3> quantized;
-    int64_t bits = 0, groupSize = 0;
+    SmallVector<quant::QuantScheme, 3> schemes;
+    SmallVector<int64_t, 3> ks;
     for (top::WeightOp weight : weights) {
       FailureOr<quant::QuantScheme> scheme =
           getScheme(*selector, op, weight, requantize);
       if (failed(scheme))
         return failure();
-      bits = scheme->bits;
-      // One group size for the three weights: a group spanning a weight's K
-      // is per-channel for that weight, as q_group_size = K means.
-      if (scheme->groupSize != 0)
-        groupSize = scheme->groupSize;
-      quantized.push_back(createQuantizedWeight(rewriter, op, weight, *scheme));
+      schemes.push_back(*scheme);
+      ks.push_back(weight.getType().getDimSize(1));
+    }
+    // One group size for the three weights: a group spanning a weight's K
+    // is per-channel for that weight, as q_group_size = K means. Weights
+    // whose fallbacks differ are all quantized per channel.
+    if (!shareOneGroupSize(schemes, ks)) {
+      op->emitWarning("the MLP weights '")
+          << weights[0].getName() << "', '" << weights[1].getName()
+          << "' and '" << weights[2].getName()
+          << "' take no one group size; they are quantized per channel";
+      for (auto [scheme, weight] : llvm::zip(schemes, weights)) {
+        FailureOr<quant::QuantScheme> perChannel =
+            getScheme(*selector, op, weight, requantize, /*groupSize=*/0);
+        if (failed(perChannel))
+          return failure();
+        scheme = *perChannel;
+      }
+    }
+    SmallVector<QuantizedWeight, 3> quantized;
+    int64_t bits = 0, groupSize = 0;
+    for (auto [scheme, weight] : llvm::zip(schemes, weights)) {
+      bits = scheme.bits;
+      if (scheme.groupSize != 0)
+        groupSize = scheme.groupSize;
+      quantized.push_back(createQuantizedWeight(rewriter, op, weight, scheme));
     }
     FloatType act = selector->getActivationType(op);
     SmallVector<Value> operands = {

@@ -37,10 +37,26 @@ def check_bazel_run_paths(llmc, failures):
                    f"{result.stderr.strip()}")
 
 
+def check_group_size_fallback(llmc, failures):
+    # The demo's K are 256 (q/k/v/o, gate, up) and 768 (down): groups of 48
+    # fall back to 32 on the 256s, and the MLPs, whose weights then take
+    # two group sizes, to per channel; each said once.
+    output = os.path.join(scratch_directory(), "g48.llmc")
+    result = run_llmc(llmc, "convert", "-m", DEMO, "-c", "bm1684x", "-q", "W4F16",
+                      "--q-group-size", "48", "--quiet", "-o", output)
+    if failures.check(result.returncode == 0, f"groups of 48: {result.stderr.strip()}"):
+        q_proj = "group size 48 does not divide K = 256 of 'model.layers.0.self_attn.q_proj.weight'"
+        failures.check(result.stderr.count(q_proj) == 1,
+                       f"the q_proj fallback is not said once: {result.stderr.strip()}")
+        failures.check("they are quantized per channel" in result.stderr,
+                       f"the MLP fallback is not said: {result.stderr.strip()}")
+
+
 def test(options, failures):
     llmc = os.path.realpath(options["llmc"])
     check_mode_the_chip_lacks(llmc, failures)
     check_bazel_run_paths(llmc, failures)
+    check_group_size_fallback(llmc, failures)
 
 
 if __name__ == "__main__":

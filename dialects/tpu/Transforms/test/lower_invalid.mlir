@@ -1,16 +1,10 @@
 // RUN: not llmc-opt %s --tpu-lower-top=mode=W3F16 2>&1 | FileCheck %s --check-prefix=MODE
-// RUN: not llmc-opt %s --tpu-lower-top="mode=W4F16 q-group-size=48" 2>&1 | FileCheck %s --check-prefix=GROUP
 // RUN: not llmc-opt %s --tpu-lower-top="mode=W4F16 q-group-size=-2" 2>&1 | FileCheck %s --check-prefix=NEGATIVE
 // RUN: not llmc-opt %s --tpu-lower-top="mode=F16 qtable=%S/bad_qtable.txt" 2>&1 | FileCheck %s --check-prefix=QTABLE
 // RUN: not llmc-opt %s --tpu-lower-top="mode=F16 qtable=%S/missing.txt" 2>&1 | FileCheck %s --check-prefix=MISSING
 // RUN: not llmc-opt %s --tpu-lower-top-pipeline=mode=Q4_0 2>&1 | FileCheck %s --check-prefix=MODE
 
 // MODE: error: tpu-lower-top: unknown quantization mode '{{W3F16|Q4_0}}'; valid modes: F32, F16, BF16, W8F16, W8BF16, W4F16, W4BF16
-
-// A group size must divide the K of every weight it quantizes; the weight
-// is named, and the op is not lowered silently in float.
-// GROUP: error: 'top.MatMul' op cannot quantize 'proj.weight' in W4F16: group size 48 does not divide K = 64
-// GROUP-NOT: error
 
 // NEGATIVE: error: tpu-lower-top: the quantization group size must be positive, or 0 for per-channel quantization; got -2
 
