@@ -7,106 +7,82 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/tokenizer/Tokenizer.h"
-#include "runtime/vision/ImageFile.h"
 #include "runtime/vision/ImagePrompt.h"
 #include "runtime/vision/InternVLTiles.h"
 #include "runtime/vision/MiniCPMVSlices.h"
-
+#include "runtime/vision/test/VisionReference.h"
 #include "tests/TestData.h"
-
-#include "llvm/Support/JSON.h"
-#include "llvm/Support/MemoryBuffer.h"
 
 #include "gtest/gtest.h"
 
 namespace llmc::vision {
 namespace {
 
-struct Reference {
-  llvm::json::Object ids;
-  std::unique_ptr<tokenizer::Tokenizer> tokenizer;
-  Image image;
-};
-
-Reference load(llvm::StringRef model, llvm::StringRef image) {
-  Reference reference;
-  std::string path = test::getRefdataPath("vlm/refs") + "/" + model.str() +
-                     "." + image.str() + ".ids.json";
-  auto text = llvm::MemoryBuffer::getFile(path);
-  if (!text) {
-    ADD_FAILURE() << "cannot read " << path;
-    return reference;
-  }
-  llvm::Expected<llvm::json::Value> json = llvm::json::parse((*text)->getBuffer());
-  if (!json) {
-    ADD_FAILURE() << toString(json.takeError());
-    return reference;
-  }
-  reference.ids = std::move(*json->getAsObject());
+/// The tokenizer of `model` (tiny-internvl, tiny-minicpmv).
+std::unique_ptr<tokenizer::Tokenizer> loadTokenizer(llvm::StringRef model) {
   auto tokenizer = tokenizer::Tokenizer::fromFile(
-      test::getRefdataPath("vlm/models/" + model.str()));
+      llmc::test::getRefdataPath("vlm/models/" + model.str()));
   if (!tokenizer) {
     ADD_FAILURE() << toString(tokenizer.takeError());
-    return reference;
+    return nullptr;
   }
-  reference.tokenizer = std::move(*tokenizer);
-  llvm::Expected<Image> decoded =
-      readImageFile(test::getRefdataPath("vlm/images/" + image.str() + ".png"));
-  if (!decoded) {
-    ADD_FAILURE() << toString(decoded.takeError());
-    return reference;
-  }
-  reference.image = std::move(*decoded);
-  return reference;
+  return std::move(*tokenizer);
 }
 
 std::vector<int32_t> getPrompt(const llvm::json::Object &ids) {
   std::vector<int32_t> prompt;
-  for (const llvm::json::Value &id : *ids.getArray("prompt"))
-    prompt.push_back(static_cast<int32_t>(*id.getAsInteger()));
+  for (int64_t id : test::getIntegers(*ids.getArray("prompt")))
+    prompt.push_back(static_cast<int32_t>(id));
   return prompt;
 }
 
 class ImagePromptTest : public ::testing::TestWithParam<const char *> {};
 
 TEST_P(ImagePromptTest, InternVLPromptIsTheOfficialOne) {
-  Reference reference = load("tiny-internvl", GetParam());
-  ASSERT_TRUE(reference.tokenizer);
+  std::optional<test::VisionReference> reference =
+      test::loadVisionReference("tiny-internvl", GetParam());
+  std::unique_ptr<tokenizer::Tokenizer> tokenizer =
+      loadTokenizer("tiny-internvl");
+  ASSERT_TRUE(reference && tokenizer);
   TilingOptions tiling;
   tiling.tileSize = 112;
   tiling.maxTiles = 6;
-  int64_t tiles = makeTiles(reference.image, tiling).size();
+  int64_t tiles = makeTiles(reference->image, tiling).size();
   std::string text = expandImageMarker(
-      *reference.ids.getString("prompt_template_text"), "<image>",
+      *reference->ids.getString("prompt_template_text"), "<image>",
       getInternVLImageText(tiles, /*tokensPerTile=*/16));
-  std::vector<int32_t> ids = reference.tokenizer->encode(text);
-  EXPECT_EQ(ids, getPrompt(reference.ids));
+  std::vector<int32_t> ids = tokenizer->encode(text);
+  EXPECT_EQ(ids, getPrompt(reference->ids));
   std::vector<int64_t> positions = findPlaceholders(
-      ids, *reference.tokenizer->tokenToId("<IMG_CONTEXT>"));
+      ids, *tokenizer->tokenToId("<IMG_CONTEXT>"));
   EXPECT_EQ(static_cast<int64_t>(positions.size()),
-            *reference.ids.getInteger("image_token_count"));
+            *reference->ids.getInteger("image_token_count"));
 }
 
 TEST_P(ImagePromptTest, MiniCPMVPromptIsTheOfficialOne) {
-  Reference reference = load("tiny-minicpmv", GetParam());
-  ASSERT_TRUE(reference.tokenizer);
+  std::optional<test::VisionReference> reference =
+      test::loadVisionReference("tiny-minicpmv", GetParam());
+  std::unique_ptr<tokenizer::Tokenizer> tokenizer =
+      loadTokenizer("tiny-minicpmv");
+  ASSERT_TRUE(reference && tokenizer);
   SlicingOptions slicing;
   slicing.scaleResolution = 112;
   std::optional<ImageGrid> grid = chooseSliceGrid(
-      reference.image.width, reference.image.height, slicing);
+      reference->image.width, reference->image.height, slicing);
   std::string text = expandImageMarker(
-      *reference.ids.getString("prompt_template_text"), "(<image>./</image>)",
+      *reference->ids.getString("prompt_template_text"), "(<image>./</image>)",
       getMiniCPMVImageText(/*imageId=*/0, /*queryNum=*/16, grid,
                            /*useImageId=*/true));
-  std::vector<int32_t> ids = reference.tokenizer->encode(text);
-  EXPECT_EQ(ids, getPrompt(reference.ids));
+  std::vector<int32_t> ids = tokenizer->encode(text);
+  EXPECT_EQ(ids, getPrompt(reference->ids));
   // The placeholders fill the image_bound ranges, in order.
   std::vector<int64_t> expected;
-  for (const llvm::json::Value &bound : *reference.ids.getArray("image_bound"))
-    for (int64_t at = *(*bound.getAsArray())[0].getAsInteger();
-         at < *(*bound.getAsArray())[1].getAsInteger(); ++at)
+  for (const llvm::json::Value &bound : *reference->ids.getArray("image_bound")) {
+    std::vector<int64_t> range = test::getIntegers(*bound.getAsArray());
+    for (int64_t at = range[0]; at < range[1]; ++at)
       expected.push_back(at);
-  EXPECT_EQ(findPlaceholders(ids, *reference.tokenizer->tokenToId("<unk>")),
+  }
+  EXPECT_EQ(findPlaceholders(ids, *tokenizer->tokenToId("<unk>")),
             expected);
 }
 

@@ -9,17 +9,9 @@
 #include "runtime/vision/ImageFile.h"
 #include "runtime/vision/InternVLTiles.h"
 #include "runtime/vision/Resize.h"
-
-#include "dialects/top/Interpreter/NpyFile.h"
-#include "tests/TestData.h"
-
-#include "llvm/Support/JSON.h"
-#include "llvm/Support/MemoryBuffer.h"
+#include "runtime/vision/test/VisionReference.h"
 
 #include "gtest/gtest.h"
-
-#include <cmath>
-#include <utility>
 
 namespace llmc::vision {
 namespace {
@@ -37,38 +29,21 @@ TilingOptions getTinyInternVLTiling() {
 class InternVLTilesTest : public ::testing::TestWithParam<const char *> {};
 
 TEST_P(InternVLTilesTest, PixelValuesMatchTheReference) {
-  std::string image = GetParam();
-  std::string refs =
-      test::getRefdataPath("vlm/refs") + "/tiny-internvl." + image;
-  llvm::Expected<Image> decoded =
-      readImageFile(test::getRefdataPath("vlm/images/" + image + ".png"));
-  ASSERT_TRUE(static_cast<bool>(decoded)) << toString(decoded.takeError());
-  llvm::Expected<top::Tensor> reference = top::readNpyFile(refs + ".pixel_values.npy");
-  ASSERT_TRUE(static_cast<bool>(reference)) << toString(reference.takeError());
-
-  std::vector<Image> tiles = makeTiles(*decoded, getTinyInternVLTiling());
+  std::optional<test::VisionReference> reference =
+      test::loadVisionReference("tiny-internvl", GetParam());
+  ASSERT_TRUE(reference);
+  std::vector<Image> tiles = makeTiles(reference->image, getTinyInternVLTiling());
   top::Tensor values = getPixelValues(tiles);
-  ASSERT_EQ(values.getShape().vec(), reference->getShape().vec());
-  llvm::ArrayRef<float> ours = std::as_const(values).getF32();
-  llvm::ArrayRef<float> theirs = std::as_const(*reference).getF32();
-  float largest = 0;
-  for (size_t i = 0; i < ours.size(); ++i)
-    largest = std::max(largest, std::fabs(ours[i] - theirs[i]));
+  ASSERT_EQ(values.getShape().vec(), reference->pixelValues.getShape().vec());
   // PIL's 8-bit resize reproduced bit for bit leaves only the float32
   // normalization, which both compute alike: measured 0 on every image.
-  EXPECT_EQ(largest, 0.0f) << image;
+  EXPECT_EQ(test::getLargestDifference(values, reference->pixelValues), 0.0f);
 
-  auto ids = llvm::MemoryBuffer::getFile(refs + ".ids.json");
-  ASSERT_TRUE(static_cast<bool>(ids));
-  llvm::Expected<llvm::json::Value> json = llvm::json::parse((*ids)->getBuffer());
-  ASSERT_TRUE(static_cast<bool>(json)) << toString(json.takeError());
-  const llvm::json::Array *grid =
-      json->getAsObject()->getArray("tiles_grid_cols_rows");
-  ASSERT_TRUE(grid);
-  ImageGrid chosen = chooseTileGrid(decoded->width, decoded->height,
-                                   getTinyInternVLTiling());
-  EXPECT_EQ(chosen.cols, (*grid)[0].getAsInteger());
-  EXPECT_EQ(chosen.rows, (*grid)[1].getAsInteger());
+  ImageGrid chosen = chooseTileGrid(reference->image.width,
+                                    reference->image.height,
+                                    getTinyInternVLTiling());
+  EXPECT_EQ(test::getIntegers(*reference->ids.getArray("tiles_grid_cols_rows")),
+            (std::vector<int64_t>{chosen.cols, chosen.rows}));
 }
 
 INSTANTIATE_TEST_SUITE_P(Images, InternVLTilesTest,
@@ -95,15 +70,16 @@ TEST(ImageFileTest, BadFilesAreNamedErrors) {
     return image ? std::string("decoded") : toString(image.takeError());
   };
   EXPECT_EQ(errorOf("GIF89a"), "x.png: not a PNG or JPEG image");
-  EXPECT_EQ(errorOf(llvm::StringRef("\x89PNG\r\n\x1a\n\0\0", 10)).rfind(
-                "x.png: not a readable PNG file: ", 0),
+  EXPECT_EQ(errorOf(llvm::StringRef("\x89PNG\r\n\x1a\n\0\0", 10))
+                .rfind("x.png: not a readable PNG file: ", 0),
             0u);
-  EXPECT_EQ(errorOf("\xff\xd8\xff\xe0 broken").rfind(
-                "x.png: a corrupt JPEG file: ", 0),
+  EXPECT_EQ(errorOf("\xff\xd8\xff\xe0 broken")
+                .rfind("x.png: a corrupt JPEG file: ", 0),
             0u);
   llvm::Expected<Image> missing = readImageFile("/nonexistent/cat.jpg");
   ASSERT_FALSE(static_cast<bool>(missing));
-  EXPECT_EQ(toString(missing.takeError()).rfind("/nonexistent/cat.jpg: cannot read", 0),
+  EXPECT_EQ(toString(missing.takeError())
+                .rfind("/nonexistent/cat.jpg: cannot read", 0),
             0u);
 }
 

@@ -6,19 +6,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "runtime/vision/ImageFile.h"
 #include "runtime/vision/MiniCPMVSlices.h"
-
-#include "dialects/top/Interpreter/NpyFile.h"
-#include "tests/TestData.h"
-
-#include "llvm/Support/JSON.h"
-#include "llvm/Support/MemoryBuffer.h"
+#include "runtime/vision/test/VisionReference.h"
 
 #include "gtest/gtest.h"
-
-#include <cmath>
-#include <utility>
 
 namespace llmc::vision {
 namespace {
@@ -35,48 +26,31 @@ SlicingOptions getTinyMiniCPMVSlicing() {
 class MiniCPMVSlicesTest : public ::testing::TestWithParam<const char *> {};
 
 TEST_P(MiniCPMVSlicesTest, PixelValuesMatchTheReference) {
-  std::string image = GetParam();
-  std::string refs =
-      test::getRefdataPath("vlm/refs") + "/tiny-minicpmv." + image;
-  llvm::Expected<Image> decoded =
-      readImageFile(test::getRefdataPath("vlm/images/" + image + ".png"));
-  ASSERT_TRUE(static_cast<bool>(decoded)) << toString(decoded.takeError());
-  llvm::Expected<top::Tensor> reference =
-      top::readNpyFile(refs + ".pixel_values.npy");
-  ASSERT_TRUE(static_cast<bool>(reference)) << toString(reference.takeError());
-  auto ids = llvm::MemoryBuffer::getFile(refs + ".ids.json");
-  ASSERT_TRUE(static_cast<bool>(ids));
-  llvm::Expected<llvm::json::Value> json =
-      llvm::json::parse((*ids)->getBuffer());
-  ASSERT_TRUE(static_cast<bool>(json)) << toString(json.takeError());
-  const llvm::json::Object &expected = *json->getAsObject();
-
-  SlicedImage sliced = sliceImage(*decoded, getTinyMiniCPMVSlicing());
-  const llvm::json::Array *grid = expected.getArray("slice_grid_cols_rows");
+  std::optional<test::VisionReference> reference =
+      test::loadVisionReference("tiny-minicpmv", GetParam());
+  ASSERT_TRUE(reference);
+  SlicedImage sliced = sliceImage(reference->image, getTinyMiniCPMVSlicing());
+  const llvm::json::Array *grid =
+      reference->ids.getArray("slice_grid_cols_rows");
   ASSERT_EQ(static_cast<bool>(sliced.grid), grid != nullptr);
-  if (grid) {
-    EXPECT_EQ(sliced.grid->cols, (*grid)[0].getAsInteger());
-    EXPECT_EQ(sliced.grid->rows, (*grid)[1].getAsInteger());
-  }
+  if (grid)
+    EXPECT_EQ(test::getIntegers(*grid),
+              (std::vector<int64_t>{sliced.grid->cols, sliced.grid->rows}));
   std::vector<Image> pictures = {sliced.source};
   pictures.insert(pictures.end(), sliced.slices.begin(), sliced.slices.end());
   PatchedPixels pixels = getPatchedPixels(pictures, 14);
 
-  const llvm::json::Array *sizes = expected.getArray("tgt_sizes");
+  const llvm::json::Array *sizes = reference->ids.getArray("tgt_sizes");
   ASSERT_TRUE(sizes);
   ASSERT_EQ(pixels.patchGrids.size(), sizes->size());
-  for (auto [ours, theirs] : llvm::zip(pixels.patchGrids, *sizes)) {
-    EXPECT_EQ(ours.rows, (*theirs.getAsArray())[0].getAsInteger());
-    EXPECT_EQ(ours.cols, (*theirs.getAsArray())[1].getAsInteger());
-  }
-  ASSERT_EQ(pixels.values.getShape().vec(), reference->getShape().vec());
-  llvm::ArrayRef<float> ours = std::as_const(pixels.values).getF32();
-  llvm::ArrayRef<float> theirs = std::as_const(*reference).getF32();
-  float largest = 0;
-  for (size_t i = 0; i < ours.size(); ++i)
-    largest = std::max(largest, std::fabs(ours[i] - theirs[i]));
+  for (auto [ours, theirs] : llvm::zip(pixels.patchGrids, *sizes))
+    EXPECT_EQ(test::getIntegers(*theirs.getAsArray()),
+              (std::vector<int64_t>{ours.rows, ours.cols}));
+  ASSERT_EQ(pixels.values.getShape().vec(),
+            reference->pixelValues.getShape().vec());
   // PIL's resize reproduced bit for bit: measured 0 on every image.
-  EXPECT_EQ(largest, 0.0f) << image;
+  EXPECT_EQ(test::getLargestDifference(pixels.values, reference->pixelValues),
+            0.0f);
 }
 
 INSTANTIATE_TEST_SUITE_P(Images, MiniCPMVSlicesTest,
