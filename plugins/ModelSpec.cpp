@@ -133,4 +133,9 @@ llvm::SmallVector<int64_t> getExpectedShape(const ModelSpec &spec,
   llvm_unreachable("unknown tensor role");
 }
 
+int64_t InternVisionSpec::getTokensPerTile() const {
+  int64_t side = getPatchesPerSide();
+  return static_cast<int64_t>(side * side * downsampleRatio * downsampleRatio);
+}
+
 } // namespace llmc::plugins

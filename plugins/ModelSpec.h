@@ -70,6 +70,29 @@ enum class TensorRole {
 /// The stable lower-case name of a role (`query_weight`), for messages.
 llvm::StringRef stringifyTensorRole(TensorRole role);
 
+/// InternVL's vision tower (InternViT) and mlp1 projector: config.json's
+/// vision_config, downsample_ratio and the language model's hidden size.
+struct InternVisionSpec {
+  int64_t imageSize = 448;
+  int64_t patchSize = 14;
+  int64_t hiddenSize = 1024;
+  int64_t numLayers = 24;
+  int64_t numHeads = 16;
+  int64_t intermediateSize = 4096;
+  double layerNormEps = 1e-6;
+  bool qkvBias = true;
+  /// `gelu` (erf) or `gelu_pytorch_tanh`.
+  std::string hiddenAct = "gelu";
+  /// downsample_ratio: 0.5 joins 2 x 2 patches into one embedding.
+  double downsampleRatio = 0.5;
+  /// The language model's hidden size, which mlp1 projects to.
+  int64_t llmHiddenSize = 896;
+
+  /// Patches along a side, and the embeddings a tile gives.
+  int64_t getPatchesPerSide() const { return imageSize / patchSize; }
+  int64_t getTokensPerTile() const;
+};
+
 struct ModelSpec {
   /// The checkpoint's model family (`llama`, `qwen2`, `qwen3`).
   std::string family;

@@ -13,16 +13,11 @@ using namespace mlir;
 
 namespace llmc::llm {
 
-int64_t InternVisionSpec::getTokensPerTile() const {
-  int64_t side = getPatchesPerSide();
-  return static_cast<int64_t>(side * side * downsampleRatio * downsampleRatio);
-}
-
 namespace {
 
 class VisionEmitter {
 public:
-  VisionEmitter(OpBuilder &b, const InternVisionSpec &spec, int64_t tiles)
+  VisionEmitter(OpBuilder &b, const plugins::InternVisionSpec &spec, int64_t tiles)
       : b(b), spec(spec), tiles(tiles) {}
 
   RankedTensorType type(ArrayRef<int64_t> shape) {
@@ -188,7 +183,7 @@ public:
 
 private:
   OpBuilder &b;
-  const InternVisionSpec &spec;
+  const plugins::InternVisionSpec &spec;
   int64_t tiles;
   Value noneValue;
 };
@@ -196,7 +191,7 @@ private:
 } // namespace
 
 OwningOpRef<ModuleOp> buildInternVisionModule(MLIRContext &context,
-                                              const InternVisionSpec &spec,
+                                              const plugins::InternVisionSpec &spec,
                                               int64_t tiles) {
   OpBuilder b(&context);
   OwningOpRef<ModuleOp> module =

@@ -11,6 +11,7 @@
 #include "dialects/Registration.h"
 #include "dialects/top/Interpreter/Interpreter.h"
 #include "dialects/top/Interpreter/NpyFile.h"
+#include "frontends/hf/InternVLConfig.h"
 #include "frontends/hf/JsonFields.h"
 #include "frontends/hf/Safetensors.h"
 #include "tests/TestData.h"
@@ -29,34 +30,21 @@ namespace llmc::llm {
 namespace {
 
 /// The sizes of tiny-internvl's config.json.
-InternVisionSpec readTinyInternVisionSpec() {
+plugins::InternVisionSpec readTinyInternVisionSpec() {
   std::string path =
       test::getRefdataPath("vlm/models/tiny-internvl") + "/config.json";
   llvm::Expected<llvm::json::Object> config = hf::readJsonObject(path);
-  InternVisionSpec spec;
   if (!config) {
     ADD_FAILURE() << toString(config.takeError());
-    return spec;
+    return {};
   }
-  hf::JsonFields top(*config, path);
-  hf::JsonFields vision(*config->getObject("vision_config"), path,
-                        "vision_config.");
-  hf::JsonFields llm(*config->getObject("llm_config"), path, "llm_config.");
-  spec.imageSize = top.getInt("force_image_size");
-  spec.downsampleRatio = top.getNumber("downsample_ratio");
-  spec.patchSize = vision.getInt("patch_size");
-  spec.hiddenSize = vision.getInt("hidden_size");
-  spec.numLayers = vision.getInt("num_hidden_layers");
-  spec.numHeads = vision.getInt("num_attention_heads");
-  spec.intermediateSize = vision.getInt("intermediate_size");
-  spec.layerNormEps = vision.getNumber("layer_norm_eps");
-  spec.qkvBias = vision.getBool("qkv_bias");
-  spec.hiddenAct = vision.getString("hidden_act");
-  spec.llmHiddenSize = llm.getInt("hidden_size");
-  for (hf::JsonFields *fields : {&top, &vision, &llm})
-    if (llvm::Error error = fields->takeError())
-      ADD_FAILURE() << toString(std::move(error));
-  return spec;
+  llvm::Expected<plugins::InternVisionSpec> spec =
+      hf::readInternVisionSpec(*config, path);
+  if (!spec) {
+    ADD_FAILURE() << toString(spec.takeError());
+    return {};
+  }
+  return *spec;
 }
 
 class InternVisionTest : public ::testing::TestWithParam<const char *> {};
@@ -78,7 +66,7 @@ TEST_P(InternVisionTest, EmbeddingsMatchTheReference) {
   registerAllDialects(registry);
   mlir::MLIRContext context(registry);
   context.loadAllAvailableDialects();
-  InternVisionSpec spec = readTinyInternVisionSpec();
+  plugins::InternVisionSpec spec = readTinyInternVisionSpec();
   int64_t tiles = pixels->getShape()[0];
   mlir::OwningOpRef<mlir::ModuleOp> module =
       buildInternVisionModule(context, spec, tiles);
