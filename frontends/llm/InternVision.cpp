@@ -17,8 +17,8 @@ namespace {
 
 class VisionEmitter {
 public:
-  VisionEmitter(OpBuilder &b, const plugins::InternVisionSpec &spec, int64_t tiles)
-      : b(b), spec(spec), tiles(tiles) {}
+  VisionEmitter(OpBuilder &b, const plugins::InternVisionSpec &spec)
+      : b(b), spec(spec) {}
 
   RankedTensorType type(ArrayRef<int64_t> shape) {
     return RankedTensorType::get(shape, b.getF32Type());
@@ -107,9 +107,6 @@ public:
         unfolded, kernel, weight(prefix + "patch_embedding.bias", {hidden}),
         /*left_transpose=*/false, /*right_transpose=*/true);
     Value cls = weight(prefix + "class_embedding", {1, 1, hidden});
-    if (tiles > 1)
-      cls = top::ExpandOp::create(b, loc("class_tokens"),
-                                  type({tiles, 1, hidden}), cls);
     Value tokens = top::ConcatOp::create(b, loc("tokens"),
                                          type({tiles, 1 + patches, hidden}),
                                          ValueRange{cls, embedded}, 1);
@@ -184,28 +181,29 @@ public:
 private:
   OpBuilder &b;
   const plugins::InternVisionSpec &spec;
-  int64_t tiles;
+  /// One tile a run: the runtime runs the piece once per tile.
+  static constexpr int64_t tiles = 1;
   Value noneValue;
 };
 
 } // namespace
 
-OwningOpRef<ModuleOp> buildInternVisionModule(MLIRContext &context,
-                                              const plugins::InternVisionSpec &spec,
-                                              int64_t tiles) {
+OwningOpRef<ModuleOp>
+buildInternVisionModule(MLIRContext &context,
+                        const plugins::InternVisionSpec &spec) {
   OpBuilder b(&context);
   OwningOpRef<ModuleOp> module =
       ModuleOp::create(b.getUnknownLoc(), StringRef("vision"));
   b.setInsertionPointToEnd(module->getBody());
   auto pixelType = RankedTensorType::get(
-      {tiles, 3, spec.imageSize, spec.imageSize}, b.getF32Type());
+      {1, 3, spec.imageSize, spec.imageSize}, b.getF32Type());
   auto embedsType = RankedTensorType::get(
-      {tiles, spec.getTokensPerTile(), spec.llmHiddenSize}, b.getF32Type());
+      {1, spec.getTokensPerTile(), spec.llmHiddenSize}, b.getF32Type());
   auto function = func::FuncOp::create(
       b, b.getUnknownLoc(), "vision",
       b.getFunctionType({pixelType}, {embedsType}));
   b.setInsertionPointToStart(function.addEntryBlock());
-  VisionEmitter emit(b, spec, tiles);
+  VisionEmitter emit(b, spec);
   Value pixels = top::InputOp::create(b, emit.loc("pixel_values"), pixelType,
                                       function.getArgument(0),
                                       b.getStringAttr("pixel_values"));

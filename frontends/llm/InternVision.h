@@ -20,13 +20,13 @@
 
 namespace llmc::llm {
 
-/// A module whose function `vision` takes `tiles` tiles' pixel values, f32
-/// [tiles, 3, imageSize, imageSize] (role pixel_values), and returns their
-/// embeddings, f32 [tiles, tokens per tile, llmHiddenSize] (role
-/// vision_embeds).
+/// A module whose function `vision` takes one tile's pixel values, f32
+/// [1, 3, imageSize, imageSize] (role pixel_values), and returns its
+/// embeddings, f32 [1, tokens per tile, llmHiddenSize]; the runtime runs it
+/// once per tile.
 mlir::OwningOpRef<mlir::ModuleOp>
 buildInternVisionModule(mlir::MLIRContext &context,
-                        const plugins::InternVisionSpec &spec, int64_t tiles);
+                        const plugins::InternVisionSpec &spec);
 
 } // namespace llmc::llm
 

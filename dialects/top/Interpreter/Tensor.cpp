@@ -5,6 +5,7 @@
 #include "llvm/Support/ErrorHandling.h"
 
 #include <cassert>
+#include <cstring>
 
 namespace llmc::top {
 
@@ -109,6 +110,17 @@ void Tensor::setShape(llvm::ArrayRef<int64_t> newShape) {
   assert(getElementCount(newShape) == numElements &&
          "a new shape must keep the element count");
   shape.assign(newShape.begin(), newShape.end());
+}
+
+Tensor Tensor::getOuterSlice(int64_t index) const {
+  assert(getRank() > 0 && index >= 0 && index < shape[0] &&
+         "slice outside the first dimension");
+  llvm::SmallVector<int64_t, 4> sliceShape(shape.begin(), shape.end());
+  sliceShape[0] = 1;
+  Tensor slice(kind, sliceShape);
+  int64_t bytes = slice.getNumElements() * kElementSize;
+  std::memcpy(slice.getRawData(), getRawData() + index * bytes, bytes);
+  return slice;
 }
 
 std::string Tensor::describe() const {

@@ -67,6 +67,10 @@ public:
   /// Changes the shape, keeping the elements; the count must not change.
   void setShape(llvm::ArrayRef<int64_t> newShape);
 
+  /// Element `index` of the first dimension, as a tensor whose first
+  /// dimension is 1 (one tile of a batch of tiles).
+  Tensor getOuterSlice(int64_t index) const;
+
   /// `f32[2, 3]`, for messages.
   std::string describe() const;
 

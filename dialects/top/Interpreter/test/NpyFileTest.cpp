@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include <utility>
+
 using namespace llmc::top;
 
 namespace {
@@ -116,3 +118,18 @@ TEST(Npy, RejectsWhatItCannotRepresent) {
 }
 
 } // namespace
+
+namespace llmc::top {
+namespace {
+
+TEST(TensorTest, OuterSliceIsOneElementOfTheFirstDimension) {
+  Tensor batch = Tensor::fromF32({3, 2}, {0, 1, 2, 3, 4, 5});
+  Tensor middle = batch.getOuterSlice(1);
+  EXPECT_EQ(middle.getShape().vec(), (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ(std::vector<float>(std::as_const(middle).getF32().begin(),
+                               std::as_const(middle).getF32().end()),
+            (std::vector<float>{2, 3}));
+}
+
+} // namespace
+} // namespace llmc::top
