@@ -61,7 +61,9 @@ def main():
             (["-q", "W4BF16", "-c", "bm9999"], "unknown chip 'bm9999'"),
             ([], "needs -q/--quantize"),
             (["-q", "W5"], "unknown quantization mode 'W5'"),
-            (["-q", "W4BF16", "-g", "48"], "group"),
+            # A group size that divides no K falls back (lower_group_fallback
+            # .mlir); a negative one is an error.
+            (["-q", "W4BF16", "-g", "-2"], "group size must be positive"),
         ]
         for extra, message in bad:
             out = os.path.join(tmp, "bad.llmc")
