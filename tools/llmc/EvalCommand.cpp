@@ -26,6 +26,10 @@
 #include "tools/llmc/PieceOptions.h"
 #include "tools/llmc/QuantOptions.h"
 
+#include "llvm/Support/WithColor.h"
+
+#include <set>
+
 namespace llmc {
 
 int runEvalCommand(const plugins::Registry &registry) {
@@ -52,15 +56,23 @@ int runEvalCommand(const plugins::Registry &registry) {
     derivedWeights =
         std::make_unique<quant::DerivedWeightSource>(*model->weights);
     overrides.weights = derivedWeights.get();
-    overrides.preparePiece = [options =
-                                  *lowering](llm::Piece &piece) -> llvm::Error {
+    overrides.preparePiece = [options = *lowering,
+                              said = std::set<std::string>()](
+                                 llm::Piece &piece) mutable -> llvm::Error {
       // Pieces without weights (the token heads) compute the same in every
       // mode.
       if (piece.weights.empty())
         return llvm::Error::success();
       if (llvm::any_of(options.getUsedModes(), lowering::quantizesActivations))
         return lowering::buildInt8Reference(*piece.module, options);
-      return lowering::retargetToLoweredWeights(*piece.module, options);
+      std::vector<std::string> warnings;
+      llvm::Error error = lowering::retargetToLoweredWeights(
+          *piece.module, options, &warnings);
+      // Each once: the phases of a layer lower the same weights.
+      for (const std::string &warning : warnings)
+        if (said.insert(warning).second)
+          llvm::WithColor::warning(llvm::errs(), "llmc") << warning << "\n";
+      return error;
     };
   }
   llvm::Expected<std::unique_ptr<InterpreterSession>> interpreter =

@@ -52,7 +52,8 @@ collectDerivations(ModuleOp lowered) {
 }
 
 llvm::Error retargetToLoweredWeights(ModuleOp module,
-                                     const LoweringOptions &options) {
+                                     const LoweringOptions &options,
+                                     std::vector<std::string> *warnings) {
   MLIRContext *context = module.getContext();
   OwningOpRef<ModuleOp> lowered = module.clone();
   std::string diagnostics;
@@ -60,6 +61,9 @@ llvm::Error retargetToLoweredWeights(ModuleOp module,
     ScopedDiagnosticHandler handler(context, [&](Diagnostic &diagnostic) {
       if (diagnostic.getSeverity() == DiagnosticSeverity::Error)
         diagnostics += (diagnostics.empty() ? "" : "; ") + diagnostic.str();
+      else if (diagnostic.getSeverity() == DiagnosticSeverity::Warning &&
+               warnings)
+        warnings->push_back(diagnostic.str());
       return success();
     });
     PassManager pm(context);

@@ -25,14 +25,20 @@
 
 #include "mlir/IR/BuiltinOps.h"
 
+#include <string>
+#include <vector>
+
 namespace llmc::lowering {
 
 /// Renames the weights of top piece `module` as above, after lowering a
 /// copy with the common top -> tpu pipeline under `options`. Fails when the
 /// lowering fails (its diagnostics are the error) or reads one weight in two
-/// ways within the piece.
+/// ways within the piece. The lowering's warnings are added to `warnings`
+/// when given.
 llvm::Error retargetToLoweredWeights(mlir::ModuleOp module,
-                                     const LoweringOptions &options);
+                                     const LoweringOptions &options,
+                                     std::vector<std::string> *warnings =
+                                         nullptr);
 
 } // namespace llmc::lowering
 
