@@ -38,10 +38,11 @@ readInternVisionSpec(const llvm::json::Object &config, llvm::StringRef file) {
         llvm::inconvertibleErrorCode(),
         file + ": vision_config.qk_normalization (InternViT-6B) is not "
                "supported yet");
-  if (chat.getString("ps_version", "v2") != "v2")
+  if (std::string version = chat.getString("ps_version", "v2");
+      version != "v2")
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
-        file + ": ps_version " + chat.getString("ps_version", "v2") +
+        file + ": ps_version " + version +
             " is not supported; llmc shuffles pixels as v2 does");
   if (spec.imageSize % spec.patchSize != 0 || spec.numHeads <= 0 ||
       spec.hiddenSize % spec.numHeads != 0)

@@ -130,18 +130,25 @@ Model::encode(llvm::StringRef text, bool addSpecialTokens,
   return tokenizer->encode(text, addSpecialTokens, plainText);
 }
 
-llvm::Expected<GenerateResult> Model::generate(llvm::StringRef prompt,
-                                               const GenerateOptions &options,
-                                               const TokenCallback &callback) {
+llvm::Expected<std::vector<int32_t>>
+Model::encodePrompt(llvm::StringRef prompt, bool parseSpecialTokens) const {
   std::vector<tokenizer::TextRange> plainText;
-  if (!options.parseSpecialTokens)
+  if (!parseSpecialTokens)
     plainText.push_back({0, prompt.size()});
   llvm::Expected<std::vector<int32_t>> ids =
       encode(prompt, /*addSpecialTokens=*/true, plainText);
+  if (ids && ids->empty())
+    return modelError("the prompt '" + prompt + "' encodes to no tokens");
+  return ids;
+}
+
+llvm::Expected<GenerateResult> Model::generate(llvm::StringRef prompt,
+                                               const GenerateOptions &options,
+                                               const TokenCallback &callback) {
+  llvm::Expected<std::vector<int32_t>> ids =
+      encodePrompt(prompt, options.parseSpecialTokens);
   if (!ids)
     return ids.takeError();
-  if (ids->empty())
-    return modelError("the prompt '" + prompt + "' encodes to no tokens");
   return generate(llvm::ArrayRef<int32_t>(*ids), options, callback);
 }
 

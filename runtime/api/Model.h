@@ -93,6 +93,12 @@ public:
   llvm::Expected<std::vector<int32_t>>
   encode(llvm::StringRef text, bool addSpecialTokens,
          llvm::ArrayRef<tokenizer::TextRange> plainText = {}) const;
+  /// The ids of a text prompt as generate() feeds it: special tokens such
+  /// as BOS added, special tokens written in it read as text unless
+  /// `parseSpecialTokens`. Fails without a tokenizer or when the prompt
+  /// encodes to no tokens.
+  llvm::Expected<std::vector<int32_t>>
+  encodePrompt(llvm::StringRef prompt, bool parseSpecialTokens) const;
 
   const binary::LoadedBinary &getBinary() const { return *binary; }
   const binary::Manifest &getManifest() const { return binary->manifest(); }

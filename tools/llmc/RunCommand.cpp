@@ -55,15 +55,10 @@ static llvm::Expected<std::vector<session::Turn>> getTurns(const Model &model) {
   if (turns->empty() == prompts.empty())
     return runError("give the turns either as --input-ids or as -p text");
   for (const std::string &text : prompts) {
-    std::vector<tokenizer::TextRange> plainText;
-    if (!getAllowSpecial())
-      plainText.push_back({0, text.size()});
     llvm::Expected<std::vector<int32_t>> ids =
-        model.encode(text, /*addSpecialTokens=*/true, plainText);
+        model.encodePrompt(text, getAllowSpecial());
     if (!ids)
       return runError(llvm::toString(ids.takeError()) + " (-p)");
-    if (ids->empty())
-      return runError("-p '" + text + "' encodes to no tokens");
     turns->push_back({std::move(*ids), {}});
   }
   return turns;

@@ -23,10 +23,12 @@ double getNegativeLogLikelihood(llvm::ArrayRef<float> logits, int32_t target) {
   return getLogSumExp(logits) - logits[target];
 }
 
-double getKlDivergence(llvm::ArrayRef<float> reference,
-                       llvm::ArrayRef<float> candidate) {
-  double referenceNorm = getLogSumExp(reference);
-  double candidateNorm = getLogSumExp(candidate);
+/// KL(softmax(reference) || softmax(candidate)) given each one's
+/// log-sum-exp.
+static double getKlDivergence(llvm::ArrayRef<float> reference,
+                              double referenceNorm,
+                              llvm::ArrayRef<float> candidate,
+                              double candidateNorm) {
   double divergence = 0;
   for (size_t i = 0; i < reference.size(); ++i) {
     double logP = reference[i] - referenceNorm;
@@ -37,12 +39,22 @@ double getKlDivergence(llvm::ArrayRef<float> reference,
   return std::max(divergence, 0.0);
 }
 
+double getKlDivergence(llvm::ArrayRef<float> reference,
+                       llvm::ArrayRef<float> candidate) {
+  return getKlDivergence(reference, getLogSumExp(reference), candidate,
+                         getLogSumExp(candidate));
+}
+
 void DistributionComparison::add(llvm::ArrayRef<float> reference,
                                  llvm::ArrayRef<float> candidate,
                                  int32_t next) {
-  referenceNll += getNegativeLogLikelihood(reference, next);
-  candidateNll += getNegativeLogLikelihood(candidate, next);
-  divergences.push_back(getKlDivergence(reference, candidate));
+  // Each distribution's normalizer once: a vocabulary is 150k logits.
+  double referenceNorm = getLogSumExp(reference);
+  double candidateNorm = getLogSumExp(candidate);
+  referenceNll += referenceNorm - reference[next];
+  candidateNll += candidateNorm - candidate[next];
+  divergences.push_back(
+      getKlDivergence(reference, referenceNorm, candidate, candidateNorm));
   auto top = [](llvm::ArrayRef<float> logits) {
     return std::max_element(logits.begin(), logits.end()) - logits.begin();
   };

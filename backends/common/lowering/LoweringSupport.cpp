@@ -146,8 +146,15 @@ ModeSelector::getWeightScheme(Operation *op, top::WeightOp weight,
   } else {
     scheme.bits = bits;
     int64_t group = groupSize.value_or(options.groupSize);
-    if (group != 0 && k % group != 0)
-      group = getFallbackGroupSize(k, group);
+    if (group != 0 && k % group != 0) {
+      int64_t fallback = getFallbackGroupSize(k, group);
+      op->emitWarning("group size ")
+          << group << " does not divide K = " << k << " of '"
+          << weight.getName() << "'; it is quantized "
+          << (fallback ? "in groups of " + std::to_string(fallback)
+                       : std::string("per channel"));
+      group = fallback;
+    }
     scheme.groupSize = group == k ? 0 : group;
     scheme.asymmetric = options.asymmetric;
     scheme.scaleType = lowering::getActivationType(mode);

@@ -46,11 +46,10 @@ public:
   /// when `op`'s mode keeps weights float. A weight the checkpoint stores
   /// quantized keeps its stored scheme (unless `requantize`), whatever bits
   /// and group size the mode and options give the others. The group size is
-  /// canonical: 0 for per-channel (a group of K included). Fails with a
-  /// message when the group size does not divide K.
-  /// A group size that does not divide K falls back to the largest that
-  /// does from half of it up (getFallbackGroupSize); `groupSize`, when
-  /// given, replaces the options' for the weights llmc quantizes itself.
+  /// canonical: 0 for per-channel (a group of K included). A group size
+  /// that does not divide K falls back to getFallbackGroupSize's, with a
+  /// warning on `op` naming the weight; `groupSize`, when given, replaces
+  /// the options' for the weights llmc quantizes itself.
   llvm::Expected<std::optional<quant::QuantScheme>>
   getWeightScheme(mlir::Operation *op, top::WeightOp weight,
                   bool requantize = false,

@@ -142,30 +142,25 @@ getScheme(const ModeSelector &selector, Operation *op, top::WeightOp weight,
   }
   if (!*scheme)
     return failure();
-  // Said once per weight: a group size the options give that does not
-  // divide its K.
-  int64_t requested = groupSize.value_or(selector.getOptions().groupSize);
-  int64_t k = weight.getType().getDimSize(1);
-  if ((!weight.getStoredAttr() || requantize) && requested != 0 &&
-      k % requested != 0)
-    op->emitWarning("group size ")
-        << requested << " does not divide K = " << k << " of '"
-        << weight.getName() << "'; it is quantized "
-        << ((*scheme)->groupSize ? "in groups of " +
-                                       std::to_string((*scheme)->groupSize)
-                                 : std::string("per channel"));
   return **scheme;
 }
 
-/// Whether one q_group_size serves every scheme of `schemes` for weights of
-/// `ks` input channels: a grouped scheme's size, or per channel where a
-/// weight's group spans its K.
-bool shareOneGroupSize(ArrayRef<quant::QuantScheme> schemes,
-                       ArrayRef<int64_t> ks) {
+/// The q_group_size of one op over `schemes`: the last grouped scheme's
+/// size, 0 when every scheme is per channel.
+int64_t getSharedGroupSize(ArrayRef<quant::QuantScheme> schemes) {
   int64_t shared = 0;
   for (const quant::QuantScheme &scheme : schemes)
     if (scheme.groupSize != 0)
       shared = scheme.groupSize;
+  return shared;
+}
+
+/// Whether getSharedGroupSize serves every scheme of `schemes` for weights
+/// of `ks` input channels: a grouped scheme's size, or per channel where a
+/// weight's group spans its K.
+bool shareOneGroupSize(ArrayRef<quant::QuantScheme> schemes,
+                       ArrayRef<int64_t> ks) {
+  int64_t shared = getSharedGroupSize(schemes);
   for (auto [scheme, k] : llvm::zip(schemes, ks))
     if (scheme.groupSize != shared &&
         !(scheme.groupSize == 0 && (shared == 0 || shared == k)))
@@ -277,13 +272,10 @@ public:
       }
     }
     SmallVector<QuantizedWeight, 3> quantized;
-    int64_t bits = 0, groupSize = 0;
-    for (auto [scheme, weight] : llvm::zip(schemes, weights)) {
-      bits = scheme.bits;
-      if (scheme.groupSize != 0)
-        groupSize = scheme.groupSize;
+    for (auto [scheme, weight] : llvm::zip(schemes, weights))
       quantized.push_back(createQuantizedWeight(rewriter, op, weight, scheme));
-    }
+    int64_t bits = schemes.back().bits;
+    int64_t groupSize = getSharedGroupSize(schemes);
     FloatType act = selector->getActivationType(op);
     SmallVector<Value> operands = {
         castElements(rewriter, op, op.getInput(), act)};
