@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -87,6 +88,13 @@ struct InternVisionSpec {
   double downsampleRatio = 0.5;
   /// The language model's hidden size, which mlp1 projects to.
   int64_t llmHiddenSize = 896;
+  /// How the runtime tiles an image (min_dynamic_patch, max_dynamic_patch,
+  /// use_thumbnail).
+  int64_t minTiles = 1;
+  int64_t maxTiles = 12;
+  bool thumbnail = true;
+  /// The chat model's `template` (`internvl2_5`, `Hermes-2`, ...).
+  std::string chatTemplateName;
 
   /// Patches along a side, and the embeddings a tile gives.
   int64_t getPatchesPerSide() const { return imageSize / patchSize; }
@@ -123,6 +131,11 @@ struct ModelSpec {
   bool tieWordEmbeddings = false;
   /// `silu`, `gelu`, `gelu_tanh` or `relu`.
   std::string hiddenAct = "silu";
+
+  /// A vision-language model's vision tower (InternVL): the graph builder
+  /// adds a `vision` piece, the runtime places its embeddings where the
+  /// prompt's image placeholders stand.
+  std::optional<InternVisionSpec> internVision;
 
   /// Tensor name pattern per role; roles a model does not use are absent.
   std::map<TensorRole, std::string> tensorNames;

@@ -10,6 +10,7 @@
 
 #include "frontends/hf/HfConfig.h"
 
+#include "frontends/hf/InternVLConfig.h"
 #include "frontends/hf/JsonFields.h"
 
 #include "llvm/ADT/StringSwitch.h"
@@ -44,9 +45,10 @@ std::optional<llvm::StringRef> mapActivation(llvm::StringRef name) {
 /// `rope_scaling`: null, or an object whose `rope_type` (older configs:
 /// `type`) selects the scaling and its parameters.
 llvm::Expected<RopeScaling> readRopeScaling(const llvm::json::Object &config,
-                                            llvm::StringRef file) {
+                                            llvm::StringRef file,
+                                            llvm::StringRef prefix) {
   RopeScaling scaling;
-  JsonFields fields(config, file);
+  JsonFields fields(config, file, prefix);
   if (!fields.has("rope_scaling"))
     return scaling;
   const llvm::json::Object *object = config.getObject("rope_scaling");
@@ -54,7 +56,7 @@ llvm::Expected<RopeScaling> readRopeScaling(const llvm::json::Object &config,
     fields.fail("rope_scaling", "must be an object or null");
     return fields.takeError();
   }
-  JsonFields params(*object, file, "rope_scaling.");
+  JsonFields params(*object, file, (prefix + "rope_scaling.").str());
   llvm::StringRef typeKey =
       !params.has("rope_type") && params.has("type") ? "type" : "rope_type";
   std::string type = params.getString(typeKey);
@@ -87,11 +89,12 @@ void readTokenIds(JsonFields &fields, ModelSpec &spec) {
     spec.eosTokenIds = std::move(eos);
 }
 
-llvm::Error readConfig(llvm::StringRef file, ModelSpec &spec) {
-  llvm::Expected<llvm::json::Object> config = readJsonObject(file);
-  if (!config)
-    return config.takeError();
-  JsonFields fields(*config, file);
+/// The language model described by `config` (config.json, or its
+/// `llm_config` when `prefix` says so).
+llvm::Error readLanguageModel(const llvm::json::Object &config,
+                              llvm::StringRef file, llvm::StringRef prefix,
+                              ModelSpec &spec) {
+  JsonFields fields(config, file, prefix);
 
   spec.family = fields.getString("model_type");
   if (llvm::Error error = fields.takeError())
@@ -100,7 +103,7 @@ llvm::Error readConfig(llvm::StringRef file, ModelSpec &spec) {
       spec.family != "qwen3")
     fields.fail("model_type", "'" + spec.family +
                                   "' is not supported (llmc reads llama, "
-                                  "qwen2 and qwen3)");
+                                  "qwen2, qwen3 and internvl_chat)");
 
   spec.hiddenSize = fields.getInt("hidden_size");
   spec.intermediateSize = fields.getInt("intermediate_size");
@@ -136,12 +139,39 @@ llvm::Error readConfig(llvm::StringRef file, ModelSpec &spec) {
   readTokenIds(fields, spec);
   if (llvm::Error error = fields.takeError())
     return error;
-  llvm::Expected<RopeScaling> scaling = readRopeScaling(*config, file);
+  llvm::Expected<RopeScaling> scaling = readRopeScaling(config, file, prefix);
   if (!scaling)
     return scaling.takeError();
   spec.ropeScaling = *scaling;
   nameTensors(spec);
   return llvm::Error::success();
+}
+
+/// InternVLChatModel: the language model in `llm_config`, its tensors under
+/// `language_model.`, and the vision tower.
+llvm::Error readInternVL(const llvm::json::Object &config, llvm::StringRef file,
+                         ModelSpec &spec) {
+  llvm::Expected<plugins::InternVisionSpec> vision =
+      readInternVisionSpec(config, file);
+  if (!vision)
+    return vision.takeError();
+  // readInternVisionSpec checked that llm_config is an object.
+  if (llvm::Error error = readLanguageModel(*config.getObject("llm_config"),
+                                            file, "llm_config.", spec))
+    return error;
+  for (auto &[role, name] : spec.tensorNames)
+    name = "language_model." + name;
+  spec.internVision = std::move(*vision);
+  return llvm::Error::success();
+}
+
+llvm::Error readConfig(llvm::StringRef file, ModelSpec &spec) {
+  llvm::Expected<llvm::json::Object> config = readJsonObject(file);
+  if (!config)
+    return config.takeError();
+  if (config->getString("model_type") == "internvl_chat")
+    return readInternVL(*config, file, spec);
+  return readLanguageModel(*config, file, "", spec);
 }
 
 llvm::Error readGenerationConfig(llvm::StringRef file, ModelSpec &spec) {

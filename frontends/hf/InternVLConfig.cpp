@@ -30,6 +30,12 @@ readInternVisionSpec(const llvm::json::Object &config, llvm::StringRef file) {
   spec.qkvBias = vision.getBool("qkv_bias", true);
   spec.hiddenAct = vision.getString("hidden_act", "gelu");
   spec.llmHiddenSize = llm.getInt("hidden_size");
+  spec.minTiles = chat.getInt("min_dynamic_patch", 1);
+  spec.maxTiles = chat.getInt("max_dynamic_patch", 12);
+  spec.thumbnail = chat.getBool("use_thumbnail", true);
+  spec.chatTemplateName = chat.getString("template", "internvl2_5");
+  if (!chat.getBool("dynamic_image_size", true))
+    spec.maxTiles = spec.minTiles = 1;
   for (JsonFields *fields : {&chat, &vision, &llm})
     if (llvm::Error error = fields->takeError())
       return std::move(error);
@@ -44,6 +50,12 @@ readInternVisionSpec(const llvm::json::Object &config, llvm::StringRef file) {
         llvm::inconvertibleErrorCode(),
         file + ": ps_version " + version +
             " is not supported; llmc shuffles pixels as v2 does");
+  if (spec.minTiles < 1 || spec.maxTiles < spec.minTiles)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        file + ": min_dynamic_patch (" + llvm::Twine(spec.minTiles) +
+            ") must be at least 1 and at most max_dynamic_patch (" +
+            llvm::Twine(spec.maxTiles) + ")");
   if (spec.imageSize % spec.patchSize != 0 || spec.numHeads <= 0 ||
       spec.hiddenSize % spec.numHeads != 0)
     return llvm::createStringError(

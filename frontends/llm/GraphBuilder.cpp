@@ -3,6 +3,7 @@
 #include "frontends/llm/GraphBuilder.h"
 
 #include "dialects/top/IR/TopOps.h"
+#include "frontends/llm/InternVision.h"
 #include "frontends/llm/PieceEmitter.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -68,6 +69,8 @@ std::vector<std::string> GraphBuilder::getPieceNames() const {
   names.push_back("lm_head");
   names.push_back("greedy_head");
   names.push_back("sample_head");
+  if (spec.internVision)
+    names.push_back("vision");
   return names;
 }
 
@@ -82,6 +85,8 @@ llvm::Expected<Piece> GraphBuilder::build(llvm::StringRef name) const {
     return buildGreedyHead();
   if (name == "sample_head")
     return buildSampleHead();
+  if (name == "vision" && spec.internVision)
+    return buildInternVisionPiece(*context, spec);
   llvm::SmallVector<llvm::StringRef, 3> parts;
   name.split(parts, '.');
   int64_t layer;

@@ -44,7 +44,7 @@ public:
 
   /// Every piece of the model in a fixed order: embed.prefill, embed.decode,
   /// block.<i>.{prefill,prefill_kv,decode} per layer, lm_head, greedy_head,
-  /// sample_head.
+  /// sample_head, and for a vision-language model vision.
   std::vector<std::string> getPieceNames() const;
 
   /// Builds the piece called `name` (one of getPieceNames()).

@@ -3,9 +3,7 @@
 #include "frontends/llm/InternVision.h"
 
 #include "dialects/top/IR/TopOps.h"
-
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/IR/Builders.h"
+#include "frontends/llm/PieceEmitter.h"
 
 #include <cmath>
 
@@ -17,24 +15,17 @@ namespace {
 
 class VisionEmitter {
 public:
-  VisionEmitter(OpBuilder &b, const plugins::InternVisionSpec &spec)
-      : b(b), spec(spec) {}
+  VisionEmitter(PieceEmitter &emit, const plugins::InternVisionSpec &spec)
+      : emit(emit), b(emit.getBuilder()), spec(spec) {}
 
   RankedTensorType type(ArrayRef<int64_t> shape) {
-    return RankedTensorType::get(shape, b.getF32Type());
+    return emit.f32Type(shape);
   }
-  Location loc(const Twine &name) {
-    return NameLoc::get(b.getStringAttr(name));
-  }
+  Location loc(const Twine &name) { return emit.loc(name); }
   Value weight(const Twine &name, ArrayRef<int64_t> shape) {
-    std::string text = name.str();
-    return top::WeightOp::create(b, loc(text), type(shape), text);
+    return emit.namedWeight(name.str(), shape);
   }
-  Value none() {
-    if (!noneValue)
-      noneValue = top::NoneOp::create(b, loc("none"), b.getNoneType());
-    return noneValue;
-  }
+  Value none() { return emit.none(); }
   Value reshape(Value input, ArrayRef<int64_t> shape, const Twine &name) {
     return top::ReshapeOp::create(b, loc(name), type(shape), input);
   }
@@ -179,40 +170,30 @@ public:
   }
 
 private:
+  PieceEmitter &emit;
   OpBuilder &b;
   const plugins::InternVisionSpec &spec;
   /// One tile a run: the runtime runs the piece once per tile.
   static constexpr int64_t tiles = 1;
-  Value noneValue;
 };
 
 } // namespace
 
-OwningOpRef<ModuleOp>
-buildInternVisionModule(MLIRContext &context,
-                        const plugins::InternVisionSpec &spec) {
-  OpBuilder b(&context);
-  OwningOpRef<ModuleOp> module =
-      ModuleOp::create(b.getUnknownLoc(), StringRef("vision"));
-  b.setInsertionPointToEnd(module->getBody());
-  auto pixelType = RankedTensorType::get(
-      {1, 3, spec.imageSize, spec.imageSize}, b.getF32Type());
-  auto embedsType = RankedTensorType::get(
-      {1, spec.getTokensPerTile(), spec.llmHiddenSize}, b.getF32Type());
-  auto function = func::FuncOp::create(
-      b, b.getUnknownLoc(), "vision",
-      b.getFunctionType({pixelType}, {embedsType}));
-  b.setInsertionPointToStart(function.addEntryBlock());
-  VisionEmitter emit(b, spec);
-  Value pixels = top::InputOp::create(b, emit.loc("pixel_values"), pixelType,
-                                      function.getArgument(0),
-                                      b.getStringAttr("pixel_values"));
-  Value hidden = emit.embed(pixels);
-  for (int64_t index = 0; index < spec.numLayers; ++index)
-    hidden = emit.layer(hidden, index);
-  Value embeds = emit.project(hidden);
-  func::ReturnOp::create(b, emit.loc("vision_embeds"), embeds);
-  return module;
+Piece buildInternVisionPiece(MLIRContext &context,
+                             const plugins::ModelSpec &spec) {
+  const plugins::InternVisionSpec &vision = *spec.internVision;
+  Piece piece;
+  piece.name = "vision";
+  PieceEmitter emit(context, spec, piece);
+  VisionEmitter build(emit, vision);
+  Value pixels = emit.input(IORole::PixelValues,
+                            {1, 3, vision.imageSize, vision.imageSize});
+  Value hidden = build.embed(pixels);
+  for (int64_t index = 0; index < vision.numLayers; ++index)
+    hidden = build.layer(hidden, index);
+  emit.output(IORole::VisionEmbeds, build.project(hidden));
+  emit.finish();
+  return piece;
 }
 
 } // namespace llmc::llm

@@ -13,20 +13,17 @@
 #ifndef LLMC_FRONTENDS_LLM_INTERNVISION_H
 #define LLMC_FRONTENDS_LLM_INTERNVISION_H
 
+#include "frontends/llm/Piece.h"
 #include "plugins/ModelSpec.h"
-
-#include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/OwningOpRef.h"
 
 namespace llmc::llm {
 
-/// A module whose function `vision` takes one tile's pixel values, f32
-/// [1, 3, imageSize, imageSize] (role pixel_values), and returns its
-/// embeddings, f32 [1, tokens per tile, llmHiddenSize]; the runtime runs it
-/// once per tile.
-mlir::OwningOpRef<mlir::ModuleOp>
-buildInternVisionModule(mlir::MLIRContext &context,
-                        const plugins::InternVisionSpec &spec);
+/// The piece `vision` of a model with `spec.internVision`: it takes one
+/// tile's pixel values, f32 [1, 3, imageSize, imageSize] (role
+/// pixel_values), and returns its embeddings, f32 [1, tokens per tile,
+/// llmHiddenSize] (role vision_embeds); the runtime runs it once per tile.
+Piece buildInternVisionPiece(mlir::MLIRContext &context,
+                             const plugins::ModelSpec &spec);
 
 } // namespace llmc::llm
 

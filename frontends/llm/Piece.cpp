@@ -35,6 +35,8 @@ llvm::StringRef stringifyIORole(IORole role) {
   case IORole::TopK: return "top_k";
   case IORole::Probs: return "probs";
   case IORole::TokenIds: return "token_ids";
+  case IORole::PixelValues: return "pixel_values";
+  case IORole::VisionEmbeds: return "vision_embeds";
   }
   llvm_unreachable("unknown IO role");
 }
@@ -58,6 +60,8 @@ std::optional<IORole> symbolizeIORole(llvm::StringRef name) {
       .Case("top_k", IORole::TopK)
       .Case("probs", IORole::Probs)
       .Case("token_ids", IORole::TokenIds)
+      .Case("pixel_values", IORole::PixelValues)
+      .Case("vision_embeds", IORole::VisionEmbeds)
       .Default(std::nullopt);
 }
 

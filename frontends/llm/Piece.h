@@ -61,6 +61,11 @@ enum class IORole {
   Probs,
   /// sample_head: the candidates' token ids.
   TokenIds,
+  /// vision: one image tile, f32 [1, 3, side, side], normalized.
+  PixelValues,
+  /// vision: the tile's embeddings, which replace the prompt's image
+  /// placeholders.
+  VisionEmbeds,
 };
 
 llvm::StringRef stringifyPhase(Phase phase);

@@ -9,11 +9,12 @@ namespace llmc::session {
 llvm::Error generateTurn(Session &session, llvm::ArrayRef<int32_t> prompt,
                          size_t turn, const GenerationLimits &limits,
                          TokenChooser choose, TokenSink sink,
-                         std::vector<int32_t> &generated) {
+                         std::vector<int32_t> &generated,
+                         const PlacedEmbeddings *placed) {
   if (limits.maxNewTokens < 1)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "at least one token must be generated");
-  llvm::Expected<std::vector<float>> logits = session.feed(prompt);
+  llvm::Expected<std::vector<float>> logits = session.feed(prompt, placed);
   for (int64_t step = 0;; ++step) {
     if (!logits)
       return logits.takeError();
@@ -37,8 +38,13 @@ llvm::Error generateTurns(Session &session, llvm::MutableArrayRef<Turn> turns,
     Turn &turn = turns[index];
     std::vector<int32_t> prompt = pending;
     prompt.insert(prompt.end(), turn.inputIds.begin(), turn.inputIds.end());
-    if (llvm::Error error = generateTurn(session, prompt, index, limits, choose,
-                                         sink, turn.generated))
+    PlacedEmbeddings placed = turn.placed;
+    for (int64_t &position : placed.positions)
+      position += static_cast<int64_t>(pending.size());
+    if (llvm::Error error =
+            generateTurn(session, prompt, index, limits, choose, sink,
+                         turn.generated,
+                         placed.positions.empty() ? nullptr : &placed))
       return error;
     pending = {turn.generated.back()};
   }

@@ -20,6 +20,9 @@ namespace llmc::session {
 struct Turn {
   std::vector<int32_t> inputIds;
   std::vector<int32_t> generated;
+  /// Rows standing in for some of inputIds' embeddings (an image's), with
+  /// positions into inputIds.
+  PlacedEmbeddings placed;
 };
 
 struct GenerationLimits {
@@ -50,10 +53,12 @@ using TokenSink = llvm::function_ref<bool(const GeneratedToken &token)>;
 /// Appends each chosen token to `generated`. The last one is chosen but not
 /// fed: what comes next decides whether it is. `turn` labels the tokens.
 /// Fails before running anything when `prompt` does not fit the cache.
+/// `placed` (positions into `prompt`) goes to Session::feed.
 llvm::Error generateTurn(Session &session, llvm::ArrayRef<int32_t> prompt,
                          size_t turn, const GenerationLimits &limits,
                          TokenChooser choose, TokenSink sink,
-                         std::vector<int32_t> &generated);
+                         std::vector<int32_t> &generated,
+                         const PlacedEmbeddings *placed = nullptr);
 
 /// Generates every turn of `turns` in order, filling in `generated`; each
 /// turn's prompt is the previous turn's last token and its `inputIds`.

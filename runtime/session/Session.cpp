@@ -4,6 +4,7 @@
 
 #include "frontends/llm/Masks.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -100,8 +101,29 @@ runPiece(PieceRunner &runner, llvm::StringRef piece,
   return outputs;
 }
 
+llvm::Error Session::checkPlaced(const PlacedEmbeddings &placed,
+                                 int64_t count) const {
+  int64_t rows = static_cast<int64_t>(placed.positions.size());
+  if (static_cast<int64_t>(placed.rows.size()) != rows * dims.hiddenSize)
+    return sessionError("the placed embeddings hold " +
+                        llvm::Twine(placed.rows.size()) + " values, not " +
+                        llvm::Twine(rows) + " rows of " +
+                        llvm::Twine(dims.hiddenSize));
+  for (int64_t i = 0; i < rows; ++i) {
+    int64_t position = placed.positions[i];
+    if (position < 0 || position >= count ||
+        (i > 0 && position <= placed.positions[i - 1]))
+      return sessionError("placed embedding position " +
+                          llvm::Twine(position) +
+                          " is out of order or outside the " +
+                          llvm::Twine(count) + " tokens fed");
+  }
+  return llvm::Error::success();
+}
+
 llvm::Expected<std::vector<float>>
-Session::runChunk(llvm::ArrayRef<int32_t> chunk, Phase phase) {
+Session::runChunk(llvm::ArrayRef<int32_t> chunk, Phase phase, int64_t offset,
+                  const PlacedEmbeddings *placed) {
   int64_t history = getHistoryLength();
   int64_t length = getQueryLength(phase);
   int64_t historySlots = getHistorySlots(phase);
@@ -122,6 +144,22 @@ Session::runChunk(llvm::ArrayRef<int32_t> chunk, Phase phase) {
       {Tensor::fromI32({1, length}, ids)}, 1);
   if (!embedded)
     return embedded.takeError();
+  if (placed) {
+    Tensor &rows = (*embedded)[0];
+    if (!rows.isF32() || rows.getNumElements() < count * dims.hiddenSize)
+      return sessionError("the embedding returned " + rows.describe() +
+                          ", fewer than " + llvm::Twine(count) +
+                          " rows of " + llvm::Twine(dims.hiddenSize));
+    auto first = llvm::lower_bound(placed->positions, offset);
+    for (auto it = first; it != placed->positions.end() &&
+                          *it < offset + count;
+         ++it) {
+      int64_t row = it - placed->positions.begin();
+      llvm::copy(llvm::ArrayRef<float>(placed->rows)
+                     .slice(row * dims.hiddenSize, dims.hiddenSize),
+                 rows.getF32().begin() + (*it - offset) * dims.hiddenSize);
+    }
+  }
   // A layer's inputs: the hidden state, the positions and the mask, which
   // every layer shares (a prefill's mask is a megabyte: copying it a layer
   // cost a fresh allocation and its page faults), then any history.
@@ -173,9 +211,14 @@ Session::runChunk(llvm::ArrayRef<int32_t> chunk, Phase phase) {
 }
 
 llvm::Expected<std::vector<float>>
-Session::feed(llvm::ArrayRef<int32_t> newTokens) {
+Session::feed(llvm::ArrayRef<int32_t> newTokens,
+              const PlacedEmbeddings *placed) {
   if (newTokens.empty())
     return sessionError("nothing to feed: the prompt is empty");
+  if (placed)
+    if (llvm::Error error =
+            checkPlaced(*placed, static_cast<int64_t>(newTokens.size())))
+      return std::move(error);
   for (int32_t token : newTokens)
     if (token < 0 || token >= dims.vocabSize)
       return sessionError("token id " + llvm::Twine(token) +
@@ -185,6 +228,7 @@ Session::feed(llvm::ArrayRef<int32_t> newTokens) {
   if (needed > dims.seqLength)
     return llvm::make_error<CacheCapacityError>(needed, dims.seqLength);
   std::vector<float> last;
+  int64_t offset = 0;
   while (!newTokens.empty()) {
     int64_t history = getHistoryLength();
     Phase phase;
@@ -199,11 +243,13 @@ Session::feed(llvm::ArrayRef<int32_t> newTokens) {
       phase = history == 0 ? Phase::Prefill : Phase::PrefillKV;
       part = newTokens.take_front(dims.maxInputLength);
     }
-    llvm::Expected<std::vector<float>> hidden = runChunk(part, phase);
+    llvm::Expected<std::vector<float>> hidden =
+        runChunk(part, phase, offset, placed);
     if (!hidden)
       return hidden.takeError();
     last = std::move(*hidden);
     newTokens = newTokens.drop_front(part.size());
+    offset += static_cast<int64_t>(part.size());
   }
   llvm::Expected<std::vector<Tensor>> logits = runPiece(
       runner, "lm_head", {Tensor::fromF32({1, dims.hiddenSize}, last)}, 1);

@@ -45,6 +45,15 @@ private:
   int64_t needed, capacity;
 };
 
+/// Rows that stand in for the token embeddings of some of the tokens fed
+/// together: an image's embeddings at its placeholder tokens.
+struct PlacedEmbeddings {
+  /// Indices into the fed tokens, strictly ascending.
+  std::vector<int64_t> positions;
+  /// One row of the model's hidden size per position, row-major.
+  std::vector<float> rows;
+};
+
 class Session {
 public:
   /// `runner` must outlive the session; `dims` must be valid
@@ -52,10 +61,14 @@ public:
   Session(PieceRunner &runner, const ModelDims &dims);
 
   /// Appends `tokens` to the conversation and returns the logits [V] that
-  /// predict the token after them. Fails on an empty list, an id outside
-  /// the vocabulary or a conversation longer than S (a CacheCapacityError),
-  /// before running anything; and when a piece fails.
-  llvm::Expected<std::vector<float>> feed(llvm::ArrayRef<int32_t> tokens);
+  /// predict the token after them. With `placed`, the layers see its rows
+  /// in place of the embeddings of the tokens it names. Fails on an empty
+  /// list, an id outside the vocabulary, placed rows that do not fit the
+  /// tokens or a conversation longer than S (a CacheCapacityError), before
+  /// running anything; and when a piece fails.
+  llvm::Expected<std::vector<float>>
+  feed(llvm::ArrayRef<int32_t> tokens,
+       const PlacedEmbeddings *placed = nullptr);
 
   /// The greedy choice among `logits`, computed by the greedy_head piece.
   llvm::Expected<int32_t> pickGreedy(llvm::ArrayRef<float> logits);
@@ -77,9 +90,14 @@ private:
   static llvm::StringRef getPhaseName(Phase phase);
 
   /// Runs one chunk of at most L tokens (or one decode token) through every
-  /// layer; returns the hidden state of its last token.
+  /// layer, the rows of `placed` whose positions fall in the chunk (which
+  /// starts at `offset` of the fed tokens) replacing their embeddings;
+  /// returns the hidden state of its last token.
   llvm::Expected<std::vector<float>> runChunk(llvm::ArrayRef<int32_t> chunk,
-                                              Phase phase);
+                                              Phase phase, int64_t offset,
+                                              const PlacedEmbeddings *placed);
+  /// Checks `placed` against the `count` tokens fed with it.
+  llvm::Error checkPlaced(const PlacedEmbeddings &placed, int64_t count) const;
   /// Tokens a piece of `phase` processes, and the history slots it reads.
   int64_t getQueryLength(Phase phase) const;
   int64_t getHistorySlots(Phase phase) const;

@@ -14,6 +14,12 @@ With --convert ARG (repeated: the arguments of `llmc convert` after -m, e.g.
 --convert=-c --convert=bm1684x --convert=-q --convert=F32) the model is first
 compiled into a binary, and the command runs on that (`llmc run`).
 
+With --vlm image (or pixel-values) the references are a vision-language
+model's (vlm/refs/<model>.<image>.*, the case naming the image): each case
+also gives llmc the image vlm/images/<image>.png (or the reference pixel
+values), and the pixel values llmc computed (with image) and the vision
+embeddings must be within --max-abs-vision of the reference's.
+
 With --near-tie M, generated ids may differ where the reference itself
 quantizes (llama.cpp rounds activations to Q8_0 for quantized weights): at the
 first differing token both runs must rank the two candidates within M of each
@@ -66,9 +72,47 @@ def convert_model(args, model, scratch):
     return binary
 
 
+def vision_arguments(args, root, case, scratch):
+    """The llmc arguments that give a --vlm case its image, and the stages
+    to compare: (argument list, [(name, ours, reference)])."""
+    if not args.vlm:
+        return [], []
+    refs = os.path.join(root, f"{args.refs}.{case}")
+    stages = [("vision embeddings", os.path.join(scratch, case + ".embeds.npy"),
+               refs + ".vision_embeds.npy")]
+    command = ["--vision-embeds-out", stages[0][1]]
+    if args.vlm == "image":
+        image = os.path.join(root, os.path.dirname(os.path.dirname(args.refs)),
+                             "images", case + ".png")
+        ours = os.path.join(scratch, case + ".pixels.npy")
+        command += ["--image", image, "--pixel-values-out", ours]
+        stages.append(("pixel values", ours, refs + ".pixel_values.npy"))
+    else:
+        command += ["--pixel-values", refs + ".pixel_values.npy"]
+    return command, stages
+
+
+def compare_stages(case, stages, bound):
+    ok = True
+    for name, ours, reference in stages:
+        a, b = np.load(ours), np.load(reference)
+        if a.shape != b.shape:
+            print(f"FAIL {case}: {name} shape {a.shape}, reference {b.shape}")
+            ok = False
+            continue
+        difference = float(np.abs(a - b).max())
+        if difference > bound:
+            print(f"FAIL {case}: {name} max |d| {difference:.3e} > {bound:.1e}")
+            ok = False
+        print(f"{'ok  ' if difference <= bound else 'FAIL'} {case}: {name} "
+              f"max |d| {difference:.3e}")
+    return ok
+
+
 def run_case(args, root, case, scratch, model):
-    ref_json = json.load(open(os.path.join(root, f"{args.refs}.{case}.json")))
-    ref_logits = np.load(os.path.join(root, f"{args.refs}.{case}.npy"))
+    suffix = (".ids.json", ".logits.npy") if args.vlm else (".json", ".npy")
+    ref_json = json.load(open(os.path.join(root, f"{args.refs}.{case}{suffix[0]}")))
+    ref_logits = np.load(os.path.join(root, f"{args.refs}.{case}{suffix[1]}"))
     turns = ref_json.get("turns") or [
         {"input_ids": ref_json["prompt"], "generated": ref_json["generated"]}]
     new_tokens = {len(t["generated"]) for t in turns}
@@ -81,13 +125,15 @@ def run_case(args, root, case, scratch, model):
                "--logits-out", logits_path, "--ids-out", ids_path] + args.extra
     for turn in turns:
         command += ["--input-ids", ",".join(map(str, turn["input_ids"]))]
+    image_args, stages = vision_arguments(args, root, case, scratch)
+    command += image_args
     result = subprocess.run(command, capture_output=True, text=True)
     if result.returncode != 0:
         print(f"FAIL {case}: {' '.join(command)}\n{result.stderr}")
         return False
     ids = json.load(open(ids_path))
     logits = np.load(logits_path)
-    ok = True
+    ok = compare_stages(case, stages, args.max_abs_vision)
     if logits.shape != ref_logits.shape:
         print(f"FAIL {case}: logits shape {logits.shape}, reference {ref_logits.shape}")
         return False
@@ -129,6 +175,11 @@ def main():
     parser.add_argument("--min-cosine", type=float)
     parser.add_argument("--near-tie", type=float,
                         help="accept differing ids at a near tie (logit margin)")
+    parser.add_argument("--vlm", choices=["image", "pixel-values"],
+                        help="vision-language references: give each case's "
+                        "image (or its reference pixel values)")
+    parser.add_argument("--max-abs-vision", type=float, default=1e-4,
+                        help="bound on the pixel values and vision embeddings")
     parser.add_argument("--convert", action="append", default=[],
                         help="compile the model with these llmc convert arguments first")
     parser.add_argument("--export-onnx",

@@ -22,6 +22,7 @@
 #include "backends/common/quant/DerivedWeightSource.h"
 #include "tools/llmc/Commands.h"
 #include "tools/llmc/GenerationOptions.h"
+#include "tools/llmc/ImageOptions.h"
 #include "tools/llmc/InterpreterSession.h"
 #include "tools/llmc/PieceOptions.h"
 #include "tools/llmc/QuantOptions.h"
@@ -81,6 +82,18 @@ int runEvalCommand(const plugins::Registry &registry) {
   if (!interpreter)
     return reportError(interpreter.takeError());
 
+  if (hasImages()) {
+    std::optional<vision::VisionConfig> vision = getVisionConfig(model->spec);
+    llvm::Expected<int32_t> placeholder =
+        vision ? getPlaceholderId(*vision, model->spec.tokenizerJson,
+                                  model->spec.source)
+               : 0;
+    if (!placeholder)
+      return reportError(placeholder.takeError());
+    if (llvm::Error error =
+            placeImages(**interpreter, vision, *placeholder, *turns))
+      return reportError(std::move(error));
+  }
   session::Session &session = (*interpreter)->getSession();
   std::vector<float> allLogits;
   session::GenerationLimits limits;

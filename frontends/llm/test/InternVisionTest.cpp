@@ -1,18 +1,18 @@
 //===- InternVisionTest.cpp - InternViT embeddings against the reference --===//
 //
-// tiny-internvl's vision piece on the top interpreter, fed the reference
+// tiny-internvl's vision piece, as the graph builder builds it from the
+// checkpoint's config, on the top interpreter, fed the reference
 // pixel values of each image, against the embeddings an independent float64
 // implementation of the official code computed (../shared/refdata/vlm).
 //
 //===----------------------------------------------------------------------===//
 
-#include "frontends/llm/InternVision.h"
+#include "frontends/llm/GraphBuilder.h"
 
 #include "dialects/Registration.h"
 #include "dialects/top/Interpreter/Interpreter.h"
 #include "dialects/top/Interpreter/NpyFile.h"
-#include "frontends/hf/InternVLConfig.h"
-#include "frontends/hf/JsonFields.h"
+#include "frontends/hf/HfConfig.h"
 #include "frontends/hf/Safetensors.h"
 #include "tests/TestData.h"
 
@@ -28,24 +28,6 @@
 
 namespace llmc::llm {
 namespace {
-
-/// The sizes of tiny-internvl's config.json.
-plugins::InternVisionSpec readTinyInternVisionSpec() {
-  std::string path =
-      test::getRefdataPath("vlm/models/tiny-internvl") + "/config.json";
-  llvm::Expected<llvm::json::Object> config = hf::readJsonObject(path);
-  if (!config) {
-    ADD_FAILURE() << toString(config.takeError());
-    return {};
-  }
-  llvm::Expected<plugins::InternVisionSpec> spec =
-      hf::readInternVisionSpec(*config, path);
-  if (!spec) {
-    ADD_FAILURE() << toString(spec.takeError());
-    return {};
-  }
-  return *spec;
-}
 
 class InternVisionTest : public ::testing::TestWithParam<const char *> {};
 
@@ -66,11 +48,21 @@ TEST_P(InternVisionTest, EmbeddingsMatchTheReference) {
   registerAllDialects(registry);
   mlir::MLIRContext context(registry);
   context.loadAllAvailableDialects();
-  plugins::InternVisionSpec spec = readTinyInternVisionSpec();
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      buildInternVisionModule(context, spec);
-  ASSERT_TRUE(mlir::succeeded(mlir::verify(*module)));
-  auto function = *module->getOps<mlir::func::FuncOp>().begin();
+  llvm::Expected<plugins::ModelSpec> spec =
+      hf::readModelSpec(test::getRefdataPath("vlm/models/tiny-internvl"));
+  ASSERT_TRUE(static_cast<bool>(spec)) << toString(spec.takeError());
+  llvm::Expected<GraphBuilder> builder =
+      GraphBuilder::create(context, *spec, BuildOptions());
+  ASSERT_TRUE(static_cast<bool>(builder)) << toString(builder.takeError());
+  ASSERT_EQ(builder->getPieceNames().back(), "vision");
+  llvm::Expected<Piece> piece = builder->build("vision");
+  ASSERT_TRUE(static_cast<bool>(piece)) << toString(piece.takeError());
+  ASSERT_TRUE(mlir::succeeded(mlir::verify(*piece->module)));
+  ASSERT_EQ(piece->inputs.size(), 1u);
+  EXPECT_EQ(piece->inputs[0].role, IORole::PixelValues);
+  ASSERT_EQ(piece->outputs.size(), 1u);
+  EXPECT_EQ(piece->outputs[0].role, IORole::VisionEmbeds);
+  auto function = llvm::cast<mlir::func::FuncOp>(piece->getFunction());
 
   top::InterpreterOptions options;
   options.threads = 1;

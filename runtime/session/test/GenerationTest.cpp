@@ -44,6 +44,21 @@ protected:
   int32_t endingToken = -1;
 };
 
+TEST_F(GenerationTest, PlacedRowsFollowTheirTurnsIds) {
+  // The second turn's placed row stands at its input id 0, which follows
+  // the pending token; the fake predicts channel 0 plus one.
+  Turn second;
+  second.inputIds = {5};
+  second.placed.positions = {0};
+  second.placed.rows.assign(dims.hiddenSize, 20.0f);
+  std::vector<Turn> turns = {{{1, 2}, {}, {}}, second};
+  GenerationLimits limits;
+  limits.maxNewTokens = 1;
+  ASSERT_FALSE(static_cast<bool>(generate(turns, limits)));
+  EXPECT_THAT(turns[1].generated, ElementsAre(21));
+  EXPECT_THAT(session.getTokens(), ElementsAre(1, 2, 3, 5));
+}
+
 TEST_F(GenerationTest, LaterTurnsStartWithThePendingToken) {
   std::vector<Turn> turns = {{{1, 2}, {}}, {{5}, {}}};
   GenerationLimits limits;

@@ -190,6 +190,45 @@ TEST_F(SessionTest, RejectsBadTokens) {
   EXPECT_TRUE(runner.calls.empty());
 }
 
+TEST_F(SessionTest, PlacedRowsReplaceTheirTokensEmbeddings) {
+  // Positions 1, 4 and 5 of six tokens: one in the prefill chunk, two in
+  // the prefill_kv chunk after it.
+  PlacedEmbeddings placed;
+  placed.positions = {1, 4, 5};
+  for (float row : {100.0f, 200.0f, 300.0f})
+    placed.rows.insert(placed.rows.end(), dims.hiddenSize, row);
+  ASSERT_TRUE(static_cast<bool>(session.feed(iota(1, 6), &placed)));
+  llvm::ArrayRef<float> first = callsOf("block.0.prefill")[0]->inputs[0].getF32();
+  llvm::ArrayRef<float> second =
+      callsOf("block.0.prefill_kv")[0]->inputs[0].getF32();
+  int64_t width = dims.hiddenSize;
+  EXPECT_THAT(first.slice(0, width), ElementsAre(1, 0, 0, 0, 0));
+  EXPECT_THAT(first.slice(width, width), ElementsAre(100, 100, 100, 100, 100));
+  EXPECT_THAT(first.slice(2 * width, width), ElementsAre(3, 0, 0, 0, 0));
+  EXPECT_THAT(second.slice(0, width), ElementsAre(200, 200, 200, 200, 200));
+  EXPECT_THAT(second.slice(width, width), ElementsAre(300, 300, 300, 300, 300));
+  // The token ids stay in the conversation.
+  EXPECT_THAT(session.getTokens(), ElementsAreArray(iota(1, 6)));
+}
+
+TEST_F(SessionTest, RejectsPlacedRowsThatDoNotFit) {
+  PlacedEmbeddings outside;
+  outside.positions = {3};
+  outside.rows.assign(dims.hiddenSize, 1.0f);
+  llvm::Expected<std::vector<float>> logits = session.feed({1, 2, 3}, &outside);
+  ASSERT_FALSE(static_cast<bool>(logits));
+  EXPECT_THAT(llvm::toString(logits.takeError()),
+              HasSubstr("position 3 is out of order or outside the 3 tokens"));
+  PlacedEmbeddings tooFew;
+  tooFew.positions = {0, 1};
+  tooFew.rows.assign(dims.hiddenSize, 1.0f);
+  logits = session.feed({1, 2, 3}, &tooFew);
+  ASSERT_FALSE(static_cast<bool>(logits));
+  EXPECT_EQ(llvm::toString(logits.takeError()),
+            "the placed embeddings hold 5 values, not 2 rows of 5");
+  EXPECT_TRUE(runner.calls.empty());
+}
+
 TEST_F(SessionTest, PropagatesPieceErrors) {
   runner.failing = {"block.1.prefill"};
   llvm::Expected<std::vector<float>> logits = session.feed({1, 2});

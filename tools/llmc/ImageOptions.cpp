@@ -1,0 +1,152 @@
+//===- ImageOptions.cpp - images given to eval and run --------------------===//
+
+#include "tools/llmc/ImageOptions.h"
+
+#include "dialects/top/Interpreter/NpyFile.h"
+#include "runtime/tokenizer/Tokenizer.h"
+#include "runtime/vision/ImageFile.h"
+#include "runtime/vision/ImagePrompt.h"
+#include "tools/llmc/Commands.h"
+
+namespace cl = llvm::cl;
+
+namespace llmc {
+
+using top::Tensor;
+
+static cl::list<std::string>
+    images("image",
+           cl::desc("An image the prompt's placeholders stand for (PNG or "
+                    "JPEG; repeat for more, in prompt order)"),
+           cl::sub(getEvalCommand()), cl::sub(getRunCommand()));
+static cl::list<std::string> pixelValues(
+    "pixel-values",
+    cl::desc("Pixel values [tiles, 3, S, S] as .npy, in place of an image's "
+             "preprocessing (after the --image files)"),
+    cl::sub(getEvalCommand()), cl::sub(getRunCommand()));
+static cl::opt<std::string> pixelValuesOut(
+    "pixel-values-out",
+    cl::desc("Write the images' pixel values, f32 [tiles, 3, S, S], as .npy"),
+    cl::sub(getEvalCommand()), cl::sub(getRunCommand()));
+static cl::opt<std::string> visionEmbedsOut(
+    "vision-embeds-out",
+    cl::desc("Write the images' embeddings, f32 [tiles, tokens, hidden], as "
+             ".npy"),
+    cl::sub(getEvalCommand()), cl::sub(getRunCommand()));
+
+static llvm::Error imageError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+bool hasImages() { return !images.empty() || !pixelValues.empty(); }
+
+std::optional<vision::VisionConfig>
+getVisionConfig(const plugins::ModelSpec &spec) {
+  if (!spec.internVision)
+    return std::nullopt;
+  const plugins::InternVisionSpec &intern = *spec.internVision;
+  vision::VisionConfig config;
+  config.tiling.tileSize = intern.imageSize;
+  config.tiling.minTiles = intern.minTiles;
+  config.tiling.maxTiles = intern.maxTiles;
+  config.tiling.thumbnail = intern.thumbnail;
+  config.tokensPerTile = intern.getTokensPerTile();
+  config.hiddenSize = intern.llmHiddenSize;
+  config.placeholder = "<IMG_CONTEXT>";
+  return config;
+}
+
+llvm::Expected<int32_t> getPlaceholderId(const vision::VisionConfig &config,
+                                         llvm::StringRef tokenizerJson,
+                                         llvm::StringRef source) {
+  llvm::Expected<std::unique_ptr<tokenizer::Tokenizer>> tokenizer =
+      tokenizer::Tokenizer::fromJson(tokenizerJson, "tokenizer.json");
+  if (!tokenizer)
+    return imageError(source + ": " + llvm::toString(tokenizer.takeError()));
+  std::optional<int32_t> id = (*tokenizer)->tokenToId(config.placeholder);
+  if (!id)
+    return imageError(source + ": the tokenizer has no image placeholder "
+                               "token " +
+                      config.placeholder);
+  return *id;
+}
+
+/// Tensors of equal trailing shape joined along the first dimension.
+static Tensor concatenate(llvm::ArrayRef<Tensor> parts) {
+  llvm::SmallVector<int64_t> shape(parts.front().getShape());
+  shape[0] = 0;
+  std::vector<float> values;
+  for (const Tensor &part : parts) {
+    shape[0] += part.getShape()[0];
+    llvm::ArrayRef<float> partValues = part.getF32();
+    values.insert(values.end(), partValues.begin(), partValues.end());
+  }
+  return Tensor::fromF32(shape, std::move(values));
+}
+
+llvm::Error placeImages(session::PieceRunner &runner,
+                        const std::optional<vision::VisionConfig> &config,
+                        int32_t placeholderId,
+                        llvm::MutableArrayRef<session::Turn> turns) {
+  if (!hasImages())
+    return llvm::Error::success();
+  if (!config)
+    return imageError("--image and --pixel-values need a vision-language "
+                      "model; this one has no vision piece");
+  std::vector<Tensor> pixels;
+  for (const std::string &file : images) {
+    llvm::Expected<vision::Image> image = vision::readImageFile(file);
+    if (!image)
+      return image.takeError();
+    pixels.push_back(vision::preprocessImage(*image, *config));
+  }
+  for (const std::string &file : pixelValues) {
+    llvm::Expected<Tensor> given = top::readNpyFile(file);
+    if (!given)
+      return given.takeError();
+    pixels.push_back(std::move(*given));
+  }
+  std::vector<Tensor> embeddings;
+  for (auto [index, values] : llvm::enumerate(pixels)) {
+    llvm::StringRef source = index < images.size()
+                                 ? llvm::StringRef(images[index])
+                                 : llvm::StringRef(
+                                       pixelValues[index - images.size()]);
+    llvm::Expected<Tensor> embedded =
+        vision::embedImage(runner, values, *config);
+    if (!embedded)
+      return imageError(source + ": " + llvm::toString(embedded.takeError()));
+    embeddings.push_back(std::move(*embedded));
+  }
+  Tensor allPixels = concatenate(pixels);
+  Tensor allEmbeddings = concatenate(embeddings);
+  if (!pixelValuesOut.empty())
+    if (llvm::Error error = top::writeNpyFile(pixelValuesOut, allPixels))
+      return error;
+  if (!visionEmbedsOut.empty())
+    if (llvm::Error error = top::writeNpyFile(visionEmbedsOut, allEmbeddings))
+      return error;
+
+  int64_t hidden = config->hiddenSize;
+  int64_t rows = allEmbeddings.getNumElements() / hidden, placeholders = 0;
+  for (const session::Turn &turn : turns)
+    placeholders += static_cast<int64_t>(
+        vision::findPlaceholders(turn.inputIds, placeholderId).size());
+  if (placeholders != rows)
+    return imageError("--input-ids hold " + llvm::Twine(placeholders) +
+                      " image placeholder tokens (" + config->placeholder +
+                      ", id " + llvm::Twine(placeholderId) +
+                      ") but the images give " + llvm::Twine(rows) +
+                      " embeddings");
+  llvm::ArrayRef<float> values = allEmbeddings.getF32();
+  for (session::Turn &turn : turns) {
+    turn.placed.positions =
+        vision::findPlaceholders(turn.inputIds, placeholderId);
+    size_t count = turn.placed.positions.size() * hidden;
+    turn.placed.rows.assign(values.begin(), values.begin() + count);
+    values = values.drop_front(count);
+  }
+  return llvm::Error::success();
+}
+
+} // namespace llmc
