@@ -90,9 +90,9 @@ public:
     unfolded = permute(unfolded, {0, 2, 4, 1, 3, 5}, "patches_by_position");
     unfolded = reshape(unfolded, {tiles, patches, 3 * p * p}, "patch_rows");
     std::string prefix = "vision_model.embeddings.";
-    Value kernel = reshape(weight(prefix + "patch_embedding.weight",
-                                  {hidden, 3, p, p}),
-                           {hidden, 3 * p * p}, "patch_kernel");
+    // The convolution kernel [hidden, 3, p, p], read row-major as the
+    // MatMul's [hidden, 3·p·p].
+    Value kernel = weight(prefix + "patch_embedding.weight", {hidden, 3 * p * p});
     Value embedded = top::MatMulOp::create(
         b, loc(prefix + "patch_embedding"), type({tiles, patches, hidden}),
         unfolded, kernel, weight(prefix + "patch_embedding.bias", {hidden}),
@@ -193,6 +193,9 @@ Piece buildInternVisionPiece(MLIRContext &context,
     hidden = build.layer(hidden, index);
   emit.output(IORole::VisionEmbeds, build.project(hidden));
   emit.finish();
+  // No text calibrates the tower, and its weights are few: it computes in
+  // the binary's float type unless `--piece-quantize vision=...` says so.
+  emit.computeInFloatByDefault();
   return piece;
 }
 

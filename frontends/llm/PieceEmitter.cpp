@@ -121,4 +121,8 @@ void PieceEmitter::pinMode(llvm::StringRef mode) {
   function->setAttr("llmc.mode", builder.getStringAttr(mode));
 }
 
+void PieceEmitter::computeInFloatByDefault() {
+  function->setAttr("llmc.float_by_default", builder.getUnitAttr());
+}
+
 } // namespace llmc::llm

@@ -56,6 +56,9 @@ public:
   /// Pins the mode the piece computes in whatever the conversion's
   /// quantization mode (`F32`), as the function's `llmc.mode` attribute.
   void pinMode(llvm::StringRef mode);
+  /// Makes the piece compute in the binary's float type unless a pin or the
+  /// qtable choose otherwise (the `llmc.float_by_default` unit attribute).
+  void computeInFloatByDefault();
 
 private:
   top::StoredQuantAttr

@@ -43,10 +43,20 @@ Conversation::getSampler(const sampling::SamplingParams &params) {
 
 llvm::Expected<GenerateResult>
 Conversation::send(llvm::ArrayRef<int32_t> ids, const GenerateOptions &options,
-                   const TokenCallback &callback, PendingToken policy) {
+                   const TokenCallback &callback, PendingToken policy,
+                   const session::PlacedEmbeddings *placed) {
   GenerateResult result;
-  if (pending && policy == PendingToken::Feed)
+  std::optional<session::PlacedEmbeddings> shifted;
+  if (pending && policy == PendingToken::Feed) {
     result.promptIds.push_back(*pending);
+    // The pending token goes first: the placed rows move one on.
+    if (placed) {
+      shifted = *placed;
+      for (int64_t &position : shifted->positions)
+        ++position;
+      placed = &*shifted;
+    }
+  }
   result.promptIds.insert(result.promptIds.end(), ids.begin(), ids.end());
   if (result.promptIds.empty())
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
@@ -114,7 +124,7 @@ Conversation::send(llvm::ArrayRef<int32_t> ids, const GenerateOptions &options,
   };
   if (llvm::Error error =
           session::generateTurn(session, result.promptIds, /*turn=*/0, limits,
-                                choose, sink, result.ids))
+                                choose, sink, result.ids, placed))
     return std::move(error);
 
   pending = result.ids.back();

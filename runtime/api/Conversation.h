@@ -35,15 +35,17 @@ public:
   /// `model` must outlive the conversation.
   explicit Conversation(Model &model);
 
-  /// Generates one turn after `ids`. Fails without feeding anything when
-  /// the turn's prompt does not fit the KV cache (a
+  /// Generates one turn after `ids`, `placed` (positions into `ids`)
+  /// standing in for some of their embeddings (an image's). Fails without
+  /// feeding anything when the turn's prompt does not fit the KV cache (a
   /// session::CacheCapacityError), the sampling parameters are invalid or
   /// there is nothing to feed; a turn that fills the cache ends with
   /// FinishReason::CacheFull.
   llvm::Expected<GenerateResult>
   send(llvm::ArrayRef<int32_t> ids, const GenerateOptions &options = {},
        const TokenCallback &callback = {},
-       PendingToken pending = PendingToken::Feed);
+       PendingToken pending = PendingToken::Feed,
+       const session::PlacedEmbeddings *placed = nullptr);
 
   /// Forgets the history; a sampler starts again from its seed.
   void reset();

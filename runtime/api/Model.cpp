@@ -55,6 +55,67 @@ llvm::Error Model::loadTokenizer() {
   return llvm::Error::success();
 }
 
+llvm::Error Model::loadVision() {
+  const binary::Manifest &manifest = getManifest();
+  if (!manifest.has_vision())
+    return llvm::Error::success();
+  const binary::VisionInfo &info = manifest.vision();
+  auto invalid = [&](const llvm::Twine &problem) {
+    return modelError(binary->name() + ": manifest vision: " + problem);
+  };
+  // Bounds that keep a hostile manifest from sizing huge images: real
+  // models tile at most 448 pixels, 12 (InternVL) or 40 tiles.
+  constexpr int64_t kMaxTileSize = 4096, kMaxTiles = 256;
+  if (info.preprocessing() != "internvl")
+    return invalid("preprocessing '" + info.preprocessing() +
+                   "' is unknown (this build knows internvl)");
+  if (info.tile_size() < 1 || info.tile_size() > kMaxTileSize)
+    return invalid("tile_size " + llvm::Twine(info.tile_size()) +
+                   " is outside [1, " + llvm::Twine(kMaxTileSize) + "]");
+  if (info.min_tiles() < 1 || info.max_tiles() < info.min_tiles() ||
+      info.max_tiles() > kMaxTiles)
+    return invalid("tiles [" + llvm::Twine(info.min_tiles()) + ", " +
+                   llvm::Twine(info.max_tiles()) + "] are not within [1, " +
+                   llvm::Twine(kMaxTiles) + "]");
+  const binary::Piece *piece = nullptr;
+  for (const binary::Piece &candidate : manifest.pieces())
+    if (candidate.name() == "vision")
+      piece = &candidate;
+  int64_t side = info.tile_size(), hidden = getDims().hiddenSize;
+  auto elements = [](const binary::Tensor &tensor) {
+    int64_t count = 1;
+    for (int64_t dim : tensor.shape())
+      count = dim > 0 && count <= INT64_MAX / dim ? count * dim : -1;
+    return count;
+  };
+  if (!piece || piece->inputs_size() != 1 || piece->outputs_size() != 1 ||
+      llvm::ArrayRef<int64_t>(piece->inputs(0).shape().data(),
+                              piece->inputs(0).shape().size()) !=
+          llvm::ArrayRef<int64_t>{1, 3, side, side} ||
+      info.tokens_per_tile() < 1 ||
+      elements(piece->outputs(0)) != info.tokens_per_tile() * hidden)
+    return invalid("needs a piece 'vision' from [1, 3, " + llvm::Twine(side) +
+                   ", " + llvm::Twine(side) + "] pixels to " +
+                   llvm::Twine(info.tokens_per_tile()) + " embeddings of " +
+                   llvm::Twine(hidden));
+  std::optional<int32_t> placeholder =
+      tokenizer ? tokenizer->tokenToId(info.placeholder()) : std::nullopt;
+  if (!placeholder)
+    return invalid("the tokenizer has no placeholder token '" +
+                   info.placeholder() + "'");
+  vision::VisionConfig config;
+  config.tiling.tileSize = side;
+  config.tiling.minTiles = info.min_tiles();
+  config.tiling.maxTiles = info.max_tiles();
+  config.tiling.thumbnail = info.thumbnail();
+  config.tokensPerTile = info.tokens_per_tile();
+  config.hiddenSize = hidden;
+  config.placeholder = info.placeholder();
+  visionConfig = std::move(config);
+  imagePlaceholderId = *placeholder;
+  return llvm::Error::success();
+}
+
 llvm::Expected<std::unique_ptr<Model>>
 Model::load(llvm::StringRef path, const ModelOptions &options) {
   std::unique_ptr<Model> model(new Model());
@@ -98,6 +159,8 @@ Model::load(llvm::StringRef path, const ModelOptions &options) {
   model->deviceSampling = std::move(*head);
 
   if (llvm::Error error = model->loadTokenizer())
+    return std::move(error);
+  if (llvm::Error error = model->loadVision())
     return std::move(error);
   model->chatTemplate = detectChatTemplate(manifest, model->tokenizer.get());
   const binary::GenerationDefaults &generation = manifest.generation();

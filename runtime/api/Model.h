@@ -27,6 +27,7 @@
 #include "runtime/chat/ChatTemplate.h"
 #include "runtime/format/BinaryReader.h"
 #include "runtime/session/ModelDims.h"
+#include "runtime/vision/ImageEmbedding.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
@@ -120,6 +121,15 @@ public:
   /// Whether those totals are modelled chip time (a simulated chip) rather
   /// than time measured on the host.
   bool isTimeModelled() const;
+  /// A vision-language model's image handling (from the manifest's
+  /// vision), and the id of its placeholder token; none for a text model.
+  const std::optional<vision::VisionConfig> &getVisionConfig() const {
+    return visionConfig;
+  }
+  std::optional<int32_t> getImagePlaceholderId() const {
+    return imagePlaceholderId;
+  }
+
   /// The binary's sample_head, when it has one.
   DeviceSampling *getDeviceSampling() {
     return deviceSampling ? &*deviceSampling : nullptr;
@@ -131,6 +141,9 @@ public:
 private:
   Model() = default;
   llvm::Error loadTokenizer();
+  /// Reads and checks the manifest's vision against the vision piece and
+  /// the tokenizer.
+  llvm::Error loadVision();
 
   std::unique_ptr<binary::LoadedBinary> binary;
   std::unique_ptr<device::BinaryRunner> runner;
@@ -138,6 +151,8 @@ private:
   std::unique_ptr<tokenizer::Tokenizer> tokenizer;
   chat::ChatTemplate chatTemplate;
   std::vector<int32_t> stopTokens;
+  std::optional<vision::VisionConfig> visionConfig;
+  std::optional<int32_t> imagePlaceholderId;
 };
 
 } // namespace llmc

@@ -33,6 +33,14 @@ MEASURED_BOUNDS = {
     "run_fortune_qwen2_host_f16": ("0.999999560", "0.011"),  # cosine 0.99999985, widest near tie 3.81e-03, 19-48 rows
     "run_fortune_qwen2_host_w4bf16": ("0.9840", "0.5"),  # cosine 0.99459976, widest near tie 3.20e-01, 2-6 rows
     "run_fortune_qwen2_host_w8f16": ("0.9999380", "0.046"),  # cosine 0.99997933, widest near tie 1.56e-02, 17-48 rows
+    "run_tiny_internvl_bm1684x_w4bf16": ("0.9645", "0.5"),  # cosine 0.98809572, widest near tie 4.69e-01, 3-8 rows
+    "run_tiny_internvl_bm1684x_w8f16": ("0.999862", None),  # cosine 0.99995382, no near tie, 8 rows
+    "run_tiny_internvl_bm1688_w4bf16": ("0.9645", "0.5"),  # cosine 0.98809572, widest near tie 4.69e-01, 3-8 rows
+    "run_tiny_internvl_bm1688_w8f16": ("0.999862", None),  # cosine 0.99995382, no near tie, 8 rows
+    "run_tiny_internvl_cv186x_w4bf16": ("0.9645", "0.5"),  # cosine 0.98809572, widest near tie 4.69e-01, 3-8 rows
+    "run_tiny_internvl_cv186x_w8f16": ("0.999862", None),  # cosine 0.99995382, no near tie, 8 rows
+    "run_tiny_internvl_host_w4bf16": ("0.9645", "0.5"),  # cosine 0.98809572, widest near tie 4.69e-01, 3-8 rows
+    "run_tiny_internvl_host_w8f16": ("0.999862", None),  # cosine 0.99995382, no near tie, 8 rows
     "run_tiny_llama_bm1684x_int8": ("0.99630", "0.0062"),  # cosine 0.99874449, widest near tie 2.08e-03, 2-16 rows
     "run_tiny_llama_bm1684x_int8_asym": ("0.99650", "0.035"),  # cosine 0.99881835, widest near tie 1.17e-02, 3-16 rows
     "run_tiny_llama_bm1684x_w4bf16": ("0.900", "0.5"),  # cosine 0.92357688, widest near tie 1.72e-01, 1-3 rows

@@ -2,7 +2,7 @@
 
 load(":measured_bounds.bzl", "MEASURED_BOUNDS")
 
-def parity_test(name, model, refs, cases, command, max_abs = None, extra_args = [], convert_args = [], onnx = None, vlm = None, **kwargs):
+def parity_test(name, model, refs, cases, command, max_abs = None, extra_args = [], convert_args = [], onnx = None, vlm = None, max_abs_vision = None, **kwargs):
     """The cosine and near-tie bounds of a target whose outputs are not
     exact come from MEASURED_BOUNDS; every other target must meet max_abs."""
     min_cosine, near_tie = MEASURED_BOUNDS.get(name, (None, None))
@@ -21,6 +21,8 @@ def parity_test(name, model, refs, cases, command, max_abs = None, extra_args = 
     # the file (vlm = "image") or the reference pixel values.
     if vlm:
         args.append("--vlm=" + vlm)
+    if max_abs_vision:
+        args.append("--max-abs-vision=" + max_abs_vision)
     if min_cosine:
         args.append("--min-cosine=" + min_cosine)
     if near_tie:

@@ -28,6 +28,18 @@ loadBinaryModel(const plugins::Registry &registry, llvm::StringRef path) {
                      options);
 }
 
+void printVisionTimings(llvm::raw_ostream &os, uint64_t tiles,
+                        double hostSeconds, double deviceSeconds,
+                        llvm::StringRef chip, bool modelled) {
+  os << llvm::format("vision: %llu tile%s in %.1f ms on the host",
+                     static_cast<unsigned long long>(tiles),
+                     tiles == 1 ? "" : "s", hostSeconds * 1e3);
+  if (modelled)
+    os << llvm::format(" (modelled on %s: %.3f ms)", chip.str().c_str(),
+                       deviceSeconds * 1e3);
+  os << "\n";
+}
+
 void printTimings(llvm::raw_ostream &os, const GenerateTimings &timings,
                   llvm::StringRef chip, bool modelled) {
   os << llvm::format("prompt: %lld tokens, first token after %.1f ms",

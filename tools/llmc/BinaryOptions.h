@@ -21,6 +21,13 @@ namespace llmc {
 llvm::Expected<std::unique_ptr<Model>>
 loadBinaryModel(const plugins::Registry &registry, llvm::StringRef path = "");
 
+/// Prints how long the vision pieces took on `tiles` tiles: `hostSeconds`
+/// measured and, when the device `modelled` its time, `deviceSeconds` on
+/// `chip`.
+void printVisionTimings(llvm::raw_ostream &os, uint64_t tiles,
+                        double hostSeconds, double deviceSeconds,
+                        llvm::StringRef chip, bool modelled);
+
 /// Prints where the time of `timings` went: the prompt's tokens, the time to
 /// the first token, and the decode throughput on the host and, when the
 /// device `modelled` its time, on `chip`.

@@ -17,7 +17,9 @@
 // binary's stop tokens. Decoding is greedy (the greedy_head piece) unless a
 // sampling flag asks for the host sampler (SamplingOptions.h).
 //
-// At the end it prints, on stderr, the time to the first token, the host's
+// A vision-language binary takes --image or --pixel-values with --input-ids
+// (ImageOptions.h); it prints how long the vision pieces took. At the end
+// it prints, on stderr, the time to the first token, the host's
 // decode throughput and the throughput the cmodel's time model predicts on
 // the chip (the modelled seconds of the decode steps).
 //
@@ -26,9 +28,14 @@
 #include "tools/llmc/BinaryOptions.h"
 #include "tools/llmc/Commands.h"
 #include "tools/llmc/GenerationOptions.h"
+#include "tools/llmc/ImageOptions.h"
 #include "tools/llmc/SamplingOptions.h"
 
+#include "runtime/device/BinaryRunner.h"
+
 #include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
 
 namespace cl = llvm::cl;
 
@@ -88,6 +95,21 @@ int runRunCommand(const plugins::Registry &registry) {
   options.stopAtStopTokens = text;
   options.keepLogits = true;
 
+  if (hasImages()) {
+    device::BinaryRunner &device = (*model)->getDevice();
+    device::DeviceTotals before = device.getTotals();
+    auto start = std::chrono::steady_clock::now();
+    if (llvm::Error error =
+            placeImages(device, (*model)->getVisionConfig(),
+                        (*model)->getImagePlaceholderId().value_or(-1), *turns))
+      return reportError(std::move(error));
+    std::chrono::duration<double> host =
+        std::chrono::steady_clock::now() - start;
+    printVisionTimings(llvm::errs(), device.getTotals().runs - before.runs,
+                       host.count(),
+                       device.getTotals().seconds - before.seconds,
+                       manifest.chip(), (*model)->isTimeModelled());
+  }
   std::unique_ptr<Conversation> conversation = (*model)->startConversation();
   auto print = [&](int32_t, llvm::StringRef piece) {
     llvm::outs() << piece;
@@ -100,7 +122,9 @@ int runRunCommand(const plugins::Registry &registry) {
     if (text && index > 0)
       llvm::outs() << "\n";
     llvm::Expected<GenerateResult> result = conversation->send(
-        turn.inputIds, options, text ? TokenCallback(print) : nullptr);
+        turn.inputIds, options, text ? TokenCallback(print) : nullptr,
+        PendingToken::Feed,
+        turn.placed.positions.empty() ? nullptr : &turn.placed);
     if (result && result->finish == FinishReason::CacheFull)
       result = llvm::make_error<session::CacheCapacityError>(
           conversation->getHistoryLength() + 1, conversation->getCapacity());

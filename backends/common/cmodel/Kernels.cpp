@@ -30,6 +30,8 @@ static void runLane(const cmd::Compute &compute, const LaneOperands &lane) {
     return kernels::cumSum(compute, lane);
   case cmd::RMSNORM:
     return kernels::rmsNorm(compute, lane);
+  case cmd::LAYERNORM:
+    return kernels::layerNorm(compute, lane);
   case cmd::ROPE:
     return kernels::rope(compute, lane);
   case cmd::SOFTMAX:

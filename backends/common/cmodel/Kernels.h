@@ -98,6 +98,7 @@ void int8MatMul(const cmd::Compute &compute, const LaneOperands &lane);
 void binary(const cmd::Compute &compute, const LaneOperands &lane);
 void unary(const cmd::Compute &compute, const LaneOperands &lane);
 void rmsNorm(const cmd::Compute &compute, const LaneOperands &lane);
+void layerNorm(const cmd::Compute &compute, const LaneOperands &lane);
 void rope(const cmd::Compute &compute, const LaneOperands &lane);
 void softmax(const cmd::Compute &compute, const LaneOperands &lane);
 void attention(const cmd::Compute &compute, const LaneOperands &lane);

@@ -1,4 +1,4 @@
-//===- KernelsNorm.cpp - row kernels: RMSNORM, ROPE, SOFTMAX, ARGMAX ------===//
+//===- KernelsNorm.cpp - row kernels: norms, ROPE, SOFTMAX, ARGMAX --------===//
 
 #include "backends/common/cmodel/Kernels.h"
 
@@ -28,6 +28,39 @@ void rmsNorm(const cmd::Compute &compute, const LaneOperands &lane) {
       if (weight)
         for (int64_t i = 0; i < group; ++i)
           v[i] *= scales[i];
+    }
+    y.store(r, b.colBegin, b.colCount, values.data());
+  }
+}
+
+void layerNorm(const cmd::Compute &compute, const LaneOperands &lane) {
+  const LaneView &x = *lane.in(0), &y = *lane.out(0);
+  const LaneView *weight = lane.in(1), *bias = lane.in(2);
+  const LaneBlock &b = lane.block;
+  int64_t group = compute.group() ? compute.group() : x.tensor->cols;
+  auto eps = float(compute.eps());
+  std::vector<float> scales(group), shifts(group), values(b.colCount);
+  if (weight)
+    weight->load(0, 0, group, scales.data());
+  if (bias)
+    bias->load(0, 0, group, shifts.data());
+  for (int64_t r = b.rowBegin; r < b.rowEnd(); ++r) {
+    x.load(r, b.colBegin, b.colCount, values.data());
+    for (int64_t start = 0; start < b.colCount; start += group) {
+      float *v = values.data() + start;
+      float mean = sum16(v, group) / float(group);
+      for (int64_t i = 0; i < group; ++i)
+        v[i] -= mean;
+      float variance = dot16(v, v, group) / float(group);
+      float inverse = 1.0f / std::sqrt(variance + eps);
+      for (int64_t i = 0; i < group; ++i)
+        v[i] *= inverse;
+      if (weight)
+        for (int64_t i = 0; i < group; ++i)
+          v[i] *= scales[i];
+      if (bias)
+        for (int64_t i = 0; i < group; ++i)
+          v[i] += shifts[i];
     }
     y.store(r, b.colBegin, b.colCount, values.data());
   }

@@ -165,7 +165,10 @@ llvm::Error Rules::check() {
     error = checkUnary();
     break;
   case cmd::RMSNORM:
-    error = checkRMSNorm();
+    error = checkNorm(/*maxInputs=*/2);
+    break;
+  case cmd::LAYERNORM:
+    error = checkNorm(/*maxInputs=*/3);
     break;
   case cmd::ROPE:
     error = checkRope();
@@ -328,11 +331,15 @@ llvm::Error Rules::checkUnary() {
   });
 }
 
-llvm::Error Rules::checkRMSNorm() {
-  if (llvm::Error error = arity(1, 2, 1, 1))
+llvm::Error Rules::checkNorm(unsigned maxInputs) {
+  if (llvm::Error error = arity(1, maxInputs, 1, 1))
     return error;
   const LocalGeometry &x = in(0), &y = out(0);
-  const LocalGeometry *weight = ops.getInput(1);
+  // RMSNORM's weight; LAYERNORM's weight and bias: each [1, group].
+  llvm::SmallVector<const LocalGeometry *, 2> rows;
+  for (unsigned index = 1; index < maxInputs; ++index)
+    if (const LocalGeometry *row = ops.getInput(index))
+      rows.push_back(row);
   int64_t group = compute.group() ? compute.group() : x.cols;
   if (llvm::Error error = requireFloat(x))
     return error;
@@ -343,10 +350,10 @@ llvm::Error Rules::checkRMSNorm() {
   if (group < 1 || x.cols % group != 0)
     return bad("group " + llvm::Twine(compute.group()) + " must divide the " +
                llvm::Twine(x.cols) + " columns");
-  if (weight) {
-    if (llvm::Error error = requireFloat(*weight))
+  for (const LocalGeometry *row : rows) {
+    if (llvm::Error error = requireFloat(*row))
       return error;
-    if (llvm::Error error = requireShape(*weight, 1, group))
+    if (llvm::Error error = requireShape(*row, 1, group))
       return error;
   }
   return forLanes([&](int64_t lane, const LaneBlock &b) -> llvm::Error {
@@ -357,8 +364,10 @@ llvm::Error Rules::checkRMSNorm() {
     if (llvm::Error error =
             holds(x, lane, b.rowBegin, b.rowEnd(), b.colBegin, b.colEnd()))
       return error;
-    return weight ? holds(*weight, lane, 0, 1, 0, group)
-                  : llvm::Error::success();
+    for (const LocalGeometry *row : rows)
+      if (llvm::Error error = holds(*row, lane, 0, 1, 0, group))
+        return error;
+    return llvm::Error::success();
   });
 }
 

@@ -68,7 +68,8 @@ private:
   llvm::Error checkInt8MatMul();
   llvm::Error checkBinary();
   llvm::Error checkUnary();
-  llvm::Error checkRMSNorm();
+  /// RMSNORM (x, [weight]) and LAYERNORM (x, [weight], [bias]).
+  llvm::Error checkNorm(unsigned maxInputs);
   llvm::Error checkRope();
   /// SOFTMAX, CUMSUM: y of x's type and shape, lanes computing whole rows.
   llvm::Error checkWholeRows();

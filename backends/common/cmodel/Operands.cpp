@@ -56,6 +56,7 @@ static bool isRowLocal(cmd::Opcode opcode) {
   case cmd::GELU:
   case cmd::RELU:
   case cmd::RMSNORM:
+  case cmd::LAYERNORM:
   case cmd::ROPE:
   case cmd::SOFTMAX:
   case cmd::CAST:

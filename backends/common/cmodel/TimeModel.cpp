@@ -89,6 +89,8 @@ static uint64_t getVectorOpsPerElement(cmd::Opcode opcode) {
   case cmd::RMSNORM:
   case cmd::ROPE:
     return 3;
+  case cmd::LAYERNORM:
+    return 5;
   case cmd::SOFTMAX:
     return 5;
   case cmd::DIV:

@@ -28,13 +28,14 @@ static llvm::Error emitOp(SectionWriter &sections,
           [&](Operation *op) { return emitLinearOp(sections, placement, op); })
       .Case<tpu::AddOp, tpu::MulOp, tpu::DivOp, tpu::MulConstOp, tpu::SiLUOp,
             tpu::GELUOp, tpu::CastOp, tpu::CompareOp, tpu::WhereOp,
-            tpu::RMSNormOp, tpu::SoftmaxOp, tpu::CumSumOp, tpu::RopeOp>(
+            tpu::RMSNormOp, tpu::LayerNormOp, tpu::SoftmaxOp, tpu::CumSumOp,
+            tpu::RopeOp>(
           [&](Operation *op) { return emitRowwiseOp(emitter, placement, op); })
       .Case<tpu::FAttentionOp>([&](Operation *op) {
         return emitAttentionOp(emitter, placement, op);
       })
       .Case<tpu::GatherOp, tpu::ScatterElementsOp, tpu::SliceOp, tpu::ArgOp,
-            tpu::TopKOp, tpu::ConcatOp>([&](Operation *op) {
+            tpu::TopKOp, tpu::ConcatOp, tpu::PermuteOp>([&](Operation *op) {
         return emitDataMovementOp(emitter, placement, op);
       })
       .Default([&](Operation *op) {

@@ -1,4 +1,4 @@
-//===- EmitDataMovement.cpp - gathers, scatters, slices, ranking, concat --===//
+//===- EmitDataMovement.cpp - gathers, scatters, slices, permutes, concat -===//
 
 #include "backends/common/codegen/Emitters.h"
 
@@ -126,8 +126,112 @@ llvm::Error emitScatter(Emitter &emitter, const ValuePlacement &placement,
   return llvm::Error::success();
 }
 
-/// A slice with unit steps whose kept rows (all dimensions but the last)
-/// are one contiguous range: a strided copy.
+/// One axis of a strided copy: its extent and its strides, in elements, in
+/// the source and in the destination.
+struct CopyAxis {
+  int64_t size;
+  int64_t from;
+  int64_t to;
+};
+
+/// The row-major strides, in elements, of `shape`.
+llvm::SmallVector<int64_t> getStrides(llvm::ArrayRef<int64_t> shape) {
+  llvm::SmallVector<int64_t> strides(shape.size(), 1);
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * shape[d + 1];
+  return strides;
+}
+
+/// Moves the elements `axes` span (outermost first) from `source` to
+/// `destination`, each the tensor's first element, as 2-D strided copies.
+/// Axes of one element go, and an axis that continues the next one in both
+/// tensors merges with it; the innermost must then be contiguous in both.
+/// The largest other axis gives each copy its rows; the rest are iterated,
+/// one copy per index.
+llvm::Error emitStridedCopy(Emitter &emitter, Operation *op,
+                            const cmd::GlobalTensor &source,
+                            const cmd::GlobalTensor &destination,
+                            llvm::ArrayRef<CopyAxis> axes) {
+  cmd::DType dtype = source.dtype();
+  if (cmodel::isInt4DType(dtype))
+    return opError(op, "codegen moves whole-byte elements only");
+  llvm::SmallVector<CopyAxis> merged;
+  for (const CopyAxis &axis : llvm::reverse(axes)) {
+    if (axis.size == 1)
+      continue;
+    if (!merged.empty() && axis.from == merged.back().from * merged.back().size &&
+        axis.to == merged.back().to * merged.back().size)
+      merged.back().size *= axis.size;
+    else
+      merged.push_back(axis);
+  }
+  std::reverse(merged.begin(), merged.end());
+  if (merged.empty())
+    merged.push_back({1, 1, 1});
+  const CopyAxis &inner = merged.back();
+  if (inner.from != 1 || inner.to != 1)
+    return opError(op, "codegen moves contiguous runs of the last axis only");
+  auto rowsAxis = std::max_element(
+      merged.begin(), merged.end() - 1,
+      [](const CopyAxis &a, const CopyAxis &b) { return a.size < b.size; });
+  CopyAxis rows = rowsAxis == merged.end() - 1 ? CopyAxis{1, 0, 0} : *rowsAxis;
+  llvm::SmallVector<CopyAxis> outer;
+  for (auto it = merged.begin(); it != merged.end() - 1; ++it)
+    if (it != rowsAxis)
+      outer.push_back(*it);
+  int64_t bytes = cmodel::getDTypeBytes(dtype, 1);
+  auto block = [&](const cmd::GlobalTensor &base, int64_t offset,
+                   int64_t stride) {
+    cmd::GlobalTensor tensor = base;
+    tensor.set_offset(base.offset() + offset * bytes);
+    tensor.set_rows(rows.size);
+    tensor.set_cols(inner.size);
+    tensor.set_row_stride_bytes(
+        rows.size > 1 ? stride * bytes : inner.size * bytes);
+    return tensor;
+  };
+  llvm::SmallVector<int64_t> index(outer.size(), 0);
+  while (true) {
+    int64_t from = 0, to = 0;
+    for (auto [axis, at] : llvm::zip(outer, index)) {
+      from += at * axis.from;
+      to += at * axis.to;
+    }
+    if (llvm::Error error =
+            emitCopy(emitter, block(source, from, rows.from),
+                     block(destination, to, rows.to)))
+      return error;
+    int64_t d = static_cast<int64_t>(outer.size()) - 1;
+    while (d >= 0 && ++index[d] == outer[d].size)
+      index[d--] = 0;
+    if (d < 0)
+      return llvm::Error::success();
+  }
+}
+
+/// Result dimension i is input dimension order[i]: a strided copy that
+/// keeps the last axis contiguous.
+llvm::Error emitPermute(Emitter &emitter, const ValuePlacement &placement,
+                        tpu::PermuteOp permute) {
+  auto inputType = cast<ShapedType>(permute.getInput().getType());
+  llvm::SmallVector<int64_t> inStrides = getStrides(inputType.getShape());
+  auto outputType = cast<ShapedType>(permute.getType());
+  llvm::SmallVector<int64_t> outStrides = getStrides(outputType.getShape());
+  llvm::SmallVector<CopyAxis> axes;
+  for (auto [d, axis] : llvm::enumerate(permute.getOrder()))
+    axes.push_back({outputType.getDimSize(d), inStrides[axis], outStrides[d]});
+  llvm::Expected<cmd::GlobalTensor> input = placement.view(permute.getInput());
+  if (!input)
+    return input.takeError();
+  llvm::Expected<cmd::GlobalTensor> output = placement.view(permute.getResult());
+  if (!output)
+    return output.takeError();
+  return emitStridedCopy(emitter, permute, *input, *output, axes);
+}
+
+/// A slice whose kept rows (all dimensions but the last) are one contiguous
+/// range: one strided copy; otherwise (steps, several runs of rows) one per
+/// run, the last axis kept contiguous.
 llvm::Error emitSlice(Emitter &emitter, const ValuePlacement &placement,
                       tpu::SliceOp slice) {
   auto inputType = cast<ShapedType>(slice.getInput().getType());
@@ -135,9 +239,8 @@ llvm::Error emitSlice(Emitter &emitter, const ValuePlacement &placement,
   llvm::ArrayRef<int64_t> in = inputType.getShape(),
                           out = outputType.getShape();
   int64_t rank = inputType.getRank();
-  if (rank == 0 || llvm::any_of(slice.getSteps(),
-                                [](int64_t step) { return step != 1; }))
-    return opError(slice, "codegen slices with unit steps only");
+  if (rank == 0 || slice.getSteps().back() != 1)
+    return opError(slice, "codegen slices the last axis with unit steps only");
   // Starts as the verifier normalizes them: negative counts from the end.
   llvm::SmallVector<int64_t> starts;
   for (auto [start, dim] : llvm::zip(slice.getStarts(), in))
@@ -147,9 +250,30 @@ llvm::Error emitSlice(Emitter &emitter, const ValuePlacement &placement,
   int64_t first = 0;
   while (first < rank - 1 && out[first] == 1)
     ++first;
+  bool contiguous = llvm::all_of(slice.getSteps(),
+                                 [](int64_t step) { return step == 1; });
   for (int64_t d = first + 1; d < rank - 1; ++d)
-    if (out[d] != in[d])
-      return opError(slice, "codegen slices contiguous rows only");
+    contiguous &= out[d] == in[d];
+  if (!contiguous) {
+    llvm::SmallVector<int64_t> inStrides = getStrides(in),
+                               outStrides = getStrides(out);
+    llvm::SmallVector<CopyAxis> axes;
+    int64_t begin = 0;
+    for (int64_t d = 0; d < rank; ++d) {
+      axes.push_back({out[d], inStrides[d] * slice.getSteps()[d], outStrides[d]});
+      begin += starts[d] * inStrides[d];
+    }
+    llvm::Expected<cmd::GlobalTensor> input = placement.view(slice.getInput());
+    if (!input)
+      return input.takeError();
+    llvm::Expected<cmd::GlobalTensor> output = placement.view(slice.getResult());
+    if (!output)
+      return output.takeError();
+    cmd::GlobalTensor from = *input;
+    from.set_offset(from.offset() +
+                    begin * cmodel::getDTypeBytes(from.dtype(), 1));
+    return emitStridedCopy(emitter, slice, from, *output, axes);
+  }
   int64_t rowBegin = 0;
   for (int64_t d = 0; d < rank - 1; ++d)
     rowBegin = rowBegin * in[d] + starts[d];
@@ -326,6 +450,9 @@ llvm::Error emitDataMovementOp(Emitter &emitter,
       })
       .Case([&](tpu::ConcatOp concat) {
         return emitConcat(emitter, placement, concat);
+      })
+      .Case([&](tpu::PermuteOp permute) {
+        return emitPermute(emitter, placement, permute);
       })
       .Default([&](Operation *) {
         return opError(op, "is not a data-movement op");

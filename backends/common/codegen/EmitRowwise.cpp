@@ -308,6 +308,13 @@ llvm::Error emitRowwiseOp(Emitter &emitter, const ValuePlacement &placement,
                           {norm.getInput(), norm.getWeight()},
                           getLastDim(norm.getInput()));
       })
+      .Case([&](tpu::LayerNormOp norm) {
+        cmd::Compute compute = make(cmd::LAYERNORM);
+        compute.set_eps(norm.getEps().convertToDouble());
+        return emitRowsOf(emitter, placement, op, compute,
+                          {norm.getInput(), norm.getWeight(), norm.getBias()},
+                          getLastDim(norm.getInput()));
+      })
       .Case([&](tpu::SoftmaxOp softmax) -> llvm::Error {
         auto type = cast<ShapedType>(softmax.getType());
         // I64Attr axes read back unsigned.

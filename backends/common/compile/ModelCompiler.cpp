@@ -405,6 +405,17 @@ void ModelCompiler::fillManifest() {
   generation.set_repetition_penalty(1.0);
   generation.set_max_new_tokens(options.build.seqLength);
   manifest.set_chat_template(spec.chatTemplate);
+  if (spec.internVision) {
+    const plugins::InternVisionSpec &intern = *spec.internVision;
+    binary::VisionInfo &vision = *manifest.mutable_vision();
+    vision.set_preprocessing("internvl");
+    vision.set_tile_size(intern.imageSize);
+    vision.set_min_tiles(intern.minTiles);
+    vision.set_max_tiles(intern.maxTiles);
+    vision.set_thumbnail(intern.thumbnail);
+    vision.set_tokens_per_tile(intern.getTokensPerTile());
+    vision.set_placeholder("<IMG_CONTEXT>");
+  }
   manifest.set_compiler_version("llmc 0.1");
   if (!spec.tokenizerJson.empty())
     writer.setTokenizerJson(spec.tokenizerJson);

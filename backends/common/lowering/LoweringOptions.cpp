@@ -86,6 +86,7 @@ QuantMode getFloatMode(QuantMode mode) {
   switch (mode) {
   case QuantMode::W8F16:
   case QuantMode::W4F16:
+  case QuantMode::INT8:
     return QuantMode::F16;
   case QuantMode::W8BF16:
   case QuantMode::W4BF16:

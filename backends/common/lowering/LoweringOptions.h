@@ -53,8 +53,9 @@ quant::FloatType getActivationType(QuantMode mode);
 /// 8 or 4 for weight-only modes, 0 when weights stay float (and for INT8,
 /// whose weights are not weight-only).
 int64_t getWeightBits(QuantMode mode);
-/// The mode that computes as `mode` does with float weights: W8F16 and
-/// W4F16 give F16, W8BF16 and W4BF16 BF16; any other mode itself.
+/// The mode that computes in `mode`'s activation type with float weights
+/// and activations: W8F16, W4F16 and INT8 give F16, W8BF16 and W4BF16 BF16;
+/// a float mode itself.
 QuantMode getFloatMode(QuantMode mode);
 /// True for modes that quantize activations: they need a calibration table.
 bool quantizesActivations(QuantMode mode);

@@ -89,6 +89,11 @@ static bool readsWeightsLeftFloat(Operation *op) {
 QuantMode ModeSelector::getMode(Operation *op) const {
   if (std::optional<QuantMode> chosen = getChosenMode(op))
     return *chosen;
+  auto function = isa<FunctionOpInterface>(op)
+                      ? cast<FunctionOpInterface>(op)
+                      : op->getParentOfType<FunctionOpInterface>();
+  if (function && function->hasAttr(kFloatByDefaultAttr))
+    return getFloatMode(options.mode);
   if (getWeightBits(options.mode) != 0 && readsWeightsLeftFloat(op))
     return getFloatMode(options.mode);
   return options.mode;

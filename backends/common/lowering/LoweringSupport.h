@@ -38,7 +38,8 @@ public:
   /// names of the weights it reads), else the options' mode; but for an op
   /// of a piece marked kKeepsFloatWeightsAttr whose Linear weights the
   /// checkpoint all stores in float, a weight-only mode's float mode
-  /// (W4F16: F16), as the checkpoint's author left them.
+  /// (W4F16: F16), as the checkpoint's author left them; and for every op
+  /// of a piece marked kFloatByDefaultAttr, the options' float mode.
   QuantMode getMode(mlir::Operation *op) const;
   /// The element type `op` computes in.
   mlir::FloatType getActivationType(mlir::Operation *op) const;
@@ -112,6 +113,13 @@ inline constexpr llvm::StringLiteral kPinnedModeAttr = "llmc.mode";
 /// them.
 inline constexpr llvm::StringLiteral kKeepsFloatWeightsAttr =
     "llmc.keeps_float_weights";
+
+/// The function attribute (a unit) of a piece that computes in the
+/// binary's float type unless a pin or the qtable choose otherwise: a
+/// vision tower, which no text calibrates and whose few weights cost
+/// little.
+inline constexpr llvm::StringLiteral kFloatByDefaultAttr =
+    "llmc.float_by_default";
 
 /// The mode the function holding `op` (or `op` itself, a function) pins,
 /// std::nullopt when it pins none; an error names a value that is no mode.

@@ -107,6 +107,19 @@ llvm::Error runBinary(const cmd::Compute &compute,
   return llvm::Error::success();
 }
 
+/// The present optional input `index` as a [1, group] row, or `fill`.
+static llvm::Expected<std::vector<float>>
+readGroupRow(const HostOperands &operands, size_t index, int64_t group,
+             float fill) {
+  std::vector<float> row(group, fill);
+  if (operands.inputs.size() <= index || !operands.in(index).present())
+    return row;
+  if (operands.in(index).cols() != group)
+    return commandError("the weight and bias must be [1, group]");
+  operands.in(index).widenRow(0, group, row.data());
+  return row;
+}
+
 llvm::Error runRmsNorm(const cmd::Compute &compute,
                        const HostOperands &operands, WorkerPool &pool) {
   const TensorRef &y = operands.out(0);
@@ -114,14 +127,11 @@ llvm::Error runRmsNorm(const cmd::Compute &compute,
   int64_t group = compute.group() ? compute.group() : cols;
   if (cols % group)
     return commandError("the group must divide the row");
-  const TensorRef *weight =
-      operands.inputs.size() > 1 && operands.in(1).present() ? &operands.in(1)
-                                                             : nullptr;
-  if (weight && weight->cols() != group)
-    return commandError("the weight must be [1, group]");
-  std::vector<float> w(group, 1.0f);
-  if (weight)
-    weight->widenRow(0, group, w.data());
+  llvm::Expected<std::vector<float>> weight =
+      readGroupRow(operands, 1, group, 1);
+  if (!weight)
+    return weight.takeError();
+  const std::vector<float> &w = *weight;
   auto eps = static_cast<float>(compute.eps());
   HostOperands xOnly{{operands.in(0)}, {y}};
   forEachRow(xOnly, pool, [&](int64_t, const float *x, const float *,
@@ -133,6 +143,42 @@ llvm::Error runRmsNorm(const cmd::Compute &compute,
       float inverse = 1.0f / std::sqrt(squares / group + eps);
       for (int64_t c = 0; c < group; ++c)
         out[g + c] = x[g + c] * inverse * w[c];
+    }
+  });
+  return llvm::Error::success();
+}
+
+llvm::Error runLayerNorm(const cmd::Compute &compute,
+                         const HostOperands &operands, WorkerPool &pool) {
+  const TensorRef &y = operands.out(0);
+  int64_t cols = y.cols();
+  int64_t group = compute.group() ? compute.group() : cols;
+  if (cols % group)
+    return commandError("the group must divide the row");
+  llvm::Expected<std::vector<float>> weight =
+      readGroupRow(operands, 1, group, 1);
+  if (!weight)
+    return weight.takeError();
+  llvm::Expected<std::vector<float>> bias = readGroupRow(operands, 2, group, 0);
+  if (!bias)
+    return bias.takeError();
+  const std::vector<float> &w = *weight, &b = *bias;
+  bool hasBias = operands.inputs.size() > 2 && operands.in(2).present();
+  auto eps = static_cast<float>(compute.eps());
+  HostOperands xOnly{{operands.in(0)}, {y}};
+  forEachRow(xOnly, pool, [&](int64_t, const float *x, const float *,
+                              float *out) {
+    for (int64_t g = 0; g < cols; g += group) {
+      // The documented order, as RMSNORM: the cmodel's results bit for bit.
+      float mean = cmodel::kernels::sum16(x + g, group) / group;
+      for (int64_t c = 0; c < group; ++c)
+        out[g + c] = x[g + c] - mean;
+      float variance = cmodel::kernels::dot16(out + g, out + g, group) / group;
+      float inverse = 1.0f / std::sqrt(variance + eps);
+      for (int64_t c = 0; c < group; ++c) {
+        float scaled = out[g + c] * inverse * w[c];
+        out[g + c] = hasBias ? scaled + b[c] : scaled;
+      }
     }
   });
   return llvm::Error::success();
@@ -341,6 +387,8 @@ llvm::Error runRowwise(const cmd::Compute &compute,
     return runUnary(compute, operands, pool);
   case cmd::RMSNORM:
     return runRmsNorm(compute, operands, pool);
+  case cmd::LAYERNORM:
+    return runLayerNorm(compute, operands, pool);
   case cmd::ROPE:
     if (operands.inputs.size() != 3)
       return commandError("takes x, cos and sin");

@@ -44,7 +44,10 @@ def Top_WeightOp : Top_ComputeOp<"Weight"> {
     Refers to the tensor `name` of the model's external weight source (a
     safetensors file, GGUF file or ONNX initializer). The IR never holds weight
     data: the result type states the shape and the element type the tensor
-    is read as, and backends fetch the bytes when they emit the binary.
+    is read as, and backends fetch the bytes when they emit the binary. The
+    shape may differ from the stored one with the same element count: the
+    tensor is then read row-major (a convolution kernel [out, in, h, w] as
+    a MatMul's [out, in·h·w]).
 
     ```mlir
     %w = top.Weight "model.layers.0.mlp.up_proj.weight" : () -> tensor<768x256xf32>

@@ -135,12 +135,14 @@ Interpreter::loadWeight(llvm::StringRef name, ElementKind kind,
   llvm::Expected<plugins::TensorInfo> info = weights.getTensorInfo(name);
   if (!info)
     return info.takeError();
-  if (llvm::ArrayRef<int64_t>(info->shape) != shape)
+  // A weight may be read in any shape of its element count: a row-major
+  // view (a convolution kernel [out, in, h, w] as a MatMul's [out, in·h·w]).
+  Tensor tensor(kind, shape);
+  if (info->getNumElements() != tensor.getNumElements())
     return makeError("weight '" + name + "' is stored as " +
                      formatShape(info->shape) + " (" +
                      plugins::stringifyWeightType(info->type) +
                      ") but the op reads it as " + formatShape(shape));
-  Tensor tensor(kind, shape);
   if (kind == ElementKind::F32) {
     if (llvm::Error error = weights.readAsF32(name, tensor.getF32()))
       return std::move(error);

@@ -95,6 +95,14 @@ BinaryWriter makeSampleWriter() {
   manifest.set_chat_template("{% for m in messages %}{{ m.content }}"
                              "{% endfor %}");
   manifest.set_compiler_version("llmc 0.1.0");
+  VisionInfo &vision = *manifest.mutable_vision();
+  vision.set_preprocessing("internvl");
+  vision.set_tile_size(448);
+  vision.set_min_tiles(1);
+  vision.set_max_tiles(12);
+  vision.set_thumbnail(true);
+  vision.set_tokens_per_tile(256);
+  vision.set_placeholder("<IMG_CONTEXT>");
 
   // The prefill adds the weights, the decode adds w.qkv again: shared.
   addWeight(writer, "w.qkv", 100, 1, "i4", {40, 5});

@@ -74,6 +74,72 @@ TEST(NormTest, RMSNormPerHead) {
                     1e-3);
 }
 
+std::vector<double> layerNormReference(const std::vector<double> &x,
+                                       const std::vector<double> &w,
+                                       const std::vector<double> &b,
+                                       int64_t rows, int64_t cols,
+                                       int64_t group, double eps) {
+  std::vector<double> y(x.size());
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t g = 0; g < cols; g += group) {
+      const double *v = &x[r * cols + g];
+      double mean = 0, variance = 0;
+      for (int64_t i = 0; i < group; ++i)
+        mean += v[i] / group;
+      for (int64_t i = 0; i < group; ++i)
+        variance += (v[i] - mean) * (v[i] - mean) / group;
+      for (int64_t i = 0; i < group; ++i)
+        y[r * cols + g + i] =
+            (v[i] - mean) / std::sqrt(variance + eps) * w[i] + b[i];
+    }
+  return y;
+}
+
+TEST(NormTest, LayerNormPerGroupWithWeightAndBias) {
+  // Groups of 32 over lanes holding columns, an offset the mean removes.
+  Harness h(test::getSmallChip());
+  int64_t rows = 5, cols = 128, group = 32;
+  std::vector<float> x = test::randomValues(rows * cols, 7, 2, 6),
+                     w = test::randomValues(group, 8, 0.5, 1.5),
+                     b = test::randomValues(group, 9, -1, 1);
+  cmd::LocalTensor lx =
+      h.local(cmd::DTYPE_F32, rows, cols, cmd::LAYOUT_COLS, 0, 4);
+  cmd::LocalTensor lw =
+      h.local(cmd::DTYPE_F32, 1, group, cmd::LAYOUT_REPLICATED, 0, 4);
+  cmd::LocalTensor lb =
+      h.local(cmd::DTYPE_F32, 1, group, cmd::LAYOUT_REPLICATED, 0, 4);
+  cmd::LocalTensor ly =
+      h.local(cmd::DTYPE_F32, rows, cols, cmd::LAYOUT_COLS, 0, 4);
+  cmd::Compute compute = makeCompute(cmd::LAYERNORM, {lx, lw, lb}, {ly});
+  compute.set_eps(1e-6);
+  compute.set_group(group);
+  auto outs = h.runOp(compute, {{h.put(cmd::DTYPE_F32, rows, cols, x), lx},
+                                {h.put(cmd::DTYPE_F32, 1, group, w), lw},
+                                {h.put(cmd::DTYPE_F32, 1, group, b), lb}});
+  ASSERT_TRUE(bool(outs)) << llvm::toString(outs.takeError());
+  // Measured 4.8e-7: float32 sums of values near 4.
+  test::expectClose(h.get((*outs)[0]),
+                    layerNormReference(test::asStored(cmd::DTYPE_F32, x),
+                                       test::asStored(cmd::DTYPE_F32, w),
+                                       test::asStored(cmd::DTYPE_F32, b), rows,
+                                       cols, group, 1e-6),
+                    2e-6);
+}
+
+TEST(NormTest, LayerNormRejectsARowOfAnotherWidth) {
+  Harness h(test::getSmallChip());
+  cmd::LocalTensor lx = h.local(cmd::DTYPE_F32, 2, 64, cmd::LAYOUT_ROWS, 0, 2);
+  cmd::LocalTensor lb =
+      h.local(cmd::DTYPE_F32, 1, 32, cmd::LAYOUT_REPLICATED, 0, 2);
+  cmd::LocalTensor ly = h.local(cmd::DTYPE_F32, 2, 64, cmd::LAYOUT_ROWS, 0, 2);
+  cmd::Compute compute = makeCompute(cmd::LAYERNORM, {lx, lb}, {ly});
+  auto outs = h.runOp(compute,
+                      {{h.put(cmd::DTYPE_F32, 2, 64, std::vector<float>(128)), lx},
+                       {h.put(cmd::DTYPE_F32, 1, 32, std::vector<float>(32)), lb}});
+  ASSERT_FALSE(bool(outs));
+  EXPECT_NE(llvm::toString(outs.takeError()).find("[1, 64]"), std::string::npos);
+}
+
 TEST(NormTest, RopeRotatesPairsOfEveryHead) {
   int64_t rows = 5, heads = 4, headDim = 16, rotary = 12;
   int64_t cols = heads * headDim;

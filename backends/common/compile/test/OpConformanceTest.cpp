@@ -136,8 +136,7 @@ struct GoldenOp {
 FillSpec normal(float scale = 1) { return {Fill::Normal, scale}; }
 FillSpec ids(int64_t bound) { return {Fill::Ids, 1, bound}; }
 
-/// The ops the common patterns lower and every chip generates code for
-/// (top.LayerNorm and top.Permute lower, but no chip emits them yet), in
+/// The ops the common patterns lower and every chip generates code for, in
 /// shapes of a small model's pieces.
 const std::vector<GoldenOp> &getGoldenOps() {
   // clang-format off
@@ -179,6 +178,18 @@ func.func @main(%arg0: tensor<1x16x512xf32>) -> tensor<1x16x512xf32> {
 })mlir",
        {normal(3)},
        {{"norm.weight", {512}, {Fill::NormWeight}}}},
+      // A vision tower's pre-norm: 65 tokens of 64 channels.
+      {"LayerNorm", "top.LayerNorm", R"mlir(
+func.func @main(%arg0: tensor<1x65x64xf32>) -> tensor<1x65x64xf32> {
+  %x = top.Input %arg0 {role = "hidden"} : (tensor<1x65x64xf32>) -> tensor<1x65x64xf32>
+  %w = top.Weight "norm.weight" : () -> tensor<64xf32>
+  %b = top.Weight "norm.bias" : () -> tensor<64xf32>
+  %y = top.LayerNorm %x, %w, %b {eps = 1.0e-06 : f64} : (tensor<1x65x64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<1x65x64xf32>
+  return %y : tensor<1x65x64xf32>
+})mlir",
+       {normal(3)},
+       {{"norm.weight", {64}, {Fill::NormWeight}},
+        {"norm.bias", {64}, normal(0.2f)}}},
       {"Rope", "top.Rope", R"mlir(
 func.func @main(%arg0: tensor<1x16x4x64xf32>, %arg1: tensor<1x16x64xf32>, %arg2: tensor<1x16x64xf32>) -> tensor<1x16x4x64xf32> {
   %x = top.Input %arg0 {role = "hidden"} : (tensor<1x16x4x64xf32>) -> tensor<1x16x4x64xf32>
@@ -306,6 +317,23 @@ func.func @main(%arg0: tensor<1x16x256xf32>) -> tensor<1x8x128xf32> {
   %x = top.Input %arg0 {role = "hidden"} : (tensor<1x16x256xf32>) -> tensor<1x16x256xf32>
   %y = top.Slice %x {starts = array<i64: 0, 4, 64>, ends = array<i64: 1, 12, 192>, steps = array<i64: 1, 1, 1>} : (tensor<1x16x256xf32>) -> tensor<1x8x128xf32>
   return %y : tensor<1x8x128xf32>
+})mlir",
+       {normal()}},
+      // One of q, k, v from a fused projection [L, 3, heads, head_dim]:
+      // 65 runs of rows.
+      {"StridedSlice", "top.Slice", R"mlir(
+func.func @main(%arg0: tensor<1x65x3x4x16xf32>) -> tensor<1x65x1x4x16xf32> {
+  %x = top.Input %arg0 {role = "hidden"} : (tensor<1x65x3x4x16xf32>) -> tensor<1x65x3x4x16xf32>
+  %y = top.Slice %x {starts = array<i64: 0, 0, 1, 0, 0>, ends = array<i64: 1, 65, 2, 4, 16>, steps = array<i64: 1, 1, 1, 1, 1>} : (tensor<1x65x3x4x16xf32>) -> tensor<1x65x1x4x16xf32>
+  return %y : tensor<1x65x1x4x16xf32>
+})mlir",
+       {normal()}},
+      // Unfolding 14 x 14 patches of an image (a patch embedding's input).
+      {"Permute", "top.Permute", R"mlir(
+func.func @main(%arg0: tensor<1x3x4x14x4x14xf32>) -> tensor<1x4x4x3x14x14xf32> {
+  %x = top.Input %arg0 {role = "pixel_values"} : (tensor<1x3x4x14x4x14xf32>) -> tensor<1x3x4x14x4x14xf32>
+  %y = top.Permute %x {order = array<i64: 0, 2, 4, 1, 3, 5>} : (tensor<1x3x4x14x4x14xf32>) -> tensor<1x4x4x3x14x14xf32>
+  return %y : tensor<1x4x4x3x14x14xf32>
 })mlir",
        {normal()}},
       // History keys in front of the new tokens' (prefill_kv).

@@ -57,7 +57,7 @@ TEST(QuantModeTest, ActivationTypesAndWeightBits) {
   EXPECT_EQ(getWeightBits(QuantMode::W4F16), 4);
   EXPECT_EQ(getFloatMode(QuantMode::W4F16), QuantMode::F16);
   EXPECT_EQ(getFloatMode(QuantMode::W8BF16), QuantMode::BF16);
-  EXPECT_EQ(getFloatMode(QuantMode::INT8), QuantMode::INT8);
+  EXPECT_EQ(getFloatMode(QuantMode::INT8), QuantMode::F16);
   EXPECT_EQ(getFloatMode(QuantMode::F32), QuantMode::F32);
 }
 

@@ -73,11 +73,19 @@ TEST(Interpreter, UnknownWeightNamesOpAndLocation) {
   EXPECT_NE(error.find("no tensor 'layer0.scale'"), std::string::npos) << error;
 }
 
-TEST(Interpreter, WeightShapeMustMatchTheStoredShape) {
+TEST(Interpreter, WeightIsReadRowMajorInTheOpsShape) {
   MemoryWeightSource weights;
-  weights.addF32("layer0.scale", {2, 3}, std::vector<float>(6, 1.0f));
+  weights.addF32("layer0.scale", {6}, {1, 2, 3, 4, 5, 6});
+  std::vector<Tensor> results = runOk(kWeighted, {threeByTwo()}, weights);
+  ASSERT_EQ(results.size(), 1u);
+  expectNear(results[0], {3, 2}, {1, 4, 9, 16, 25, 36});
+}
+
+TEST(Interpreter, WeightMustHoldTheOpsElementCount) {
+  MemoryWeightSource weights;
+  weights.addF32("layer0.scale", {2, 2}, std::vector<float>(4, 1.0f));
   std::string error = runError(kWeighted, {threeByTwo()}, weights);
-  EXPECT_NE(error.find("weight 'layer0.scale' is stored as [2, 3] (f32) but "
+  EXPECT_NE(error.find("weight 'layer0.scale' is stored as [2, 2] (f32) but "
                        "the op reads it as [3, 2]"),
             std::string::npos)
       << error;
