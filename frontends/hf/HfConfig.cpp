@@ -268,6 +268,9 @@ llvm::Expected<ModelSpec> readModelSpec(llvm::StringRef directory) {
     return std::move(error);
   if (llvm::Error error = readCompanionFiles(directory, spec))
     return std::move(error);
+  if (spec.internVision && spec.chatTemplate.empty())
+    spec.chatTemplate =
+        getInternVLChatTemplate(spec.internVision->chatTemplateName);
   if (llvm::Error error = spec.validate())
     return std::move(error);
   return spec;

@@ -68,4 +68,16 @@ readInternVisionSpec(const llvm::json::Object &config, llvm::StringRef file) {
   return spec;
 }
 
+std::string getInternVLChatTemplate(llvm::StringRef name) {
+  // internvl2_5: ChatML (separator "<|im_end|>\n") with this system message.
+  if (name != "internvl2_5")
+    return "";
+  return "{% if messages[0]['role'] != 'system' %}<|im_start|>system\n"
+         "你是书生·万象，英文名是InternVL，是由上海人工智能实验室、清华大学及多家合作"
+         "单位联合开发的多模态大语言模型。<|im_end|>\n{% endif %}"
+         "{% for message in messages %}<|im_start|>{{ message['role'] }}\n"
+         "{{ message['content'] }}<|im_end|>\n{% endfor %}"
+         "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}";
+}
+
 } // namespace llmc::hf

@@ -21,6 +21,12 @@ namespace llmc::hf {
 llvm::Expected<plugins::InternVisionSpec>
 readInternVisionSpec(const llvm::json::Object &config, llvm::StringRef file);
 
+/// The Jinja chat template that writes what InternVL's conversation
+/// template `name` (conversation.py, config.json's `template`) writes, for
+/// checkpoints whose tokenizer config has none; empty for a template llmc
+/// does not know.
+std::string getInternVLChatTemplate(llvm::StringRef name);
+
 } // namespace llmc::hf
 
 #endif // LLMC_FRONTENDS_HF_INTERNVLCONFIG_H

@@ -3,6 +3,7 @@
 #include "runtime/api/ChatSession.h"
 
 #include "runtime/api/Model.h"
+#include "runtime/vision/ImagePrompt.h"
 
 #include "llvm/ADT/STLExtras.h"
 
@@ -74,10 +75,28 @@ ChatSession::renderTurn(const ChatMessage &user) const {
 
 llvm::Expected<GenerateResult>
 ChatSession::send(llvm::StringRef userText, const TokenCallback &callback,
-                  const GenerateOptions &options) {
-  ChatMessage user{Role::User, userText.str()};
-  llvm::Expected<std::vector<int32_t>> ids =
-      encode(renderTurn(user), options);
+                  const GenerateOptions &options,
+                  llvm::ArrayRef<vision::Image> images) {
+  ChatMessage user{Role::User, images.empty()
+                                   ? userText.str()
+                                   : vision::addImageMarker(
+                                         userText, vision::kImageMarker,
+                                         images.size())};
+  std::optional<ImagePrompt> withImages;
+  llvm::Expected<std::vector<int32_t>> ids = std::vector<int32_t>();
+  if (images.empty()) {
+    ids = encode(renderTurn(user), options);
+  } else {
+    llvm::Expected<chat::ChatPrompt> rendered = renderTurn(user);
+    if (!rendered)
+      return rendered.takeError();
+    llvm::Expected<ImagePrompt> encoded = model.encodeWithImages(
+        std::move(*rendered), images, options.parseSpecialTokens);
+    if (!encoded)
+      return encoded.takeError();
+    withImages = std::move(*encoded);
+    ids = withImages->ids;
+  }
   if (!ids)
     return ids.takeError();
   // A reply that ended at a stop token is closed by the reply suffix; one
@@ -88,7 +107,8 @@ ChatSession::send(llvm::StringRef userText, const TokenCallback &callback,
           ? PendingToken::Drop
           : PendingToken::Feed;
   llvm::Expected<GenerateResult> reply =
-      conversation.send(*ids, options, callback, policy);
+      conversation.send(*ids, options, callback, policy,
+                        withImages ? &withImages->placed : nullptr);
   if (!reply)
     return reply.takeError();
   messages.push_back(std::move(user));

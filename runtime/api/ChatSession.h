@@ -20,6 +20,7 @@
 
 #include "runtime/api/Conversation.h"
 #include "runtime/chat/ChatTemplate.h"
+#include "runtime/vision/Image.h"
 
 #include <string>
 #include <vector>
@@ -33,13 +34,15 @@ public:
   ChatSession(Model &model, chat::ChatTemplate chatTemplate,
               std::string systemPrompt);
 
-  /// Sends a user turn and generates the reply. Fails without changing the
-  /// conversation when the turn does not fit the KV cache (a
-  /// session::CacheCapacityError: reset() and send it again) or the
-  /// template cannot render it.
-  llvm::Expected<GenerateResult> send(llvm::StringRef userText,
-                                      const TokenCallback &callback = {},
-                                      const GenerateOptions &options = {});
+  /// Sends a user turn and generates the reply; `images` go where the
+  /// turn's `<image>` markers stand (Model::encodeImagePrompt). Fails
+  /// without changing the conversation when the turn does not fit the KV
+  /// cache (a session::CacheCapacityError: reset() and send it again), the
+  /// template cannot render it or its images cannot be placed.
+  llvm::Expected<GenerateResult>
+  send(llvm::StringRef userText, const TokenCallback &callback = {},
+       const GenerateOptions &options = {},
+       llvm::ArrayRef<vision::Image> images = {});
 
   /// Starts a new conversation with the same system prompt.
   void reset();

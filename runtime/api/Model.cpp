@@ -7,6 +7,7 @@
 #include "runtime/api/Conversation.h"
 #include "runtime/device/BinaryRunner.h"
 #include "runtime/tokenizer/Tokenizer.h"
+#include "runtime/vision/ImagePrompt.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/JSON.h"
@@ -213,6 +214,77 @@ llvm::Expected<GenerateResult> Model::generate(llvm::StringRef prompt,
   if (!ids)
     return ids.takeError();
   return generate(llvm::ArrayRef<int32_t>(*ids), options, callback);
+}
+
+llvm::Expected<ImagePrompt>
+Model::encodeImagePrompt(llvm::StringRef text,
+                         llvm::ArrayRef<vision::Image> images,
+                         bool parseSpecialTokens) {
+  llvm::Expected<chat::ChatPrompt> prompt = chatTemplate.render(
+      {chat::ChatMessage{
+          chat::Role::User,
+          vision::addImageMarker(text, vision::kImageMarker, images.size())}},
+      /*addGenerationPrompt=*/true);
+  if (!prompt)
+    return prompt.takeError();
+  return encodeWithImages(std::move(*prompt), images, parseSpecialTokens);
+}
+
+llvm::Expected<ImagePrompt>
+Model::encodeWithImages(chat::ChatPrompt prompt,
+                        llvm::ArrayRef<vision::Image> images,
+                        bool parseSpecialTokens) {
+  if (!visionConfig || !imagePlaceholderId)
+    return modelError(binary->name() + " has no vision piece: it takes no "
+                                       "images");
+  size_t markers = vision::countMarkers(prompt.text, vision::kImageMarker);
+  if (markers != images.size())
+    return modelError("the prompt has " + llvm::Twine(markers) + " " +
+                      vision::kImageMarker + " markers for " +
+                      llvm::Twine(images.size()) + " images");
+  ImagePrompt result;
+  std::vector<float> rows;
+  for (const vision::Image &image : images) {
+    top::Tensor pixels = vision::preprocessImage(image, *visionConfig);
+    int64_t tiles = pixels.getShape()[0];
+    llvm::Expected<top::Tensor> embedded =
+        vision::embedImage(*runner, pixels, *visionConfig);
+    if (!embedded)
+      return embedded.takeError();
+    llvm::ArrayRef<float> values = std::as_const(*embedded).getF32();
+    rows.insert(rows.end(), values.begin(), values.end());
+    result.tiles += tiles;
+    prompt.replaceWithMarkup(
+        vision::kImageMarker,
+        vision::getInternVLImageText(tiles, visionConfig->tokensPerTile));
+  }
+  // The rendered text holds the BOS token where the template puts one.
+  llvm::Expected<std::vector<int32_t>> ids =
+      encode(prompt.text, /*addSpecialTokens=*/false,
+             parseSpecialTokens ? llvm::ArrayRef<tokenizer::TextRange>()
+                                : llvm::ArrayRef(prompt.contents));
+  if (!ids)
+    return ids.takeError();
+  result.ids = std::move(*ids);
+  int64_t count = static_cast<int64_t>(rows.size()) / visionConfig->hiddenSize;
+  llvm::Expected<session::PlacedEmbeddings> placed = vision::placeEmbeddings(
+      result.ids, *imagePlaceholderId,
+      top::Tensor::fromF32({count, visionConfig->hiddenSize}, std::move(rows)));
+  if (!placed)
+    return placed.takeError();
+  result.placed = std::move(*placed);
+  return result;
+}
+
+llvm::Expected<GenerateResult>
+Model::generate(llvm::StringRef prompt, llvm::ArrayRef<vision::Image> images,
+                const GenerateOptions &options, const TokenCallback &callback) {
+  llvm::Expected<ImagePrompt> encoded =
+      encodeImagePrompt(prompt, images, options.parseSpecialTokens);
+  if (!encoded)
+    return encoded.takeError();
+  return Conversation(*this).send(encoded->ids, options, callback,
+                                  PendingToken::Feed, &encoded->placed);
 }
 
 llvm::Expected<GenerateResult> Model::generate(llvm::ArrayRef<int32_t> ids,

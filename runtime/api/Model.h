@@ -49,6 +49,15 @@ class Tokenizer;
 class ChatSession;
 class Conversation;
 
+/// A prompt with images: its ids, image placeholders expanded, and the
+/// images' embeddings placed at those placeholders.
+struct ImagePrompt {
+  std::vector<int32_t> ids;
+  session::PlacedEmbeddings placed;
+  /// Tiles the vision piece ran on.
+  int64_t tiles = 0;
+};
+
 struct ModelOptions {
   /// Threads per device kernel; 0 uses every hardware thread.
   unsigned threads = 0;
@@ -75,6 +84,12 @@ public:
   llvm::Expected<GenerateResult> generate(llvm::StringRef prompt,
                                           const GenerateOptions &options = {},
                                           const TokenCallback &callback = {});
+  /// Generates after `prompt` as a user's chat message about `images`, in a
+  /// fresh context (see encodeImagePrompt).
+  llvm::Expected<GenerateResult>
+  generate(llvm::StringRef prompt, llvm::ArrayRef<vision::Image> images,
+           const GenerateOptions &options = {},
+           const TokenCallback &callback = {});
   /// Generates after the token ids `ids` in a fresh context.
   llvm::Expected<GenerateResult> generate(llvm::ArrayRef<int32_t> ids,
                                           const GenerateOptions &options = {},
@@ -100,6 +115,22 @@ public:
   /// encodes to no tokens.
   llvm::Expected<std::vector<int32_t>>
   encodePrompt(llvm::StringRef prompt, bool parseSpecialTokens) const;
+
+  /// `text` as one user message of the chat template, with `images`: each
+  /// `<image>` marker in it stands for the next image (a text without one,
+  /// given one image, gets it in front on a line of its own, as InternVL's
+  /// chat does). Each image is tiled and run through the vision piece; its
+  /// marker becomes its placeholder tokens, where its embeddings go. Fails
+  /// on a model without vision, markers and images that differ in number,
+  /// or a piece that fails.
+  llvm::Expected<ImagePrompt>
+  encodeImagePrompt(llvm::StringRef text, llvm::ArrayRef<vision::Image> images,
+                    bool parseSpecialTokens);
+  /// A rendered chat prompt whose `<image>` markers stand for `images`, as
+  /// encodeImagePrompt encodes it.
+  llvm::Expected<ImagePrompt> encodeWithImages(chat::ChatPrompt prompt,
+                                               llvm::ArrayRef<vision::Image> images,
+                                               bool parseSpecialTokens);
 
   const binary::LoadedBinary &getBinary() const { return *binary; }
   const binary::Manifest &getManifest() const { return binary->manifest(); }

@@ -104,6 +104,18 @@ static ChatPrompt slice(const ChatPrompt &prompt, size_t begin, size_t end) {
   return sliced;
 }
 
+bool ChatPrompt::replaceWithMarkup(llvm::StringRef marker,
+                                   llvm::StringRef markup) {
+  size_t at = text.find(marker.str());
+  if (marker.empty() || at == std::string::npos)
+    return false;
+  ChatPrompt replaced = slice(*this, 0, at);
+  replaced.appendMarkup(markup);
+  replaced.append(slice(*this, at + marker.size(), text.size()));
+  *this = std::move(replaced);
+  return true;
+}
+
 ChatPrompt ChatPrompt::dropFront(size_t bytes) const {
   return slice(*this, std::min(bytes, text.size()), text.size());
 }

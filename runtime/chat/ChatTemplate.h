@@ -67,6 +67,10 @@ struct ChatPrompt {
   ChatPrompt dropFront(size_t bytes) const;
   /// The prompt without white space at either end.
   ChatPrompt trim() const;
+  /// Replaces the first `marker` in the text, content or not, with
+  /// `markup` (an image's tokens in place of its `<image>` marker); false
+  /// when the text holds no marker.
+  bool replaceWithMarkup(llvm::StringRef marker, llvm::StringRef markup);
 };
 
 enum class ChatFormat { Raw, ChatML, Llama2, Llama3 };

@@ -47,6 +47,21 @@ std::string expandImageMarker(llvm::StringRef text, llvm::StringRef marker,
       .str();
 }
 
+size_t countMarkers(llvm::StringRef text, llvm::StringRef marker) {
+  size_t count = 0;
+  for (size_t at = text.find(marker); !marker.empty() && at != llvm::StringRef::npos;
+       at = text.find(marker, at + marker.size()))
+    ++count;
+  return count;
+}
+
+std::string addImageMarker(llvm::StringRef text, llvm::StringRef marker,
+                           size_t images) {
+  if (images == 1 && countMarkers(text, marker) == 0)
+    return (marker + "\n" + text).str();
+  return text.str();
+}
+
 std::vector<int64_t> findPlaceholders(llvm::ArrayRef<int32_t> ids,
                                       int32_t placeholder) {
   std::vector<int64_t> positions;

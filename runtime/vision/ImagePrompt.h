@@ -35,6 +35,19 @@ std::string getMiniCPMVImageText(int64_t imageId, int64_t queryNum,
                                  std::optional<ImageGrid> grid,
                                  bool useImageId);
 
+/// The marker a chat message writes where an image stands (InternVL's
+/// `<image>`).
+inline constexpr llvm::StringLiteral kImageMarker = "<image>";
+
+/// How many times `marker` appears in `text`.
+size_t countMarkers(llvm::StringRef text, llvm::StringRef marker);
+
+/// A message about `images` images: `text` as it is, but with `marker` in
+/// front on a line of its own when it names no image and there is one (as
+/// InternVL's chat() puts it).
+std::string addImageMarker(llvm::StringRef text, llvm::StringRef marker,
+                           size_t images);
+
 /// `text` with its first `marker` replaced by `image`; the text unchanged
 /// when it holds no marker.
 std::string expandImageMarker(llvm::StringRef text, llvm::StringRef marker,

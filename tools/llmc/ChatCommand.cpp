@@ -4,7 +4,9 @@
 //             [--max-new-tokens N] [--temperature 0.7 ...] [--ids-out F]
 //
 // Reads one user turn per line of stdin, until its end or a line `/exit`;
-// `/reset` starts the conversation over. Each turn is rendered with the
+// `/reset` starts the conversation over; `/image F` (a vision-language
+// binary) reads an image that goes with the next message, where its
+// `<image>` marker stands (in front of it when it has none). Each turn is rendered with the
 // binary's chat template and generated on one ChatSession (runtime/llmc.h),
 // so the KV cache keeps the history and a turn feeds only its new tokens.
 // The reply streams to stdout; then stderr gets the turn's time to the first
@@ -21,6 +23,8 @@
 #include "tools/llmc/Commands.h"
 #include "tools/llmc/GenerationOptions.h"
 #include "tools/llmc/SamplingOptions.h"
+
+#include "runtime/vision/ImageFile.h"
 
 #include "llvm/Support/Process.h"
 #include "llvm/Support/WithColor.h"
@@ -48,8 +52,10 @@ static cl::opt<std::string> templateName(
 /// message, and none is returned.
 static llvm::Expected<std::optional<GenerateResult>>
 sendOrStartOver(ChatSession &chat, llvm::StringRef text,
-                const TokenCallback &print, const GenerateOptions &options) {
-  llvm::Expected<GenerateResult> reply = chat.send(text, print, options);
+                const TokenCallback &print, const GenerateOptions &options,
+                llvm::ArrayRef<vision::Image> images) {
+  llvm::Expected<GenerateResult> reply =
+      chat.send(text, print, options, images);
   if (reply)
     return std::move(*reply);
   std::string full;
@@ -72,7 +78,7 @@ sendOrStartOver(ChatSession &chat, llvm::StringRef text,
                << ": starting a new conversation (the system message is "
                   "kept)\n";
   chat.reset();
-  reply = chat.send(text, print, options);
+  reply = chat.send(text, print, options, images);
   if (!reply)
     return reply.takeError();
   return std::move(*reply);
@@ -125,7 +131,10 @@ int runChatCommand(const plugins::Registry &registry) {
                << chat::stringifyChatFormat(
                       (*chat)->getChatTemplate().getFormat())
                << " template, " << (*chat)->getConversation().getCapacity()
-               << "-token KV cache; /reset starts over, /exit quits\n";
+               << "-token KV cache; /reset starts over, /exit quits"
+               << ((*model)->getVisionConfig() ? ", /image F adds an image"
+                                               : "")
+               << "\n";
 
   bool interactive = llvm::sys::Process::StandardInIsUserInput();
   auto print = [](int32_t, llvm::StringRef text) {
@@ -134,6 +143,8 @@ int runChatCommand(const plugins::Registry &registry) {
     return true;
   };
   std::vector<session::Turn> turns;
+  // Images read with /image, for the next message.
+  std::vector<vision::Image> images;
   std::string line;
   while (true) {
     if (interactive)
@@ -149,6 +160,20 @@ int runChatCommand(const plugins::Registry &registry) {
       llvm::errs() << "(the conversation starts over)\n";
       continue;
     }
+    if (llvm::StringRef command = text.trim();
+        command.consume_front("/image ")) {
+      llvm::StringRef file = command.trim();
+      llvm::Expected<vision::Image> image = vision::readImageFile(file);
+      if (!image) {
+        llvm::WithColor::error(llvm::errs(), "llmc")
+            << llvm::toString(image.takeError()) << "\n";
+        continue;
+      }
+      llvm::errs() << "(" << file << ", " << image->width << "x"
+                   << image->height << ", goes with your next message)\n";
+      images.push_back(std::move(*image));
+      continue;
+    }
     if (text.trim().empty())
       continue;
     if (!interactive) {
@@ -156,9 +181,18 @@ int runChatCommand(const plugins::Registry &registry) {
       llvm::outs().flush();
     }
     llvm::Expected<std::optional<GenerateResult>> sent =
-        sendOrStartOver(**chat, text, print, *options);
-    if (!sent)
+        sendOrStartOver(**chat, text, print, *options, images);
+    bool withImages = !images.empty();
+    images.clear();
+    if (!sent && !withImages)
       return reportError(sent.takeError());
+    if (!sent) {
+      // A message whose images cannot be placed (a text model, markers
+      // that do not match) is refused; the chat goes on.
+      llvm::WithColor::error(llvm::errs(), "llmc")
+          << llvm::toString(sent.takeError()) << "\n";
+      continue;
+    }
     if (!*sent)
       continue;
     const GenerateResult &reply = **sent;

@@ -84,6 +84,21 @@ static Tensor concatenate(llvm::ArrayRef<Tensor> parts) {
   return Tensor::fromF32(shape, std::move(values));
 }
 
+llvm::Expected<std::vector<vision::Image>> readImagesForText() {
+  if (!pixelValues.empty() || !pixelValuesOut.empty() ||
+      !visionEmbedsOut.empty())
+    return imageError("--pixel-values, --pixel-values-out and "
+                      "--vision-embeds-out need --input-ids");
+  std::vector<vision::Image> decoded;
+  for (const std::string &file : images) {
+    llvm::Expected<vision::Image> image = vision::readImageFile(file);
+    if (!image)
+      return image.takeError();
+    decoded.push_back(std::move(*image));
+  }
+  return decoded;
+}
+
 llvm::Error placeImages(session::PieceRunner &runner,
                         const std::optional<vision::VisionConfig> &config,
                         int32_t placeholderId,

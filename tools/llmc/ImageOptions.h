@@ -35,6 +35,11 @@ llvm::Expected<int32_t> getPlaceholderId(const vision::VisionConfig &config,
                                          llvm::StringRef tokenizerJson,
                                          llvm::StringRef source);
 
+/// The --image files, decoded, for a text prompt whose chat template places
+/// them (`llmc run -p`); --pixel-values and the -out files need
+/// --input-ids, so they are an error here.
+llvm::Expected<std::vector<vision::Image>> readImagesForText();
+
 /// Runs the model's vision piece on `runner` for every --image and
 /// --pixel-values, writes the -out files, and places the embeddings at the
 /// tokens of `turns` equal to `placeholderId`. Does nothing without images;

@@ -18,7 +18,10 @@
 // sampling flag asks for the host sampler (SamplingOptions.h).
 //
 // A vision-language binary takes --image or --pixel-values with --input-ids
-// (ImageOptions.h); it prints how long the vision pieces took. At the end
+// (ImageOptions.h), or --image with -p: the first -p turn is then a user's
+// chat message in the binary's chat template, its `<image>` markers (one in
+// front when it has none) standing for the images. It prints how long the
+// vision pieces took. At the end
 // it prints, on stderr, the time to the first token, the host's
 // decode throughput and the throughput the cmodel's time model predicts on
 // the chip (the modelled seconds of the decode steps).
@@ -53,15 +56,55 @@ static llvm::Error runError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
+/// Runs `place` (which runs the vision pieces) and prints how long they
+/// took on the device.
+static llvm::Error timeVision(Model &model,
+                              llvm::function_ref<llvm::Error()> place) {
+  device::BinaryRunner &device = model.getDevice();
+  device::DeviceTotals before = device.getTotals();
+  auto start = std::chrono::steady_clock::now();
+  if (llvm::Error error = place())
+    return error;
+  std::chrono::duration<double> host = std::chrono::steady_clock::now() - start;
+  printVisionTimings(llvm::errs(), device.getTotals().runs - before.runs,
+                     host.count(), device.getTotals().seconds - before.seconds,
+                     model.getManifest().chip(), model.isTimeModelled());
+  return llvm::Error::success();
+}
+
 /// The turns of --input-ids or --prompt (exactly one of them), the latter
-/// encoded with the binary's tokenizer.
-static llvm::Expected<std::vector<session::Turn>> getTurns(const Model &model) {
+/// encoded with the binary's tokenizer; the images go with the first -p
+/// turn, rendered as a user's chat message, or fill the placeholders of the
+/// --input-ids turns.
+static llvm::Expected<std::vector<session::Turn>> getTurns(Model &model) {
   llvm::Expected<std::vector<session::Turn>> turns = getInputTurns();
   if (!turns)
     return turns.takeError();
   if (turns->empty() == prompts.empty())
     return runError("give the turns either as --input-ids or as -p text");
+  if (hasImages() && !turns->empty()) {
+    if (llvm::Error error = timeVision(model, [&] {
+          return placeImages(model.getDevice(), model.getVisionConfig(),
+                             model.getImagePlaceholderId().value_or(-1),
+                             *turns);
+        }))
+      return std::move(error);
+    return turns;
+  }
   for (const std::string &text : prompts) {
+    if (hasImages() && turns->empty()) {
+      llvm::Expected<std::vector<vision::Image>> images = readImagesForText();
+      if (!images)
+        return images.takeError();
+      llvm::Expected<ImagePrompt> prompt = ImagePrompt();
+      if (llvm::Error error = timeVision(model, [&] {
+            prompt = model.encodeImagePrompt(text, *images, getAllowSpecial());
+            return prompt.takeError();
+          }))
+        return runError(llvm::toString(std::move(error)) + " (-p)");
+      turns->push_back({std::move(prompt->ids), {}, std::move(prompt->placed)});
+      continue;
+    }
     llvm::Expected<std::vector<int32_t>> ids =
         model.encodePrompt(text, getAllowSpecial());
     if (!ids)
@@ -95,21 +138,6 @@ int runRunCommand(const plugins::Registry &registry) {
   options.stopAtStopTokens = text;
   options.keepLogits = true;
 
-  if (hasImages()) {
-    device::BinaryRunner &device = (*model)->getDevice();
-    device::DeviceTotals before = device.getTotals();
-    auto start = std::chrono::steady_clock::now();
-    if (llvm::Error error =
-            placeImages(device, (*model)->getVisionConfig(),
-                        (*model)->getImagePlaceholderId().value_or(-1), *turns))
-      return reportError(std::move(error));
-    std::chrono::duration<double> host =
-        std::chrono::steady_clock::now() - start;
-    printVisionTimings(llvm::errs(), device.getTotals().runs - before.runs,
-                       host.count(),
-                       device.getTotals().seconds - before.seconds,
-                       manifest.chip(), (*model)->isTimeModelled());
-  }
   std::unique_ptr<Conversation> conversation = (*model)->startConversation();
   auto print = [&](int32_t, llvm::StringRef piece) {
     llvm::outs() << piece;

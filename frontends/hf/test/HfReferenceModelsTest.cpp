@@ -136,6 +136,36 @@ TEST_F(HfReferenceModelsTest, TinyQwen2) {
   EXPECT_FLOAT_EQ(element(checkpoint, bias, 255), -0.00340284314006567f);
 }
 
+TEST_F(HfReferenceModelsTest, TinyInternVL) {
+  Checkpoint checkpoint = load("vlm/models/tiny-internvl");
+  ASSERT_TRUE(checkpoint.weights);
+  const ModelSpec &spec = checkpoint.spec;
+  // The language model is llm_config's Qwen2, its tensors under
+  // language_model.; the vision tower is vision_config's.
+  EXPECT_EQ(spec.family, "qwen2");
+  EXPECT_EQ(spec.hiddenSize, 128);
+  EXPECT_EQ(spec.vocabSize, 521);
+  EXPECT_EQ(llvm::cantFail(spec.tensorName(TensorRole::QueryBias, 1)),
+            "language_model.model.layers.1.self_attn.q_proj.bias");
+  EXPECT_EQ(llvm::cantFail(spec.tensorName(TensorRole::LmHead)),
+            "language_model.lm_head.weight");
+  EXPECT_THAT(spec.eosTokenIds, ElementsAre(509, 511));
+  ASSERT_TRUE(spec.internVision);
+  EXPECT_EQ(spec.internVision->imageSize, 112);
+  EXPECT_EQ(spec.internVision->getTokensPerTile(), 16);
+  EXPECT_EQ(spec.internVision->maxTiles, 6);
+  EXPECT_TRUE(spec.internVision->thumbnail);
+  // Its tokenizer config has no template: conversation.py's internvl2_5,
+  // ChatML with InternVL's system message.
+  EXPECT_THAT(spec.chatTemplate,
+              StartsWith("{% if messages[0]['role'] != 'system' "
+                         "%}<|im_start|>system\n你是书生·万象"));
+  llvm::Expected<TensorInfo> cls = checkpoint.weights->getTensorInfo(
+      "vision_model.embeddings.class_embedding");
+  ASSERT_TRUE(static_cast<bool>(cls)) << llvm::toString(cls.takeError());
+  EXPECT_THAT(cls->shape, ElementsAre(1, 1, 64));
+}
+
 TEST_F(HfReferenceModelsTest, TinyQwen3) {
   Checkpoint checkpoint = load("models/tiny-qwen3");
   ASSERT_TRUE(checkpoint.weights);

@@ -151,6 +151,17 @@ TEST(ChatTemplateTest, MarksWhereTheMessagesContentsLie) {
   EXPECT_EQ(contentsOf(*next), std::vector<std::string>{kQuestion.content});
 }
 
+TEST(ChatTemplateTest, MarkupReplacesAMarkerInsideContent) {
+  ChatPrompt prompt;
+  prompt.appendMarkup("<u>");
+  prompt.appendContent("<image>\nWhat is it?");
+  ASSERT_TRUE(prompt.replaceWithMarkup("<image>", "<img>##</img>"));
+  EXPECT_EQ(prompt.text, "<u><img>##</img>\nWhat is it?");
+  // The image's tokens are markup: the content around them stays content.
+  EXPECT_EQ(contentsOf(prompt), std::vector<std::string>{"\nWhat is it?"});
+  EXPECT_FALSE(prompt.replaceWithMarkup("<image>", "x"));
+}
+
 TEST(ChatTemplateTest, ContinuationIsTheNewPartOnly) {
   std::vector<ChatMessage> history = {kSystem, kHi, kHello};
   auto continuation = [&](llvm::StringRef id) {

@@ -1,7 +1,9 @@
-"""llmc eval's image options on a vision-language model and their errors:
-the placeholders must match the images' embeddings, a text model takes no
-image, and a corrupt image or pixel values of the wrong shape are errors
-naming the file. Uses tiny-internvl from the shared reference data."""
+"""llmc eval's and llmc run's image options on a vision-language model and
+their errors: the placeholders must match the images' embeddings, a text
+model takes no image, and a corrupt image or pixel values of the wrong shape
+are errors naming the file; run -p renders the chat prompt and expands the
+image as the official chat code does. Uses tiny-internvl from the shared
+reference data."""
 
 import json
 import os
@@ -10,7 +12,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
-from cli_common import DEMO, main, run_llmc, scratch_directory  # noqa: E402
+from cli_common import DEMO, convert_demo, main, run_llmc, scratch_directory  # noqa: E402
 
 
 def vlm_root():
@@ -57,6 +59,54 @@ def test(options, failures):
 
     result = run_llmc(llmc, *common, "--input-ids", prompt, "--image", image)
     failures.check(result.returncode == 0, f"the matching prompt: {result.stderr.strip()}")
+
+    check_run_with_text(llmc, vlm, model, scratch, failures)
+
+
+def check_run_with_text(llmc, vlm, model, scratch, failures):
+    binary = os.path.join(scratch, "internvl.llmc")
+    result = run_llmc(llmc, "convert", "-m", model, "-c", "host", "-q", "F32", "--quiet",
+                      "-o", binary)
+    if not failures.check(result.returncode == 0, f"convert: {result.stderr.strip()}"):
+        return
+    # The question as the reference asked it: the same prompt ids (system
+    # message, image tokens) and the same greedy ids.
+    image = os.path.join(vlm, "images", "chelsea.png")
+    ids = json.load(open(os.path.join(vlm, "refs", "tiny-internvl.chelsea.ids.json")))
+    ids_out = os.path.join(scratch, "ids.json")
+    result = run_llmc(llmc, "run", "-m", binary, "--image", image, "-p",
+                      "Please describe the image shortly.", "--max-new-tokens", "8",
+                      "--ids-out", ids_out)
+    if failures.check(result.returncode == 0, f"run -p --image: {result.stderr.strip()}"):
+        ours = json.load(open(ids_out))
+        failures.check(ours["prompt"] == ids["prompt"], "run -p --image: another prompt")
+        failures.check(ours["generated"] == ids["generated"],
+                       f"run -p --image: generated {ours['generated']}, reference "
+                       f"{ids['generated']}")
+        failures.check("vision: 7 tiles in" in result.stderr,
+                       f"run -p --image: no vision timing in {result.stderr.strip()}")
+
+    # The chat's first turn with /image: the same prompt and reply ids; a
+    # missing image is an error and the chat goes on.
+    chat_ids = os.path.join(scratch, "chat.json")
+    result = run_llmc(llmc, "chat", "-m", binary, "--max-new-tokens", "8",
+                      "--ids-out", chat_ids,
+                      stdin=f"/image {image}\nPlease describe the image shortly.\n"
+                            f"/image {scratch}/none.png\nAnd now?\n")
+    if failures.check(result.returncode == 0, f"chat /image: {result.stderr.strip()}"):
+        turns = json.load(open(chat_ids))["turns"]
+        failures.check(len(turns) == 2 and turns[0]["input_ids"] == ids["prompt"] and
+                       turns[0]["generated"] == ids["generated"],
+                       "chat /image: the first turn differs from the reference")
+        failures.check("none.png: cannot read" in result.stderr,
+                       f"chat /image of a missing file: {result.stderr.strip()}")
+
+    result = run_llmc(llmc, "run", "-m", binary, "--image", image, "-p", "<image> or <image>?")
+    failures.expect_error(result, "the prompt has 2 <image> markers for 1 images",
+                          "markers and images differ")
+    text_model = convert_demo(llmc, os.path.join(scratch, "demo.llmc"))
+    result = run_llmc(llmc, "run", "-m", text_model, "--image", image, "-p", "hi")
+    failures.expect_error(result, "has no vision piece", "a text binary")
 
 
 if __name__ == "__main__":
