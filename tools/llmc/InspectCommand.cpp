@@ -87,6 +87,15 @@ static void printSummary(llvm::raw_ostream &os, const BinarySummary &summary) {
   os << "KV cache: " << info.seq_length() << " tokens (S), "
      << manifest.kv_cache().dtype() << "; prefill pieces take "
      << info.max_input_length() << " tokens (L)\n";
+  if (manifest.has_vision()) {
+    const binary::VisionInfo &vision = manifest.vision();
+    os << "vision: " << vision.preprocessing() << " tiles of "
+       << vision.tile_size() << " px, " << vision.min_tiles() << " to "
+       << vision.max_tiles() << " an image"
+       << (vision.thumbnail() ? " plus a thumbnail" : "") << ", "
+       << vision.tokens_per_tile() << " embeddings a tile at "
+       << vision.placeholder() << "\n";
+  }
   printPieces(os, summary);
   if (summary.decodeSeconds > 0)
     os << llvm::format("modelled on %s: decode %.3f ms/token (%.1f tokens/s), "

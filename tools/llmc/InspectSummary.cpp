@@ -141,7 +141,18 @@ llvm::json::Value summaryToJson(const BinarySummary &summary) {
            {"format", chat::stringifyChatFormat(chat.getFormat())},
            {"default_system_prompt", chat.getDefaultSystemPrompt()},
            {"in_binary", !manifest.chat_template().empty()}}},
-      {"generation", generationToJson(model)}};
+      {"generation", generationToJson(model)},
+      {"vision", manifest.has_vision()
+                     ? llvm::json::Value(llvm::json::Object{
+                           {"preprocessing", manifest.vision().preprocessing()},
+                           {"tile_size", manifest.vision().tile_size()},
+                           {"min_tiles", manifest.vision().min_tiles()},
+                           {"max_tiles", manifest.vision().max_tiles()},
+                           {"thumbnail", manifest.vision().thumbnail()},
+                           {"tokens_per_tile",
+                            manifest.vision().tokens_per_tile()},
+                           {"placeholder", manifest.vision().placeholder()}})
+                     : llvm::json::Value(nullptr)}};
 }
 
 } // namespace llmc

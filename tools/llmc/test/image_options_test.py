@@ -69,6 +69,18 @@ def check_run_with_text(llmc, vlm, model, scratch, failures):
                       "-o", binary)
     if not failures.check(result.returncode == 0, f"convert: {result.stderr.strip()}"):
         return
+    result = run_llmc(llmc, "inspect", binary)
+    failures.check("vision: internvl tiles of 112 px, 1 to 6 an image plus a thumbnail, "
+                   "16 embeddings a tile at <IMG_CONTEXT>" in result.stdout and
+                   "out: vision_embeds f32[1,16,128]" in result.stdout,
+                   f"inspect: no vision in {result.stdout}")
+    result = run_llmc(llmc, "inspect", "--json", binary)
+    vision = json.loads(result.stdout)["vision"] if result.returncode == 0 else None
+    failures.check(vision == {"preprocessing": "internvl", "tile_size": 112, "min_tiles": 1,
+                              "max_tiles": 6, "thumbnail": True, "tokens_per_tile": 16,
+                              "placeholder": "<IMG_CONTEXT>"},
+                   f"inspect --json: vision {vision}")
+
     # The question as the reference asked it: the same prompt ids (system
     # message, image tokens) and the same greedy ids.
     image = os.path.join(vlm, "images", "chelsea.png")
