@@ -138,4 +138,9 @@ int64_t InternVisionSpec::getTokensPerTile() const {
   return static_cast<int64_t>(side * side * downsampleRatio * downsampleRatio);
 }
 
+int64_t MiniCPMVisionSpec::getMaxPatches() const {
+  int64_t side = scaleResolution / patchSize + 1;
+  return side * side;
+}
+
 } // namespace llmc::plugins

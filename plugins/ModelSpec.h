@@ -101,6 +101,37 @@ struct InternVisionSpec {
   int64_t getTokensPerTile() const;
 };
 
+/// MiniCPM-V 2.6's vision tower (SigLIP with navit position ids) and
+/// perceiver resampler: config.json's vision_config, query_num and
+/// slice_config.
+struct MiniCPMVisionSpec {
+  /// SigLIP.
+  int64_t hiddenSize = 1152;
+  int64_t numLayers = 27;
+  int64_t numHeads = 16;
+  int64_t intermediateSize = 4304;
+  int64_t patchSize = 14;
+  /// vision_config.image_size / patch_size: the position table is this
+  /// many patches a side.
+  int64_t positionsPerSide = 70;
+  double layerNormEps = 1e-6;
+  /// The resampler: queries, each of the language model's hidden size.
+  int64_t queryNum = 64;
+  int64_t embedDim = 3584;
+  /// How the runtime slices an image (slice_config), and whether a prompt
+  /// numbers its images (use_image_id).
+  int64_t scaleResolution = 448;
+  int64_t maxSlices = 9;
+  bool useImageId = true;
+
+  /// Heads of the resampler's attention (embed_dim / 128, as resampler.py).
+  int64_t getResamplerHeads() const { return embedDim / 128; }
+  /// Patches the vision piece takes at most: a picture's are about
+  /// (scale_resolution / patch)², rounding each side to whole patches adds
+  /// at most one row and one column.
+  int64_t getMaxPatches() const;
+};
+
 struct ModelSpec {
   /// The checkpoint's model family (`llama`, `qwen2`, `qwen3`).
   std::string family;
@@ -136,6 +167,8 @@ struct ModelSpec {
   /// adds a `vision` piece, the runtime places its embeddings where the
   /// prompt's image placeholders stand.
   std::optional<InternVisionSpec> internVision;
+  /// MiniCPM-V's vision tower and resampler: a `vision` piece too.
+  std::optional<MiniCPMVisionSpec> miniCPMVision;
 
   /// Tensor name pattern per role; roles a model does not use are absent.
   std::map<TensorRole, std::string> tensorNames;

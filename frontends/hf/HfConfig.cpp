@@ -12,6 +12,7 @@
 
 #include "frontends/hf/InternVLConfig.h"
 #include "frontends/hf/JsonFields.h"
+#include "frontends/hf/MiniCPMVConfig.h"
 
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FileSystem.h"
@@ -93,17 +94,19 @@ void readTokenIds(JsonFields &fields, ModelSpec &spec) {
 /// `llm_config` when `prefix` says so).
 llvm::Error readLanguageModel(const llvm::json::Object &config,
                               llvm::StringRef file, llvm::StringRef prefix,
-                              ModelSpec &spec) {
+                              ModelSpec &spec,
+                              std::optional<llvm::StringRef> family = {}) {
   JsonFields fields(config, file, prefix);
 
-  spec.family = fields.getString("model_type");
+  spec.family = family ? family->str() : fields.getString("model_type");
   if (llvm::Error error = fields.takeError())
     return error;
   if (spec.family != "llama" && spec.family != "qwen2" &&
       spec.family != "qwen3")
     fields.fail("model_type", "'" + spec.family +
                                   "' is not supported (llmc reads llama, "
-                                  "qwen2, qwen3 and internvl_chat)");
+                                  "qwen2, qwen3, internvl_chat and "
+                                  "minicpmv)");
 
   spec.hiddenSize = fields.getInt("hidden_size");
   spec.intermediateSize = fields.getInt("intermediate_size");
@@ -165,12 +168,31 @@ llvm::Error readInternVL(const llvm::json::Object &config, llvm::StringRef file,
   return llvm::Error::success();
 }
 
+/// MiniCPMV: a Qwen2 language model at the top level with its tensors under
+/// `llm.`, the SigLIP tower and the resampler.
+llvm::Error readMiniCPMV(const llvm::json::Object &config, llvm::StringRef file,
+                         ModelSpec &spec) {
+  llvm::Expected<plugins::MiniCPMVisionSpec> vision =
+      readMiniCPMVisionSpec(config, file);
+  if (!vision)
+    return vision.takeError();
+  if (llvm::Error error =
+          readLanguageModel(config, file, "", spec, llvm::StringRef("qwen2")))
+    return error;
+  for (auto &[role, name] : spec.tensorNames)
+    name = "llm." + name;
+  spec.miniCPMVision = std::move(*vision);
+  return llvm::Error::success();
+}
+
 llvm::Error readConfig(llvm::StringRef file, ModelSpec &spec) {
   llvm::Expected<llvm::json::Object> config = readJsonObject(file);
   if (!config)
     return config.takeError();
   if (config->getString("model_type") == "internvl_chat")
     return readInternVL(*config, file, spec);
+  if (config->getString("model_type") == "minicpmv")
+    return readMiniCPMV(*config, file, spec);
   return readLanguageModel(*config, file, "", spec);
 }
 

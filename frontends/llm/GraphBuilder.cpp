@@ -4,6 +4,7 @@
 
 #include "dialects/top/IR/TopOps.h"
 #include "frontends/llm/InternVision.h"
+#include "frontends/llm/MiniCPMVision.h"
 #include "frontends/llm/PieceEmitter.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -69,7 +70,7 @@ std::vector<std::string> GraphBuilder::getPieceNames() const {
   names.push_back("lm_head");
   names.push_back("greedy_head");
   names.push_back("sample_head");
-  if (spec.internVision)
+  if (spec.internVision || spec.miniCPMVision)
     names.push_back("vision");
   return names;
 }
@@ -87,6 +88,8 @@ llvm::Expected<Piece> GraphBuilder::build(llvm::StringRef name) const {
     return buildSampleHead();
   if (name == "vision" && spec.internVision)
     return buildInternVisionPiece(*context, spec);
+  if (name == "vision" && spec.miniCPMVision)
+    return buildMiniCPMVisionPiece(*context, spec);
   llvm::SmallVector<llvm::StringRef, 3> parts;
   name.split(parts, '.');
   int64_t layer;

@@ -4,6 +4,7 @@
 
 #include "dialects/top/IR/TopOps.h"
 #include "frontends/llm/PieceEmitter.h"
+#include "frontends/llm/VisionOps.h"
 
 #include <cmath>
 
@@ -13,72 +14,13 @@ namespace llmc::llm {
 
 namespace {
 
-class VisionEmitter {
+class VisionEmitter : public VisionOps {
 public:
   VisionEmitter(PieceEmitter &emit, const plugins::InternVisionSpec &spec)
-      : emit(emit), b(emit.getBuilder()), spec(spec) {}
+      : VisionOps(emit), b(emit.getBuilder()), spec(spec) {}
 
-  RankedTensorType type(ArrayRef<int64_t> shape) {
-    return emit.f32Type(shape);
-  }
-  Location loc(const Twine &name) { return emit.loc(name); }
-  Value weight(const Twine &name, ArrayRef<int64_t> shape) {
-    return emit.namedWeight(name.str(), shape);
-  }
-  Value none() { return emit.none(); }
-  Value reshape(Value input, ArrayRef<int64_t> shape, const Twine &name) {
-    return top::ReshapeOp::create(b, loc(name), type(shape), input);
-  }
-  Value permute(Value input, ArrayRef<int64_t> order, const Twine &name) {
-    auto inputType = cast<RankedTensorType>(input.getType());
-    SmallVector<int64_t> shape;
-    for (int64_t axis : order)
-      shape.push_back(inputType.getDimSize(axis));
-    return top::PermuteOp::create(b, loc(name), type(shape), input,
-                                  b.getDenseI64ArrayAttr(order));
-  }
-  /// `input` [..., in] times the Linear `prefix`.weight [out, in] plus its
-  /// bias (when `bias`).
-  Value linear(Value input, const Twine &prefix, int64_t in, int64_t out,
-               bool bias = true) {
-    auto inputType = cast<RankedTensorType>(input.getType());
-    SmallVector<int64_t> shape(inputType.getShape());
-    shape.back() = out;
-    Value w = weight(prefix + ".weight", {out, in});
-    Value biasValue = bias ? weight(prefix + ".bias", {out}) : none();
-    return top::MatMulOp::create(b, loc(prefix), type(shape), input, w,
-                                 biasValue, /*left_transpose=*/false,
-                                 /*right_transpose=*/true);
-  }
-  Value layerNorm(Value input, const Twine &prefix, int64_t width,
-                  double eps) {
-    return top::LayerNormOp::create(
-        b, loc(prefix), input.getType(), input,
-        weight(prefix + ".weight", {width}), weight(prefix + ".bias", {width}),
-        b.getF64FloatAttr(eps));
-  }
   Value gelu(Value input, const Twine &name) {
-    auto approximation = spec.hiddenAct == "gelu_pytorch_tanh"
-                             ? top::GELUApproximation::Tanh
-                             : top::GELUApproximation::None;
-    return top::GELUOp::create(b, loc(name), input.getType(), input,
-                               approximation);
-  }
-  Value add(Value lhs, Value rhs, const Twine &name) {
-    return top::AddOp::create(b, loc(name), lhs.getType(), lhs, rhs);
-  }
-  Value mul(Value lhs, Value rhs, const Twine &name) {
-    return top::MulOp::create(b, loc(name), lhs.getType(), lhs, rhs);
-  }
-  Value slice(Value input, ArrayRef<int64_t> starts, ArrayRef<int64_t> ends,
-              const Twine &name) {
-    SmallVector<int64_t> shape, steps(starts.size(), 1);
-    for (auto [start, end] : llvm::zip(starts, ends))
-      shape.push_back(end - start);
-    return top::SliceOp::create(b, loc(name), type(shape), input,
-                                b.getDenseI64ArrayAttr(starts),
-                                b.getDenseI64ArrayAttr(ends),
-                                b.getDenseI64ArrayAttr(steps));
+    return VisionOps::gelu(input, spec.hiddenAct == "gelu_pytorch_tanh", name);
   }
 
   /// [tiles, 3, S, S] into [tiles, patches, hidden] plus the class token and
@@ -123,10 +65,9 @@ public:
                      prefix + name + "_heads");
     };
     Value q = part(0, "q"), k = part(1, "k"), v = part(2, "v");
-    Value attention = top::FAttentionOp::create(
-        b, loc(prefix + "attention"), type({tiles, length, width}), q, k, v,
-        none(), llvm::APFloat(1.0 / std::sqrt(static_cast<double>(headDim))),
-        heads, heads, headDim, /*causal=*/false);
+    Value attention =
+        VisionOps::attention(q, k, v, none(), heads, headDim,
+                             prefix + "attention");
     Value projected = linear(attention, prefix + "attn.proj", width, width);
     Value scaled = mul(projected, weight(prefix + "ls1", {width}),
                        prefix + "ls1_scaled");
@@ -170,7 +111,6 @@ public:
   }
 
 private:
-  PieceEmitter &emit;
   OpBuilder &b;
   const plugins::InternVisionSpec &spec;
   /// One tile a run: the runtime runs the piece once per tile.

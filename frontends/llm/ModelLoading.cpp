@@ -2,6 +2,7 @@
 
 #include "frontends/llm/ModelLoading.h"
 
+#include "frontends/llm/MiniCPMVision.h"
 #include "frontends/llm/RopeTables.h"
 
 namespace llmc {
@@ -40,6 +41,10 @@ llvm::Expected<LoadedModel> loadModel(const plugins::Registry &registry,
   if (llvm::Error error =
           llm::addRopeTables(model.spec, options.seqLength, *model.weights))
     return std::move(error);
+  if (model.spec.miniCPMVision)
+    if (llvm::Error error =
+            llm::addResamplerProjections(model.spec, *model.weights))
+      return std::move(error);
   return std::move(model);
 }
 

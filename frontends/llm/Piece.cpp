@@ -37,6 +37,9 @@ llvm::StringRef stringifyIORole(IORole role) {
   case IORole::TokenIds: return "token_ids";
   case IORole::PixelValues: return "pixel_values";
   case IORole::VisionEmbeds: return "vision_embeds";
+  case IORole::PatchMask: return "patch_mask";
+  case IORole::PositionEmbeds: return "position_embeds";
+  case IORole::QueryMask: return "query_mask";
   }
   llvm_unreachable("unknown IO role");
 }
@@ -62,6 +65,9 @@ std::optional<IORole> symbolizeIORole(llvm::StringRef name) {
       .Case("token_ids", IORole::TokenIds)
       .Case("pixel_values", IORole::PixelValues)
       .Case("vision_embeds", IORole::VisionEmbeds)
+      .Case("patch_mask", IORole::PatchMask)
+      .Case("position_embeds", IORole::PositionEmbeds)
+      .Case("query_mask", IORole::QueryMask)
       .Default(std::nullopt);
 }
 

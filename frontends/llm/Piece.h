@@ -66,6 +66,15 @@ enum class IORole {
   /// vision: the tile's embeddings, which replace the prompt's image
   /// placeholders.
   VisionEmbeds,
+  /// MiniCPM-V's vision: the additive mask [1, L, L] that hides the padding
+  /// patches from the tower's attention.
+  PatchMask,
+  /// MiniCPM-V's vision: the resampler's key position embeddings [1, L, E]
+  /// (2-D sin-cos of each patch's row and column).
+  PositionEmbeds,
+  /// MiniCPM-V's vision: the additive mask [1, Q, L] that hides the padding
+  /// patches from the resampler's queries.
+  QueryMask,
 };
 
 llvm::StringRef stringifyPhase(Phase phase);

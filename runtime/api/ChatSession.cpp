@@ -80,7 +80,7 @@ ChatSession::send(llvm::StringRef userText, const TokenCallback &callback,
   ChatMessage user{Role::User, images.empty()
                                    ? userText.str()
                                    : vision::addImageMarker(
-                                         userText, vision::kImageMarker,
+                                         userText, model.getImageMarker(),
                                          images.size())};
   std::optional<ImagePrompt> withImages;
   llvm::Expected<std::vector<int32_t>> ids = std::vector<int32_t>();

@@ -10,6 +10,7 @@
 #include "runtime/vision/ImagePrompt.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/JSON.h"
 
 namespace llmc {
@@ -56,6 +57,22 @@ llvm::Error Model::loadTokenizer() {
   return llvm::Error::success();
 }
 
+/// The inputs the vision piece of `config` takes: their shapes.
+static std::vector<std::vector<int64_t>>
+getVisionInputShapes(const vision::VisionConfig &config) {
+  if (config.preprocessing == vision::Preprocessing::InternVL) {
+    int64_t side = config.tiling.tileSize;
+    return {{1, 3, side, side}};
+  }
+  const vision::MiniCPMVPieceSizes &piece = config.piece;
+  int64_t length = piece.maxPatches, p = piece.patchSize;
+  return {{1, 3, p, length * p},
+          {1, length},
+          {1, length, length},
+          {1, length, piece.embedDim},
+          {1, piece.queryNum, length}};
+}
+
 llvm::Error Model::loadVision() {
   const binary::Manifest &manifest = getManifest();
   if (!manifest.has_vision())
@@ -65,53 +82,91 @@ llvm::Error Model::loadVision() {
     return modelError(binary->name() + ": manifest vision: " + problem);
   };
   // Bounds that keep a hostile manifest from sizing huge images: real
-  // models tile at most 448 pixels, 12 (InternVL) or 40 tiles.
-  constexpr int64_t kMaxTileSize = 4096, kMaxTiles = 256;
-  if (info.preprocessing() != "internvl")
+  // models tile at most 448 pixels, 12 (InternVL) or 40 tiles, and take
+  // about 1000 patches a picture (MiniCPM-V).
+  constexpr int64_t kMaxSide = 4096, kMaxTiles = 256, kMaxPatches = 1 << 16;
+  std::optional<vision::Preprocessing> preprocessing =
+      vision::symbolizePreprocessing(info.preprocessing());
+  if (!preprocessing)
     return invalid("preprocessing '" + info.preprocessing() +
-                   "' is unknown (this build knows internvl)");
-  if (info.tile_size() < 1 || info.tile_size() > kMaxTileSize)
-    return invalid("tile_size " + llvm::Twine(info.tile_size()) +
-                   " is outside [1, " + llvm::Twine(kMaxTileSize) + "]");
-  if (info.min_tiles() < 1 || info.max_tiles() < info.min_tiles() ||
-      info.max_tiles() > kMaxTiles)
-    return invalid("tiles [" + llvm::Twine(info.min_tiles()) + ", " +
-                   llvm::Twine(info.max_tiles()) + "] are not within [1, " +
-                   llvm::Twine(kMaxTiles) + "]");
+                   "' is unknown (this build knows internvl and minicpmv)");
+  vision::VisionConfig config;
+  config.preprocessing = *preprocessing;
+  config.tokensPerTile = info.tokens_per_tile();
+  config.hiddenSize = getDims().hiddenSize;
+  config.placeholder = info.placeholder();
+  config.marker = info.marker();
+  if (config.marker.empty())
+    return invalid("has no image marker");
+  if (*preprocessing == vision::Preprocessing::InternVL) {
+    if (info.tile_size() < 1 || info.tile_size() > kMaxSide)
+      return invalid("tile_size " + llvm::Twine(info.tile_size()) +
+                     " is outside [1, " + llvm::Twine(kMaxSide) + "]");
+    if (info.min_tiles() < 1 || info.max_tiles() < info.min_tiles() ||
+        info.max_tiles() > kMaxTiles)
+      return invalid("tiles [" + llvm::Twine(info.min_tiles()) + ", " +
+                     llvm::Twine(info.max_tiles()) + "] are not within [1, " +
+                     llvm::Twine(kMaxTiles) + "]");
+    config.tiling.tileSize = info.tile_size();
+    config.tiling.minTiles = info.min_tiles();
+    config.tiling.maxTiles = info.max_tiles();
+    config.tiling.thumbnail = info.thumbnail();
+  } else {
+    if (info.patch_size() < 1 || info.scale_resolution() < info.patch_size() ||
+        info.scale_resolution() > kMaxSide || info.max_slices() < 1 ||
+        info.max_slices() > kMaxTiles || info.max_patches() < 1 ||
+        info.max_patches() > kMaxPatches || info.positions_per_side() < 1 ||
+        info.positions_per_side() > kMaxSide)
+      return invalid("the slicing sizes (scale_resolution " +
+                     llvm::Twine(info.scale_resolution()) + ", patch " +
+                     llvm::Twine(info.patch_size()) + ", max_slices " +
+                     llvm::Twine(info.max_slices()) + ", max_patches " +
+                     llvm::Twine(info.max_patches()) + ", positions " +
+                     llvm::Twine(info.positions_per_side()) +
+                     ") are out of bounds");
+    config.slicing.scaleResolution = info.scale_resolution();
+    config.slicing.maxSlices = info.max_slices();
+    config.slicing.patchSize = info.patch_size();
+    config.piece.patchSize = info.patch_size();
+    config.piece.maxPatches = info.max_patches();
+    config.piece.positionsPerSide = info.positions_per_side();
+    config.piece.queryNum = info.tokens_per_tile();
+    config.piece.embedDim = config.hiddenSize;
+    config.useImageId = info.use_image_id();
+  }
   const binary::Piece *piece = nullptr;
   for (const binary::Piece &candidate : manifest.pieces())
     if (candidate.name() == "vision")
       piece = &candidate;
-  int64_t side = info.tile_size(), hidden = getDims().hiddenSize;
-  auto elements = [](const binary::Tensor &tensor) {
+  std::vector<std::vector<int64_t>> shapes = getVisionInputShapes(config);
+  bool matches = piece && piece->inputs_size() ==
+                              static_cast<int>(shapes.size()) &&
+                 piece->outputs_size() == 1 && info.tokens_per_tile() >= 1;
+  for (int index = 0; matches && index < piece->inputs_size(); ++index)
+    matches = llvm::ArrayRef<int64_t>(piece->inputs(index).shape().data(),
+                                      piece->inputs(index).shape().size()) ==
+              llvm::ArrayRef<int64_t>(shapes[index]);
+  if (matches) {
     int64_t count = 1;
-    for (int64_t dim : tensor.shape())
+    for (int64_t dim : piece->outputs(0).shape())
       count = dim > 0 && count <= INT64_MAX / dim ? count * dim : -1;
-    return count;
-  };
-  if (!piece || piece->inputs_size() != 1 || piece->outputs_size() != 1 ||
-      llvm::ArrayRef<int64_t>(piece->inputs(0).shape().data(),
-                              piece->inputs(0).shape().size()) !=
-          llvm::ArrayRef<int64_t>{1, 3, side, side} ||
-      info.tokens_per_tile() < 1 ||
-      elements(piece->outputs(0)) != info.tokens_per_tile() * hidden)
-    return invalid("needs a piece 'vision' from [1, 3, " + llvm::Twine(side) +
-                   ", " + llvm::Twine(side) + "] pixels to " +
+    matches = count == info.tokens_per_tile() * config.hiddenSize;
+  }
+  if (!matches)
+    return invalid("needs a piece 'vision' that takes [" +
+                   llvm::join(llvm::map_range(shapes.front(),
+                                              [](int64_t dim) {
+                                                return std::to_string(dim);
+                                              }),
+                              ", ") +
+                   "] pixels (and the family's other inputs) to " +
                    llvm::Twine(info.tokens_per_tile()) + " embeddings of " +
-                   llvm::Twine(hidden));
+                   llvm::Twine(config.hiddenSize));
   std::optional<int32_t> placeholder =
       tokenizer ? tokenizer->tokenToId(info.placeholder()) : std::nullopt;
   if (!placeholder)
     return invalid("the tokenizer has no placeholder token '" +
                    info.placeholder() + "'");
-  vision::VisionConfig config;
-  config.tiling.tileSize = side;
-  config.tiling.minTiles = info.min_tiles();
-  config.tiling.maxTiles = info.max_tiles();
-  config.tiling.thumbnail = info.thumbnail();
-  config.tokensPerTile = info.tokens_per_tile();
-  config.hiddenSize = hidden;
-  config.placeholder = info.placeholder();
   visionConfig = std::move(config);
   imagePlaceholderId = *placeholder;
   return llvm::Error::success();
@@ -221,9 +276,9 @@ Model::encodeImagePrompt(llvm::StringRef text,
                          llvm::ArrayRef<vision::Image> images,
                          bool parseSpecialTokens) {
   llvm::Expected<chat::ChatPrompt> prompt = chatTemplate.render(
-      {chat::ChatMessage{
-          chat::Role::User,
-          vision::addImageMarker(text, vision::kImageMarker, images.size())}},
+      {chat::ChatMessage{chat::Role::User,
+                         vision::addImageMarker(text, getImageMarker(),
+                                                images.size())}},
       /*addGenerationPrompt=*/true);
   if (!prompt)
     return prompt.takeError();
@@ -237,26 +292,27 @@ Model::encodeWithImages(chat::ChatPrompt prompt,
   if (!visionConfig || !imagePlaceholderId)
     return modelError(binary->name() + " has no vision piece: it takes no "
                                        "images");
-  size_t markers = vision::countMarkers(prompt.text, vision::kImageMarker);
+  const std::string &marker = visionConfig->marker;
+  size_t markers = vision::countMarkers(prompt.text, marker);
   if (markers != images.size())
-    return modelError("the prompt has " + llvm::Twine(markers) + " " +
-                      vision::kImageMarker + " markers for " +
-                      llvm::Twine(images.size()) + " images");
+    return modelError("the prompt has " + llvm::Twine(markers) + " " + marker +
+                      " markers for " + llvm::Twine(images.size()) +
+                      " images");
   ImagePrompt result;
   std::vector<float> rows;
-  for (const vision::Image &image : images) {
-    top::Tensor pixels = vision::preprocessImage(image, *visionConfig);
-    int64_t tiles = pixels.getShape()[0];
+  for (auto [index, image] : llvm::enumerate(images)) {
+    vision::PreparedImage prepared =
+        vision::preprocessImage(image, *visionConfig);
     llvm::Expected<top::Tensor> embedded =
-        vision::embedImage(*runner, pixels, *visionConfig);
+        vision::embedImage(*runner, prepared, *visionConfig);
     if (!embedded)
       return embedded.takeError();
     llvm::ArrayRef<float> values = std::as_const(*embedded).getF32();
     rows.insert(rows.end(), values.begin(), values.end());
-    result.tiles += tiles;
+    result.tiles += prepared.getRuns();
     prompt.replaceWithMarkup(
-        vision::kImageMarker,
-        vision::getInternVLImageText(tiles, visionConfig->tokensPerTile));
+        marker, vision::getImageText(prepared, static_cast<int64_t>(index),
+                                     *visionConfig));
   }
   // The rendered text holds the BOS token where the template puts one.
   llvm::Expected<std::vector<int32_t>> ids =

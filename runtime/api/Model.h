@@ -28,6 +28,7 @@
 #include "runtime/format/BinaryReader.h"
 #include "runtime/session/ModelDims.h"
 #include "runtime/vision/ImageEmbedding.h"
+#include "runtime/vision/ImagePrompt.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
@@ -117,9 +118,9 @@ public:
   encodePrompt(llvm::StringRef prompt, bool parseSpecialTokens) const;
 
   /// `text` as one user message of the chat template, with `images`: each
-  /// `<image>` marker in it stands for the next image (a text without one,
-  /// given one image, gets it in front on a line of its own, as InternVL's
-  /// chat does). Each image is tiled and run through the vision piece; its
+  /// image marker in it (getImageMarker) stands for the next image (a text
+  /// without one, given one image, gets it in front on a line of its own,
+  /// as the official chat code does). Each image is tiled and run through the vision piece; its
   /// marker becomes its placeholder tokens, where its embeddings go. Fails
   /// on a model without vision, markers and images that differ in number,
   /// or a piece that fails.
@@ -159,6 +160,12 @@ public:
   }
   std::optional<int32_t> getImagePlaceholderId() const {
     return imagePlaceholderId;
+  }
+  /// What a chat message writes where an image stands (the family's
+  /// `<image>`); InternVL's for a text model.
+  llvm::StringRef getImageMarker() const {
+    return visionConfig ? llvm::StringRef(visionConfig->marker)
+                        : llvm::StringRef(vision::kImageMarker);
   }
 
   /// The binary's sample_head, when it has one.

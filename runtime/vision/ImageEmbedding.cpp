@@ -14,26 +14,71 @@ static llvm::Error embeddingError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
-Tensor preprocessImage(const Image &image, const VisionConfig &config) {
-  return getPixelValues(makeTiles(image, config.tiling));
+llvm::StringRef stringifyPreprocessing(Preprocessing preprocessing) {
+  return preprocessing == Preprocessing::InternVL ? "internvl" : "minicpmv";
+}
+
+std::optional<Preprocessing> symbolizePreprocessing(llvm::StringRef name) {
+  if (name == "internvl")
+    return Preprocessing::InternVL;
+  if (name == "minicpmv")
+    return Preprocessing::MiniCPMV;
+  return std::nullopt;
+}
+
+PreparedImage preprocessImage(const Image &image, const VisionConfig &config) {
+  PreparedImage prepared;
+  if (config.preprocessing == Preprocessing::InternVL) {
+    prepared.pixelValues = getPixelValues(makeTiles(image, config.tiling));
+    return prepared;
+  }
+  SlicedImage sliced = sliceImage(image, config.slicing);
+  std::vector<Image> pictures = {std::move(sliced.source)};
+  for (Image &slice : sliced.slices)
+    pictures.push_back(std::move(slice));
+  PatchedPixels patched = getPatchedPixels(pictures, config.slicing.patchSize);
+  prepared.pixelValues = std::move(patched.values);
+  prepared.patchGrids = std::move(patched.patchGrids);
+  prepared.sliceGrid = sliced.grid;
+  return prepared;
+}
+
+/// The vision piece's inputs for tile or picture `index` of `image`.
+static llvm::Expected<std::vector<Tensor>>
+getPieceInputs(const PreparedImage &image, int64_t index,
+               const VisionConfig &config) {
+  if (config.preprocessing == Preprocessing::MiniCPMV)
+    return getMiniCPMVPieceInputs(image.pixelValues, index,
+                                  image.patchGrids[index], config.piece);
+  return std::vector<Tensor>{image.pixelValues.getOuterSlice(index)};
 }
 
 llvm::Expected<Tensor> embedImage(session::PieceRunner &runner,
-                                  const Tensor &pixelValues,
+                                  const PreparedImage &image,
                                   const VisionConfig &config) {
-  int64_t side = config.tiling.tileSize;
+  const Tensor &pixelValues = image.pixelValues;
   llvm::ArrayRef<int64_t> shape = pixelValues.getShape();
-  if (!pixelValues.isF32() || shape.size() != 4 || shape[0] < 1 ||
-      shape[1] != 3 || shape[2] != side || shape[3] != side)
-    return embeddingError("pixel values must be f32 [tiles, 3, " +
-                          llvm::Twine(side) + ", " + llvm::Twine(side) +
-                          "], not " + pixelValues.describe());
+  if (config.preprocessing == Preprocessing::InternVL) {
+    int64_t side = config.tiling.tileSize;
+    if (!pixelValues.isF32() || shape.size() != 4 || shape[0] < 1 ||
+        shape[1] != 3 || shape[2] != side || shape[3] != side)
+      return embeddingError("pixel values must be f32 [tiles, 3, " +
+                            llvm::Twine(side) + ", " + llvm::Twine(side) +
+                            "], not " + pixelValues.describe());
+  } else if (shape.empty() ||
+             static_cast<int64_t>(image.patchGrids.size()) != shape[0]) {
+    return embeddingError("MiniCPM-V's pixel values need each picture's size "
+                          "in patches");
+  }
   int64_t tileValues = config.tokensPerTile * config.hiddenSize;
   std::vector<float> rows;
   rows.reserve(shape[0] * tileValues);
   for (int64_t tile = 0; tile < shape[0]; ++tile) {
-    llvm::Expected<std::vector<Tensor>> outputs =
-        runner.run("vision", {pixelValues.getOuterSlice(tile)});
+    llvm::Expected<std::vector<Tensor>> inputs =
+        getPieceInputs(image, tile, config);
+    if (!inputs)
+      return inputs.takeError();
+    llvm::Expected<std::vector<Tensor>> outputs = runner.run("vision", *inputs);
     if (!outputs)
       return outputs.takeError();
     if (outputs->empty() || !(*outputs)[0].isF32() ||
@@ -49,6 +94,14 @@ llvm::Expected<Tensor> embedImage(session::PieceRunner &runner,
   }
   return Tensor::fromF32({shape[0], config.tokensPerTile, config.hiddenSize},
                          std::move(rows));
+}
+
+std::string getImageText(const PreparedImage &image, int64_t index,
+                         const VisionConfig &config) {
+  if (config.preprocessing == Preprocessing::InternVL)
+    return getInternVLImageText(image.getRuns(), config.tokensPerTile);
+  return getMiniCPMVImageText(index, config.tokensPerTile, image.sliceGrid,
+                              config.useImageId);
 }
 
 llvm::Expected<session::PlacedEmbeddings>

@@ -54,6 +54,14 @@ MEASURED_BOUNDS = {
     "run_tiny_llama_host_w4bf16": ("0.900", "0.5"),  # cosine 0.92330829, widest near tie 1.72e-01, 1-3 rows
     "run_tiny_llama_host_w8f16": ("0.999570", "0.013"),  # cosine 0.99985368, widest near tie 4.39e-03, 16-23 rows
     "run_tiny_llama_onnx_bm1684x_w8f16": ("0.999580", "0.014"),  # cosine 0.99985683, widest near tie 4.88e-03, 16-23 rows
+    "run_tiny_minicpmv_bm1684x_w4bf16": ("0.9541", "0.9"),  # cosine 0.98469219, widest near tie 8.43e-01, 1-8 rows
+    "run_tiny_minicpmv_bm1684x_w8f16": ("0.99985", "0.05"),  # cosine 0.99994760, widest near tie 4.30e-02, 3-8 rows
+    "run_tiny_minicpmv_bm1688_w4bf16": ("0.9541", "0.9"),  # cosine 0.98469219, widest near tie 8.43e-01, 1-8 rows
+    "run_tiny_minicpmv_bm1688_w8f16": ("0.99985", "0.05"),  # cosine 0.99994760, widest near tie 4.30e-02, 3-8 rows
+    "run_tiny_minicpmv_cv186x_w4bf16": ("0.9541", "0.9"),  # cosine 0.98469219, widest near tie 8.43e-01, 1-8 rows
+    "run_tiny_minicpmv_cv186x_w8f16": ("0.99985", "0.05"),  # cosine 0.99994760, widest near tie 4.30e-02, 3-8 rows
+    "run_tiny_minicpmv_host_w4bf16": ("0.9541", "0.9"),  # cosine 0.98469219, widest near tie 8.43e-01, 1-8 rows
+    "run_tiny_minicpmv_host_w8f16": ("0.99985", "0.05"),  # cosine 0.99994760, widest near tie 4.30e-02, 3-8 rows
     "run_tiny_qwen2_bm1684x_int8": ("0.99760", "0.012"),  # cosine 0.99918802, widest near tie 4.03e-03, 4-6 rows
     "run_tiny_qwen2_bm1684x_int8_asym": ("0.99740", "0.12"),  # cosine 0.99913231, widest near tie 4.33e-02, 2-5 rows
     "run_tiny_qwen2_bm1684x_w4bf16": ("0.900", "0.5"),  # cosine 0.96444523, widest near tie 2.54e-01, 1-5 rows

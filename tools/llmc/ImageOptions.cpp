@@ -42,18 +42,37 @@ bool hasImages() { return !images.empty() || !pixelValues.empty(); }
 
 std::optional<vision::VisionConfig>
 getVisionConfig(const plugins::ModelSpec &spec) {
-  if (!spec.internVision)
-    return std::nullopt;
-  const plugins::InternVisionSpec &intern = *spec.internVision;
   vision::VisionConfig config;
-  config.tiling.tileSize = intern.imageSize;
-  config.tiling.minTiles = intern.minTiles;
-  config.tiling.maxTiles = intern.maxTiles;
-  config.tiling.thumbnail = intern.thumbnail;
-  config.tokensPerTile = intern.getTokensPerTile();
-  config.hiddenSize = intern.llmHiddenSize;
-  config.placeholder = "<IMG_CONTEXT>";
-  return config;
+  config.hiddenSize = spec.hiddenSize;
+  if (spec.internVision) {
+    const plugins::InternVisionSpec &intern = *spec.internVision;
+    config.tiling.tileSize = intern.imageSize;
+    config.tiling.minTiles = intern.minTiles;
+    config.tiling.maxTiles = intern.maxTiles;
+    config.tiling.thumbnail = intern.thumbnail;
+    config.tokensPerTile = intern.getTokensPerTile();
+    config.placeholder = "<IMG_CONTEXT>";
+    config.marker = "<image>";
+    return config;
+  }
+  if (spec.miniCPMVision) {
+    const plugins::MiniCPMVisionSpec &minicpm = *spec.miniCPMVision;
+    config.preprocessing = vision::Preprocessing::MiniCPMV;
+    config.slicing.scaleResolution = minicpm.scaleResolution;
+    config.slicing.maxSlices = minicpm.maxSlices;
+    config.slicing.patchSize = minicpm.patchSize;
+    config.piece.patchSize = minicpm.patchSize;
+    config.piece.maxPatches = minicpm.getMaxPatches();
+    config.piece.positionsPerSide = minicpm.positionsPerSide;
+    config.piece.queryNum = minicpm.queryNum;
+    config.piece.embedDim = minicpm.embedDim;
+    config.useImageId = minicpm.useImageId;
+    config.tokensPerTile = minicpm.queryNum;
+    config.placeholder = "<unk>";
+    config.marker = "(<image>./</image>)";
+    return config;
+  }
+  return std::nullopt;
 }
 
 llvm::Expected<int32_t> getPlaceholderId(const vision::VisionConfig &config,
@@ -108,30 +127,37 @@ llvm::Error placeImages(session::PieceRunner &runner,
   if (!config)
     return imageError("--image and --pixel-values need a vision-language "
                       "model; this one has no vision piece");
-  std::vector<Tensor> pixels;
+  if (!pixelValues.empty() &&
+      config->preprocessing != vision::Preprocessing::InternVL)
+    return imageError("--pixel-values: " +
+                      vision::stringifyPreprocessing(config->preprocessing) +
+                      "'s pixel values do not say each picture's size; give "
+                      "--image");
+  std::vector<vision::PreparedImage> prepared;
   for (const std::string &file : images) {
     llvm::Expected<vision::Image> image = vision::readImageFile(file);
     if (!image)
       return image.takeError();
-    pixels.push_back(vision::preprocessImage(*image, *config));
+    prepared.push_back(vision::preprocessImage(*image, *config));
   }
   for (const std::string &file : pixelValues) {
     llvm::Expected<Tensor> given = top::readNpyFile(file);
     if (!given)
       return given.takeError();
-    pixels.push_back(std::move(*given));
+    prepared.push_back({std::move(*given), {}, std::nullopt});
   }
-  std::vector<Tensor> embeddings;
-  for (auto [index, values] : llvm::enumerate(pixels)) {
+  std::vector<Tensor> pixels, embeddings;
+  for (auto [index, image] : llvm::enumerate(prepared)) {
     llvm::StringRef source = index < images.size()
                                  ? llvm::StringRef(images[index])
                                  : llvm::StringRef(
                                        pixelValues[index - images.size()]);
     llvm::Expected<Tensor> embedded =
-        vision::embedImage(runner, values, *config);
+        vision::embedImage(runner, image, *config);
     if (!embedded)
       return imageError(source + ": " + llvm::toString(embedded.takeError()));
     embeddings.push_back(std::move(*embedded));
+    pixels.push_back(image.pixelValues);
   }
   Tensor allPixels = concatenate(pixels);
   Tensor allEmbeddings = concatenate(embeddings);

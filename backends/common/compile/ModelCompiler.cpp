@@ -415,6 +415,21 @@ void ModelCompiler::fillManifest() {
     vision.set_thumbnail(intern.thumbnail);
     vision.set_tokens_per_tile(intern.getTokensPerTile());
     vision.set_placeholder("<IMG_CONTEXT>");
+    vision.set_marker("<image>");
+  }
+  if (spec.miniCPMVision) {
+    const plugins::MiniCPMVisionSpec &minicpm = *spec.miniCPMVision;
+    binary::VisionInfo &vision = *manifest.mutable_vision();
+    vision.set_preprocessing("minicpmv");
+    vision.set_tokens_per_tile(minicpm.queryNum);
+    vision.set_placeholder("<unk>");
+    vision.set_marker("(<image>./</image>)");
+    vision.set_scale_resolution(minicpm.scaleResolution);
+    vision.set_max_slices(minicpm.maxSlices);
+    vision.set_patch_size(minicpm.patchSize);
+    vision.set_positions_per_side(minicpm.positionsPerSide);
+    vision.set_max_patches(minicpm.getMaxPatches());
+    vision.set_use_image_id(minicpm.useImageId);
   }
   manifest.set_compiler_version("llmc 0.1");
   if (!spec.tokenizerJson.empty())

@@ -166,6 +166,32 @@ TEST_F(HfReferenceModelsTest, TinyInternVL) {
   EXPECT_THAT(cls->shape, ElementsAre(1, 1, 64));
 }
 
+TEST_F(HfReferenceModelsTest, TinyMiniCPMV) {
+  Checkpoint checkpoint = load("vlm/models/tiny-minicpmv");
+  ASSERT_TRUE(checkpoint.weights);
+  const ModelSpec &spec = checkpoint.spec;
+  // The Qwen2 settings at the top level, the tensors under llm.; the
+  // vision tower is vision_config's SigLIP, the resampler query_num's.
+  EXPECT_EQ(spec.family, "qwen2");
+  EXPECT_EQ(spec.hiddenSize, 256);
+  EXPECT_EQ(spec.vocabSize, 528);
+  EXPECT_EQ(llvm::cantFail(spec.tensorName(TensorRole::DownWeight, 1)),
+            "llm.model.layers.1.mlp.down_proj.weight");
+  EXPECT_FALSE(spec.internVision);
+  ASSERT_TRUE(spec.miniCPMVision);
+  const MiniCPMVisionSpec &vision = *spec.miniCPMVision;
+  EXPECT_EQ(vision.hiddenSize, 64);
+  EXPECT_EQ(vision.intermediateSize, 160);
+  EXPECT_EQ(vision.positionsPerSide, 20);
+  EXPECT_EQ(vision.queryNum, 16);
+  EXPECT_EQ(vision.embedDim, 256);
+  EXPECT_EQ(vision.getResamplerHeads(), 2);
+  EXPECT_EQ(vision.scaleResolution, 112);
+  // 8 patches a side, each side rounded up by at most one patch.
+  EXPECT_EQ(vision.getMaxPatches(), 81);
+  EXPECT_TRUE(vision.useImageId);
+}
+
 TEST_F(HfReferenceModelsTest, TinyQwen3) {
   Checkpoint checkpoint = load("models/tiny-qwen3");
   ASSERT_TRUE(checkpoint.weights);

@@ -2,6 +2,8 @@
 
 #include "frontends/hf/InternVLConfig.h"
 
+#include "frontends/hf/test/JsonText.h"
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -10,14 +12,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-llvm::json::Object parse(llvm::StringRef text) {
-  llvm::Expected<llvm::json::Value> value = llvm::json::parse(text);
-  if (!value) {
-    ADD_FAILURE() << toString(value.takeError());
-    return {};
-  }
-  return std::move(*value->getAsObject());
-}
+using test::parseObject;
 
 constexpr llvm::StringLiteral kConfig = R"({
   "force_image_size": 448, "downsample_ratio": 0.5,
@@ -29,7 +24,7 @@ constexpr llvm::StringLiteral kConfig = R"({
 
 TEST(InternVLConfigTest, ReadsTheVisionTowerAndProjectorSizes) {
   llvm::Expected<plugins::InternVisionSpec> spec =
-      readInternVisionSpec(parse(kConfig), "config.json");
+      readInternVisionSpec(parseObject(kConfig), "config.json");
   ASSERT_TRUE(static_cast<bool>(spec)) << toString(spec.takeError());
   EXPECT_EQ(spec->imageSize, 448);
   EXPECT_EQ(spec->numLayers, 24);
@@ -44,15 +39,15 @@ TEST(InternVLConfigTest, RefusesWhatItCannotBuild) {
         readInternVisionSpec(config, "config.json");
     return spec ? std::string("read") : toString(spec.takeError());
   };
-  llvm::json::Object noVision = parse(kConfig);
+  llvm::json::Object noVision = parseObject(kConfig);
   noVision.erase("vision_config");
   EXPECT_EQ(errorOf(std::move(noVision)),
             "config.json: an InternVL config needs 'vision_config' and "
             "'llm_config' objects");
-  llvm::json::Object qkNorm = parse(kConfig);
+  llvm::json::Object qkNorm = parseObject(kConfig);
   (*qkNorm.getObject("vision_config"))["qk_normalization"] = true;
   EXPECT_THAT(errorOf(std::move(qkNorm)), HasSubstr("qk_normalization"));
-  llvm::json::Object missing = parse(kConfig);
+  llvm::json::Object missing = parseObject(kConfig);
   missing.getObject("vision_config")->erase("num_attention_heads");
   EXPECT_THAT(errorOf(std::move(missing)),
               HasSubstr("vision_config.num_attention_heads"));

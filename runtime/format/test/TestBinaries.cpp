@@ -103,6 +103,13 @@ BinaryWriter makeSampleWriter() {
   vision.set_thumbnail(true);
   vision.set_tokens_per_tile(256);
   vision.set_placeholder("<IMG_CONTEXT>");
+  vision.set_marker("<image>");
+  vision.set_scale_resolution(448);
+  vision.set_max_slices(9);
+  vision.set_patch_size(14);
+  vision.set_positions_per_side(70);
+  vision.set_max_patches(1089);
+  vision.set_use_image_id(true);
 
   // The prefill adds the weights, the decode adds w.qkv again: shared.
   addWeight(writer, "w.qkv", 100, 1, "i4", {40, 5});

@@ -1,9 +1,9 @@
 """llmc eval's and llmc run's image options on a vision-language model and
 their errors: the placeholders must match the images' embeddings, a text
 model takes no image, and a corrupt image or pixel values of the wrong shape
-are errors naming the file; run -p renders the chat prompt and expands the
-image as the official chat code does. Uses tiny-internvl from the shared
-reference data."""
+are errors naming the file; run -p and chat render the chat prompt and
+expand the image as the official chat code does. Uses tiny-internvl and
+tiny-minicpmv from the shared reference data."""
 
 import json
 import os
@@ -116,9 +116,36 @@ def check_run_with_text(llmc, vlm, model, scratch, failures):
     result = run_llmc(llmc, "run", "-m", binary, "--image", image, "-p", "<image> or <image>?")
     failures.expect_error(result, "the prompt has 2 <image> markers for 1 images",
                           "markers and images differ")
+    check_minicpmv(llmc, vlm, scratch, failures)
     text_model = convert_demo(llmc, os.path.join(scratch, "demo.llmc"))
     result = run_llmc(llmc, "run", "-m", text_model, "--image", image, "-p", "hi")
     failures.expect_error(result, "has no vision piece", "a text binary")
+
+
+def check_minicpmv(llmc, vlm, scratch, failures):
+    """MiniCPM-V's chat: its (<image>./</image>) marker, the source picture
+    and slices expanded as processing_minicpmv.py does; its pixel values do
+    not say the pictures' sizes, so --pixel-values is refused."""
+    model = os.path.join(vlm, "models", "tiny-minicpmv")
+    binary = os.path.join(scratch, "minicpmv.llmc")
+    result = run_llmc(llmc, "convert", "-m", model, "-c", "host", "-q", "F32", "--quiet",
+                      "-o", binary)
+    if not failures.check(result.returncode == 0, f"convert minicpmv: {result.stderr.strip()}"):
+        return
+    ids = json.load(open(os.path.join(vlm, "refs", "tiny-minicpmv.chelsea.ids.json")))
+    ids_out = os.path.join(scratch, "minicpmv.json")
+    result = run_llmc(llmc, "run", "-m", binary, "--image",
+                      os.path.join(vlm, "images", "chelsea.png"), "-p", "What is in the image?",
+                      "--max-new-tokens", "8", "--ids-out", ids_out)
+    if failures.check(result.returncode == 0, f"minicpmv run -p: {result.stderr.strip()}"):
+        ours = json.load(open(ids_out))
+        failures.check(ours["prompt"] == ids["prompt"] and ours["generated"] == ids["generated"],
+                       f"minicpmv run -p: prompt or ids differ: {ours['generated']}")
+    pixels = os.path.join(vlm, "refs", "tiny-minicpmv.chelsea.pixel_values.npy")
+    result = run_llmc(llmc, "eval", "-m", model, "--input-ids", ",".join(map(str, ids["prompt"])),
+                      "--pixel-values", pixels, "--max-new-tokens", "1")
+    failures.expect_error(result, "minicpmv's pixel values do not say each picture's size",
+                          "minicpmv --pixel-values")
 
 
 if __name__ == "__main__":
