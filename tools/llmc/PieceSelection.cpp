@@ -19,6 +19,12 @@ static cl::list<std::string> pieceQuantize(
              "lm_head=F16 (repeatable; the last match wins)"),
     cl::value_desc("pieces=mode"), cl::sub(getConvertCommand()));
 
+static cl::opt<std::string> visionQuantize(
+    "vision-quantize",
+    cl::desc("The vision piece's mode (default: the binary's float type, "
+             "F16 or BF16); the same as --piece-quantize vision=<mode>"),
+    cl::value_desc("mode"), cl::sub(getConvertCommand()));
+
 llvm::Error applyPieceSelection(compile::ConvertOptions &options) {
   options.pieces.assign(pieces.begin(), pieces.end());
   for (const std::string &flag : pieceQuantize) {
@@ -36,6 +42,15 @@ llvm::Error applyPieceSelection(compile::ConvertOptions &options) {
                                          "': " +
                                          llvm::toString(mode.takeError()));
     options.pieceModes.push_back({pattern.str(), *mode});
+  }
+  if (!visionQuantize.empty()) {
+    llvm::Expected<lowering::QuantMode> mode =
+        lowering::parseQuantMode(visionQuantize);
+    if (!mode)
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "--vision-quantize: " +
+                                         llvm::toString(mode.takeError()));
+    options.pieceModes.push_back({"vision", *mode});
   }
   return llvm::Error::success();
 }

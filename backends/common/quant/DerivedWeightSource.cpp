@@ -31,6 +31,16 @@ static WeightType storageOf(FloatType type) {
   llvm_unreachable("unknown float type");
 }
 
+/// A weight of rank 2 or more as the matrix it quantizes as: its first
+/// dimension's rows of all the rest (a convolution kernel [out, in, h, w]
+/// as [out, in·h·w], as the graph reads it).
+static std::pair<int64_t, int64_t> getMatrixShape(const TensorInfo &info) {
+  int64_t cols = 1;
+  for (int64_t dim : llvm::ArrayRef<int64_t>(info.shape).drop_front())
+    cols *= dim;
+  return {info.shape[0], cols};
+}
+
 llvm::Expected<TensorInfo>
 DerivedWeightSource::getDerivedInfo(const DerivedWeightName &name) const {
   llvm::Expected<TensorInfo> source = base.getTensorInfo(name.source);
@@ -40,11 +50,11 @@ DerivedWeightSource::getDerivedInfo(const DerivedWeightName &name) const {
   const std::optional<QuantScheme> &scheme = name.derivation.scheme;
   if (!scheme)
     return info;
-  if (info.shape.size() != 2)
+  if (info.shape.size() < 2)
     return sourceError("cannot quantize '" + name.source + "' of " +
                        base.describe() + ": it has rank " +
                        llvm::Twine(info.shape.size()) + ", not [N, K]");
-  int64_t rows = info.shape[0], cols = info.shape[1];
+  auto [rows, cols] = getMatrixShape(info);
   if (llvm::Error error = checkScheme(*scheme, cols))
     return sourceError("cannot quantize '" + name.source + "': " +
                        llvm::toString(std::move(error)));
@@ -182,7 +192,8 @@ DerivedWeightSource::getQuantized(const DerivedWeightName &name) const {
   llvm::Expected<QuantizedTensor> result = QuantizedTensor();
   std::optional<plugins::StoredQuantization> stored =
       base.getStoredQuantization(name.source);
-  if (stored && isStoredAs(*stored, scheme, info->shape[1])) {
+  auto [rows, cols] = getMatrixShape(*info);
+  if (stored && isStoredAs(*stored, scheme, cols)) {
     llvm::Expected<plugins::StoredQuantizedTensor> tensor =
         base.getStoredQuantized(name.source);
     if (!tensor)
@@ -192,7 +203,7 @@ DerivedWeightSource::getQuantized(const DerivedWeightName &name) const {
     std::vector<float> values(info->getNumElements());
     if (llvm::Error error = base.readAsF32(name.source, values))
       return std::move(error);
-    result = quantize(values, info->shape[0], info->shape[1], scheme);
+    result = quantize(values, rows, cols, scheme);
   }
   if (!result)
     return sourceError("cannot quantize '" + name.source + "': " +

@@ -116,6 +116,19 @@ def check_run_with_text(llmc, vlm, model, scratch, failures):
     result = run_llmc(llmc, "run", "-m", binary, "--image", image, "-p", "<image> or <image>?")
     failures.expect_error(result, "the prompt has 2 <image> markers for 1 images",
                           "markers and images differ")
+    # The vision piece quantized on request: the patch kernel's K = 588
+    # takes groups of 49, said once.
+    quantized = os.path.join(scratch, "vision-w8.llmc")
+    result = run_llmc(llmc, "convert", "-m", model, "-c", "bm1684x", "-q", "W4BF16",
+                      "--vision-quantize", "W8F16", "--quiet", "-o", quantized)
+    fallback = ("group size 64 does not divide K = 588 of "
+                "'vision_model.embeddings.patch_embedding.weight'; it is quantized in groups of 49")
+    failures.check(result.returncode == 0 and result.stderr.count(fallback) == 1,
+                   f"--vision-quantize W8F16: {result.stderr.strip()}")
+    result = run_llmc(llmc, "convert", "-m", DEMO, "-c", "bm1684x", "-q", "W4BF16",
+                      "--vision-quantize", "W8F16", "-o", os.path.join(scratch, "none.llmc"))
+    failures.expect_error(result, "piece pattern 'vision' matches no piece", "a text model")
+
     check_minicpmv(llmc, vlm, scratch, failures)
     text_model = convert_demo(llmc, os.path.join(scratch, "demo.llmc"))
     result = run_llmc(llmc, "run", "-m", text_model, "--image", image, "-p", "hi")

@@ -178,6 +178,25 @@ TEST_F(DerivedWeightSourceTest, ServesReferenceValuesAsF32) {
   EXPECT_THAT(floatsOf(*plain), ElementsAre(0.1f, 1.0f, -3.0f));
 }
 
+TEST_F(DerivedWeightSourceTest, KernelsQuantizeAsTheirRowsOfAllTheRest) {
+  // w's values as a convolution kernel [2, 2, 2, 2]: the matrix [2, 8].
+  std::vector<float> values(16);
+  std::memcpy(values.data(),
+              llvm::cantFail(base.getTensorData("w")).data(), 64);
+  base.add("kernel", {2, 2, 2, 2}, values);
+  DerivedWeightSource source(base);
+  llvm::Expected<plugins::TensorInfo> info =
+      source.getTensorInfo("kernel#w4_g4_sym_f32.qweight");
+  ASSERT_TRUE(static_cast<bool>(info)) << llvm::toString(info.takeError());
+  EXPECT_THAT(info->shape, ElementsAre(2, 4));
+  llvm::Expected<llvm::ArrayRef<uint8_t>> kernel =
+      source.getTensorData("kernel#w4_g4_sym_f32.qweight");
+  llvm::Expected<llvm::ArrayRef<uint8_t>> matrix =
+      source.getTensorData("w#w4_g4_sym_f32.qweight");
+  ASSERT_TRUE(kernel && matrix);
+  EXPECT_EQ(kernel->vec(), matrix->vec());
+}
+
 TEST_F(DerivedWeightSourceTest, ListsAddedNamesAndReportsBadOnes) {
   DerivedWeightSource source(base);
   EXPECT_FALSE(
