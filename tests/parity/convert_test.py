@@ -57,6 +57,23 @@ def main():
                 digests.add(digest(out))
         if len(digests) != 1:
             failures.append(f"thread count or relocation changed the bytes: {digests}")
+        # Relocation keys on what lowering decided: a qtable rule for layer 1
+        # alone, and INT8's per-layer scales, give the bytes of compiling
+        # every layer.
+        qtable = os.path.join(tmp, "layer1.qtable")
+        with open(qtable, "w") as f:
+            f.write("model.layers.1.mlp* F16\n")
+        for extra in (["-q", "W4BF16", "--qtable", qtable], ["-q", "INT8"]):
+            pair = []
+            for every in ([], ["--compile-every-layer"]):
+                out = os.path.join(tmp, f"layered{len(pair)}.llmc")
+                result = convert(llmc, qwen, out, *extra, *every)
+                if result.returncode != 0:
+                    failures.append(f"{extra + every}: {result.stderr.strip()}")
+                    break
+                pair.append(digest(out))
+            if len(pair) == 2 and pair[0] != pair[1]:
+                failures.append(f"{extra}: relocated layers differ from compiled ones")
         bad = [
             (["-q", "W4BF16", "-c", "bm9999"], "unknown chip 'bm9999'"),
             ([], "needs -q/--quantize"),

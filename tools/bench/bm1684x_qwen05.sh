@@ -28,7 +28,7 @@ convert() {
 }
 read -r relocated relocatedKb < <(convert "$work/qwen05.llmc")
 read -r everyLayer everyLayerKb < <(convert "$work/qwen05-every-layer.llmc" --compile-every-layer)
-echo "compile: ${relocated} s (peak RSS $((relocatedKb / 1024)) MiB) relocating layer 0's pieces;" \
+echo "compile: ${relocated} s (peak RSS $((relocatedKb / 1024)) MiB) relocating equal layers' pieces;" \
   "${everyLayer} s (peak RSS $((everyLayerKb / 1024)) MiB) compiling every layer"
 if cmp -s "$work/qwen05.llmc" "$work/qwen05-every-layer.llmc"; then
   echo "both binaries are byte-identical"

@@ -56,8 +56,8 @@ static cl::alias threadsShort("j", cl::desc("Alias for --threads"),
                               cl::aliasopt(threads));
 static cl::opt<bool> compileEveryLayer(
     "compile-every-layer",
-    cl::desc("Compile each layer's pieces instead of relocating layer 0's "
-             "(slower; the binary is the same)"),
+    cl::desc("Generate each layer's streams instead of relocating an equal "
+             "layer's (slower; the binary is the same)"),
     cl::sub(getConvertCommand()));
 static cl::opt<bool>
     quiet("quiet", cl::desc("No progress, only errors and the summary"),

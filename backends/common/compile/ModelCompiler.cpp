@@ -41,7 +41,7 @@ struct PieceJob {
   std::optional<int64_t> layer;
   std::unique_ptr<MLIRContext> context;
   OwningOpRef<ModuleOp> module;
-  /// The top IR with the layer index abstracted, to find equal layers.
+  /// The lowered IR with the layer index abstracted, to find equal layers.
   std::string fingerprint;
   /// The job whose stream this one relocates, or -1 when compiled.
   int source = -1;
@@ -62,11 +62,13 @@ std::string replaceAll(std::string text, llvm::StringRef from,
 }
 
 /// `name` of layer 0 renamed to layer `layer` (the first `.0.`).
-std::string renameToLayer(llvm::StringRef name, int64_t layer) {
+/// `name`, a weight of layer `from`, as layer `to` names it.
+std::string renameToLayer(llvm::StringRef name, int64_t from, int64_t to) {
   std::string text = name.str();
-  size_t at = text.find(".0.");
+  std::string index = "." + std::to_string(from) + ".";
+  size_t at = text.find(index);
   if (at != std::string::npos)
-    text.replace(at, 3, "." + std::to_string(layer) + ".");
+    text.replace(at, index.size(), "." + std::to_string(to) + ".");
   return text;
 }
 
@@ -264,7 +266,8 @@ llvm::Error ModelCompiler::layOutWeights() {
       job.manifest.clear_weights();
       for (const WeightUse &use : source.weights)
         job.weights.push_back(
-            {renameToLayer(use.name, *job.layer), use.type, use.constant});
+            {renameToLayer(use.name, *source.layer, *job.layer), use.type,
+             use.constant});
     }
     for (const WeightUse &use : job.weights) {
       job.manifest.add_weights(use.name);
@@ -487,27 +490,32 @@ llvm::Expected<ConvertReport> ModelCompiler::run(llvm::StringRef outputPath) {
           getPieceFunction(*job.module)
               ->setAttr(lowering::kKeepsFloatWeightsAttr,
                         UnitAttr::get(job.context.get()));
-        if (job.layer)
-          job.fingerprint = fingerprintOf(*job.module, *job.layer);
         return llvm::Error::success();
       }))
     return std::move(error);
-  // Layers equal to layer 0 reuse its compiled pieces.
-  if (options.compileOncePerLayer)
-    for (PieceJob &job : jobs) {
-      if (!job.layer || *job.layer == 0)
-        continue;
-      for (int i = 0, e = jobs.size(); i < e; ++i)
-        if (jobs[i].layer == 0 && jobs[i].phase == job.phase &&
-            jobs[i].fingerprint == job.fingerprint) {
-          job.source = i;
-          job.module = nullptr;
-          job.context = nullptr;
-        }
-    }
   if (llvm::Error error = forEachJob(
           "lowering", [&](PieceJob &job) { return lowerPiece(job); }))
     return std::move(error);
+  // A layer whose lowered piece equals an earlier layer's (everything the
+  // lowering decided is in it: the modes a qtable chose, weight schemes,
+  // calibrated scales) reuses that layer's stream.
+  if (options.compileOncePerLayer)
+    for (size_t index = 0; index < jobs.size(); ++index) {
+      PieceJob &job = jobs[index];
+      if (!job.layer)
+        continue;
+      job.fingerprint = fingerprintOf(*job.module, *job.layer);
+      for (size_t i = 0; i < index; ++i)
+        if (jobs[i].source < 0 && jobs[i].layer &&
+            jobs[i].phase == job.phase &&
+            jobs[i].fingerprint == job.fingerprint) {
+          job.source = static_cast<int>(i);
+          job.module = nullptr;
+          job.context = nullptr;
+          job.weights.clear();
+          break;
+        }
+    }
   if (llvm::Error error = layOutWeights())
     return std::move(error);
   if (llvm::Error error = forEachJob(

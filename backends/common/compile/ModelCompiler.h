@@ -4,9 +4,10 @@
 // one binary (docs/binary-format.md):
 //
 //   1. lower and place the pieces, in parallel, each in its own context;
-//      block pieces whose IR equals layer 0's up to the layer index in the
-//      weight names are not compiled again (compile once per distinct
-//      layer): their streams are layer 0's, relocated to their weights;
+//      block pieces whose lowered IR equals an earlier layer's up to the
+//      layer index in the weight names get no stream of their own (compile
+//      once per distinct layer): theirs is that layer's, relocated to their
+//      weights;
 //   2. lay out the weights, each once, in first-use order (so the phases of
 //      a layer share theirs);
 //   3. generate the command streams, in parallel, and cost each distinct
@@ -59,7 +60,8 @@ struct ConvertOptions {
   std::vector<PieceMode> pieceModes;
   /// Threads compiling pieces; 0 means one per hardware thread.
   unsigned threads = 0;
-  /// Reuse layer 0's compiled block pieces for structurally equal layers.
+  /// Reuse an earlier layer's streams for a layer whose lowered pieces
+  /// equal its.
   bool compileOncePerLayer = true;
   /// Cost every distinct stream on the time model (runs it once on zeros).
   bool modelTime = true;

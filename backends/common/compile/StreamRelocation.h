@@ -1,9 +1,9 @@
 //===- StreamRelocation.h - one layer's stream for another ------*- C++ -*-===//
 //
 // Block pieces of equal layers differ only in which weights they read, so
-// the compiler generates layer 0's streams once and relocates them: every
-// coeff access inside one of layer 0's weights moves by the same distance
-// into the corresponding weight of the target layer. Merging compiled
+// the compiler generates one layer's streams and relocates them: every
+// coeff access inside one of its weights moves by the same distance into
+// the corresponding weight of the target layer. Merging compiled
 // pieces moves each piece's weights from its own file's coeff section into
 // the merged one the same way.
 //
