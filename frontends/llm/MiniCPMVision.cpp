@@ -85,9 +85,11 @@ public:
       return reshape(projected, {1, length, heads, headDim},
                      prefix + name + "_heads");
     };
-    Value attended = attention(project("q_proj"), project("k_proj"),
-                               project("v_proj"), mask, heads, headDim,
-                               prefix + "self_attn");
+    // Declared one after another, so the ops come in this order whatever
+    // order a compiler evaluates arguments in.
+    Value q = project("q_proj"), k = project("k_proj"), v = project("v_proj");
+    Value attended =
+        attention(q, k, v, mask, heads, headDim, prefix + "self_attn");
     attended = linear(attended, prefix + "self_attn.out_proj", width, width);
     hidden = add(hidden, attended, prefix + "attention_residual");
     Value y = layerNorm(hidden, prefix + "layer_norm2", width,
@@ -115,10 +117,11 @@ public:
                      llvm::Twine("resampler.") + name + "_heads");
     };
     Value keys = add(kv, positionEmbeds, "resampler.positioned_keys");
-    Value attended = attention(
-        project(query, "q_proj", queries), project(keys, "k_proj", length),
-        project(kv, "v_proj", length), queryMask, heads, headDim,
-        "resampler.attn");
+    Value q = project(query, "q_proj", queries);
+    Value k = project(keys, "k_proj", length);
+    Value v = project(kv, "v_proj", length);
+    Value attended =
+        attention(q, k, v, queryMask, heads, headDim, "resampler.attn");
     attended = linear(attended, "resampler.attn.out_proj", width, width);
     attended = layerNorm(attended, "resampler.ln_post", width, 1e-6);
     return linear(attended, "llmc.resampler.proj", width, width,

@@ -48,10 +48,11 @@ Value VisionOps::linear(Value input, const Twine &prefix, int64_t in,
 
 Value VisionOps::layerNorm(Value input, const Twine &prefix, int64_t width,
                            double eps) {
-  return top::LayerNormOp::create(
-      b, loc(prefix), input.getType(), input,
-      weight(prefix + ".weight", {width}), weight(prefix + ".bias", {width}),
-      b.getF64FloatAttr(eps));
+  // Sequenced, so the weights come in this order with any compiler.
+  Value scale = weight(prefix + ".weight", {width});
+  Value shift = weight(prefix + ".bias", {width});
+  return top::LayerNormOp::create(b, loc(prefix), input.getType(), input,
+                                  scale, shift, b.getF64FloatAttr(eps));
 }
 
 Value VisionOps::gelu(Value input, bool tanh, const Twine &name) {
