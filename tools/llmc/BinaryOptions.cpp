@@ -15,7 +15,8 @@ static cl::opt<std::string> binaryPath("model",
                                        cl::desc("The compiled model to run"),
                                        cl::value_desc("model.llmc"),
                                        cl::Required, cl::sub(getRunCommand()),
-                                       cl::sub(getChatCommand()));
+                                       cl::sub(getChatCommand()),
+                                       cl::sub(getServeCommand()));
 static cl::alias binaryPathShort("m", cl::desc("Alias for --model"),
                                  cl::aliasopt(binaryPath));
 

@@ -20,6 +20,7 @@ llvm::cl::SubCommand &getCalibrateCommand();
 llvm::cl::SubCommand &getRunCommand();
 llvm::cl::SubCommand &getChatCommand();
 llvm::cl::SubCommand &getInspectCommand();
+llvm::cl::SubCommand &getServeCommand();
 
 /// `llmc pieces`: prints the top IR of a model's pieces.
 int runPiecesCommand(const plugins::Registry &registry);
@@ -40,6 +41,8 @@ int runRunCommand(const plugins::Registry &registry);
 int runChatCommand(const plugins::Registry &registry);
 /// `llmc inspect`: what a compiled binary holds.
 int runInspectCommand(const plugins::Registry &registry);
+/// `llmc serve`: an OpenAI-compatible HTTP server over a compiled binary.
+int runServeCommand(const plugins::Registry &registry);
 /// Prints `error` as `llmc: error: ...` and returns exit code 1.
 int reportError(llvm::Error error);
 

@@ -84,6 +84,12 @@ cl::SubCommand &getChatCommand() {
   return command;
 }
 
+cl::SubCommand &getServeCommand() {
+  static cl::SubCommand command(
+      "serve", "Serve a compiled .llmc binary over OpenAI's HTTP API");
+  return command;
+}
+
 cl::SubCommand &getInspectCommand() {
   static cl::SubCommand command("inspect",
                                 "Print what a compiled .llmc binary holds");
@@ -153,6 +159,8 @@ int main(int argc, char **argv) {
     return llmc::runChatCommand(**registry);
   if (llmc::getInspectCommand())
     return llmc::runInspectCommand(**registry);
+  if (llmc::getServeCommand())
+    return llmc::runServeCommand(**registry);
   if (llmc::getTokenizeCommand())
     return llmc::runTokenizeCommand(**registry);
   if (listPlugins) {

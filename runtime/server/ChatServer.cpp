@@ -1,0 +1,364 @@
+//===- ChatServer.cpp - an OpenAI-compatible HTTP server over a binary ----===//
+
+#include "runtime/server/ChatServer.h"
+
+#include "runtime/api/Conversation.h"
+#include "runtime/server/OpenAIProtocol.h"
+#include "runtime/tokenizer/Tokenizer.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+#include <httplib.h>
+
+#include <atomic>
+#include <ctime>
+#include <mutex>
+
+namespace llmc::server {
+
+namespace {
+
+/// What a finished generation reports.
+struct Generated {
+  int64_t promptTokens = 0;
+  int64_t completionTokens = 0;
+  std::string finishReason;
+};
+
+/// The longest tail of `text` that could still start a stop string, cut at
+/// a UTF-8 character boundary: text a stream must hold back.
+size_t getHoldBack(llvm::StringRef text, const std::vector<std::string> &stop) {
+  size_t hold = 0;
+  for (const std::string &marker : stop)
+    for (size_t length = std::min(marker.size() - 1, text.size()); length > 0;
+         --length)
+      if (text.ends_with(llvm::StringRef(marker).take_front(length))) {
+        hold = std::max(hold, length);
+        break;
+      }
+  // Never split a character: its continuation bytes are 10xxxxxx.
+  size_t cut = text.size() - hold;
+  while (cut > 0 && cut < text.size() &&
+         (static_cast<unsigned char>(text[cut]) & 0xc0) == 0x80)
+    --cut;
+  return text.size() - cut;
+}
+
+void setJson(httplib::Response &response, const llvm::json::Value &value,
+             int status = 200) {
+  std::string text;
+  llvm::raw_string_ostream(text) << value;
+  response.status = status;
+  response.set_content(text, "application/json");
+}
+
+void setError(httplib::Response &response, int status,
+              llvm::StringRef message,
+              llvm::StringRef type = "invalid_request_error") {
+  setJson(response, makeError(message, type, status), status);
+}
+
+std::string toText(const llvm::json::Value &value) {
+  std::string text;
+  llvm::raw_string_ostream(text) << value;
+  return text;
+}
+
+} // namespace
+
+class ChatServer::Impl {
+public:
+  Impl(Model &model, ServerOptions options)
+      : model(model), options(std::move(options)) {
+    routes();
+  }
+
+  llvm::Expected<int> bind() {
+    int port = options.port == 0
+                   ? server.bind_to_any_port(options.host)
+                   : (server.bind_to_port(options.host, options.port)
+                          ? options.port
+                          : -1);
+    if (port < 0)
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "cannot listen on %s:%d",
+                                     options.host.c_str(), options.port);
+    return port;
+  }
+  void serve() { server.listen_after_bind(); }
+  void stop() { server.stop(); }
+
+private:
+  void routes();
+  bool authorized(const httplib::Request &request) const;
+  void complete(const httplib::Request &request, httplib::Response &response,
+                bool chat);
+  /// Generates for `request` (with the generation lock held), passing each
+  /// piece of text to `emit`, which returns false when the client is gone.
+  llvm::Expected<Generated>
+  generate(const CompletionRequest &request,
+           const std::function<bool(llvm::StringRef)> &emit);
+  /// The fields every reply of request `id` starts with.
+  llvm::json::Object header(bool chat, bool chunk,
+                            const std::string &id) const;
+
+  Model &model;
+  ServerOptions options;
+  httplib::Server server;
+  std::mutex generation;
+  std::atomic<uint64_t> nextId{1};
+};
+
+bool ChatServer::Impl::authorized(const httplib::Request &request) const {
+  if (options.apiKey.empty() || request.path == "/health")
+    return true;
+  return request.get_header_value("Authorization") ==
+         "Bearer " + options.apiKey;
+}
+
+llvm::json::Object ChatServer::Impl::header(bool chat, bool chunk,
+                                            const std::string &id) const {
+  llvm::StringRef object = chat ? (chunk ? "chat.completion.chunk"
+                                         : "chat.completion")
+                                : "text_completion";
+  return llvm::json::Object{
+      {"id", id},
+      {"object", object},
+      {"created", static_cast<int64_t>(std::time(nullptr))},
+      {"model", options.modelName}};
+}
+
+llvm::Expected<Generated>
+ChatServer::Impl::generate(const CompletionRequest &request,
+                           const std::function<bool(llvm::StringRef)> &emit) {
+  llvm::Expected<std::vector<int32_t>> ids = std::vector<int32_t>();
+  if (request.messages.empty()) {
+    ids = model.encodePrompt(request.prompt, /*parseSpecialTokens=*/false);
+  } else {
+    llvm::Expected<chat::ChatPrompt> prompt =
+        model.getChatTemplate().render(request.messages, true);
+    if (!prompt)
+      return prompt.takeError();
+    // The rendered text holds the BOS token where the template puts one.
+    ids = model.encode(prompt->text, /*addSpecialTokens=*/false,
+                       prompt->contents);
+  }
+  if (!ids)
+    return ids.takeError();
+  GenerateOptions generateOptions;
+  generateOptions.maxNewTokens = request.maxTokens;
+  generateOptions.sampling = request.sampling;
+  // The text so far, what was passed on, and whether a stop string ended it.
+  std::string text;
+  size_t emitted = 0;
+  bool stoppedAtString = false, clientGone = false;
+  auto onToken = [&](int32_t, llvm::StringRef piece) {
+    text += piece.str();
+    size_t end = text.size();
+    for (const std::string &marker : request.stop) {
+      size_t at = text.find(marker, emitted > marker.size()
+                                        ? emitted - marker.size()
+                                        : 0);
+      if (at != std::string::npos && at < end) {
+        end = at;
+        stoppedAtString = true;
+      }
+    }
+    if (!stoppedAtString)
+      end -= getHoldBack(text, request.stop);
+    if (end > emitted &&
+        !emit(llvm::StringRef(text).slice(emitted, end)))
+      clientGone = true;
+    emitted = std::max(emitted, end);
+    return !stoppedAtString && !clientGone;
+  };
+  std::lock_guard<std::mutex> lock(generation);
+  std::unique_ptr<Conversation> conversation = model.startConversation();
+  llvm::Expected<GenerateResult> result =
+      conversation->send(*ids, generateOptions, onToken);
+  if (!result)
+    return result.takeError();
+  if (!stoppedAtString && !clientGone && emitted < text.size())
+    emit(llvm::StringRef(text).drop_front(emitted));
+  Generated generated;
+  generated.promptTokens = static_cast<int64_t>(ids->size());
+  generated.completionTokens = static_cast<int64_t>(result->ids.size());
+  generated.finishReason =
+      getFinishReason(result->finish, stoppedAtString).str();
+  return generated;
+}
+
+void ChatServer::Impl::complete(const httplib::Request &httpRequest,
+                                httplib::Response &response, bool chat) {
+  llvm::Expected<CompletionRequest> request =
+      parseCompletionRequest(httpRequest.body, chat, RequestLimits());
+  if (!request)
+    return setError(response, 400, llvm::toString(request.takeError()));
+  std::string id = (chat ? "chatcmpl-" : "cmpl-") + std::to_string(nextId++);
+  if (!request->stream) {
+    std::string text;
+    llvm::Expected<Generated> generated =
+        generate(*request, [&](llvm::StringRef piece) {
+          text += piece.str();
+          return true;
+        });
+    if (!generated)
+      return setError(response, 400, llvm::toString(generated.takeError()));
+    llvm::json::Object reply = header(chat, /*chunk=*/false, id);
+    llvm::json::Object choice{{"index", 0},
+                              {"finish_reason", generated->finishReason}};
+    if (chat)
+      choice["message"] =
+          llvm::json::Object{{"role", "assistant"}, {"content", text}};
+    else
+      choice["text"] = text;
+    reply["choices"] = llvm::json::Array{std::move(choice)};
+    reply["usage"] =
+        makeUsage(generated->promptTokens, generated->completionTokens);
+    return setJson(response, std::move(reply));
+  }
+  CompletionRequest streamed = std::move(*request);
+  response.set_chunked_content_provider(
+      "text/event-stream",
+      [this, chat, streamed, id](size_t, httplib::DataSink &sink) {
+        auto send = [&](const llvm::json::Value &value) {
+          std::string event = "data: " + toText(value) + "\n\n";
+          return sink.write(event.data(), event.size());
+        };
+        auto chunk = [&](llvm::json::Object delta,
+                         llvm::json::Value finish) {
+          llvm::json::Object event = header(chat, /*chunk=*/true, id);
+          llvm::json::Object choice{{"index", 0},
+                                    {"finish_reason", std::move(finish)}};
+          if (chat)
+            choice["delta"] = std::move(delta);
+          else
+            choice["text"] = delta.getString("content").value_or("").str();
+          event["choices"] = llvm::json::Array{std::move(choice)};
+          return event;
+        };
+        if (chat)
+          send(chunk(llvm::json::Object{{"role", "assistant"}, {"content", ""}},
+                     nullptr));
+        llvm::Expected<Generated> generated =
+            generate(streamed, [&](llvm::StringRef piece) {
+              return send(
+                  chunk(llvm::json::Object{{"content", piece}}, nullptr));
+            });
+        if (!generated) {
+          send(makeError(llvm::toString(generated.takeError()),
+                         "invalid_request_error", 400));
+        } else {
+          send(chunk(llvm::json::Object(), generated->finishReason));
+          if (streamed.includeUsage) {
+            llvm::json::Object usage = header(chat, /*chunk=*/true, id);
+            usage["choices"] = llvm::json::Array();
+            usage["usage"] =
+                makeUsage(generated->promptTokens, generated->completionTokens);
+            send(std::move(usage));
+          }
+        }
+        std::string done = "data: [DONE]\n\n";
+        sink.write(done.data(), done.size());
+        sink.done();
+        return true;
+      });
+}
+
+void ChatServer::Impl::routes() {
+  server.set_payload_max_length(options.maxBodyBytes);
+  server.new_task_queue = [threads = options.threads] {
+    return new httplib::ThreadPool(threads);
+  };
+  server.set_pre_routing_handler(
+      [this](const httplib::Request &request, httplib::Response &response) {
+        if (authorized(request))
+          return httplib::Server::HandlerResponse::Unhandled;
+        setError(response, 401, "a valid API key is required",
+                 "authentication_error");
+        return httplib::Server::HandlerResponse::Handled;
+      });
+  server.set_error_handler(
+      [](const httplib::Request &request, httplib::Response &response) {
+        if (!response.body.empty())
+          return;
+        llvm::StringRef message = response.status == 404   ? "no such route"
+                                  : response.status == 413 ? "the body is too large"
+                                                           : "the request failed";
+        setError(response, response.status,
+                 (message + ": " + request.path).str());
+      });
+  server.Get("/health", [](const httplib::Request &, httplib::Response &res) {
+    setJson(res, llvm::json::Object{{"status", "ok"}});
+  });
+  server.Get("/v1/models",
+             [this](const httplib::Request &, httplib::Response &res) {
+               setJson(res, llvm::json::Object{
+                                {"object", "list"},
+                                {"data", llvm::json::Array{llvm::json::Object{
+                                             {"id", options.modelName},
+                                             {"object", "model"},
+                                             {"owned_by", "llmc"}}}}});
+             });
+  server.Post("/v1/chat/completions",
+              [this](const httplib::Request &req, httplib::Response &res) {
+                complete(req, res, /*chat=*/true);
+              });
+  server.Post("/v1/completions",
+              [this](const httplib::Request &req, httplib::Response &res) {
+                complete(req, res, /*chat=*/false);
+              });
+  server.Post("/tokenize", [this](const httplib::Request &req,
+                                  httplib::Response &res) {
+    llvm::Expected<llvm::json::Value> body = llvm::json::parse(req.body);
+    const llvm::json::Object *object = body ? body->getAsObject() : nullptr;
+    std::optional<llvm::StringRef> content =
+        object ? object->getString("content") : std::nullopt;
+    if (!body)
+      llvm::consumeError(body.takeError());
+    if (!content)
+      return setError(res, 400, "'content' must be a string");
+    bool addSpecial = object->getBoolean("add_special").value_or(false);
+    llvm::Expected<std::vector<int32_t>> ids = model.encode(
+        *content, addSpecial, {tokenizer::TextRange{0, content->size()}});
+    if (!ids)
+      return setError(res, 400, llvm::toString(ids.takeError()));
+    llvm::json::Array tokens;
+    for (int32_t id : *ids)
+      tokens.push_back(id);
+    setJson(res, llvm::json::Object{{"tokens", std::move(tokens)}});
+  });
+  server.Post("/detokenize", [this](const httplib::Request &req,
+                                    httplib::Response &res) {
+    llvm::Expected<llvm::json::Value> body = llvm::json::parse(req.body);
+    const llvm::json::Object *object = body ? body->getAsObject() : nullptr;
+    const llvm::json::Array *tokens =
+        object ? object->getArray("tokens") : nullptr;
+    if (!body)
+      llvm::consumeError(body.takeError());
+    const tokenizer::Tokenizer *tokenizer = model.getTokenizer();
+    if (!tokens || !tokenizer)
+      return setError(res, 400,
+                      tokenizer ? "'tokens' must be an array of token ids"
+                                : "the binary holds no tokenizer");
+    std::vector<int32_t> ids;
+    for (const llvm::json::Value &token : *tokens) {
+      std::optional<int64_t> id = token.getAsInteger();
+      if (!id || *id < 0 || *id >= tokenizer->vocabSize())
+        return setError(res, 400, "'tokens' holds an id outside the "
+                                  "vocabulary");
+      ids.push_back(static_cast<int32_t>(*id));
+    }
+    setJson(res, llvm::json::Object{
+                     {"content", tokenizer->decode(ids, /*skipSpecial=*/false)}});
+  });
+}
+
+ChatServer::ChatServer(Model &model, ServerOptions options)
+    : impl(std::make_unique<Impl>(model, std::move(options))) {}
+ChatServer::~ChatServer() = default;
+llvm::Expected<int> ChatServer::bind() { return impl->bind(); }
+void ChatServer::serve() { impl->serve(); }
+void ChatServer::stop() { impl->stop(); }
+
+} // namespace llmc::server

@@ -1,0 +1,67 @@
+//===- OpenAIProtocol.h - the requests and replies llmc serve speaks -*- C++ -*-===//
+//
+// The parts of OpenAI's chat-completions and completions protocol that
+// llmc serve implements, as plain structs: parsing a request body (with a
+// clear error naming the field) and writing the reply objects and
+// streaming chunks. No HTTP here: ChatServer moves these over the wire.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLMC_RUNTIME_SERVER_OPENAIPROTOCOL_H
+#define LLMC_RUNTIME_SERVER_OPENAIPROTOCOL_H
+
+#include "runtime/api/Generate.h"
+#include "runtime/chat/ChatTemplate.h"
+
+#include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace llmc::server {
+
+/// What /v1/chat/completions and /v1/completions ask for.
+struct CompletionRequest {
+  /// Chat: the messages; completions: empty, with `prompt` instead.
+  std::vector<chat::ChatMessage> messages;
+  std::string prompt;
+  /// max_tokens (or max_completion_tokens); 0 leaves the binary's default.
+  int64_t maxTokens = 0;
+  /// Sampling; none (no temperature, top_p, top_k, seed or
+  /// repetition_penalty given, or temperature 0) decodes greedily.
+  std::optional<sampling::SamplingParams> sampling;
+  bool stream = false;
+  /// stream_options.include_usage: a last chunk with the token counts.
+  bool includeUsage = false;
+  /// Texts that end the reply when it produces one (left out of it).
+  std::vector<std::string> stop;
+};
+
+/// Limits on what a request may hold.
+struct RequestLimits {
+  size_t maxMessages = 1024;
+  size_t maxStopStrings = 16;
+};
+
+/// Parses a chat (`chat` true) or completions request body; the error
+/// names the field.
+llvm::Expected<CompletionRequest> parseCompletionRequest(llvm::StringRef body,
+                                                         bool chat,
+                                                         const RequestLimits &limits);
+
+/// OpenAI's finish_reason of a turn that ended for `reason` (`stop`,
+/// `length`).
+llvm::StringRef getFinishReason(FinishReason reason, bool stoppedAtString);
+
+/// An OpenAI error object {"error": {"message", "type", "code"}}.
+llvm::json::Value makeError(llvm::StringRef message, llvm::StringRef type,
+                            int status);
+
+/// The usage object of a reply.
+llvm::json::Value makeUsage(int64_t promptTokens, int64_t completionTokens);
+
+} // namespace llmc::server
+
+#endif // LLMC_RUNTIME_SERVER_OPENAIPROTOCOL_H
