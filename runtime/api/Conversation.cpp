@@ -17,6 +17,12 @@ namespace llmc {
 Conversation::Conversation(Model &model)
     : model(model), session(model.getDevice(), model.getDims()) {}
 
+void Conversation::rewind(int64_t length) {
+  session.truncate(length);
+  pending.reset();
+  sampler.reset();
+}
+
 void Conversation::reset() {
   session.reset();
   sampler.reset();

@@ -49,6 +49,10 @@ public:
 
   /// Forgets the history; a sampler starts again from its seed.
   void reset();
+  /// Keeps only the first `length` ids of the history (at most
+  /// getHistoryLength()) and drops the pending token; a sampler starts again
+  /// from its seed. A later turn that shares that prefix continues from it.
+  void rewind(int64_t length);
 
   /// The ids in the KV cache, oldest first.
   llvm::ArrayRef<int32_t> getTokens() const { return session.getTokens(); }

@@ -21,6 +21,8 @@ namespace {
 /// What a finished generation reports.
 struct Generated {
   int64_t promptTokens = 0;
+  /// Prompt tokens a kept conversation already held.
+  int64_t cachedTokens = 0;
   int64_t completionTokens = 0;
   std::string finishReason;
 };
@@ -70,6 +72,8 @@ class ChatServer::Impl {
 public:
   Impl(Model &model, ServerOptions options)
       : model(model), options(std::move(options)) {
+    for (int i = 0; i < std::max(1, this->options.slots); ++i)
+      slots.push_back({model.startConversation(), 0});
     routes();
   }
 
@@ -102,10 +106,22 @@ private:
   llvm::json::Object header(bool chat, bool chunk,
                             const std::string &id) const;
 
+  /// A kept conversation and when it last served.
+  struct Slot {
+    std::unique_ptr<Conversation> conversation;
+    uint64_t lastUse = 0;
+  };
+  /// The slot for `ids`, rewound to what it shares with them; returns the
+  /// ids it already holds.
+  int64_t takeSlot(llvm::ArrayRef<int32_t> ids, Slot *&chosen);
+
   Model &model;
   ServerOptions options;
   httplib::Server server;
+  /// Guards the device and the slots: one generation at a time.
   std::mutex generation;
+  std::vector<Slot> slots;
+  uint64_t useClock = 0;
   std::atomic<uint64_t> nextId{1};
 };
 
@@ -114,6 +130,40 @@ bool ChatServer::Impl::authorized(const httplib::Request &request) const {
     return true;
   return request.get_header_value("Authorization") ==
          "Bearer " + options.apiKey;
+}
+
+int64_t ChatServer::Impl::takeSlot(llvm::ArrayRef<int32_t> ids,
+                                   Slot *&chosen) {
+  auto sharedWith = [&](const Slot &slot) {
+    const Conversation &conversation = *slot.conversation;
+    std::vector<int32_t> known(conversation.getTokens().begin(),
+                               conversation.getTokens().end());
+    if (std::optional<int32_t> pending = conversation.getPendingToken())
+      known.push_back(*pending);
+    size_t shared = 0;
+    while (shared < known.size() && shared < ids.size() &&
+           known[shared] == ids[shared])
+      ++shared;
+    return static_cast<int64_t>(shared);
+  };
+  chosen = &slots.front();
+  int64_t best = sharedWith(*chosen);
+  for (Slot &slot : llvm::drop_begin(slots)) {
+    int64_t shared = sharedWith(slot);
+    if (shared > best || (shared == best && slot.lastUse < chosen->lastUse)) {
+      chosen = &slot;
+      best = shared;
+    }
+  }
+  chosen->lastUse = ++useClock;
+  // Keep what the cache holds of the shared prefix (the pending token is
+  // not in it), and feed at least one token.
+  Conversation &conversation = *chosen->conversation;
+  int64_t keep = std::min(best, conversation.getHistoryLength());
+  keep = std::max<int64_t>(
+      0, std::min<int64_t>(keep, static_cast<int64_t>(ids.size()) - 1));
+  conversation.rewind(keep);
+  return keep;
 }
 
 llvm::json::Object ChatServer::Impl::header(bool chat, bool chunk,
@@ -173,15 +223,21 @@ ChatServer::Impl::generate(const CompletionRequest &request,
     return !stoppedAtString && !clientGone;
   };
   std::lock_guard<std::mutex> lock(generation);
-  std::unique_ptr<Conversation> conversation = model.startConversation();
-  llvm::Expected<GenerateResult> result =
-      conversation->send(*ids, generateOptions, onToken);
-  if (!result)
+  Slot *slot = nullptr;
+  int64_t cached = takeSlot(*ids, slot);
+  llvm::Expected<GenerateResult> result = slot->conversation->send(
+      llvm::ArrayRef<int32_t>(*ids).drop_front(cached), generateOptions,
+      onToken, PendingToken::Drop);
+  if (!result) {
+    // A failed turn may have fed part of the prompt: start the slot over.
+    slot->conversation->reset();
     return result.takeError();
+  }
   if (!stoppedAtString && !clientGone && emitted < text.size())
     emit(llvm::StringRef(text).drop_front(emitted));
   Generated generated;
   generated.promptTokens = static_cast<int64_t>(ids->size());
+  generated.cachedTokens = cached;
   generated.completionTokens = static_cast<int64_t>(result->ids.size());
   generated.finishReason =
       getFinishReason(result->finish, stoppedAtString).str();
@@ -214,7 +270,8 @@ void ChatServer::Impl::complete(const httplib::Request &httpRequest,
       choice["text"] = text;
     reply["choices"] = llvm::json::Array{std::move(choice)};
     reply["usage"] =
-        makeUsage(generated->promptTokens, generated->completionTokens);
+        makeUsage(generated->promptTokens, generated->completionTokens,
+                          generated->cachedTokens);
     return setJson(response, std::move(reply));
   }
   CompletionRequest streamed = std::move(*request);
@@ -254,7 +311,8 @@ void ChatServer::Impl::complete(const httplib::Request &httpRequest,
             llvm::json::Object usage = header(chat, /*chunk=*/true, id);
             usage["choices"] = llvm::json::Array();
             usage["usage"] =
-                makeUsage(generated->promptTokens, generated->completionTokens);
+                makeUsage(generated->promptTokens, generated->completionTokens,
+                          generated->cachedTokens);
             send(std::move(usage));
           }
         }

@@ -12,7 +12,11 @@
 // Errors are OpenAI-style JSON with the HTTP status. With an API key every
 // route but /health needs `Authorization: Bearer <key>`. People's words are
 // never read as special tokens. One request generates at a time; others
-// wait for it.
+// wait for it. Each runs on one of a few kept conversations: the one whose
+// tokens share the longest prefix with its prompt (else the least recently
+// used), rewound to that prefix, so a follow-up turn sent with its whole
+// history runs only its new tokens (usage.prompt_tokens_details.
+// cached_tokens says how many it reused).
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,6 +45,9 @@ struct ServerOptions {
   size_t maxBodyBytes = 1 << 20;
   /// HTTP worker threads.
   int threads = 4;
+  /// Conversations whose KV caches are kept: a request whose prompt starts
+  /// with one's tokens feeds only the rest.
+  int slots = 4;
 };
 
 class ChatServer {

@@ -178,10 +178,14 @@ llvm::json::Value makeError(llvm::StringRef message, llvm::StringRef type,
                                    {"code", status}}}};
 }
 
-llvm::json::Value makeUsage(int64_t promptTokens, int64_t completionTokens) {
-  return llvm::json::Object{{"prompt_tokens", promptTokens},
-                            {"completion_tokens", completionTokens},
-                            {"total_tokens", promptTokens + completionTokens}};
+llvm::json::Value makeUsage(int64_t promptTokens, int64_t completionTokens,
+                            int64_t cachedTokens) {
+  return llvm::json::Object{
+      {"prompt_tokens", promptTokens},
+      {"completion_tokens", completionTokens},
+      {"total_tokens", promptTokens + completionTokens},
+      {"prompt_tokens_details",
+       llvm::json::Object{{"cached_tokens", cachedTokens}}}};
 }
 
 } // namespace llmc::server

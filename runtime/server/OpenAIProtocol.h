@@ -59,8 +59,10 @@ llvm::StringRef getFinishReason(FinishReason reason, bool stoppedAtString);
 llvm::json::Value makeError(llvm::StringRef message, llvm::StringRef type,
                             int status);
 
-/// The usage object of a reply.
-llvm::json::Value makeUsage(int64_t promptTokens, int64_t completionTokens);
+/// The usage object of a reply; `cachedTokens` of the prompt were already
+/// in a kept KV cache.
+llvm::json::Value makeUsage(int64_t promptTokens, int64_t completionTokens,
+                            int64_t cachedTokens);
 
 } // namespace llmc::server
 

@@ -49,6 +49,16 @@ void Session::reset() {
   historyOwner = takeHistoryOwner();
 }
 
+void Session::truncate(int64_t length) {
+  assert(length >= 0 && length <= getHistoryLength() && "truncating beyond "
+                                                        "the history");
+  tokens.resize(static_cast<size_t>(length));
+  // A runner keeps history rows per piece: a piece that last ran before the
+  // truncation holds rows of the forgotten tokens past `length`. A new
+  // owner makes each piece take the history again.
+  historyOwner = takeHistoryOwner();
+}
+
 int64_t Session::getQueryLength(Phase phase) const {
   return phase == Phase::Decode ? 1 : dims.maxInputLength;
 }

@@ -83,6 +83,11 @@ public:
 
   /// Forgets the conversation.
   void reset();
+  /// Forgets every token after the first `length` (at most the history):
+  /// the next feed continues from there. The cache rows past `length` are
+  /// masked until overwritten; a runner that keeps history is given it
+  /// again.
+  void truncate(int64_t length);
 
 private:
   enum class Phase { Prefill, PrefillKV, Decode };

@@ -26,6 +26,10 @@ static cl::opt<std::string>
 static cl::opt<int> port("port",
                          cl::desc("The port to listen on; 0 picks a free one"),
                          cl::init(8080), cl::sub(getServeCommand()));
+static cl::opt<int> parallel(
+    "parallel",
+    cl::desc("Conversations whose KV caches are kept between requests"),
+    cl::init(4), cl::sub(getServeCommand()));
 static cl::opt<std::string> apiKey(
     "api-key",
     cl::desc("Require `Authorization: Bearer <key>` on every route but "
@@ -46,6 +50,7 @@ int runServeCommand(const plugins::Registry &registry) {
   options.host = host;
   options.port = port;
   options.apiKey = apiKey;
+  options.slots = parallel;
   options.modelName =
       llvm::sys::path::stem((*model)->getBinary().name()).str();
   server::ChatServer chatServer(**model, options);

@@ -229,6 +229,39 @@ TEST_F(SessionTest, RejectsPlacedRowsThatDoNotFit) {
   EXPECT_TRUE(runner.calls.empty());
 }
 
+TEST_F(SessionTest, TruncateContinuesFromAPrefix) {
+  ASSERT_TRUE(static_cast<bool>(session.feed({1, 2, 3, 4, 5})));
+  session.truncate(3);
+  EXPECT_THAT(session.getTokens(), ElementsAre(1, 2, 3));
+  runner.calls.clear();
+  ASSERT_TRUE(static_cast<bool>(session.feed({9})));
+  // Token 9 takes position 3 and sees the three kept tokens only.
+  const RecordedCall *decode = callsOf("block.0.decode")[0];
+  EXPECT_THAT(decode->inputs[1].getI32(), ElementsAre(3));
+  EXPECT_THAT(decode->inputs[2].getF32(),
+              ElementsAreArray(llm::buildDecodeMask(16, 3)));
+  EXPECT_THAT(session.getTokens(), ElementsAre(1, 2, 3, 9));
+}
+
+TEST_F(SessionTest, TruncateResendsTheHistoryARunnerKept) {
+  // The decode piece last held rows of tokens 4 and 5; after truncating to
+  // three tokens and feeding two more through prefill_kv, it must not take
+  // its old rows for the new tokens'.
+  runner.keepHistory = true;
+  ASSERT_TRUE(static_cast<bool>(session.feed({1, 2, 3, 4})));
+  ASSERT_TRUE(static_cast<bool>(session.feed({5})));
+  ASSERT_TRUE(static_cast<bool>(session.feed({6})));
+  session.truncate(3);
+  ASSERT_TRUE(static_cast<bool>(session.feed({7, 8})));
+  runner.calls.clear();
+  ASSERT_TRUE(static_cast<bool>(session.feed({9})));
+  const RecordedCall *decode = callsOf("block.0.decode")[0];
+  EXPECT_EQ(decode->historyFrom, 0);
+  int64_t row = dims.getKvRowSize();
+  // Slot 3 holds token 7 (value id + 1), not the forgotten token 4.
+  EXPECT_EQ(decode->inputs[4].getF32()[3 * row], 8.0f);
+}
+
 TEST_F(SessionTest, PropagatesPieceErrors) {
   runner.failing = {"block.1.prefill"};
   llvm::Expected<std::vector<float>> logits = session.feed({1, 2});

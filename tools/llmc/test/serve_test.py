@@ -2,8 +2,9 @@
 standard library: health and models, completions equal to `llmc run -p`
 token for token, a streamed chat whose server-sent events add up to the
 same reply as the plain one (role first, finish reason, usage, [DONE]),
-stop strings, OpenAI-style errors with their status codes, the API key,
-and user text never read as special tokens."""
+stop strings, a follow-up turn that reuses its conversation's KV cache,
+OpenAI-style errors with their status codes, the API key, and user text
+never read as special tokens."""
 
 import http.client
 import json
@@ -90,8 +91,12 @@ def check_replies(llmc, binary, server, failures):
         finish = [c for c in chunks if c["choices"] and c["choices"][0]["finish_reason"]]
         failures.check(len(finish) == 1 and finish[0]["choices"][0]["finish_reason"] ==
                        plain["choices"][0]["finish_reason"], f"stream finish: {finish}")
+        # The same counts; the second request reuses the first's cache.
+        counts = ("prompt_tokens", "completion_tokens", "total_tokens")
         failures.check(chunks[-1]["choices"] == [] and
-                       chunks[-1]["usage"] == plain["usage"], f"stream usage: {chunks[-1]}")
+                       all(chunks[-1]["usage"][key] == plain["usage"][key] for key in counts)
+                       and chunks[-1]["usage"]["prompt_tokens_details"]["cached_tokens"] > 0,
+                       f"stream usage: {chunks[-1]}")
         failures.check(len({c["id"] for c in chunks}) == 1, "stream: chunks of several ids")
 
     # A stop string ends the reply before it.
@@ -114,6 +119,38 @@ def check_replies(llmc, binary, server, failures):
                                   {"tokens": json.loads(data)["tokens"]})
     failures.check(status == 200 and json.loads(data)["content"] == "<|im_end|>",
                    f"/detokenize: {data}")
+
+
+def check_follow_up(llmc, binary, server, failures):
+    """A second turn sent with the whole history runs only its new tokens
+    on the kept conversation, and says the same as a fresh server."""
+    question = [{"role": "user", "content": "Tell me about computers."}]
+    status, data = server.request("POST", "/v1/chat/completions",
+                                  {"messages": question, "max_tokens": 12})
+    if not failures.check(status == 200, f"first turn: {data}"):
+        return
+    answer = json.loads(data)["choices"][0]["message"]["content"]
+    conversation = question + [{"role": "assistant", "content": answer},
+                               {"role": "user", "content": "And why?"}]
+    body = {"messages": conversation, "max_tokens": 12}
+    status, data = server.request("POST", "/v1/chat/completions", body)
+    follow_up = json.loads(data) if status == 200 else {}
+    usage = follow_up.get("usage", {})
+    cached = usage.get("prompt_tokens_details", {}).get("cached_tokens", 0)
+    failures.check(status == 200 and 0 < cached < usage["prompt_tokens"],
+                   f"follow-up reused nothing: {data}")
+    fresh = Server(llmc, binary)
+    try:
+        status, data = fresh.request("POST", "/v1/chat/completions", body)
+    finally:
+        fresh.stop()
+    reply = json.loads(data) if status == 200 else {}
+    failures.check(
+        follow_up and reply and
+        reply["usage"]["prompt_tokens_details"]["cached_tokens"] == 0 and
+        reply["choices"][0]["message"]["content"] ==
+        follow_up["choices"][0]["message"]["content"],
+        f"follow-up {follow_up} differs from a fresh run {reply}")
 
 
 def check_errors(server, failures):
@@ -159,6 +196,7 @@ def test(options, failures):
     server = Server(llmc, binary)
     try:
         check_replies(llmc, binary, server, failures)
+        check_follow_up(llmc, binary, server, failures)
         check_errors(server, failures)
     finally:
         server.stop()
