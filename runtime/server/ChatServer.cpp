@@ -7,6 +7,7 @@
 #include "runtime/tokenizer/Tokenizer.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Format.h"
 
 #include <httplib.h>
 
@@ -115,9 +116,27 @@ private:
   /// ids it already holds.
   int64_t takeSlot(llvm::ArrayRef<int32_t> ids, Slot *&chosen);
 
+  /// What /metrics reports, all since the server started; guarded by
+  /// `lock`, which is only held briefly, so a scrape never waits for a
+  /// generation.
+  struct Metrics {
+    std::mutex lock;
+    uint64_t requests = 0;
+    uint64_t failedRequests = 0;
+    uint64_t promptTokens = 0;
+    uint64_t cachedPromptTokens = 0;
+    uint64_t completionTokens = 0;
+    double firstTokenSeconds = 0;
+    uint64_t decodeTokens = 0;
+    double decodeSeconds = 0;
+    std::atomic<int64_t> waiting{0};
+  };
+  std::string renderMetrics();
+
   Model &model;
   ServerOptions options;
   httplib::Server server;
+  Metrics metrics;
   /// Guards the device and the slots: one generation at a time.
   std::mutex generation;
   std::vector<Slot> slots;
@@ -222,7 +241,9 @@ ChatServer::Impl::generate(const CompletionRequest &request,
     emitted = std::max(emitted, end);
     return !stoppedAtString && !clientGone;
   };
+  ++metrics.waiting;
   std::lock_guard<std::mutex> lock(generation);
+  --metrics.waiting;
   Slot *slot = nullptr;
   int64_t cached = takeSlot(*ids, slot);
   llvm::Expected<GenerateResult> result = slot->conversation->send(
@@ -231,7 +252,21 @@ ChatServer::Impl::generate(const CompletionRequest &request,
   if (!result) {
     // A failed turn may have fed part of the prompt: start the slot over.
     slot->conversation->reset();
+    std::lock_guard<std::mutex> counting(metrics.lock);
+    ++metrics.requests;
+    ++metrics.failedRequests;
     return result.takeError();
+  }
+  {
+    std::lock_guard<std::mutex> counting(metrics.lock);
+    ++metrics.requests;
+    metrics.promptTokens += ids->size();
+    metrics.cachedPromptTokens += static_cast<uint64_t>(cached);
+    metrics.completionTokens += result->ids.size();
+    metrics.firstTokenSeconds += result->timings.firstTokenSeconds;
+    metrics.decodeTokens +=
+        static_cast<uint64_t>(result->timings.decodeTokens);
+    metrics.decodeSeconds += result->timings.decodeSeconds;
   }
   if (!stoppedAtString && !clientGone && emitted < text.size())
     emit(llvm::StringRef(text).drop_front(emitted));
@@ -323,6 +358,45 @@ void ChatServer::Impl::complete(const httplib::Request &httpRequest,
       });
 }
 
+std::string ChatServer::Impl::renderMetrics() {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  auto metric = [&](llvm::StringRef name, llvm::StringRef type,
+                    llvm::StringRef help, auto value) {
+    os << "# HELP llmc_" << name << " " << help << "\n# TYPE llmc_" << name
+       << " " << type << "\nllmc_" << name << " ";
+    if constexpr (std::is_floating_point_v<decltype(value)>)
+      os << llvm::format("%.6f", value);
+    else
+      os << value;
+    os << "\n";
+  };
+  int64_t waiting = metrics.waiting.load();
+  std::lock_guard<std::mutex> lock(metrics.lock);
+  metric("requests_total", "counter", "Completion requests generated.",
+         metrics.requests);
+  metric("request_failures_total", "counter",
+         "Completion requests whose generation failed.",
+         metrics.failedRequests);
+  metric("prompt_tokens_total", "counter", "Prompt tokens of the requests.",
+         metrics.promptTokens);
+  metric("prompt_tokens_cached_total", "counter",
+         "Prompt tokens a kept conversation already held (not run again).",
+         metrics.cachedPromptTokens);
+  metric("completion_tokens_total", "counter", "Tokens generated.",
+         metrics.completionTokens);
+  metric("time_to_first_token_seconds_total", "counter",
+         "Time from each request's generation to its first token, summed.",
+         metrics.firstTokenSeconds);
+  metric("decode_tokens_total", "counter",
+         "Tokens generated after each request's first.", metrics.decodeTokens);
+  metric("decode_seconds_total", "counter",
+         "Host time of those decode steps.", metrics.decodeSeconds);
+  metric("requests_waiting", "gauge",
+         "Requests waiting for the one generation at a time.", waiting);
+  return text;
+}
+
 void ChatServer::Impl::routes() {
   server.set_payload_max_length(options.maxBodyBytes);
   server.new_task_queue = [threads = options.threads] {
@@ -349,6 +423,11 @@ void ChatServer::Impl::routes() {
   server.Get("/health", [](const httplib::Request &, httplib::Response &res) {
     setJson(res, llvm::json::Object{{"status", "ok"}});
   });
+  server.Get("/metrics",
+             [this](const httplib::Request &, httplib::Response &res) {
+               res.set_content(renderMetrics(),
+                               "text/plain; version=0.0.4");
+             });
   server.Get("/v1/models",
              [this](const httplib::Request &, httplib::Response &res) {
                setJson(res, llvm::json::Object{

@@ -6,7 +6,7 @@
 //   POST /v1/chat/completions   messages rendered with the binary's chat
 //                               template; `stream` as server-sent events
 //   POST /v1/completions        a text prompt, as `llmc run -p` encodes it
-//   GET  /v1/models, /health
+//   GET  /v1/models, /health, /metrics (Prometheus text)
 //   POST /tokenize, /detokenize
 //
 // Errors are OpenAI-style JSON with the HTTP status. With an API key every

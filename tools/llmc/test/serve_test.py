@@ -2,7 +2,8 @@
 standard library: health and models, completions equal to `llmc run -p`
 token for token, a streamed chat whose server-sent events add up to the
 same reply as the plain one (role first, finish reason, usage, [DONE]),
-stop strings, a follow-up turn that reuses its conversation's KV cache,
+stop strings, a follow-up turn that reuses its conversation's KV cache
+(in its usage and in /metrics),
 OpenAI-style errors with their status codes, the API key, and user text
 never read as special tokens."""
 
@@ -139,6 +140,14 @@ def check_follow_up(llmc, binary, server, failures):
     cached = usage.get("prompt_tokens_details", {}).get("cached_tokens", 0)
     failures.check(status == 200 and 0 < cached < usage["prompt_tokens"],
                    f"follow-up reused nothing: {data}")
+    status, metrics = server.request("GET", "/metrics")
+    values = dict(line.split(" ") for line in metrics.splitlines()
+                  if line and not line.startswith("#"))
+    failures.check(status == 200 and
+                   int(float(values.get("llmc_prompt_tokens_cached_total", 0))) >= cached > 0 and
+                   float(values.get("llmc_requests_total", 0)) >= 2 and
+                   values.get("llmc_requests_waiting") == "0",
+                   f"/metrics: {metrics}")
     fresh = Server(llmc, binary)
     try:
         status, data = fresh.request("POST", "/v1/chat/completions", body)
