@@ -6,8 +6,6 @@
 #include "frontends/llm/PieceEmitter.h"
 #include "frontends/llm/VisionOps.h"
 
-#include <cmath>
-
 using namespace mlir;
 
 namespace llmc::llm {
@@ -17,7 +15,7 @@ namespace {
 class VisionEmitter : public VisionOps {
 public:
   VisionEmitter(PieceEmitter &emit, const plugins::InternVisionSpec &spec)
-      : VisionOps(emit), b(emit.getBuilder()), spec(spec) {}
+      : VisionOps(emit), spec(spec) {}
 
   Value gelu(Value input, const Twine &name) {
     return VisionOps::gelu(input, spec.hiddenAct == "gelu_pytorch_tanh", name);
@@ -33,14 +31,11 @@ public:
     unfolded = reshape(unfolded, {tiles, patches, 3 * p * p}, "patch_rows");
     std::string prefix = "vision_model.embeddings.";
     // The convolution kernel [hidden, 3, p, p], read row-major as the
-    // MatMul's [hidden, 3·p·p].
-    Value kernel = weight(prefix + "patch_embedding.weight", {hidden, 3 * p * p});
-    Value embedded = top::MatMulOp::create(
-        b, loc(prefix + "patch_embedding"), type({tiles, patches, hidden}),
-        unfolded, kernel, weight(prefix + "patch_embedding.bias", {hidden}),
-        /*left_transpose=*/false, /*right_transpose=*/true);
+    // Linear's [hidden, 3·p·p].
+    Value embedded =
+        linear(unfolded, prefix + "patch_embedding", 3 * p * p, hidden);
     Value cls = weight(prefix + "class_embedding", {1, 1, hidden});
-    Value tokens = top::ConcatOp::create(b, loc("tokens"),
+    Value tokens = top::ConcatOp::create(getBuilder(), loc("tokens"),
                                          type({tiles, 1 + patches, hidden}),
                                          ValueRange{cls, embedded}, 1);
     return add(tokens,
@@ -111,7 +106,6 @@ public:
   }
 
 private:
-  OpBuilder &b;
   const plugins::InternVisionSpec &spec;
   /// One tile a run: the runtime runs the piece once per tile.
   static constexpr int64_t tiles = 1;

@@ -229,10 +229,9 @@ Model::encodeWithImages(chat::ChatPrompt prompt,
   if (!ids)
     return ids.takeError();
   result.ids = std::move(*ids);
-  int64_t count = static_cast<int64_t>(rows.size()) / visionConfig->hiddenSize;
-  llvm::Expected<session::PlacedEmbeddings> placed = vision::placeEmbeddings(
-      result.ids, *imagePlaceholderId,
-      top::Tensor::fromF32({count, visionConfig->hiddenSize}, std::move(rows)));
+  llvm::Expected<session::PlacedEmbeddings> placed =
+      vision::placeEmbeddings(result.ids, *imagePlaceholderId, std::move(rows),
+                              visionConfig->hiddenSize);
   if (!placed)
     return placed.takeError();
   result.placed = std::move(*placed);

@@ -22,13 +22,13 @@ getVisionInputShapes(const vision::VisionConfig &config) {
           {1, piece.queryNum, length}};
 }
 
+static llvm::Error invalid(const llvm::Twine &problem) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 "manifest vision: " + problem);
+}
+
 llvm::Expected<vision::VisionConfig>
-readVisionConfig(const binary::Manifest &manifest, int64_t hiddenSize) {
-  const binary::VisionInfo &info = manifest.vision();
-  auto invalid = [&](const llvm::Twine &problem) {
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "manifest vision: " + problem);
-  };
+readVisionInfo(const binary::VisionInfo &info, int64_t hiddenSize) {
   // Bounds that keep a hostile manifest from sizing huge images: real
   // models tile at most 448 pixels, 12 (InternVL) or 40 tiles, and take
   // about 1000 patches a picture (MiniCPM-V).
@@ -85,6 +85,17 @@ readVisionConfig(const binary::Manifest &manifest, int64_t hiddenSize) {
     config.piece.embedDim = config.hiddenSize;
     config.useImageId = info.use_image_id();
   }
+  return config;
+}
+
+llvm::Expected<vision::VisionConfig>
+readVisionConfig(const binary::Manifest &manifest, int64_t hiddenSize) {
+  llvm::Expected<vision::VisionConfig> read =
+      readVisionInfo(manifest.vision(), hiddenSize);
+  if (!read)
+    return read.takeError();
+  const vision::VisionConfig &config = *read;
+  const binary::VisionInfo &info = manifest.vision();
   const binary::Piece *piece = nullptr;
   for (const binary::Piece &candidate : manifest.pieces())
     if (candidate.name() == "vision")
@@ -113,7 +124,7 @@ readVisionConfig(const binary::Manifest &manifest, int64_t hiddenSize) {
                    "] pixels (and the family's other inputs) to " +
                    llvm::Twine(info.tokens_per_tile()) + " embeddings of " +
                    llvm::Twine(config.hiddenSize));
-  return config;
+  return read;
 }
 
 } // namespace llmc

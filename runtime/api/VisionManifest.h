@@ -24,10 +24,15 @@ namespace llmc {
 std::vector<std::vector<int64_t>>
 getVisionInputShapes(const vision::VisionConfig &config);
 
-/// The image handling `manifest.vision()` describes, for a language model of
+/// The image handling `info` describes, for a language model of
 /// `hiddenSize`; an error (starting "manifest vision:") when a size is out
-/// of bounds, the preprocessing is unknown or the `vision` piece does not
-/// take the family's inputs to tokens_per_tile embeddings of hiddenSize.
+/// of bounds or the preprocessing is unknown.
+llvm::Expected<vision::VisionConfig>
+readVisionInfo(const binary::VisionInfo &info, int64_t hiddenSize);
+
+/// As readVisionInfo of `manifest.vision()`, and an error too when the
+/// `vision` piece does not take the family's inputs to tokens_per_tile
+/// embeddings of hiddenSize.
 llvm::Expected<vision::VisionConfig>
 readVisionConfig(const binary::Manifest &manifest, int64_t hiddenSize);
 

@@ -106,22 +106,16 @@ std::string getImageText(const PreparedImage &image, int64_t index,
 
 llvm::Expected<session::PlacedEmbeddings>
 placeEmbeddings(llvm::ArrayRef<int32_t> ids, int32_t placeholder,
-                const Tensor &embeddings) {
-  llvm::ArrayRef<int64_t> shape = embeddings.getShape();
-  if (!embeddings.isF32() || shape.empty() || shape.back() < 1)
-    return embeddingError("image embeddings must be f32 [..., hidden], not " +
-                          embeddings.describe());
-  int64_t hidden = shape.back();
-  int64_t rows = embeddings.getNumElements() / hidden;
+                std::vector<float> rows, int64_t hidden) {
   session::PlacedEmbeddings placed;
   placed.positions = findPlaceholders(ids, placeholder);
-  if (static_cast<int64_t>(placed.positions.size()) != rows)
+  int64_t count = static_cast<int64_t>(rows.size()) / hidden;
+  if (static_cast<int64_t>(placed.positions.size()) != count)
     return embeddingError(
         "the prompt holds " + llvm::Twine(placed.positions.size()) +
         " image placeholder tokens (id " + llvm::Twine(placeholder) +
-        ") but the images give " + llvm::Twine(rows) + " embeddings");
-  llvm::ArrayRef<float> values = embeddings.getF32();
-  placed.rows.assign(values.begin(), values.end());
+        ") but the images give " + llvm::Twine(count) + " embeddings");
+  placed.rows = std::move(rows);
   return placed;
 }
 

@@ -85,11 +85,12 @@ llvm::Expected<top::Tensor> embedImage(session::PieceRunner &runner,
 std::string getImageText(const PreparedImage &image, int64_t index,
                          const VisionConfig &config);
 
-/// The rows of `embeddings` (f32 [..., hidden]) placed, in order, at the
-/// tokens of `ids` equal to `placeholder`; an error when the counts differ.
+/// The embeddings `rows` (each `hidden` wide, row-major) placed, in order,
+/// at the tokens of `ids` equal to `placeholder`; an error when the counts
+/// differ.
 llvm::Expected<session::PlacedEmbeddings>
 placeEmbeddings(llvm::ArrayRef<int32_t> ids, int32_t placeholder,
-                const top::Tensor &embeddings);
+                std::vector<float> rows, int64_t hidden);
 
 } // namespace llmc::vision
 

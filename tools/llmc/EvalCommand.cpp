@@ -83,7 +83,11 @@ int runEvalCommand(const plugins::Registry &registry) {
     return reportError(interpreter.takeError());
 
   if (hasImages()) {
-    std::optional<vision::VisionConfig> vision = getVisionConfig(model->spec);
+    llvm::Expected<std::optional<vision::VisionConfig>> config =
+        getVisionConfig(model->spec);
+    if (!config)
+      return reportError(config.takeError());
+    const std::optional<vision::VisionConfig> &vision = *config;
     llvm::Expected<int32_t> placeholder =
         vision ? getPlaceholderId(*vision, model->spec.tokenizerJson,
                                   model->spec.source)

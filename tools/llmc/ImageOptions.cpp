@@ -2,7 +2,9 @@
 
 #include "tools/llmc/ImageOptions.h"
 
+#include "backends/common/compile/VisionInfo.h"
 #include "dialects/top/Interpreter/NpyFile.h"
+#include "runtime/api/VisionManifest.h"
 #include "runtime/tokenizer/Tokenizer.h"
 #include "runtime/vision/ImageFile.h"
 #include "runtime/vision/ImagePrompt.h"
@@ -40,39 +42,17 @@ static llvm::Error imageError(const llvm::Twine &message) {
 
 bool hasImages() { return !images.empty() || !pixelValues.empty(); }
 
-std::optional<vision::VisionConfig>
+llvm::Expected<std::optional<vision::VisionConfig>>
 getVisionConfig(const plugins::ModelSpec &spec) {
-  vision::VisionConfig config;
-  config.hiddenSize = spec.hiddenSize;
-  if (spec.internVision) {
-    const plugins::InternVisionSpec &intern = *spec.internVision;
-    config.tiling.tileSize = intern.imageSize;
-    config.tiling.minTiles = intern.minTiles;
-    config.tiling.maxTiles = intern.maxTiles;
-    config.tiling.thumbnail = intern.thumbnail;
-    config.tokensPerTile = intern.getTokensPerTile();
-    config.placeholder = "<IMG_CONTEXT>";
-    config.marker = "<image>";
-    return config;
-  }
-  if (spec.miniCPMVision) {
-    const plugins::MiniCPMVisionSpec &minicpm = *spec.miniCPMVision;
-    config.preprocessing = vision::Preprocessing::MiniCPMV;
-    config.slicing.scaleResolution = minicpm.scaleResolution;
-    config.slicing.maxSlices = minicpm.maxSlices;
-    config.slicing.patchSize = minicpm.patchSize;
-    config.piece.patchSize = minicpm.patchSize;
-    config.piece.maxPatches = minicpm.getMaxPatches();
-    config.piece.positionsPerSide = minicpm.positionsPerSide;
-    config.piece.queryNum = minicpm.queryNum;
-    config.piece.embedDim = minicpm.embedDim;
-    config.useImageId = minicpm.useImageId;
-    config.tokensPerTile = minicpm.queryNum;
-    config.placeholder = "<unk>";
-    config.marker = "(<image>./</image>)";
-    return config;
-  }
-  return std::nullopt;
+  // As a binary of the model would state and read it.
+  std::optional<binary::VisionInfo> info = compile::describeVision(spec);
+  if (!info)
+    return std::nullopt;
+  llvm::Expected<vision::VisionConfig> config =
+      readVisionInfo(*info, spec.hiddenSize);
+  if (!config)
+    return imageError(spec.source + ": " + llvm::toString(config.takeError()));
+  return std::optional<vision::VisionConfig>(std::move(*config));
 }
 
 llvm::Expected<int32_t> getPlaceholderId(const vision::VisionConfig &config,
@@ -103,11 +83,8 @@ static Tensor concatenate(llvm::ArrayRef<Tensor> parts) {
   return Tensor::fromF32(shape, std::move(values));
 }
 
-llvm::Expected<std::vector<vision::Image>> readImagesForText() {
-  if (!pixelValues.empty() || !pixelValuesOut.empty() ||
-      !visionEmbedsOut.empty())
-    return imageError("--pixel-values, --pixel-values-out and "
-                      "--vision-embeds-out need --input-ids");
+/// The --image files, decoded.
+static llvm::Expected<std::vector<vision::Image>> readImages() {
   std::vector<vision::Image> decoded;
   for (const std::string &file : images) {
     llvm::Expected<vision::Image> image = vision::readImageFile(file);
@@ -116,6 +93,14 @@ llvm::Expected<std::vector<vision::Image>> readImagesForText() {
     decoded.push_back(std::move(*image));
   }
   return decoded;
+}
+
+llvm::Expected<std::vector<vision::Image>> readImagesForText() {
+  if (!pixelValues.empty() || !pixelValuesOut.empty() ||
+      !visionEmbedsOut.empty())
+    return imageError("--pixel-values, --pixel-values-out and "
+                      "--vision-embeds-out need --input-ids");
+  return readImages();
 }
 
 llvm::Error placeImages(session::PieceRunner &runner,
@@ -133,13 +118,12 @@ llvm::Error placeImages(session::PieceRunner &runner,
                       vision::stringifyPreprocessing(config->preprocessing) +
                       "'s pixel values do not say each picture's size; give "
                       "--image");
+  llvm::Expected<std::vector<vision::Image>> decoded = readImages();
+  if (!decoded)
+    return decoded.takeError();
   std::vector<vision::PreparedImage> prepared;
-  for (const std::string &file : images) {
-    llvm::Expected<vision::Image> image = vision::readImageFile(file);
-    if (!image)
-      return image.takeError();
-    prepared.push_back(vision::preprocessImage(*image, *config));
-  }
+  for (const vision::Image &image : *decoded)
+    prepared.push_back(vision::preprocessImage(image, *config));
   for (const std::string &file : pixelValues) {
     llvm::Expected<Tensor> given = top::readNpyFile(file);
     if (!given)
@@ -170,9 +154,11 @@ llvm::Error placeImages(session::PieceRunner &runner,
 
   int64_t hidden = config->hiddenSize;
   int64_t rows = allEmbeddings.getNumElements() / hidden, placeholders = 0;
-  for (const session::Turn &turn : turns)
-    placeholders += static_cast<int64_t>(
-        vision::findPlaceholders(turn.inputIds, placeholderId).size());
+  for (session::Turn &turn : turns) {
+    turn.placed.positions =
+        vision::findPlaceholders(turn.inputIds, placeholderId);
+    placeholders += static_cast<int64_t>(turn.placed.positions.size());
+  }
   if (placeholders != rows)
     return imageError("--input-ids hold " + llvm::Twine(placeholders) +
                       " image placeholder tokens (" + config->placeholder +
@@ -181,8 +167,6 @@ llvm::Error placeImages(session::PieceRunner &runner,
                       " embeddings");
   llvm::ArrayRef<float> values = allEmbeddings.getF32();
   for (session::Turn &turn : turns) {
-    turn.placed.positions =
-        vision::findPlaceholders(turn.inputIds, placeholderId);
     size_t count = turn.placed.positions.size() * hidden;
     turn.placed.rows.assign(values.begin(), values.begin() + count);
     values = values.drop_front(count);

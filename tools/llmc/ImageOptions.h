@@ -24,9 +24,9 @@ namespace llmc {
 /// Whether --image or --pixel-values was given.
 bool hasImages();
 
-/// The image handling of a checkpoint's vision-language model; none for a
-/// text model.
-std::optional<vision::VisionConfig>
+/// The image handling of a checkpoint's vision-language model, as its binary
+/// would state it; none for a text model.
+llvm::Expected<std::optional<vision::VisionConfig>>
 getVisionConfig(const plugins::ModelSpec &spec);
 
 /// The id of the placeholder token `config` names in `tokenizerJson`; an

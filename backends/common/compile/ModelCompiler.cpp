@@ -2,11 +2,14 @@
 
 #include "backends/common/compile/ModelCompiler.h"
 
+#include "backends/common/compile/VisionInfo.h"
+
 #include "backends/common/cmodel/StreamDevice.h"
 #include "backends/common/cmodel/StreamBuilder.h"
 #include "backends/common/codegen/GlobalViews.h"
 #include "backends/common/compile/PieceCompiler.h"
 #include "backends/common/compile/StreamRelocation.h"
+#include "backends/common/compile/VisionInfo.h"
 #include "backends/common/compile/WeightPacking.h"
 #include "backends/common/lowering/LoweringSupport.h"
 #include "backends/common/quant/DerivedWeightName.h"
@@ -408,32 +411,8 @@ void ModelCompiler::fillManifest() {
   generation.set_repetition_penalty(1.0);
   generation.set_max_new_tokens(options.build.seqLength);
   manifest.set_chat_template(spec.chatTemplate);
-  if (spec.internVision) {
-    const plugins::InternVisionSpec &intern = *spec.internVision;
-    binary::VisionInfo &vision = *manifest.mutable_vision();
-    vision.set_preprocessing("internvl");
-    vision.set_tile_size(intern.imageSize);
-    vision.set_min_tiles(intern.minTiles);
-    vision.set_max_tiles(intern.maxTiles);
-    vision.set_thumbnail(intern.thumbnail);
-    vision.set_tokens_per_tile(intern.getTokensPerTile());
-    vision.set_placeholder("<IMG_CONTEXT>");
-    vision.set_marker("<image>");
-  }
-  if (spec.miniCPMVision) {
-    const plugins::MiniCPMVisionSpec &minicpm = *spec.miniCPMVision;
-    binary::VisionInfo &vision = *manifest.mutable_vision();
-    vision.set_preprocessing("minicpmv");
-    vision.set_tokens_per_tile(minicpm.queryNum);
-    vision.set_placeholder("<unk>");
-    vision.set_marker("(<image>./</image>)");
-    vision.set_scale_resolution(minicpm.scaleResolution);
-    vision.set_max_slices(minicpm.maxSlices);
-    vision.set_patch_size(minicpm.patchSize);
-    vision.set_positions_per_side(minicpm.positionsPerSide);
-    vision.set_max_patches(minicpm.getMaxPatches());
-    vision.set_use_image_id(minicpm.useImageId);
-  }
+  if (std::optional<binary::VisionInfo> vision = describeVision(spec))
+    *manifest.mutable_vision() = std::move(*vision);
   manifest.set_compiler_version("llmc 0.1");
   if (!spec.tokenizerJson.empty())
     writer.setTokenizerJson(spec.tokenizerJson);

@@ -120,10 +120,18 @@ readGroupRow(const HostOperands &operands, size_t index, int64_t group,
   return row;
 }
 
-llvm::Error runRmsNorm(const cmd::Compute &compute,
-                       const HostOperands &operands, WorkerPool &pool) {
-  const TensorRef &y = operands.out(0);
-  int64_t cols = y.cols();
+/// What RMSNORM and LAYERNORM share: the row's columns, the columns each
+/// normalizes together (`group`, or the row), and the [1, group] weight
+/// (ones when absent).
+struct NormGroup {
+  int64_t cols;
+  int64_t group;
+  std::vector<float> weight;
+};
+
+static llvm::Expected<NormGroup> readNormGroup(const cmd::Compute &compute,
+                                               const HostOperands &operands) {
+  int64_t cols = operands.out(0).cols();
   int64_t group = compute.group() ? compute.group() : cols;
   if (cols % group)
     return commandError("the group must divide the row");
@@ -131,7 +139,17 @@ llvm::Error runRmsNorm(const cmd::Compute &compute,
       readGroupRow(operands, 1, group, 1);
   if (!weight)
     return weight.takeError();
-  const std::vector<float> &w = *weight;
+  return NormGroup{cols, group, std::move(*weight)};
+}
+
+llvm::Error runRmsNorm(const cmd::Compute &compute,
+                       const HostOperands &operands, WorkerPool &pool) {
+  llvm::Expected<NormGroup> norm = readNormGroup(compute, operands);
+  if (!norm)
+    return norm.takeError();
+  const TensorRef &y = operands.out(0);
+  int64_t cols = norm->cols, group = norm->group;
+  const std::vector<float> &w = norm->weight;
   auto eps = static_cast<float>(compute.eps());
   HostOperands xOnly{{operands.in(0)}, {y}};
   forEachRow(xOnly, pool, [&](int64_t, const float *x, const float *,
@@ -150,19 +168,15 @@ llvm::Error runRmsNorm(const cmd::Compute &compute,
 
 llvm::Error runLayerNorm(const cmd::Compute &compute,
                          const HostOperands &operands, WorkerPool &pool) {
+  llvm::Expected<NormGroup> norm = readNormGroup(compute, operands);
+  if (!norm)
+    return norm.takeError();
   const TensorRef &y = operands.out(0);
-  int64_t cols = y.cols();
-  int64_t group = compute.group() ? compute.group() : cols;
-  if (cols % group)
-    return commandError("the group must divide the row");
-  llvm::Expected<std::vector<float>> weight =
-      readGroupRow(operands, 1, group, 1);
-  if (!weight)
-    return weight.takeError();
+  int64_t cols = norm->cols, group = norm->group;
   llvm::Expected<std::vector<float>> bias = readGroupRow(operands, 2, group, 0);
   if (!bias)
     return bias.takeError();
-  const std::vector<float> &w = *weight, &b = *bias;
+  const std::vector<float> &w = norm->weight, &b = *bias;
   bool hasBias = operands.inputs.size() > 2 && operands.in(2).present();
   auto eps = static_cast<float>(compute.eps());
   HostOperands xOnly{{operands.in(0)}, {y}};
