@@ -45,6 +45,18 @@ static cl::opt<int64_t> promptTokens(
              "then prefill_kv chunks of L (0: none)"),
     cl::init(0), cl::cat(toolCategory));
 
+/// The type a binary of `precision` (`W4BF16`) computes its matrix
+/// products in.
+static cmd::DType getActivationDType(llvm::StringRef precision) {
+  if (precision.ends_with("BF16"))
+    return cmd::DTYPE_BF16;
+  if (precision.ends_with("F16"))
+    return cmd::DTYPE_F16;
+  if (precision == "INT8")
+    return cmd::DTYPE_I8;
+  return cmd::DTYPE_F32;
+}
+
 static int fail(llvm::Error error) {
   llvm::WithColor::error(llvm::errs(), "piece_timing")
       << llvm::toString(std::move(error)) << "\n";
@@ -77,6 +89,7 @@ int main(int argc, char **argv) {
     blobBytes[blob.name()] = blob.bytes();
 
   double decodeSeconds = 0, prefillSeconds = 0, prefillKVSeconds = 0;
+  uint64_t prefillMacs = 0, prefillKVMacs = 0;
   uint64_t decodeDdr = 0;
   llvm::StringSet<> streamed;
   uint64_t streamedBytes = 0;
@@ -111,10 +124,14 @@ int main(int argc, char **argv) {
               streamed.insert(name).second)
             streamedBytes += blobBytes.lookup(name);
     }
-    if (prefill)
+    if (prefill) {
       prefillSeconds += stats->seconds;
-    if (piece.phase() == "prefill_kv")
+      prefillMacs += stats->macs;
+    }
+    if (piece.phase() == "prefill_kv") {
       prefillKVSeconds += stats->seconds;
+      prefillKVMacs += stats->macs;
+    }
     if (perPiece)
       llvm::outs() << llvm::format(
           "%-22s %10.3f us  dma %9llu  compute %9llu  ddr %10.3f MB  "
@@ -146,11 +163,22 @@ int main(int argc, char **argv) {
     int64_t chunks = (promptTokens + chunk - 1) / chunk;
     // Every chunk runs the embedding and the blocks; the heads run once.
     double seconds = prefillSeconds + (chunks - 1) * prefillKVSeconds;
+    uint64_t macs = prefillMacs + (chunks - 1) * prefillKVMacs;
+    // The compute roofline: the multiply-accumulates the commands execute
+    // (attention over every key, masked or not) at the chip's peak for the
+    // type activations compute in.
+    cmodel::TimeModel time(chip);
+    double peakMacsPerSecond =
+        time.getMacsPerCycle(getActivationDType(manifest.precision())) *
+        chip.npuLanes * std::max<int64_t>(chip.cores, 1) * chip.clockMHz * 1e6;
+    double computeRoofline = macs / peakMacsPerSecond;
     llvm::outs() << llvm::format(
         "prompt of %lld tokens (prefill + %lld prefill_kv chunks of %lld): "
-        "%.3f ms modelled (%.0f tokens/s)\n",
+        "%.3f ms modelled (%.0f tokens/s); compute roofline %.3f ms "
+        "(%.1f GMAC): %.1f%% of roofline\n",
         (long long)promptTokens, (long long)(chunks - 1), (long long)chunk,
-        seconds * 1e3, promptTokens / seconds);
+        seconds * 1e3, promptTokens / seconds, computeRoofline * 1e3,
+        macs / 1e9, 100 * computeRoofline / seconds);
   }
   llvm::outs() << llvm::format(
       "binary: %.1f MB, unique weights %.1f MB (ratio %.4f)\n", fileBytes / 1e6,

@@ -24,7 +24,6 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <array>
-#include <cmath>
 #include <deque>
 
 namespace llmc::cmodel {
@@ -337,16 +336,10 @@ CModel::Impl::runSections(const cmd::CommandStream &stream) {
       longest = std::max(longest, stats->totalCycles);
       ddrBytes += stats->ddrBytes;
     }
-    // The cores share DDR: together they move their bytes no faster than
-    // its bandwidth; then the barrier ends the section.
-    if (section.cores_size() > 1) {
-      longest = std::max(
-          longest,
-          uint64_t(std::ceil(double(ddrBytes) / time.getDdrBytesPerCycle())));
-      longest += time.getCoreSyncCycles();
+    if (section.cores_size() > 1)
       total.syncCycles += time.getCoreSyncCycles();
-    }
-    total.totalCycles += longest;
+    total.totalCycles +=
+        time.getSectionCycles(longest, ddrBytes, section.cores_size());
   }
   total.seconds = time.getSeconds(total.totalCycles);
   return total;

@@ -21,6 +21,14 @@ TimeModel::TimeModel(const plugins::ChipDescriptor &chip,
   coreSyncCycles = uint64_t(std::llround(params.coreSyncNs * clockMHz / 1e3));
 }
 
+uint64_t TimeModel::getSectionCycles(uint64_t slowestCore, uint64_t ddrBytes,
+                                     int64_t cores) const {
+  if (cores <= 1)
+    return slowestCore;
+  uint64_t ddrBound = uint64_t(std::ceil(double(ddrBytes) / ddrBytesPerCycle));
+  return std::max(slowestCore, ddrBound) + coreSyncCycles;
+}
+
 double TimeModel::getMacsPerCycle(DType type) const {
   double teraOps = 0;
   switch (type) {

@@ -60,6 +60,12 @@ public:
   llvm::Expected<CommandCost> getComputeCost(const cmd::Compute &compute,
                                              const ComputeOperands &ops) const;
 
+  /// A section of `cores` cores (docs/command-stream.md, section 8): its
+  /// slowest core's cycles, but no faster than the DDR bytes all its cores
+  /// move, plus the barrier ending it when it has several cores.
+  uint64_t getSectionCycles(uint64_t slowestCore, uint64_t ddrBytes,
+                            int64_t cores) const;
+
   double getSeconds(uint64_t cycles) const {
     return double(cycles) / (clockMHz * 1e6);
   }

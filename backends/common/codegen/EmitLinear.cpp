@@ -10,7 +10,10 @@
 
 #include "backends/common/codegen/Emitters.h"
 
+#include "backends/common/codegen/TilingSearch.h"
+
 #include "backends/common/cmodel/DType.h"
+#include "backends/common/cmodel/TimeModel.h"
 #include "dialects/top/IR/TopOps.h"
 #include "dialects/tpu/IR/TpuOps.h"
 
@@ -29,6 +32,27 @@ constexpr int64_t kPrefetch = 2;
 
 bool present(const cmd::GlobalTensor &tensor) { return tensor.rows() > 0; }
 
+/// How a projection's work spreads over the lanes.
+enum class LaneSplit {
+  /// x's row tile on every lane, each lane a range of output channels: each
+  /// weight element is loaded once per row tile and dequantized once.
+  Channels,
+  /// Each lane a range of x's rows, the weight tile broadcast to every lane:
+  /// one pass over the weights serves lanes x rows-per-lane rows (prefill),
+  /// but every lane dequantizes the whole tile.
+  Rows,
+};
+
+/// A projection's tiling: `rowTile` activation rows at a time (`perLane`
+/// of them on each lane when splitting rows), `channelTile` output channels
+/// at a time (`perLane` of them on each lane when splitting channels).
+struct ProjectionTiling {
+  LaneSplit split = LaneSplit::Channels;
+  int64_t rowTile = 1;
+  int64_t channelTile = 1;
+  int64_t perLane = 1;
+};
+
 /// One projection's share of a tile of output channels; `quantized` holds
 /// y quantized, for the first projection of a plan that quantizes.
 struct ProjectionTile {
@@ -37,24 +61,41 @@ struct ProjectionTile {
 
 class ProjectionPlan {
 public:
-  ProjectionPlan(Emitter &emitter, int64_t rowsPerTile, int64_t k,
+  ProjectionPlan(Emitter &emitter, const ProjectionTiling &tiling, int64_t k,
                  cmd::DType outputType,
                  const cmd::GlobalTensor *residual = nullptr,
                  cmd::DType quantizedType = cmd::DTYPE_INVALID)
-      : emitter(emitter), rowsPerTile(rowsPerTile), k(k),
-        outputType(outputType), residual(residual),
-        quantizedType(quantizedType) {}
+      : emitter(emitter), tiling(tiling), k(k), outputType(outputType),
+        residual(residual), quantizedType(quantizedType) {}
 
-  /// Per-lane bytes of the quantized output of `channels` channels.
-  uint64_t getQuantizedBytes(int64_t channels) const {
-    if (quantizedType == cmd::DTYPE_INVALID)
-      return 0;
-    return rowsPerTile * emitter.getRowBytes(channels, quantizedType);
+  /// A local tensor of output columns: split as the tiling splits them.
+  cmd::LocalTensor outputLayout(int64_t rows, int64_t channels,
+                                cmd::DType dtype) const {
+    if (tiling.split == LaneSplit::Rows)
+      return emitter.rowsLayout(rows, channels, dtype, tiling.perLane);
+    return emitter.colsLayout(rows, channels, dtype, tiling.perLane);
   }
 
-  /// Per-lane bytes of `channels` output channels of `weights`.
-  uint64_t getLaneBytes(const ProjectionWeights &weights,
-                        int64_t channels) const {
+  /// A local tensor of weight rows (output channels).
+  cmd::LocalTensor weightLayout(int64_t channels, int64_t cols,
+                                cmd::DType dtype, int64_t rows) const {
+    if (tiling.split == LaneSplit::Rows)
+      return emitter.replicated(channels, cols, dtype, getLanesUsed(rows));
+    return emitter.rowsLayout(channels, cols, dtype, tiling.perLane);
+  }
+
+  /// x's rows [m0, m0 + rows) as the tiling holds them.
+  cmd::LocalTensor activationLayout(const cmd::GlobalTensor &x,
+                                    int64_t rows) const {
+    if (tiling.split == LaneSplit::Rows)
+      return emitter.rowsLayout(rows, x.cols(), x.dtype(), tiling.perLane);
+    return emitter.replicated(rows, x.cols(), x.dtype(),
+                              static_cast<uint32_t>(emitter.getLanes()));
+  }
+
+  /// Per-lane bytes of one channel tile of `weights` and its outputs.
+  uint64_t getTileBytes(const ProjectionWeights &weights) const {
+    int64_t channels = getTileChannels();
     uint64_t bytes = channels * emitter.getRowBytes(k, weights.weight.dtype());
     if (present(weights.scale))
       bytes += channels * emitter.getRowBytes(weights.scale.cols(),
@@ -64,24 +105,30 @@ public:
           channels * emitter.getRowBytes(weights.zp.cols(), weights.zp.dtype());
     if (present(weights.bias))
       bytes += emitter.getRowBytes(channels, weights.bias.dtype());
-    return bytes + rowsPerTile * emitter.getRowBytes(channels, outputType);
+    return bytes + getTileRows() * emitter.getRowBytes(channels, outputType);
   }
 
-  /// Allocates and loads channels [n0, n0 + count) of `weights`, `perLane`
-  /// per lane, for activation rows [m0, m0 + rows) (and their residual).
+  /// Per-lane bytes of one channel tile's quantized output (one per tile).
+  uint64_t getQuantizedBytes() const {
+    if (quantizedType == cmd::DTYPE_INVALID)
+      return 0;
+    return getTileRows() * emitter.getRowBytes(getTileChannels(), quantizedType);
+  }
+
+  /// Allocates and loads channels [n0, n0 + count) of `weights` for
+  /// activation rows [m0, m0 + rows) (and their residual).
   llvm::Expected<ProjectionTile> load(const ProjectionWeights &weights,
                                       int64_t m0, int64_t n0, int64_t count,
-                                      int64_t perLane, int64_t rows,
-                                      bool first) {
+                                      int64_t rows, bool first) {
     ProjectionTile tile;
     if (first && quantizedType != cmd::DTYPE_INVALID) {
-      tile.quantized = emitter.colsLayout(rows, count, quantizedType, perLane);
+      tile.quantized = outputLayout(rows, count, quantizedType);
       if (llvm::Error error = emitter.ring(tile.quantized))
         return std::move(error);
     }
     auto loadRows = [&](const cmd::GlobalTensor &global,
                         cmd::LocalTensor &local) -> llvm::Error {
-      local = emitter.rowsLayout(count, global.cols(), global.dtype(), perLane);
+      local = weightLayout(count, global.cols(), global.dtype(), rows);
       if (llvm::Error error = emitter.ring(local))
         return error;
       emitter.load(sliceRows(global, n0, count), local);
@@ -96,12 +143,16 @@ public:
       if (llvm::Error error = loadRows(weights.zp, tile.zp))
         return std::move(error);
     if (present(weights.bias)) {
-      tile.bias = emitter.colsLayout(1, count, weights.bias.dtype(), perLane);
+      tile.bias = tiling.split == LaneSplit::Rows
+                      ? emitter.replicated(1, count, weights.bias.dtype(),
+                                           getLanesUsed(rows))
+                      : emitter.colsLayout(1, count, weights.bias.dtype(),
+                                           tiling.perLane);
       if (llvm::Error error = emitter.ring(tile.bias))
         return std::move(error);
       emitter.load(sliceCols(weights.bias, n0, count), tile.bias);
     }
-    tile.y = emitter.colsLayout(rows, count, outputType, perLane);
+    tile.y = outputLayout(rows, count, outputType);
     if (llvm::Error error = emitter.ring(tile.y))
       return std::move(error);
     if (residual)
@@ -141,92 +192,135 @@ public:
   }
 
 private:
+  /// Output channels and activation rows of a channel tile on one lane.
+  int64_t getTileChannels() const {
+    return tiling.split == LaneSplit::Rows ? tiling.channelTile
+                                           : tiling.perLane;
+  }
+  int64_t getTileRows() const {
+    return tiling.split == LaneSplit::Rows ? tiling.perLane : tiling.rowTile;
+  }
+
+  /// The lanes holding `rows` activation rows when splitting rows.
+  uint32_t getLanesUsed(int64_t rows) const {
+    return static_cast<uint32_t>(llvm::divideCeil(rows, tiling.perLane));
+  }
+
   Emitter &emitter;
-  int64_t rowsPerTile;
+  ProjectionTiling tiling;
   int64_t k;
   cmd::DType outputType;
   const cmd::GlobalTensor *residual;
   cmd::DType quantizedType;
 };
 
-/// Activation rows per tile: what a third of a lane holds, broadcast.
-int64_t chooseRowTile(Emitter &emitter, int64_t m, int64_t k,
-                      cmd::DType type) {
-  uint64_t budget = emitter.getArena().getLaneBytes() * 3 / 8;
-  uint64_t rowBytes = emitter.getRowBytes(k, type);
-  return std::max<int64_t>(1, std::min<int64_t>(m, budget / rowBytes));
+/// What a projection over x streams: its weights, the type of its outputs
+/// (and of their quantized copy, for an INT8 MLP's intermediate).
+struct ProjectionWork {
+  const cmd::GlobalTensor &x;
+  llvm::ArrayRef<ProjectionWeights> projections;
+  cmd::DType outputType;
+  const cmd::GlobalTensor *residual;
+  cmd::DType quantizedType;
+};
+
+/// Whether `tiling`'s tiles fit: the pinned activations within three
+/// eighths of a lane, kPrefetch + 1 channel tiles within the ring beside
+/// them, so no tile's bytes are reused while it is still to be computed.
+bool fits(Emitter &emitter, const ProjectionWork &work,
+          const ProjectionTiling &tiling) {
+  const LocalArena &arena = emitter.getArena();
+  ProjectionPlan plan(emitter, tiling, work.x.cols(), work.outputType,
+                      work.residual, work.quantizedType);
+  uint64_t pinned = llvm::alignTo(
+      emitter.getFootprint(plan.activationLayout(
+          work.x, std::min(tiling.rowTile, work.x.rows()))),
+      arena.getAlignment());
+  if (pinned > arena.getLaneBytes() * 3 / 8)
+    return false;
+  uint64_t tile = plan.getQuantizedBytes();
+  for (const ProjectionWeights &weights : work.projections)
+    tile += plan.getTileBytes(weights);
+  return (kPrefetch + 1) * tile <= arena.getLaneBytes() - pinned;
 }
 
-/// Output channels per lane so that kPrefetch + 1 tiles of `projections`
-/// fit the ring.
-llvm::Expected<int64_t>
-chooseChannelsPerLane(Emitter &emitter, const ProjectionPlan &plan,
-                      llvm::ArrayRef<ProjectionWeights> projections, int64_t n) {
-  uint64_t budget = emitter.getArena().ringCapacity() / (kPrefetch + 1);
-  int64_t best = 0;
-  for (int64_t perLane = 1,
-               most = llvm::divideCeil(n, emitter.getLanes());
-       perLane <= most; ++perLane) {
-    uint64_t bytes = plan.getQuantizedBytes(perLane);
-    for (const ProjectionWeights &weights : projections)
-      bytes += plan.getLaneBytes(weights, perLane);
-    if (bytes > budget)
-      break;
-    best = perLane;
+/// The largest `most` in [1, limit] for which `fitsWith` holds (it holds
+/// for all smaller ones); 0 when none.
+template <typename Fits> int64_t largestFitting(int64_t limit, Fits fitsWith) {
+  int64_t low = 0, high = limit;
+  while (low < high) {
+    int64_t mid = low + (high - low + 1) / 2;
+    if (fitsWith(mid))
+      low = mid;
+    else
+      high = mid - 1;
   }
-  if (!best)
-    return llvm::createStringError(
-        llvm::inconvertibleErrorCode(),
-        "a weight row of " + llvm::Twine(projections.front().weight.cols()) +
-            " elements does not fit a lane's streaming memory");
-  // An even split keeps 4-bit rows of a tile on byte boundaries.
-  return best;
+  return low;
 }
 
-/// A pinned buffer for `rows` rows of x in every lane.
-llvm::Expected<cmd::LocalTensor> pinActivations(Emitter &emitter,
-                                                const cmd::GlobalTensor &x,
-                                                int64_t rows) {
-  cmd::LocalTensor local = emitter.replicated(
-      rows, x.cols(), x.dtype(), static_cast<uint32_t>(emitter.getLanes()));
-  if (llvm::Error error = emitter.pin(local))
-    return std::move(error);
-  return local;
+/// The largest tiling of `split` that fits, its row tile as large as three
+/// eighths of a lane holds; none when not even one channel per tile fits.
+std::optional<ProjectionTiling> largestTiling(Emitter &emitter,
+                                              const ProjectionWork &work,
+                                              LaneSplit split) {
+  int64_t m = work.x.rows(), k = work.x.cols();
+  int64_t n = work.projections.front().weight.rows();
+  int64_t lanes = emitter.getLanes();
+  uint64_t rowBytes = emitter.getRowBytes(k, work.x.dtype());
+  int64_t fittingRows = std::max<int64_t>(
+      1, emitter.getArena().getLaneBytes() * 3 / 8 / rowBytes);
+  ProjectionTiling tiling;
+  tiling.split = split;
+  if (split == LaneSplit::Channels) {
+    tiling.rowTile = std::min(m, fittingRows);
+    tiling.perLane = largestFitting(
+        llvm::divideCeil(n, lanes), [&](int64_t perLane) {
+          ProjectionTiling candidate = tiling;
+          candidate.perLane = perLane;
+          candidate.channelTile = perLane * lanes;
+          return fits(emitter, work, candidate);
+        });
+    tiling.channelTile = tiling.perLane * lanes;
+  } else {
+    // Rows spread evenly over the lanes, as many on each as fit.
+    tiling.perLane = llvm::divideCeil(std::min(m, fittingRows * lanes), lanes);
+    tiling.rowTile = std::min(m, tiling.perLane * lanes);
+    tiling.channelTile = largestFitting(n, [&](int64_t channels) {
+      ProjectionTiling candidate = tiling;
+      candidate.channelTile = channels;
+      return fits(emitter, work, candidate);
+    });
+  }
+  if (tiling.channelTile == 0)
+    return std::nullopt;
+  return tiling;
 }
 
-/// Streams channel tiles of `projections` (all [N, K] over the same x),
-/// calling `finish(tiles, n0, count)` after each tile's projections. With
-/// `quantizedType`, the first projection's tiles have a `quantized` buffer.
+/// Streams channel tiles of `work.projections` (all [N, K] over the same
+/// x), calling `finish(tiles, m0, n0)` after each tile's projections. With
+/// a quantized type, the first projection's tiles have a `quantized` buffer.
 template <typename Finish>
-llvm::Error streamChannels(Emitter &emitter, const cmd::GlobalTensor &x,
-                           llvm::ArrayRef<ProjectionWeights> projections,
-                           cmd::DType outputType,
-                           const cmd::GlobalTensor *residual, Finish finish,
-                           cmd::DType quantizedType = cmd::DTYPE_INVALID) {
+llvm::Error streamChannels(Emitter &emitter, const ProjectionWork &work,
+                           const ProjectionTiling &tiling, Finish finish) {
+  const cmd::GlobalTensor &x = work.x;
   int64_t m = x.rows(), k = x.cols();
-  int64_t n = projections.front().weight.rows();
-  int64_t rowTile = chooseRowTile(emitter, m, k, x.dtype());
-  for (int64_t m0 = 0; m0 < m; m0 += rowTile) {
-    int64_t rows = std::min(rowTile, m - m0);
+  int64_t n = work.projections.front().weight.rows();
+  for (int64_t m0 = 0; m0 < m; m0 += tiling.rowTile) {
+    int64_t rows = std::min(tiling.rowTile, m - m0);
     emitter.getArena().beginOp();
-    llvm::Expected<cmd::LocalTensor> xLocal =
-        pinActivations(emitter, x, rows);
-    if (!xLocal)
-      return xLocal.takeError();
-    ProjectionPlan plan(emitter, rows, k, outputType, residual,
-                        quantizedType);
-    llvm::Expected<int64_t> perLane =
-        chooseChannelsPerLane(emitter, plan, projections, n);
-    if (!perLane)
-      return perLane.takeError();
-    int64_t channelTile = *perLane * emitter.getLanes();
-    int64_t tiles = llvm::divideCeil(n, channelTile);
+    ProjectionPlan plan(emitter, tiling, k, work.outputType, work.residual,
+                        work.quantizedType);
+    cmd::LocalTensor xLocal = plan.activationLayout(x, rows);
+    if (llvm::Error error = emitter.pin(xLocal))
+      return error;
+    int64_t tiles = llvm::divideCeil(n, tiling.channelTile);
     std::vector<std::vector<ProjectionTile>> loaded(tiles);
     auto issueLoads = [&](int64_t t) -> llvm::Error {
-      int64_t n0 = t * channelTile, count = std::min(channelTile, n - n0);
-      for (const ProjectionWeights &weights : projections) {
-        llvm::Expected<ProjectionTile> tile = plan.load(
-            weights, m0, n0, count, *perLane, rows, loaded[t].empty());
+      int64_t n0 = t * tiling.channelTile;
+      int64_t count = std::min(tiling.channelTile, n - n0);
+      for (const ProjectionWeights &weights : work.projections) {
+        llvm::Expected<ProjectionTile> tile =
+            plan.load(weights, m0, n0, count, rows, loaded[t].empty());
         if (!tile)
           return tile.takeError();
         loaded[t].push_back(*tile);
@@ -238,18 +332,73 @@ llvm::Error streamChannels(Emitter &emitter, const cmd::GlobalTensor &x,
     for (int64_t t = 0; t < std::min(kPrefetch, tiles); ++t)
       if (llvm::Error error = issueLoads(t))
         return error;
-    emitter.load(sliceRows(x, m0, rows), *xLocal);
+    emitter.load(sliceRows(x, m0, rows), xLocal);
     for (int64_t t = 0; t < tiles; ++t) {
-      for (auto [tile, weights] : llvm::zip(loaded[t], projections))
-        plan.compute(*xLocal, tile, weights.input);
-      int64_t n0 = t * channelTile;
-      finish(loaded[t], m0, n0);
+      for (auto [tile, weights] : llvm::zip(loaded[t], work.projections))
+        plan.compute(xLocal, tile, weights.input);
+      finish(loaded[t], m0, t * tiling.channelTile);
       if (t + kPrefetch < tiles)
         if (llvm::Error error = issueLoads(t + kPrefetch))
           return error;
     }
   }
   return llvm::Error::success();
+}
+
+/// Streams `work` with the fastest tiling the time model finds among each
+/// split's largest tiling, that tiling with half the channels (more,
+/// smaller tiles start computing sooner), and, splitting rows, both with
+/// output tiles of whole DDR bursts per row (a strided store moves whole
+/// bursts).
+template <typename Finish>
+llvm::Error streamFastest(Emitter &emitter, const ProjectionWork &work,
+                          Finish finish) {
+  std::vector<ProjectionTiling> candidates;
+  int64_t burstChannels = std::max<int64_t>(
+      1, cmodel::TimeModelParams().ddrBurstBytes * 8 /
+             cmodel::getDTypeBits(work.outputType));
+  for (LaneSplit split : {LaneSplit::Channels, LaneSplit::Rows}) {
+    std::optional<ProjectionTiling> largest =
+        largestTiling(emitter, work, split);
+    if (!largest)
+      continue;
+    ProjectionTiling half = *largest;
+    if (split == LaneSplit::Channels) {
+      half.perLane = llvm::divideCeil(largest->perLane, 2);
+      half.channelTile = half.perLane * emitter.getLanes();
+    } else {
+      half.channelTile = llvm::divideCeil(largest->channelTile, 2);
+    }
+    for (const ProjectionTiling &tiling : {*largest, half}) {
+      if (!candidates.empty() &&
+          candidates.back().channelTile == tiling.channelTile &&
+          candidates.back().split == tiling.split)
+        continue;
+      candidates.push_back(tiling);
+      int64_t whole = llvm::alignDown(tiling.channelTile, burstChannels);
+      if (split == LaneSplit::Rows && whole && whole != tiling.channelTile) {
+        candidates.push_back(tiling);
+        candidates.back().channelTile = whole;
+      }
+    }
+  }
+  if (candidates.empty())
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "a weight row of " + llvm::Twine(work.x.cols()) +
+            " elements does not fit a lane's streaming memory");
+  llvm::Expected<ProjectionTiling> best = chooseFastest<ProjectionTiling>(
+      emitter, candidates,
+      [&](Emitter &trial, const ProjectionTiling &tiling) {
+        return streamChannels(trial, work, tiling, [&](auto &&...args) {
+          finish(trial, args...);
+        });
+      });
+  if (!best)
+    return best.takeError();
+  return streamChannels(emitter, work, *best, [&](auto &&...args) {
+    finish(emitter, args...);
+  });
 }
 
 } // namespace
@@ -260,12 +409,14 @@ llvm::Error emitProjection(Emitter &emitter, const cmd::GlobalTensor &x,
                            const cmd::GlobalTensor *residual) {
   if (emitter.isUntiled())
     return emitUntiledProjection(emitter, x, weights, y, residual);
-  return streamChannels(
-      emitter, x, {weights}, y.dtype(), residual,
-      [&](llvm::ArrayRef<ProjectionTile> tiles, int64_t m0, int64_t n0) {
+  ProjectionWork work{x, weights, y.dtype(), residual, cmd::DTYPE_INVALID};
+  return streamFastest(
+      emitter, work,
+      [&](Emitter &target, llvm::ArrayRef<ProjectionTile> tiles, int64_t m0,
+          int64_t n0) {
         const cmd::LocalTensor &local = tiles.front().y;
-        emitter.store(local, sliceCols(sliceRows(y, m0, local.rows()), n0,
-                                       local.cols()));
+        target.store(local, sliceCols(sliceRows(y, m0, local.rows()), n0,
+                                      local.cols()));
       });
 }
 
@@ -299,27 +450,30 @@ static llvm::Error emitGatedActivation(
               "' has no 8-bit MLP intermediate (INT8 mode)");
     return emitUntiledGatedMatMul(emitter, x, gate, up, act, scratch);
   }
-  return streamChannels(
-      emitter, x, {gate, up}, hiddenType, /*residual=*/nullptr,
-      [&](llvm::ArrayRef<ProjectionTile> tiles, int64_t m0, int64_t n0) {
+  ProjectionWeights both[] = {gate, up};
+  ProjectionWork work{x, both, hiddenType, /*residual=*/nullptr,
+                      intermediate.dtype};
+  return streamFastest(
+      emitter, work,
+      [&](Emitter &target, llvm::ArrayRef<ProjectionTile> tiles, int64_t m0,
+          int64_t n0) {
         const cmd::LocalTensor &g = tiles[0].y;
         cmd::Compute step = act;
         *step.add_inputs() = g;
         *step.add_outputs() = g;
-        emitter.compute(step);
-        emitter.compute(cmodel::makeCompute(cmd::MUL, {g, tiles[1].y}, {g}));
+        target.compute(step);
+        target.compute(cmodel::makeCompute(cmd::MUL, {g, tiles[1].y}, {g}));
         const cmd::LocalTensor *h = &g;
         if (intermediate.present()) {
           h = &tiles[0].quantized;
           cmd::Compute quantize = cmodel::makeCompute(cmd::CAST, {g}, {*h});
           quantize.set_scalar(intermediate.scale);
           quantize.set_zero_point(intermediate.zeroPoint);
-          emitter.compute(quantize);
+          target.compute(quantize);
         }
-        emitter.store(*h, sliceCols(sliceRows(scratch, m0, h->rows()), n0,
-                                    h->cols()));
-      },
-      intermediate.dtype);
+        target.store(*h, sliceCols(sliceRows(scratch, m0, h->rows()), n0,
+                                   h->cols()));
+      });
 }
 
 /// Output channels [begin, begin + count) of `weights`.

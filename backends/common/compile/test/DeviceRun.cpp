@@ -4,6 +4,7 @@
 
 #include "backends/common/compile/PieceCompiler.h"
 #include "backends/common/compile/WeightPacking.h"
+#include "backends/common/cmodel/StreamTiming.h"
 #include "dialects/tpu/IR/TpuOps.h"
 #include "dialects/tpu/IR/TpuTraits.h"
 #include "plugins/Float16.h"
@@ -91,8 +92,23 @@ runOnDevice(cmodel::StreamDevice &device, func::FuncOp function,
             encode(input, function.getArgumentTypes()[index])))
       return std::move(error);
   }
-  if (llvm::Expected<cmodel::RunStats> stats = device.run(stream); !stats)
+  llvm::Expected<cmodel::RunStats> stats = device.run(stream);
+  if (!stats)
     return stats.takeError();
+  // Codegen chooses tilings by this estimate: it must be the run's time.
+  if (device.modelsTime()) {
+    cmodel::TimeModel time(device.getChip());
+    llvm::Expected<uint64_t> estimate =
+        cmodel::estimateCycles(stream, time, device.getChip());
+    if (!estimate)
+      return estimate.takeError();
+    if (*estimate != stats->totalCycles)
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "stream '" + stream.name() + "': estimated " +
+              llvm::Twine(*estimate) + " cycles, ran " +
+              llvm::Twine(stats->totalCycles));
+  }
   std::vector<std::vector<uint8_t>> outputs;
   for (auto [index, type] : llvm::enumerate(function.getResultTypes())) {
     auto mem = cast<tpu::MemAttr>(function.getResultAttr(index, "tpu.addr"));

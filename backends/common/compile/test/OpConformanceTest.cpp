@@ -131,6 +131,10 @@ struct GoldenOp {
   /// Tiles the chip must split the op's projections into, per core, on a
   /// chip with local memory (ignored by one that computes in global memory).
   int64_t minTiles = 0;
+  /// Whether the time model must spread the op's rows over the lanes (a
+  /// prefill's projections and attention) in the float modes, where no lane
+  /// repeats another's dequantization.
+  bool splitsRows = false;
 };
 
 FillSpec normal(float scale = 1) { return {Fill::Normal, scale}; }
@@ -169,6 +173,46 @@ func.func @main(%arg0: tensor<1x8x256xf32>) -> tensor<1x8x256xf32> {
        {{"mlp.gate_proj.weight", {512, 256}, normal(0.06f)},
         {"mlp.up_proj.weight", {512, 256}, normal(0.06f)},
         {"mlp.down_proj.weight", {256, 512}, normal(0.04f)}}},
+      // Prefill shapes: enough rows for every lane, so the time model
+      // splits rows rather than output channels or kv heads.
+      {"PrefillMatMul", "top.MatMul", R"mlir(
+func.func @main(%arg0: tensor<1x256x256xf32>) -> tensor<1x256x512xf32> {
+  %x = top.Input %arg0 {role = "hidden"} : (tensor<1x256x256xf32>) -> tensor<1x256x256xf32>
+  %w = top.Weight "linear.weight" : () -> tensor<512x256xf32>
+  %b = top.Weight "linear.bias" : () -> tensor<512xf32>
+  %y = top.MatMul %x, %w, %b {right_transpose = true} : (tensor<1x256x256xf32>, tensor<512x256xf32>, tensor<512xf32>) -> tensor<1x256x512xf32> loc("linear")
+  return %y : tensor<1x256x512xf32>
+})mlir",
+       {normal()},
+       {{"linear.weight", {512, 256}, normal(0.06f)},
+        {"linear.bias", {512}, normal(0.1f)}},
+       /*minTiles=*/0, /*splitsRows=*/true},
+      {"PrefillMLP", "top.MLP", R"mlir(
+func.func @main(%arg0: tensor<1x128x128xf32>) -> tensor<1x128x128xf32> {
+  %x = top.Input %arg0 {role = "hidden"} : (tensor<1x128x128xf32>) -> tensor<1x128x128xf32>
+  %g = top.Weight "mlp.gate_proj.weight" : () -> tensor<384x128xf32>
+  %u = top.Weight "mlp.up_proj.weight" : () -> tensor<384x128xf32>
+  %d = top.Weight "mlp.down_proj.weight" : () -> tensor<128x384xf32>
+  %y = top.MLP %x, %g, %u, %d : (tensor<1x128x128xf32>, tensor<384x128xf32>, tensor<384x128xf32>, tensor<128x384xf32>) -> tensor<1x128x128xf32> loc("mlp")
+  return %y : tensor<1x128x128xf32>
+})mlir",
+       {normal()},
+       {{"mlp.gate_proj.weight", {384, 128}, normal(0.09f)},
+        {"mlp.up_proj.weight", {384, 128}, normal(0.09f)},
+        {"mlp.down_proj.weight", {128, 384}, normal(0.05f)}},
+       /*minTiles=*/0, /*splitsRows=*/true},
+      {"PrefillFAttention", "top.FAttention", R"mlir(
+func.func @main(%arg0: tensor<1x128x4x64xf32>, %arg1: tensor<1x128x2x64xf32>, %arg2: tensor<1x128x2x64xf32>, %arg3: tensor<1x128x128xf32>) -> tensor<1x128x256xf32> {
+  %q = top.Input %arg0 {role = "q"} : (tensor<1x128x4x64xf32>) -> tensor<1x128x4x64xf32>
+  %k = top.Input %arg1 {role = "k"} : (tensor<1x128x2x64xf32>) -> tensor<1x128x2x64xf32>
+  %v = top.Input %arg2 {role = "v"} : (tensor<1x128x2x64xf32>) -> tensor<1x128x2x64xf32>
+  %m = top.Input %arg3 {role = "mask"} : (tensor<1x128x128xf32>) -> tensor<1x128x128xf32>
+  %y = top.FAttention %q, %k, %v, %m {scale = 1.250000e-01 : f64, q_head = 4 : i64, kv_head = 2 : i64, head_dim = 64 : i64} : (tensor<1x128x4x64xf32>, tensor<1x128x2x64xf32>, tensor<1x128x2x64xf32>, tensor<1x128x128xf32>) -> tensor<1x128x256xf32>
+  return %y : tensor<1x128x256xf32>
+})mlir",
+       {normal(2), normal(2), normal(), {Fill::Mask}},
+       {},
+       /*minTiles=*/0, /*splitsRows=*/true},
       {"RMSNorm", "top.RMSNorm", R"mlir(
 func.func @main(%arg0: tensor<1x16x512xf32>) -> tensor<1x16x512xf32> {
   %x = top.Input %arg0 {role = "hidden"} : (tensor<1x16x512xf32>) -> tensor<1x16x512xf32>
@@ -521,6 +565,29 @@ int64_t countFewestTiles(const cmd::CommandStream &stream) {
   return fewest;
 }
 
+/// Whether some matrix product or attention in `stream` reads its first
+/// input split by rows over several lanes.
+bool splitsRows(const cmd::CommandStream &stream) {
+  auto splits = [](const auto &queue) {
+    return llvm::any_of(queue, [](const cmd::Command &command) {
+      if (!command.has_compute() || command.compute().inputs_size() == 0)
+        return false;
+      cmd::Opcode opcode = command.compute().opcode();
+      const cmd::LocalTensor &input = command.compute().inputs(0);
+      return (opcode == cmd::MATMUL || opcode == cmd::A16MATMUL ||
+              opcode == cmd::I8MATMUL || opcode == cmd::ATTENTION) &&
+             input.layout() == cmd::LAYOUT_ROWS && input.lane_count() > 1;
+    });
+  };
+  if (splits(stream.compute_queue()))
+    return true;
+  for (const cmd::Section &section : stream.sections())
+    for (const cmd::CoreCommands &core : section.cores())
+      if (splits(core.compute_queue()))
+        return true;
+  return false;
+}
+
 //===----------------------------------------------------------------------===//
 // On the chip
 //===----------------------------------------------------------------------===//
@@ -676,6 +743,15 @@ TEST_P(OpConformanceTest, MatchesInterpreter) {
     EXPECT_GE(countFewestTiles(stream), golden.minTiles)
         << "the golden " << golden.name << " is too small to tile on "
         << param.chip;
+  }
+  bool floatMode = options.mode == lowering::QuantMode::F32 ||
+                   options.mode == lowering::QuantMode::F16 ||
+                   options.mode == lowering::QuantMode::BF16;
+  if (golden.splitsRows && floatMode &&
+      !backend.getDescriptor().computesInGlobalMemory) {
+    EXPECT_TRUE(splitsRows(stream))
+        << "the time model kept " << golden.name
+        << "'s rows on few lanes on " << param.chip;
   }
   std::unique_ptr<cmodel::StreamDevice> device = backend.createDevice({});
   ASSERT_TRUE(device) << param.chip << " has no device";
