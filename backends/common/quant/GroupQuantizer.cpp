@@ -42,8 +42,63 @@ llvm::Error checkScheme(const QuantScheme &scheme, int64_t cols) {
   return llvm::Error::success();
 }
 
-/// Rounds half away from zero, as llama.cpp's roundf does.
-static float roundHalfAway(float value) { return std::round(value); }
+// Candidate scales are searched kBlock at a time in GCC vector types: each
+// vector lane is one candidate with its own sums, so the search vectorizes
+// while every candidate adds its elements in order, in double precision,
+// exactly as a loop over one candidate would. The result does not depend on
+// the instruction set; target_clones picks the widest the host has.
+constexpr int kBlock = 8;
+typedef float FloatBlock __attribute__((vector_size(kBlock * 4)));
+typedef int32_t IntBlock __attribute__((vector_size(kBlock * 4)));
+typedef double DoubleBlock __attribute__((vector_size(kBlock * 8)));
+
+/// A FloatBlock that keeps its alignment as a template argument (a
+/// std::vector of the bare vector type would drop it).
+struct alignas(FloatBlock) StoredBlock {
+  FloatBlock values;
+};
+
+/// Rounds half away from zero, as llama.cpp's roundf (std::round) does but
+/// for the sign of a zero result, which no sum or stored value sees:
+/// truncation through an integer, then a step away from zero when the
+/// dropped fraction (exact in float) is at least one half. Magnitudes from
+/// 2^23 on, infinities and NaNs are integral already (or stay NaN).
+__attribute__((always_inline)) static inline FloatBlock
+roundHalfAway(FloatBlock value) {
+  FloatBlock magnitude = value < 0.0f ? -value : value;
+  FloatBlock truncated = __builtin_convertvector(
+      __builtin_convertvector(value, IntBlock), FloatBlock);
+  truncated = magnitude < 0x1p23f ? truncated : value;
+  FloatBlock fraction = value - truncated;
+  fraction = fraction < 0.0f ? -fraction : fraction;
+  FloatBlock away = value < 0.0f ? FloatBlock{} - 1.0f : FloatBlock{} + 1.0f;
+  return truncated + (fraction >= 0.5f ? away : FloatBlock{});
+}
+
+/// std::clamp's result, NaN included.
+__attribute__((always_inline)) static inline FloatBlock
+clampTo(FloatBlock value, float low, float high) {
+  value = value < low ? FloatBlock{} + low : value;
+  return high < value ? FloatBlock{} + high : value;
+}
+
+static float roundHalfAway(float value) {
+  float magnitude = std::fabs(value);
+  float truncated = magnitude < 0x1p23f
+                        ? static_cast<float>(static_cast<int32_t>(value))
+                        : value;
+  float away = value < 0.0f ? -1.0f : 1.0f;
+  return truncated + (std::fabs(value - truncated) >= 0.5f ? away : 0.0f);
+}
+static float clampTo(float value, float low, float high) {
+  return value < low ? low : (high < value ? high : value);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define LLMC_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define LLMC_CLONES
+#endif
 
 /// The stored scale for `exact`: rounded to the storage type, and kept
 /// positive and finite so that dividing by it is defined.
@@ -57,94 +112,171 @@ static float storedScale(float exact, FloatType type) {
 }
 
 namespace {
-/// One group's quantization: values, scale, zero point and squared error.
+/// One group's scale and zero point; its values go straight to the output.
 struct GroupChoice {
-  std::vector<float> q;
   float scale = 1.0f;
   float zeroPoint = 0.0f;
-  double error = 0.0;
 };
+
+/// Symmetric candidates: qmax and qmax + 1 levels, each stretched by
+/// -0.9 .. +0.9 steps; padded to whole blocks with copies of the last.
+constexpr int kStretches = 19;
+constexpr int kSymmetricCandidates = 2 * kStretches;
+constexpr int kSymmetricBlocks = (kSymmetricCandidates + kBlock - 1) / kBlock;
+/// Asymmetric candidates: the range shrunk by 0 .. 30 %.
+constexpr int kAsymmetricCandidates = 16;
+constexpr int kAsymmetricBlocks = kAsymmetricCandidates / kBlock;
+
+/// The index of the first smallest of `count` errors (earlier candidates
+/// win ties, as keeping a candidate only when it beats the best so far).
+int firstSmallest(const DoubleBlock *errors, int count) {
+  int best = 0;
+  for (int c = 1; c < count; ++c)
+    if (errors[c / kBlock][c % kBlock] < errors[best / kBlock][best % kBlock])
+      best = c;
+  return best;
+}
 } // namespace
 
-/// The squared error of dequantizing `q` with `scale` and `zeroPoint`,
-/// computed as dequantize() does.
-static double squaredError(llvm::ArrayRef<float> values,
-                           llvm::ArrayRef<float> q, float scale,
-                           float zeroPoint) {
-  double error = 0.0;
-  for (size_t i = 0; i < values.size(); ++i) {
-    double diff = static_cast<double>((q[i] - zeroPoint) * scale) - values[i];
-    error += diff * diff;
+/// Sums q * w and q * q for every symmetric candidate's q = round(w *
+/// inverse), keeping each q in `q` (count x kSymmetricBlocks) for the error.
+LLMC_CLONES static void sumSymmetric(const float *values, size_t count,
+                                     const FloatBlock *inverse, float qmin,
+                                     float qmax, StoredBlock *q,
+                                     DoubleBlock *sumQW, DoubleBlock *sumQQ) {
+  // Local copies stay in registers: the outputs might alias the inputs.
+  DoubleBlock qw[kSymmetricBlocks] = {}, qq[kSymmetricBlocks] = {};
+  for (size_t i = 0; i < count; ++i) {
+    DoubleBlock w = DoubleBlock{} + static_cast<double>(values[i]);
+    for (int b = 0; b < kSymmetricBlocks; ++b) {
+      FloatBlock rounded =
+          clampTo(roundHalfAway(values[i] * inverse[b]), qmin, qmax);
+      q[i * kSymmetricBlocks + b].values = rounded;
+      DoubleBlock wide = __builtin_convertvector(rounded, DoubleBlock);
+      qw[b] += wide * w;
+      qq[b] += wide * wide;
+    }
   }
-  return error;
+  std::copy(qw, qw + kSymmetricBlocks, sumQW);
+  std::copy(qq, qq + kSymmetricBlocks, sumQQ);
 }
 
-/// Keeps `candidate` when it beats `best` (or `best` is still empty); the
-/// loser's buffer is reused for the next candidate.
-static void keepBetter(GroupChoice &best, GroupChoice &candidate) {
-  if (best.q.empty() || candidate.error < best.error)
-    std::swap(best, candidate);
+/// The squared error of dequantizing every symmetric candidate's `q`, as
+/// dequantize() does.
+LLMC_CLONES static void errorSymmetric(const float *values, size_t count,
+                                       const StoredBlock *q,
+                                       const FloatBlock *scale,
+                                       DoubleBlock *error) {
+  DoubleBlock sum[kSymmetricBlocks] = {};
+  for (size_t i = 0; i < count; ++i) {
+    DoubleBlock w = DoubleBlock{} + static_cast<double>(values[i]);
+    for (int b = 0; b < kSymmetricBlocks; ++b) {
+      DoubleBlock diff = __builtin_convertvector(
+                             q[i * kSymmetricBlocks + b].values * scale[b],
+                             DoubleBlock) -
+                         w;
+      sum[b] += diff * diff;
+    }
+  }
+  std::copy(sum, sum + kSymmetricBlocks, error);
 }
 
+/// Quantizes a group into `out` (the values' bytes) with the scale of least
+/// squared error; `q` is scratch for every candidate's values.
 static GroupChoice quantizeSymmetric(llvm::ArrayRef<float> values,
-                                     const QuantScheme &scheme) {
+                                     const QuantScheme &scheme, uint8_t *out,
+                                     std::vector<StoredBlock> &q) {
   const float qmin = static_cast<float>(scheme.minValue());
   const float qmax = static_cast<float>(scheme.maxValue());
   float amax = 0.0f;
   for (float value : values)
     amax = std::max(amax, std::fabs(value));
-  if (amax == 0.0f)
-    return {std::vector<float>(values.size(), 0.0f), 1.0f, 0.0f, 0.0};
-  GroupChoice best, candidate;
-  candidate.q.resize(values.size());
-  for (float levels : {qmax, qmax + 1.0f}) {
-    for (int step = -9; step <= 9; ++step) {
-      float inverse = (levels + 0.1f * static_cast<float>(step)) / amax;
-      candidate.q.resize(values.size());
-      double sumQW = 0.0, sumQQ = 0.0;
-      for (size_t i = 0; i < values.size(); ++i) {
-        float q = std::clamp(roundHalfAway(values[i] * inverse), qmin, qmax);
-        candidate.q[i] = q;
-        sumQW += static_cast<double>(q) * values[i];
-        sumQQ += static_cast<double>(q) * q;
-      }
-      // The largest value maps to at least 6 steps: sumQQ > 0, sumQW > 0.
-      candidate.scale =
-          storedScale(static_cast<float>(sumQW / sumQQ), scheme.scaleType);
-      candidate.error = squaredError(values, candidate.q, candidate.scale, 0);
-      keepBetter(best, candidate);
-    }
+  if (amax == 0.0f) {
+    std::fill(out, out + values.size(), 0);
+    return {1.0f, 0.0f};
   }
-  return best;
+  FloatBlock inverse[kSymmetricBlocks];
+  for (int c = 0; c < kSymmetricBlocks * kBlock; ++c) {
+    int candidate = std::min(c, kSymmetricCandidates - 1);
+    float levels = candidate < kStretches ? qmax : qmax + 1.0f;
+    int step = candidate % kStretches - kStretches / 2;
+    inverse[c / kBlock][c % kBlock] =
+        (levels + 0.1f * static_cast<float>(step)) / amax;
+  }
+  q.resize(values.size() * kSymmetricBlocks);
+  DoubleBlock sumQW[kSymmetricBlocks] = {}, sumQQ[kSymmetricBlocks] = {};
+  sumSymmetric(values.data(), values.size(), inverse, qmin, qmax, q.data(),
+               sumQW, sumQQ);
+  // The largest value maps to at least 6 steps: sumQQ > 0, sumQW > 0.
+  FloatBlock scale[kSymmetricBlocks];
+  for (int c = 0; c < kSymmetricBlocks * kBlock; ++c)
+    scale[c / kBlock][c % kBlock] = storedScale(
+        static_cast<float>(sumQW[c / kBlock][c % kBlock] /
+                           sumQQ[c / kBlock][c % kBlock]),
+        scheme.scaleType);
+  DoubleBlock error[kSymmetricBlocks] = {};
+  errorSymmetric(values.data(), values.size(), q.data(), scale, error);
+  int best = firstSmallest(error, kSymmetricCandidates);
+  for (size_t i = 0; i < values.size(); ++i)
+    out[i] = static_cast<uint8_t>(static_cast<int32_t>(
+        q[i * kSymmetricBlocks + best / kBlock].values[best % kBlock]));
+  return {scale[best / kBlock][best % kBlock], 0.0f};
 }
 
+/// The squared error of dequantizing every asymmetric candidate, as
+/// dequantize() does.
+LLMC_CLONES static void errorAsymmetric(const float *values, size_t count,
+                                        const FloatBlock *scale,
+                                        const FloatBlock *zeroPoint,
+                                        float levels, DoubleBlock *error) {
+  DoubleBlock sum[kAsymmetricBlocks] = {};
+  for (size_t i = 0; i < count; ++i) {
+    DoubleBlock w = DoubleBlock{} + static_cast<double>(values[i]);
+    for (int b = 0; b < kAsymmetricBlocks; ++b) {
+      FloatBlock q = clampTo(roundHalfAway(values[i] / scale[b]) + zeroPoint[b],
+                             0.0f, levels);
+      DoubleBlock diff =
+          __builtin_convertvector((q - zeroPoint[b]) * scale[b], DoubleBlock) -
+          w;
+      sum[b] += diff * diff;
+    }
+  }
+  std::copy(sum, sum + kAsymmetricBlocks, error);
+}
+
+/// Quantizes a group into `out` (the values' bytes) with the scale and zero
+/// point of least squared error.
 static GroupChoice quantizeAsymmetric(llvm::ArrayRef<float> values,
-                                      const QuantScheme &scheme) {
+                                      const QuantScheme &scheme, uint8_t *out) {
   const float levels = static_cast<float>(scheme.maxValue());
   float lo = 0.0f, hi = 0.0f;
   for (float value : values) {
     lo = std::min(lo, value);
     hi = std::max(hi, value);
   }
-  if (lo == hi)
-    return {std::vector<float>(values.size(), 0.0f), 1.0f, 0.0f, 0.0};
-  GroupChoice best, candidate;
-  for (int step = 0; step < 16; ++step) {
-    float shrink = 1.0f - 0.02f * static_cast<float>(step);
-    candidate.scale =
-        storedScale(shrink * (hi - lo) / levels, scheme.scaleType);
-    candidate.zeroPoint = std::clamp(
-        roundHalfAway(-(shrink * lo) / candidate.scale), 0.0f, levels);
-    candidate.q.resize(values.size());
-    for (size_t i = 0; i < values.size(); ++i)
-      candidate.q[i] = std::clamp(roundHalfAway(values[i] / candidate.scale) +
-                                      candidate.zeroPoint,
-                                  0.0f, levels);
-    candidate.error =
-        squaredError(values, candidate.q, candidate.scale, candidate.zeroPoint);
-    keepBetter(best, candidate);
+  if (lo == hi) {
+    std::fill(out, out + values.size(), 0);
+    return {1.0f, 0.0f};
   }
-  return best;
+  FloatBlock scale[kAsymmetricBlocks], zeroPoint[kAsymmetricBlocks];
+  for (int c = 0; c < kAsymmetricCandidates; ++c) {
+    float shrink = 1.0f - 0.02f * static_cast<float>(c);
+    float candidateScale =
+        storedScale(shrink * (hi - lo) / levels, scheme.scaleType);
+    scale[c / kBlock][c % kBlock] = candidateScale;
+    zeroPoint[c / kBlock][c % kBlock] = clampTo(
+        roundHalfAway(-(shrink * lo) / candidateScale), 0.0f, levels);
+  }
+  DoubleBlock error[kAsymmetricBlocks] = {};
+  errorAsymmetric(values.data(), values.size(), scale, zeroPoint, levels,
+                  error);
+  int best = firstSmallest(error, kAsymmetricCandidates);
+  float bestScale = scale[best / kBlock][best % kBlock];
+  float bestZeroPoint = zeroPoint[best / kBlock][best % kBlock];
+  for (auto [i, value] : llvm::enumerate(values))
+    out[i] = static_cast<uint8_t>(static_cast<int32_t>(clampTo(
+        roundHalfAway(value / bestScale) + bestZeroPoint, 0.0f, levels)));
+  return {bestScale, bestZeroPoint};
 }
 
 llvm::Expected<QuantizedTensor> quantize(llvm::ArrayRef<float> weight,
@@ -180,19 +312,18 @@ llvm::Expected<QuantizedTensor> quantize(llvm::ArrayRef<float> weight,
   // conversion's time): they go to every core, into disjoint outputs, so
   // the result does not depend on the thread count.
   llvm::parallelFor(0, rows, [&](size_t row) {
+    std::vector<StoredBlock> scratch;
     for (int64_t group = 0; group < result.groups; ++group) {
       int64_t begin = row * cols + group * result.groupSize;
       llvm::ArrayRef<float> values = weight.slice(begin, result.groupSize);
+      uint8_t *out = result.values.data() + begin;
       GroupChoice choice = scheme.asymmetric
-                               ? quantizeAsymmetric(values, scheme)
-                               : quantizeSymmetric(values, scheme);
+                               ? quantizeAsymmetric(values, scheme, out)
+                               : quantizeSymmetric(values, scheme, out, scratch);
       int64_t param = row * result.groups + group;
       result.scales[param] = choice.scale;
       if (scheme.asymmetric)
         result.zeroPoints[param] = static_cast<uint8_t>(choice.zeroPoint);
-      for (auto [offset, q] : llvm::enumerate(choice.q))
-        result.values[begin + offset] =
-            static_cast<uint8_t>(static_cast<int64_t>(q));
     }
   });
   return result;

@@ -14,7 +14,9 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
+#include <algorithm>
 #include <cmath>
+#include <optional>
 #include <random>
 
 using namespace llmc::quant;
@@ -202,6 +204,117 @@ TEST(GroupQuantizerTest, RoundTripErrorIsBounded) {
           EXPECT_LT(relative, bits == 8 ? 0.01 : 0.12)
               << bits << "-bit group " << group;
         }
+}
+
+/// The search GroupQuantizer.h describes, one candidate at a time: what the
+/// vectorized search (all candidates at once) must reproduce bit for bit.
+struct PlainChoice {
+  std::vector<float> q;
+  float scale = 1, zeroPoint = 0;
+};
+PlainChoice plainSearch(llvm::ArrayRef<float> values,
+                        const QuantScheme &scheme) {
+  float qmin = scheme.minValue(), qmax = scheme.maxValue();
+  auto stored = [&](float exact) {
+    float scale = roundToFloatType(exact, scheme.scaleType);
+    if (scale <= 0)
+      return smallestPositive(scheme.scaleType);
+    return std::isfinite(scale) ? scale : largestFinite(scheme.scaleType);
+  };
+  auto errorOf = [&](const PlainChoice &choice) {
+    double error = 0;
+    for (size_t i = 0; i < values.size(); ++i) {
+      double diff =
+          double((choice.q[i] - choice.zeroPoint) * choice.scale) - values[i];
+      error += diff * diff;
+    }
+    return error;
+  };
+  std::optional<PlainChoice> best;
+  double bestError = 0;
+  auto consider = [&](const PlainChoice &candidate) {
+    double error = errorOf(candidate);
+    if (!best || error < bestError) {
+      best = candidate;
+      bestError = error;
+    }
+  };
+  if (!scheme.asymmetric) {
+    float amax = 0;
+    for (float v : values)
+      amax = std::max(amax, std::fabs(v));
+    if (amax == 0)
+      return {std::vector<float>(values.size(), 0.0f)};
+    for (float levels : {qmax, qmax + 1})
+      for (int step = -9; step <= 9; ++step) {
+        float inverse = (levels + 0.1f * step) / amax;
+        PlainChoice candidate;
+        double qw = 0, qq = 0;
+        for (float v : values) {
+          float q = std::clamp(std::round(v * inverse), qmin, qmax);
+          candidate.q.push_back(q);
+          qw += double(q) * v;
+          qq += double(q) * q;
+        }
+        candidate.scale = stored(float(qw / qq));
+        consider(candidate);
+      }
+    return *best;
+  }
+  float lo = 0, hi = 0;
+  for (float v : values) {
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+  }
+  if (lo == hi)
+    return {std::vector<float>(values.size(), 0.0f)};
+  for (int step = 0; step < 16; ++step) {
+    float shrink = 1 - 0.02f * step;
+    PlainChoice candidate;
+    candidate.scale = stored(shrink * (hi - lo) / qmax);
+    candidate.zeroPoint =
+        std::clamp(std::round(-(shrink * lo) / candidate.scale), 0.0f, qmax);
+    for (float v : values)
+      candidate.q.push_back(std::clamp(
+          std::round(v / candidate.scale) + candidate.zeroPoint, 0.0f, qmax));
+    consider(candidate);
+  }
+  return *best;
+}
+
+TEST(GroupQuantizerTest, SearchesAllCandidatesAsOneAtATime) {
+  // Random groups with ties at halves, zeros, tiny and huge magnitudes.
+  const int64_t rows = 48, cols = 64;
+  std::vector<float> weight = randomWeight(rows * cols, 5);
+  std::mt19937 rng(7);
+  for (size_t i = 0; i < weight.size(); i += 7)
+    weight[i] = std::ldexp(float(int(rng() % 33) - 16) * 0.5f,
+                           int(rng() % 9) - 4);
+  for (size_t i = 3; i < weight.size(); i += 29)
+    weight[i] = 0;
+  for (size_t i = 0; i < 16; ++i)
+    weight[cols + i] = std::ldexp(float(i + 1), -140);
+  for (int bits : {4, 8})
+    for (bool asymmetric : {false, true})
+      for (int64_t group : {16, 64}) {
+        QuantScheme scheme{bits, group, asymmetric, FloatType::F16};
+        QuantizedTensor q = quantizeOrDie(weight, rows, cols, scheme);
+        for (int64_t row = 0; row < rows; ++row)
+          for (int64_t g = 0; g < cols / group; ++g) {
+            PlainChoice want = plainSearch(
+                llvm::ArrayRef(weight).slice(row * cols + g * group, group),
+                scheme);
+            int64_t param = row * q.groups + g;
+            ASSERT_EQ(q.scales[param], want.scale)
+                << bits << "-bit group " << group << " row " << row;
+            if (asymmetric) {
+              ASSERT_EQ(q.zeroPoints[param], uint8_t(want.zeroPoint));
+            }
+            for (int64_t i = 0; i < group; ++i)
+              ASSERT_EQ(q.getValue(row, g * group + i), int64_t(want.q[i]))
+                  << "row " << row << " column " << g * group + i;
+          }
+      }
 }
 
 TEST(GroupQuantizerTest, ThreadCountDoesNotChangeTheResult) {
