@@ -89,6 +89,8 @@ void convertToF32(WeightType type, const uint8_t *data, int64_t count,
   }
 }
 
+void WeightSource::releaseTensor(llvm::StringRef) const {}
+
 llvm::Error WeightSource::readAsF32(llvm::StringRef name,
                                     llvm::MutableArrayRef<float> out) const {
   llvm::Expected<TensorInfo> info = getTensorInfo(name);
@@ -183,6 +185,12 @@ OverlayWeightSource::getTensorData(llvm::StringRef name) const {
 }
 
 std::string OverlayWeightSource::describe() const { return base->describe(); }
+
+void OverlayWeightSource::releaseTensor(llvm::StringRef name) const {
+  // Own tensors are small tables; the base holds the checkpoint.
+  if (!own.count(name))
+    base->releaseTensor(name);
+}
 
 std::optional<StoredQuantization>
 OverlayWeightSource::getStoredQuantization(llvm::StringRef name) const {

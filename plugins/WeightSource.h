@@ -115,6 +115,13 @@ public:
   /// `out` must hold exactly its element count.
   llvm::Error readAsF32(llvm::StringRef name,
                         llvm::MutableArrayRef<float> out) const;
+
+  /// Tells the source its caller is done with tensor `name` and everything
+  /// derived from it for now, so it may give back the memory they hold:
+  /// caches of computed tensors, mapped pages (which read back from the
+  /// file if asked for again). Bytes getTensorData returned for them before
+  /// may no longer be valid. A hint: the default keeps everything.
+  virtual void releaseTensor(llvm::StringRef name) const;
 };
 
 /// Converts `count` stored elements of `type` to float32.
@@ -160,6 +167,7 @@ public:
   getStoredQuantization(llvm::StringRef name) const override;
   llvm::Expected<StoredQuantizedTensor>
   getStoredQuantized(llvm::StringRef name) const override;
+  void releaseTensor(llvm::StringRef name) const override;
 
   const WeightSource &getBase() const { return *base; }
 

@@ -18,7 +18,11 @@
 #include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+
+#include <sys/mman.h>
 
 #include <map>
 #include <optional>
@@ -342,6 +346,24 @@ SafetensorsSource::getTensorData(llvm::StringRef name) const {
   if (it == tensors.end())
     return fail(description, "no tensor '" + name + "'");
   return it->second.data;
+}
+
+void SafetensorsSource::releaseTensor(llvm::StringRef name) const {
+  auto it = tensors.find(name);
+  if (it == tensors.end() || it->second.data.empty())
+    return;
+  // A small file is read into the heap, where dropping pages would zero
+  // them: only mapped files give pages back.
+  if (files[it->second.file].buffer->getBufferKind() !=
+      llvm::MemoryBuffer::MemoryBuffer_MMap)
+    return;
+  // Only pages the tensor covers entirely: its neighbours may be in use.
+  uint64_t page = llvm::sys::Process::getPageSizeEstimate();
+  auto begin = reinterpret_cast<uintptr_t>(it->second.data.begin());
+  auto end = reinterpret_cast<uintptr_t>(it->second.data.end());
+  uintptr_t first = llvm::alignTo(begin, page), last = llvm::alignDown(end, page);
+  if (first < last)
+    ::madvise(reinterpret_cast<void *>(first), last - first, MADV_DONTNEED);
 }
 
 llvm::StringRef SafetensorsSource::getTensorFile(llvm::StringRef name) const {

@@ -39,6 +39,9 @@ public:
   llvm::Expected<llvm::ArrayRef<uint8_t>>
   getTensorData(llvm::StringRef name) const override;
   std::string describe() const override { return description; }
+  /// Gives the tensor's whole mapped pages back to the system; they read
+  /// back from the file if the tensor is asked for again.
+  void releaseTensor(llvm::StringRef name) const override;
 
   /// The file that stores `name` (its shard), for messages; empty when the
   /// tensor does not exist.

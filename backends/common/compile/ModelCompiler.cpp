@@ -22,6 +22,7 @@
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/GlobPattern.h"
@@ -303,7 +304,11 @@ llvm::Error ModelCompiler::layOutWeights() {
       it->second.push_back(i);
     }
     for (const std::string &source : sources)
-      pool.async([&, indices = bySource[source]] {
+      pool.async([&, source, indices = bySource[source]] {
+        // The packed bytes are copies: what the source derived from its
+        // tensor, and the tensor's mapped pages, can go.
+        auto release =
+            llvm::make_scope_exit([&] { weights.releaseTensor(source); });
         for (size_t i : indices) {
           if (!order[i].constant.empty()) {
             packed[i - begin].bytes = order[i].constant;

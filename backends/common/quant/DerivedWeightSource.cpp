@@ -285,4 +285,25 @@ DerivedWeightSource::getTensorData(llvm::StringRef name) const {
       served.try_emplace(name, std::move(*bytes)).first->second);
 }
 
+void DerivedWeightSource::releaseTensor(llvm::StringRef name) const {
+  auto derivedFrom = [&](llvm::StringRef key) {
+    std::optional<DerivedWeightName> parsed = DerivedWeightName::parse(key);
+    return parsed && parsed->source == name;
+  };
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    for (auto it = served.begin(); it != served.end();) {
+      auto current = it++;
+      if (derivedFrom(current->first()))
+        served.erase(current);
+    }
+    for (auto it = quantized.begin(); it != quantized.end();) {
+      auto current = it++;
+      if (derivedFrom(current->first()))
+        quantized.erase(current);
+    }
+  }
+  base.releaseTensor(name);
+}
+
 } // namespace llmc::quant

@@ -47,6 +47,9 @@ public:
   llvm::Expected<llvm::ArrayRef<uint8_t>>
   getTensorData(llvm::StringRef name) const override;
   std::string describe() const override;
+  /// Drops what was derived from source tensor `name` (quantized values,
+  /// served bytes) and passes the release on to the base.
+  void releaseTensor(llvm::StringRef name) const override;
 
 private:
   llvm::Expected<plugins::TensorInfo>

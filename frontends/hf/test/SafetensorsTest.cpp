@@ -141,6 +141,33 @@ TEST_F(SafetensorsTest, ReadsReferenceCheckpointInPlace) {
   EXPECT_EQ(first->size(), 512u * 256u * 4u);
 }
 
+TEST_F(SafetensorsTest, ReleasedTensorsReadBackTheSame) {
+  // A mapped file (the reference model) gives its pages back; a small file,
+  // read into the heap, must keep its bytes (dropping heap pages would zero
+  // them).
+  std::vector<float> small(3000);
+  for (auto [i, value] : llvm::enumerate(small))
+    value = 0.5f + float(i);
+  std::string smallFile =
+      write("small.safetensors",
+            serializeSafetensors({makeF32("small", {3000}, small)}));
+  struct Case {
+    std::string file, tensor;
+    size_t count;
+  };
+  for (const Case &c :
+       {Case{llmc::test::getRefdataPath("models/tiny-llama/model.safetensors"),
+             "lm_head.weight", 512u * 256u},
+        Case{smallFile, "small", small.size()}}) {
+    auto source = SafetensorsSource::openFile(c.file);
+    ASSERT_TRUE(static_cast<bool>(source))
+        << llvm::toString(source.takeError());
+    std::vector<float> before = readF32(**source, c.tensor, c.count);
+    (*source)->releaseTensor(c.tensor);
+    EXPECT_EQ(readF32(**source, c.tensor, c.count), before) << c.file;
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // Sharded checkpoints
 //===----------------------------------------------------------------------===//

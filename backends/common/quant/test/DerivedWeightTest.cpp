@@ -48,6 +48,11 @@ public:
                           values.size() * 4);
   }
   std::string describe() const override { return "memory"; }
+  void releaseTensor(llvm::StringRef name) const override {
+    released.push_back(name.str());
+  }
+
+  mutable std::vector<std::string> released;
 
 private:
   struct Tensor {
@@ -137,6 +142,21 @@ TEST_F(DerivedWeightSourceTest, ServesQuantizedParts) {
   ASSERT_TRUE(static_cast<bool>(scale));
   EXPECT_THAT(floatsOf(*scale), ElementsAre(0x1.4109bp-3f, 0x1.5f15fp-2f,
                                             0x1.802d32p-8f, 0x1.99999ap-5f));
+}
+
+TEST_F(DerivedWeightSourceTest, ReleaseDropsDerivedTensorsAndForwards) {
+  DerivedWeightSource source(base);
+  llvm::Expected<llvm::ArrayRef<uint8_t>> first =
+      source.getTensorData("w#w4_g4_sym_f32.qweight");
+  ASSERT_TRUE(static_cast<bool>(first));
+  std::vector<uint8_t> bytes(first->begin(), first->end());
+  source.releaseTensor("w");
+  EXPECT_THAT(base.released, ElementsAre("w"));
+  // Computed again, the same bytes.
+  llvm::Expected<llvm::ArrayRef<uint8_t>> again =
+      source.getTensorData("w#w4_g4_sym_f32.qweight");
+  ASSERT_TRUE(static_cast<bool>(again));
+  EXPECT_EQ(std::vector<uint8_t>(again->begin(), again->end()), bytes);
 }
 
 TEST_F(DerivedWeightSourceTest, ServesEightBitAndZeroPoints) {
