@@ -4,8 +4,9 @@
 // prints what the time model charges: per piece, then one decode step
 // (embed.decode, every block's decode, lm_head, greedy_head) and one prefill
 // of L tokens, the decode step against the DDR roofline (the bytes of the
-// weights it must stream, over the chip's bandwidth), and the binary's size
-// against its unique weight bytes.
+// weights and the full KV cache it must read, over the chip's bandwidth),
+// a prompt against the compute roofline, and the binary's size against its
+// unique weight bytes.
 //
 //   piece_timing model.llmc
 //
@@ -90,7 +91,7 @@ int main(int argc, char **argv) {
 
   double decodeSeconds = 0, prefillSeconds = 0, prefillKVSeconds = 0;
   uint64_t prefillMacs = 0, prefillKVMacs = 0;
-  uint64_t decodeDdr = 0;
+  uint64_t decodeDdr = 0, cacheBytes = 0;
   llvm::StringSet<> streamed;
   uint64_t streamedBytes = 0;
   for (const binary::Piece &piece : manifest.pieces()) {
@@ -117,6 +118,10 @@ int main(int argc, char **argv) {
     if (decode) {
       decodeSeconds += stats->seconds;
       decodeDdr += stats->ddrBytes;
+      // A decode step reads every layer's whole cache.
+      for (const binary::Tensor &input : piece.inputs())
+        if (input.role() == "history_k" || input.role() == "history_v")
+          cacheBytes += input.bytes();
       // Gathered tables (embedding, rotary) are read a row at a time.
       if (piece.name() != "embed.decode")
         for (const std::string &name : piece.weights())
@@ -142,7 +147,8 @@ int main(int argc, char **argv) {
           (unsigned long long)stats->dmaCommands,
           (unsigned long long)stats->computeCommands);
   }
-  double roofline = streamedBytes / (chip.ddrBandwidthGBps * 1e9);
+  double roofline =
+      (streamedBytes + cacheBytes) / (chip.ddrBandwidthGBps * 1e9);
   uint64_t fileBytes = 0;
   if (std::error_code error = llvm::sys::fs::file_size(binaryPath, fileBytes))
     return fail(llvm::errorCodeToError(error));
@@ -151,9 +157,9 @@ int main(int argc, char **argv) {
                                chip.id.c_str(), chip.ddrBandwidthGBps);
   llvm::outs() << llvm::format(
       "decode: %.3f ms/token modelled, roofline %.3f ms (%.1f MB of "
-      "weights): %.1f%% of roofline; %.1f MB moved\n",
+      "weights, %.1f MB of KV cache): %.1f%% of roofline; %.1f MB moved\n",
       decodeSeconds * 1e3, roofline * 1e3, streamedBytes / 1e6,
-      100 * roofline / decodeSeconds, decodeDdr / 1e6);
+      cacheBytes / 1e6, 100 * roofline / decodeSeconds, decodeDdr / 1e6);
   llvm::outs() << llvm::format(
       "prefill of %lld tokens: %.3f ms modelled (%.0f tokens/s)\n",
       (long long)manifest.model().max_input_length(), prefillSeconds * 1e3,
