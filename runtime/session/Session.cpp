@@ -2,7 +2,7 @@
 
 #include "runtime/session/Session.h"
 
-#include "frontends/llm/Masks.h"
+#include "pieces/Masks.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/Twine.h"
@@ -144,10 +144,10 @@ Session::runChunk(llvm::ArrayRef<int32_t> chunk, Phase phase, int64_t offset,
   for (int64_t i = 0; i < length; ++i)
     positions[i] = static_cast<int32_t>(history + i);
   std::vector<float> mask =
-      phase == Phase::Prefill ? llm::buildPrefillMask(length)
+      phase == Phase::Prefill ? pieces::buildPrefillMask(length)
       : phase == Phase::PrefillKV
-          ? llm::buildPrefillKVMask(length, historySlots, history)
-          : llm::buildDecodeMask(historySlots, history);
+          ? pieces::buildPrefillKVMask(length, historySlots, history)
+          : pieces::buildDecodeMask(historySlots, history);
 
   llvm::Expected<std::vector<Tensor>> embedded = runPiece(
       runner, phase == Phase::Decode ? "embed.decode" : "embed.prefill",

@@ -2,7 +2,7 @@
 
 #include "runtime/vision/MiniCPMVInputs.h"
 
-#include "frontends/llm/Masks.h"
+#include "pieces/Masks.h"
 
 #include <algorithm>
 #include <cmath>
@@ -101,7 +101,7 @@ getMiniCPMVPieceInputs(const Tensor &pixels, int64_t index, ImageGrid grid,
     std::vector<float> mask(rows * length, 0.0f);
     for (int64_t r = 0; r < rows; ++r)
       std::fill(mask.begin() + r * length + patches,
-                mask.begin() + (r + 1) * length, llm::kMaskedScore);
+                mask.begin() + (r + 1) * length, pieces::kMaskedScore);
     return mask;
   };
   std::vector<float> embedding = get2DSinCosEmbedding(grid, sizes.embedDim);

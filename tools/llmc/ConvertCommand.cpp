@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "backends/common/compile/ModelCompiler.h"
+#include "driver/ModelCompiler.h"
 #include "backends/common/quant/DerivedWeightSource.h"
 #include "frontends/llm/ModelLoading.h"
 #include "tools/llmc/Calibrator.h"
@@ -67,7 +67,7 @@ static cl::opt<bool>
 /// change otherwise.
 class ProgressLine {
 public:
-  void update(const compile::ConvertProgress &progress) {
+  void update(const driver::ConvertProgress &progress) {
     bool terminal = llvm::sys::Process::StandardErrIsDisplayed();
     bool newStage = progress.stage != stage;
     if (newStage && !stage.empty() && terminal)
@@ -111,7 +111,7 @@ int runConvertCommand(const plugins::Registry &registry) {
       registry.findBackend(chip);
   if (!backend)
     return reportError(backend.takeError());
-  compile::ConvertOptions options;
+  driver::ConvertOptions options;
   options.build = getBuildOptions();
   options.threads = threads;
   if (threads != 0)
@@ -144,11 +144,11 @@ int runConvertCommand(const plugins::Registry &registry) {
   options.lowering.cores = cores;
   ProgressLine progress;
   if (!quiet)
-    options.progress = [&](const compile::ConvertProgress &update) {
+    options.progress = [&](const driver::ConvertProgress &update) {
       progress.update(update);
     };
   quant::DerivedWeightSource weights(*model->weights);
-  llvm::Expected<compile::ConvertReport> report = compile::convertModel(
+  llvm::Expected<driver::ConvertReport> report = driver::convertModel(
       model->spec, weights, *backend, options, output);
   progress.finish();
   if (!report)

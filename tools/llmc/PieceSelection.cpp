@@ -25,7 +25,7 @@ static cl::opt<std::string> visionQuantize(
              "F16 or BF16); the same as --piece-quantize vision=<mode>"),
     cl::value_desc("mode"), cl::sub(getConvertCommand()));
 
-llvm::Error applyPieceSelection(compile::ConvertOptions &options) {
+llvm::Error applyPieceSelection(driver::ConvertOptions &options) {
   options.pieces.assign(pieces.begin(), pieces.end());
   for (const std::string &flag : pieceQuantize) {
     auto [pattern, modeName] = llvm::StringRef(flag).rsplit('=');

@@ -10,12 +10,12 @@
 #ifndef LLMC_TOOLS_LLMC_PIECESELECTION_H
 #define LLMC_TOOLS_LLMC_PIECESELECTION_H
 
-#include "backends/common/compile/ModelCompiler.h"
+#include "driver/ModelCompiler.h"
 
 namespace llmc {
 
 /// Sets `options.pieces` and `options.pieceModes` from the flags.
-llvm::Error applyPieceSelection(compile::ConvertOptions &options);
+llvm::Error applyPieceSelection(driver::ConvertOptions &options);
 
 } // namespace llmc
 

@@ -2,7 +2,7 @@
 
 #include "runtime/api/test/TestModels.h"
 
-#include "backends/common/compile/ModelCompiler.h"
+#include "driver/ModelCompiler.h"
 #include "backends/common/quant/DerivedWeightSource.h"
 #include "frontends/llm/ModelLoading.h"
 #include "plugins/LinkedPlugins.h"
@@ -54,7 +54,7 @@ llvm::Error convertForTest(const ConvertRequest &request,
       plugins::createLinkedPluginRegistry();
   if (!registry)
     return registry.takeError();
-  compile::ConvertOptions options;
+  driver::ConvertOptions options;
   options.build.seqLength = request.seqLength;
   options.build.maxInputLength = request.maxInputLength;
   llvm::Expected<lowering::QuantMode> mode =
@@ -71,7 +71,7 @@ llvm::Error convertForTest(const ConvertRequest &request,
   if (!model)
     return model.takeError();
   quant::DerivedWeightSource weights(*model->weights);
-  llvm::Expected<compile::ConvertReport> report = compile::convertModel(
+  llvm::Expected<driver::ConvertReport> report = driver::convertModel(
       model->spec, weights, *backend, options, outputPath);
   if (!report)
     return report.takeError();

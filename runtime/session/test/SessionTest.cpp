@@ -3,7 +3,7 @@
 #include "runtime/session/Session.h"
 #include "runtime/session/test/FakeRunner.h"
 
-#include "frontends/llm/Masks.h"
+#include "pieces/Masks.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -65,7 +65,7 @@ TEST_F(SessionTest, ShortPromptIsOnePrefill) {
   EXPECT_THAT(block.inputs[1].getI32(), ElementsAre(0, 1, 2, 3));
   EXPECT_THAT(block.inputs[2].getShape(), ElementsAre(1, 4, 4));
   EXPECT_THAT(block.inputs[2].getF32(),
-              ElementsAreArray(llm::buildPrefillMask(4)));
+              ElementsAreArray(pieces::buildPrefillMask(4)));
   EXPECT_EQ(block.inputs.size(), 3u);
   // lm_head sees the last real token (9), whose successor the fake predicts.
   EXPECT_EQ(runner.calls.back().inputs[0].getF32()[0], 9.0f);
@@ -92,7 +92,7 @@ TEST_F(SessionTest, LongPromptRunsInChunksOfL) {
   // prefill_kv reads S - L = 12 history slots and sees the valid ones.
   EXPECT_THAT(kv[1]->inputs[2].getShape(), ElementsAre(1, 4, 16));
   EXPECT_THAT(kv[1]->inputs[2].getF32(),
-              ElementsAreArray(llm::buildPrefillKVMask(4, 12, 8)));
+              ElementsAreArray(pieces::buildPrefillKVMask(4, 12, 8)));
   EXPECT_THAT(kv[1]->inputs[3].getShape(), ElementsAre(1, 12, 2, 3));
   EXPECT_EQ(runner.calls.back().inputs[0].getF32()[0], 10.0f);
   EXPECT_EQ(session.getHistoryLength(), 10);
@@ -109,7 +109,7 @@ TEST_F(SessionTest, CacheHoldsEveryTokenInItsSlot) {
   ASSERT_EQ(inputs.size(), 5u);
   EXPECT_THAT(inputs[1].getI32(), ElementsAre(4));
   EXPECT_THAT(inputs[2].getF32(),
-              ElementsAreArray(llm::buildDecodeMask(16, 4)));
+              ElementsAreArray(pieces::buildDecodeMask(16, 4)));
   EXPECT_THAT(inputs[3].getShape(), ElementsAre(1, 16, 2, 3));
   int64_t row = dims.getKvRowSize();
   llvm::ArrayRef<float> keys = inputs[3].getF32(), values = inputs[4].getF32();
@@ -239,7 +239,7 @@ TEST_F(SessionTest, TruncateContinuesFromAPrefix) {
   const RecordedCall *decode = callsOf("block.0.decode")[0];
   EXPECT_THAT(decode->inputs[1].getI32(), ElementsAre(3));
   EXPECT_THAT(decode->inputs[2].getF32(),
-              ElementsAreArray(llm::buildDecodeMask(16, 3)));
+              ElementsAreArray(pieces::buildDecodeMask(16, 3)));
   EXPECT_THAT(session.getTokens(), ElementsAre(1, 2, 3, 9));
 }
 

@@ -9,7 +9,7 @@
 
 #include "runtime/vision/MiniCPMVInputs.h"
 
-#include "frontends/llm/Masks.h"
+#include "pieces/Masks.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -64,7 +64,7 @@ TEST(MiniCPMVInputsTest, InputsArePaddedAndMasked) {
   EXPECT_THAT((*inputs)[0].getF32().take_front(6),
               ElementsAre(1, 2, 3, 4, 0, 0));
   EXPECT_THAT((*inputs)[1].getI32(), ElementsAre(0, 2, 0));
-  float m = llm::kMaskedScore;
+  float m = pieces::kMaskedScore;
   EXPECT_THAT((*inputs)[2].getF32(),
               ElementsAre(0, 0, m, 0, 0, m, 0, 0, m));
   EXPECT_THAT((*inputs)[3].getShape(), ElementsAre(1, 3, 4));

@@ -37,7 +37,7 @@
 #include "dialects/top/Interpreter/Interpreter.h"
 #include "dialects/tpu/IR/TpuOps.h"
 #include "dialects/tpu/IR/TpuTraits.h"
-#include "frontends/llm/Masks.h"
+#include "pieces/Masks.h"
 #include "plugins/Registry.h"
 #include "plugins/WeightSource.h"
 
@@ -98,7 +98,7 @@ enum class Fill {
   DistinctIds,
   /// i32 0 or 1.
   Bits,
-  /// A prefill_kv attention mask [1, L, H + L] (frontends/llm/Masks.h):
+  /// A prefill_kv attention mask [1, L, H + L] (pieces/Masks.h):
   /// half the history visible, causal over the new tokens.
   Mask,
   /// Rotary cos / sin [1, L, R] in the half layout, of the angles of
@@ -473,7 +473,7 @@ std::vector<float> fillValues(const FillSpec &spec,
     break;
   case Fill::Mask: {
     int64_t length = shape[1], slots = shape[2] - length;
-    values = llm::buildPrefillKVMask(length, slots, slots / 2);
+    values = pieces::buildPrefillKVMask(length, slots, slots / 2);
     break;
   }
   case Fill::Cos:

@@ -29,7 +29,7 @@
 #include "dialects/tpu/IR/TpuOps.h"
 #include "dialects/tpu/IR/TpuTraits.h"
 #include "dialects/top/Interpreter/Interpreter.h"
-#include "frontends/llm/Masks.h"
+#include "pieces/Masks.h"
 #include "frontends/llm/ModelLoading.h"
 #include "plugins/Registry.h"
 #include "tests/TestData.h"
@@ -139,9 +139,9 @@ protected:
       if (auto it = scalars.find(role); it != scalars.end())
         values.assign(count, it->second);
       else if (role == "mask")
-        values = decode      ? llm::buildDecodeMask(s, s / 2)
-                 : prefillKV ? llm::buildPrefillKVMask(l, s - l, (s - l) / 2)
-                             : llm::buildPrefillMask(l);
+        values = decode      ? pieces::buildDecodeMask(s, s / 2)
+                 : prefillKV ? pieces::buildPrefillKVMask(l, s - l, (s - l) / 2)
+                             : pieces::buildPrefillMask(l);
       else
         for (float &value : values)
           value = normal(random) * (role == "logits" ? 3.0f : 1.0f);

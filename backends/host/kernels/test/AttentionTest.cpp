@@ -2,6 +2,7 @@
 
 #include "backends/host/kernels/Kernels.h"
 #include "backends/host/kernels/test/TestSupport.h"
+#include "pieces/Masks.h"
 
 #include "gtest/gtest.h"
 
@@ -26,8 +27,7 @@ enum class MaskKind {
   EmptySlots
 };
 
-/// The finite score the llm masks hide a key with (frontends/llm/Masks.h).
-constexpr float kMaskedScore = -10000.0f;
+using pieces::kMaskedScore;
 
 struct Case {
   int64_t lq, lk, hq, hkv, d;

@@ -1,6 +1,6 @@
 //===- ModelCompiler.cpp - a checkpoint to one .llmc binary ---------------===//
 
-#include "backends/common/compile/ModelCompiler.h"
+#include "driver/ModelCompiler.h"
 
 #include "backends/common/compile/VisionInfo.h"
 
@@ -33,7 +33,9 @@
 
 using namespace mlir;
 
-namespace llmc::compile {
+namespace llmc::driver {
+
+using namespace compile;
 namespace {
 
 /// One piece on its way through the compiler.
@@ -537,4 +539,4 @@ convertModel(const plugins::ModelSpec &spec,
   return ModelCompiler(spec, weights, backend, options).run(outputPath);
 }
 
-} // namespace llmc::compile
+} // namespace llmc::driver

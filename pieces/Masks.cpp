@@ -1,8 +1,8 @@
 //===- Masks.cpp - attention masks the pieces expect ----------------------===//
 
-#include "frontends/llm/Masks.h"
+#include "pieces/Masks.h"
 
-namespace llmc::llm {
+namespace llmc::pieces {
 
 std::vector<float> buildPrefillMask(int64_t length) {
   std::vector<float> mask(length * length, kMaskedScore);
@@ -34,4 +34,4 @@ std::vector<float> buildDecodeMask(int64_t cacheSlots, int64_t history) {
   return mask;
 }
 
-} // namespace llmc::llm
+} // namespace llmc::pieces

@@ -2,17 +2,18 @@
 //
 // Block pieces take an additive attention mask: 0 where a query may look,
 // kMaskedScore where it may not. These helpers are the one definition of the
-// masks of each phase, shared by everything that runs pieces.
+// masks of each phase, shared by everything that builds or runs pieces: a
+// contract below both the compiler and the runtime.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LLMC_FRONTENDS_LLM_MASKS_H
-#define LLMC_FRONTENDS_LLM_MASKS_H
+#ifndef LLMC_PIECES_MASKS_H
+#define LLMC_PIECES_MASKS_H
 
 #include <cstdint>
 #include <vector>
 
-namespace llmc::llm {
+namespace llmc::pieces {
 
 /// Large enough that exp() of it underflows to zero, small enough to stay
 /// finite in F16 so masked rows never produce inf - inf.
@@ -30,6 +31,6 @@ std::vector<float> buildPrefillKVMask(int64_t length, int64_t historySlots,
 /// and itself (the last key).
 std::vector<float> buildDecodeMask(int64_t cacheSlots, int64_t history);
 
-} // namespace llmc::llm
+} // namespace llmc::pieces
 
-#endif // LLMC_FRONTENDS_LLM_MASKS_H
+#endif // LLMC_PIECES_MASKS_H

@@ -18,10 +18,14 @@
 // pieces at a time and merging the binaries (BinaryMerge.h) gives the same
 // bytes as compiling them all at once.
 //
+// The driver composes the graph builder (frontends/llm) and a backend, so
+// it lives above both: the backends' common engine (backends/common/compile)
+// takes top modules, never a checkpoint.
+//
 //===----------------------------------------------------------------------===//
 
-#ifndef LLMC_BACKENDS_COMMON_COMPILE_MODELCOMPILER_H
-#define LLMC_BACKENDS_COMMON_COMPILE_MODELCOMPILER_H
+#ifndef LLMC_DRIVER_MODELCOMPILER_H
+#define LLMC_DRIVER_MODELCOMPILER_H
 
 #include "backends/common/lowering/LoweringOptions.h"
 #include "frontends/llm/GraphBuilder.h"
@@ -31,7 +35,7 @@
 #include <string>
 #include <vector>
 
-namespace llmc::compile {
+namespace llmc::driver {
 
 /// Where a conversion is, for progress bars.
 struct ConvertProgress {
@@ -91,6 +95,6 @@ convertModel(const plugins::ModelSpec &spec,
              const plugins::BackendPlugin &backend,
              const ConvertOptions &options, llvm::StringRef outputPath);
 
-} // namespace llmc::compile
+} // namespace llmc::driver
 
-#endif // LLMC_BACKENDS_COMMON_COMPILE_MODELCOMPILER_H
+#endif // LLMC_DRIVER_MODELCOMPILER_H
