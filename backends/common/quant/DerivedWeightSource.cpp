@@ -173,6 +173,56 @@ fromStored(plugins::StoredQuantizedTensor stored, const QuantScheme &scheme) {
   return std::move(result);
 }
 
+/// Quantizes float tensor `name` of `base` a block of rows at a time, so
+/// its float32 copy never holds more than a block: a large vocabulary's
+/// embedding is gigabytes as float32.
+static llvm::Expected<QuantizedTensor>
+quantizeByRows(const plugins::WeightSource &base, llvm::StringRef name,
+               const TensorInfo &info, const QuantScheme &scheme) {
+  constexpr int64_t kBlockElements = int64_t{1} << 22;
+  auto [rows, cols] = getMatrixShape(info);
+  llvm::Expected<llvm::ArrayRef<uint8_t>> data = base.getTensorData(name);
+  if (!data)
+    return data.takeError();
+  int64_t elementBytes = plugins::getWeightTypeSize(info.type);
+  if (static_cast<int64_t>(data->size()) != rows * cols * elementBytes)
+    return sourceError("tensor '" + name + "' holds " +
+                       llvm::Twine(data->size()) + " bytes, not " +
+                       llvm::Twine(rows * cols * elementBytes));
+  QuantizedTensor result;
+  result.rows = rows;
+  result.cols = cols;
+  result.scheme = scheme;
+  int64_t blockRows = std::max<int64_t>(1, kBlockElements / cols);
+  std::vector<float> values;
+  // At least one block, so an empty tensor gets its group layout too.
+  int64_t first = 0;
+  do {
+    int64_t count = std::min(blockRows, rows - first);
+    values.resize(count * cols);
+    plugins::convertToF32(info.type,
+                          data->data() + first * cols * elementBytes,
+                          count * cols, values.data());
+    llvm::Expected<QuantizedTensor> block =
+        quantize(values, count, cols, scheme, first);
+    if (!block)
+      return block.takeError();
+    if (first == 0) {
+      result.groupSize = block->groupSize;
+      result.groups = block->groups;
+      result.values.reserve(rows * cols);
+      result.scales.reserve(rows * result.groups);
+      result.zeroPoints.reserve(block->zeroPoints.empty() ? 0
+                                                          : rows * result.groups);
+    }
+    llvm::append_range(result.values, block->values);
+    llvm::append_range(result.scales, block->scales);
+    llvm::append_range(result.zeroPoints, block->zeroPoints);
+    first += blockRows;
+  } while (first < rows);
+  return result;
+}
+
 llvm::Expected<const QuantizedTensor *>
 DerivedWeightSource::getQuantized(const DerivedWeightName &name) const {
   DerivedWeightName logical{name.source, name.derivation, std::nullopt};
@@ -200,10 +250,7 @@ DerivedWeightSource::getQuantized(const DerivedWeightName &name) const {
       return tensor.takeError();
     result = fromStored(std::move(*tensor), scheme);
   } else {
-    std::vector<float> values(info->getNumElements());
-    if (llvm::Error error = base.readAsF32(name.source, values))
-      return std::move(error);
-    result = quantize(values, rows, cols, scheme);
+    result = quantizeByRows(base, name.source, *info, scheme);
   }
   if (!result)
     return sourceError("cannot quantize '" + name.source + "': " +

@@ -281,7 +281,8 @@ static GroupChoice quantizeAsymmetric(llvm::ArrayRef<float> values,
 
 llvm::Expected<QuantizedTensor> quantize(llvm::ArrayRef<float> weight,
                                          int64_t rows, int64_t cols,
-                                         const QuantScheme &scheme) {
+                                         const QuantScheme &scheme,
+                                         int64_t firstRow) {
   if (llvm::Error error = checkScheme(scheme, cols))
     return std::move(error);
   if (scheme.floatZeroPoints)
@@ -295,7 +296,7 @@ llvm::Expected<QuantizedTensor> quantize(llvm::ArrayRef<float> weight,
   for (auto [index, value] : llvm::enumerate(weight))
     if (!std::isfinite(value))
       return quantError("the weight has a non-finite value at [" +
-                        llvm::Twine(index / cols) + ", " +
+                        llvm::Twine(firstRow + int64_t(index) / cols) + ", " +
                         llvm::Twine(index % cols) + "]");
   QuantizedTensor result;
   result.rows = rows;

@@ -107,10 +107,12 @@ struct QuantizedTensor {
 llvm::Error checkScheme(const QuantScheme &scheme, int64_t cols);
 
 /// Quantizes `weight`, row-major [rows, cols]. Fails on a bad scheme, a
-/// size mismatch or a non-finite weight.
+/// size mismatch or a non-finite weight; `firstRow` is the index of
+/// `weight`'s first row in the tensor it was cut from, for messages.
 llvm::Expected<QuantizedTensor> quantize(llvm::ArrayRef<float> weight,
                                          int64_t rows, int64_t cols,
-                                         const QuantScheme &scheme);
+                                         const QuantScheme &scheme,
+                                         int64_t firstRow = 0);
 
 /// The float32 values `quantized` stands for: (q - zp) * scale.
 std::vector<float> dequantize(const QuantizedTensor &quantized);

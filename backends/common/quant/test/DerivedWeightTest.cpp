@@ -5,7 +5,9 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
+#include <cmath>
 #include <cstring>
+#include <random>
 
 using namespace llmc;
 using namespace llmc::quant;
@@ -157,6 +159,39 @@ TEST_F(DerivedWeightSourceTest, ReleaseDropsDerivedTensorsAndForwards) {
       source.getTensorData("w#w4_g4_sym_f32.qweight");
   ASSERT_TRUE(static_cast<bool>(again));
   EXPECT_EQ(std::vector<uint8_t>(again->begin(), again->end()), bytes);
+}
+
+TEST(DerivedWeightSourceBlocksTest, QuantizesLargeTensorsByBlocksOfRows) {
+  // More rows than one block of 2^22 elements holds: the source quantizes
+  // block by block and must give the bytes of quantizing it whole, and
+  // name a bad value by its row in the whole tensor.
+  const int64_t rows = 4200, cols = 1024;
+  std::vector<float> values(rows * cols);
+  std::mt19937 rng(3);
+  std::normal_distribution<float> normal(0.0f, 0.02f);
+  for (float &value : values)
+    value = normal(rng);
+  MemorySource base;
+  base.add("big", {rows, cols}, values);
+  DerivedWeightSource source(base);
+  QuantScheme scheme{4, 64, false, FloatType::BF16};
+  llvm::Expected<QuantizedTensor> whole = quantize(values, rows, cols, scheme);
+  ASSERT_TRUE(static_cast<bool>(whole));
+  llvm::Expected<llvm::ArrayRef<uint8_t>> qweight =
+      source.getTensorData("big#w4_g64_sym_bf16.qweight");
+  ASSERT_TRUE(static_cast<bool>(qweight)) << llvm::toString(qweight.takeError());
+  EXPECT_EQ(std::vector<uint8_t>(qweight->begin(), qweight->end()),
+            packInt4(whole->values, rows, cols));
+
+  values[4100 * cols + 7] = std::nanf("");
+  MemorySource bad;
+  bad.add("big", {rows, cols}, values);
+  DerivedWeightSource badSource(bad);
+  llvm::Expected<llvm::ArrayRef<uint8_t>> error =
+      badSource.getTensorData("big#w4_g64_sym_bf16.qweight");
+  ASSERT_FALSE(static_cast<bool>(error));
+  EXPECT_THAT(llvm::toString(error.takeError()),
+              HasSubstr("non-finite value at [4100, 7]"));
 }
 
 TEST_F(DerivedWeightSourceTest, ServesEightBitAndZeroPoints) {
