@@ -61,11 +61,11 @@ struct ProjectionTile {
 
 class ProjectionPlan {
 public:
-  ProjectionPlan(Emitter &emitter, const ProjectionTiling &tiling, int64_t k,
+  ProjectionPlan(Emitter &emitter, const ProjectionTiling &tiling,
                  cmd::DType outputType,
                  const cmd::GlobalTensor *residual = nullptr,
                  cmd::DType quantizedType = cmd::DTYPE_INVALID)
-      : emitter(emitter), tiling(tiling), k(k), outputType(outputType),
+      : emitter(emitter), tiling(tiling), outputType(outputType),
         residual(residual), quantizedType(quantizedType) {}
 
   /// A local tensor of output columns: split as the tiling splits them.
@@ -84,6 +84,14 @@ public:
     return emitter.rowsLayout(channels, cols, dtype, tiling.perLane);
   }
 
+  /// A bias tile of `channels` for `rows` activation rows.
+  cmd::LocalTensor biasLayout(int64_t channels, cmd::DType dtype,
+                              int64_t rows) const {
+    if (tiling.split == LaneSplit::Rows)
+      return emitter.replicated(1, channels, dtype, getLanesUsed(rows));
+    return emitter.colsLayout(1, channels, dtype, tiling.perLane);
+  }
+
   /// x's rows [m0, m0 + rows) as the tiling holds them.
   cmd::LocalTensor activationLayout(const cmd::GlobalTensor &x,
                                     int64_t rows) const {
@@ -93,26 +101,29 @@ public:
                               static_cast<uint32_t>(emitter.getLanes()));
   }
 
-  /// Per-lane bytes of one channel tile of `weights` and its outputs.
+  /// Per-lane bytes of one full channel tile of `weights` and its outputs:
+  /// the footprints of the buffers load() places.
   uint64_t getTileBytes(const ProjectionWeights &weights) const {
-    int64_t channels = getTileChannels();
-    uint64_t bytes = channels * emitter.getRowBytes(k, weights.weight.dtype());
-    if (present(weights.scale))
-      bytes += channels * emitter.getRowBytes(weights.scale.cols(),
-                                              weights.scale.dtype());
-    if (present(weights.zp))
-      bytes +=
-          channels * emitter.getRowBytes(weights.zp.cols(), weights.zp.dtype());
+    int64_t channels = tiling.channelTile, rows = tiling.rowTile;
+    uint64_t bytes = 0;
+    for (const cmd::GlobalTensor *rowsOf :
+         {&weights.weight, &weights.scale, &weights.zp})
+      if (present(*rowsOf))
+        bytes += emitter.getFootprint(
+            weightLayout(channels, rowsOf->cols(), rowsOf->dtype(), rows));
     if (present(weights.bias))
-      bytes += emitter.getRowBytes(channels, weights.bias.dtype());
-    return bytes + getTileRows() * emitter.getRowBytes(channels, outputType);
+      bytes += emitter.getFootprint(
+          biasLayout(channels, weights.bias.dtype(), rows));
+    return bytes +
+           emitter.getFootprint(outputLayout(rows, channels, outputType));
   }
 
   /// Per-lane bytes of one channel tile's quantized output (one per tile).
   uint64_t getQuantizedBytes() const {
     if (quantizedType == cmd::DTYPE_INVALID)
       return 0;
-    return getTileRows() * emitter.getRowBytes(getTileChannels(), quantizedType);
+    return emitter.getFootprint(
+        outputLayout(tiling.rowTile, tiling.channelTile, quantizedType));
   }
 
   /// Allocates and loads channels [n0, n0 + count) of `weights` for
@@ -143,11 +154,7 @@ public:
       if (llvm::Error error = loadRows(weights.zp, tile.zp))
         return std::move(error);
     if (present(weights.bias)) {
-      tile.bias = tiling.split == LaneSplit::Rows
-                      ? emitter.replicated(1, count, weights.bias.dtype(),
-                                           getLanesUsed(rows))
-                      : emitter.colsLayout(1, count, weights.bias.dtype(),
-                                           tiling.perLane);
+      tile.bias = biasLayout(count, weights.bias.dtype(), rows);
       if (llvm::Error error = emitter.ring(tile.bias))
         return std::move(error);
       emitter.load(sliceCols(weights.bias, n0, count), tile.bias);
@@ -192,15 +199,6 @@ public:
   }
 
 private:
-  /// Output channels and activation rows of a channel tile on one lane.
-  int64_t getTileChannels() const {
-    return tiling.split == LaneSplit::Rows ? tiling.channelTile
-                                           : tiling.perLane;
-  }
-  int64_t getTileRows() const {
-    return tiling.split == LaneSplit::Rows ? tiling.perLane : tiling.rowTile;
-  }
-
   /// The lanes holding `rows` activation rows when splitting rows.
   uint32_t getLanesUsed(int64_t rows) const {
     return static_cast<uint32_t>(llvm::divideCeil(rows, tiling.perLane));
@@ -208,7 +206,6 @@ private:
 
   Emitter &emitter;
   ProjectionTiling tiling;
-  int64_t k;
   cmd::DType outputType;
   const cmd::GlobalTensor *residual;
   cmd::DType quantizedType;
@@ -230,8 +227,8 @@ struct ProjectionWork {
 bool fits(Emitter &emitter, const ProjectionWork &work,
           const ProjectionTiling &tiling) {
   const LocalArena &arena = emitter.getArena();
-  ProjectionPlan plan(emitter, tiling, work.x.cols(), work.outputType,
-                      work.residual, work.quantizedType);
+  ProjectionPlan plan(emitter, tiling, work.outputType, work.residual,
+                      work.quantizedType);
   uint64_t pinned = llvm::alignTo(
       emitter.getFootprint(plan.activationLayout(
           work.x, std::min(tiling.rowTile, work.x.rows()))),
@@ -303,12 +300,12 @@ template <typename Finish>
 llvm::Error streamChannels(Emitter &emitter, const ProjectionWork &work,
                            const ProjectionTiling &tiling, Finish finish) {
   const cmd::GlobalTensor &x = work.x;
-  int64_t m = x.rows(), k = x.cols();
+  int64_t m = x.rows();
   int64_t n = work.projections.front().weight.rows();
   for (int64_t m0 = 0; m0 < m; m0 += tiling.rowTile) {
     int64_t rows = std::min(tiling.rowTile, m - m0);
     emitter.getArena().beginOp();
-    ProjectionPlan plan(emitter, tiling, k, work.outputType, work.residual,
+    ProjectionPlan plan(emitter, tiling, work.outputType, work.residual,
                         work.quantizedType);
     cmd::LocalTensor xLocal = plan.activationLayout(x, rows);
     if (llvm::Error error = emitter.pin(xLocal))
