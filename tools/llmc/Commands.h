@@ -21,6 +21,7 @@ llvm::cl::SubCommand &getRunCommand();
 llvm::cl::SubCommand &getChatCommand();
 llvm::cl::SubCommand &getInspectCommand();
 llvm::cl::SubCommand &getServeCommand();
+llvm::cl::SubCommand &getCompareCommand();
 
 /// `llmc pieces`: prints the top IR of a model's pieces.
 int runPiecesCommand(const plugins::Registry &registry);
@@ -43,6 +44,9 @@ int runChatCommand(const plugins::Registry &registry);
 int runInspectCommand(const plugins::Registry &registry);
 /// `llmc serve`: an OpenAI-compatible HTTP server over a compiled binary.
 int runServeCommand(const plugins::Registry &registry);
+/// `llmc compare`: one piece's ops on a chip's device against the top
+/// interpreter; 0 when every op is within tolerance, 2 when one is not.
+int runCompareCommand(const plugins::Registry &registry);
 /// Prints `error` as `llmc: error: ...` and returns exit code 1.
 int reportError(llvm::Error error);
 

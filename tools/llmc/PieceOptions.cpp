@@ -13,7 +13,7 @@ namespace llmc {
 static cl::opt<std::string> modelPath(
     "model", cl::desc("The checkpoint (a Hugging Face directory, ...)"),
     cl::value_desc("path"), cl::Required, cl::sub(getPiecesCommand()),
-    cl::sub(getEvalCommand()), cl::sub(getConvertCommand()),
+    cl::sub(getEvalCommand()), cl::sub(getConvertCommand()), cl::sub(getCompareCommand()),
     cl::sub(getCalibrateCommand()));
 static cl::alias modelPathShort("m", cl::desc("Alias for --model"),
                                 cl::aliasopt(modelPath));
@@ -22,7 +22,7 @@ static cl::opt<int64_t> seqLength(
     "seq-length",
     cl::desc("KV-cache capacity in tokens (history plus new tokens)"),
     cl::init(llm::BuildOptions().seqLength), cl::sub(getPiecesCommand()),
-    cl::sub(getEvalCommand()), cl::sub(getConvertCommand()),
+    cl::sub(getEvalCommand()), cl::sub(getConvertCommand()), cl::sub(getCompareCommand()),
     cl::sub(getCalibrateCommand()));
 static cl::alias seqLengthShort("s", cl::desc("Alias for --seq-length"),
                                 cl::aliasopt(seqLength));
@@ -32,7 +32,7 @@ static cl::opt<int64_t> maxInputLength(
     cl::desc("Tokens one prefill piece processes; longer prompts run in "
              "chunks"),
     cl::init(llm::BuildOptions().maxInputLength), cl::sub(getPiecesCommand()),
-    cl::sub(getEvalCommand()), cl::sub(getConvertCommand()),
+    cl::sub(getEvalCommand()), cl::sub(getConvertCommand()), cl::sub(getCompareCommand()),
     cl::sub(getCalibrateCommand()));
 
 static cl::opt<int64_t> sampleTopK(
@@ -40,13 +40,13 @@ static cl::opt<int64_t> sampleTopK(
     cl::desc("Candidates sample_head ranks (K); sampling on the device serves "
              "any top-k up to it"),
     cl::init(llm::BuildOptions().sampleTopK), cl::sub(getPiecesCommand()),
-    cl::sub(getEvalCommand()), cl::sub(getConvertCommand()));
+    cl::sub(getEvalCommand()), cl::sub(getConvertCommand()), cl::sub(getCompareCommand()));
 
 static cl::opt<int64_t> penaltyWindow(
     "penalty-window",
     cl::desc("Recent tokens sample_head's repetition penalty looks at (W)"),
     cl::init(llm::BuildOptions().penaltyWindow), cl::sub(getPiecesCommand()),
-    cl::sub(getEvalCommand()), cl::sub(getConvertCommand()));
+    cl::sub(getEvalCommand()), cl::sub(getConvertCommand()), cl::sub(getCompareCommand()));
 
 llm::BuildOptions getBuildOptions() {
   llm::BuildOptions options;

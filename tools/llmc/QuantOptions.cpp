@@ -13,7 +13,7 @@ static cl::opt<std::string> quantize(
     "quantize",
     cl::desc("Quantization mode: F32, F16, BF16, W8F16, W8BF16, W4F16, "
              "W4BF16, INT8"),
-    cl::sub(getEvalCommand()), cl::sub(getConvertCommand()));
+    cl::sub(getEvalCommand()), cl::sub(getConvertCommand()), cl::sub(getCompareCommand()));
 static cl::alias quantizeShort("q", cl::desc("Alias for --quantize"),
                                cl::aliasopt(quantize));
 static cl::opt<int64_t>
@@ -21,24 +21,24 @@ static cl::opt<int64_t>
                cl::desc("Weights per quantization group along K (0: per "
                         "channel)"),
                cl::init(64), cl::sub(getEvalCommand()),
-               cl::sub(getConvertCommand()));
+               cl::sub(getConvertCommand()), cl::sub(getCompareCommand()));
 static cl::alias qGroupSizeShort("g", cl::desc("Alias for --q-group-size"),
                                  cl::aliasopt(qGroupSize));
 static cl::opt<bool>
     asymmetric("asymmetric",
                cl::desc("Quantize weights asymmetrically (with zero "
                         "points); INT8: activations"),
-               cl::sub(getEvalCommand()), cl::sub(getConvertCommand()));
+               cl::sub(getEvalCommand()), cl::sub(getConvertCommand()), cl::sub(getCompareCommand()));
 static cl::opt<std::string>
     qtable("qtable",
            cl::desc("Per-op modes, one '<op name or glob> <mode>' per line"),
-           cl::sub(getEvalCommand()), cl::sub(getConvertCommand()));
+           cl::sub(getEvalCommand()), cl::sub(getConvertCommand()), cl::sub(getCompareCommand()));
 
 static cl::opt<std::string> calibrationTable(
     "calibration-table",
     cl::desc("INT8: the activation ranges 'llmc calibrate' wrote"),
     cl::value_desc("table.txt"), cl::sub(getEvalCommand()),
-    cl::sub(getConvertCommand()));
+    cl::sub(getConvertCommand()), cl::sub(getCompareCommand()));
 
 bool isQuantizeSet() { return !quantize.empty(); }
 

@@ -10,6 +10,7 @@
 //   llmc run -m <model.llmc> --input-ids 1,2,3 | -p "text" [...]
 //   llmc chat -m <model.llmc> [--system "..."] [...]
 //   llmc inspect <model.llmc> [--json]
+//   llmc compare -m <checkpoint> -c <chip> -q <mode> --piece NAME [--dump DIR]
 //   llmc tokenize -m <checkpoint dir | tokenizer.json> --text-file F.jsonl
 //
 //===----------------------------------------------------------------------===//
@@ -90,6 +91,13 @@ cl::SubCommand &getServeCommand() {
   return command;
 }
 
+cl::SubCommand &getCompareCommand() {
+  static cl::SubCommand command(
+      "compare", "Compare every op of one compiled piece on its chip's device "
+                 "with the top interpreter");
+  return command;
+}
+
 cl::SubCommand &getInspectCommand() {
   static cl::SubCommand command("inspect",
                                 "Print what a compiled .llmc binary holds");
@@ -161,6 +169,8 @@ int main(int argc, char **argv) {
     return llmc::runInspectCommand(**registry);
   if (llmc::getServeCommand())
     return llmc::runServeCommand(**registry);
+  if (llmc::getCompareCommand())
+    return llmc::runCompareCommand(**registry);
   if (llmc::getTokenizeCommand())
     return llmc::runTokenizeCommand(**registry);
   if (listPlugins) {

@@ -23,14 +23,16 @@ func::FuncOp getPieceFunction(ModuleOp module) {
 
 llvm::Error lowerAndPlace(ModuleOp module, const plugins::BackendPlugin &backend,
                           const lowering::LoweringOptions &options,
-                          std::vector<std::string> *warnings) {
+                          std::vector<std::string> *warnings,
+                          const PlacementOptions &placement) {
   PassManager pm(module.getContext());
   if (llvm::Error error = backend.buildLoweringPipeline(pm, options))
     return error;
   pm.addNestedPass<func::FuncOp>(tpu::createTpuFoldIOCastsPass());
-  tpu::TpuAddressAssignPassOptions placement;
-  placement.lanes = backend.getDescriptor().npuLanes;
-  pm.addNestedPass<func::FuncOp>(tpu::createTpuAddressAssignPass(placement));
+  tpu::TpuAddressAssignPassOptions addresses;
+  addresses.lanes = backend.getDescriptor().npuLanes;
+  addresses.keepValues = placement.keepEveryValue;
+  pm.addNestedPass<func::FuncOp>(tpu::createTpuAddressAssignPass(addresses));
   std::string diagnostics;
   ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &diag) {
     if (diag.getSeverity() == DiagnosticSeverity::Warning && warnings) {

@@ -21,6 +21,14 @@
 
 namespace llmc::compile {
 
+/// How a lowered piece's values are placed in global memory.
+struct PlacementOptions {
+  /// Never reuse a value's range, so that every value can be read back
+  /// after a run (tpu-address-assign's keep-values); a binary's pieces
+  /// reuse them.
+  bool keepEveryValue = false;
+};
+
 /// Lowers `module` (one top piece) to tpu for `backend` and places it. The
 /// piece exchanges its float inputs and outputs in its compute type
 /// (tpu-fold-io-casts), but for the logits. Errors carry the pass
@@ -28,7 +36,8 @@ namespace llmc::compile {
 llvm::Error lowerAndPlace(mlir::ModuleOp module,
                           const plugins::BackendPlugin &backend,
                           const lowering::LoweringOptions &options,
-                          std::vector<std::string> *warnings = nullptr);
+                          std::vector<std::string> *warnings = nullptr,
+                          const PlacementOptions &placement = {});
 
 struct WeightUse {
   std::string name;

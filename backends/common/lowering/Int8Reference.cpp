@@ -66,8 +66,11 @@ static llvm::Error decompose(top::MLPOp mlp, StringRef downName,
                           " activation to compute it unfused");
   Value hidden =
       top::MulOp::create(builder, loc, gate.getType(), *activated, up);
-  Value output = createLinear(builder, nameLoc(context, downName), hidden,
-                              mlp.getDown(), none);
+  // Named for its calibration entry first, and for the MLP it replaces.
+  Value output = createLinear(
+      builder,
+      FusedLoc::get(context, {nameLoc(context, downName), loc}), hidden,
+      mlp.getDown(), none);
   for (Value linear : {gate, up, output})
     linears.push_back(linear.getDefiningOp<top::MatMulOp>());
   mlp.replaceAllUsesWith(output);

@@ -241,6 +241,12 @@ Interpreter::run(func::FuncOp function, llvm::ArrayRef<Tensor> inputs) {
         return opError(op, toString(computed.takeError()));
       for (Tensor &tensor : *computed)
         results.push_back(std::make_shared<const Tensor>(std::move(tensor)));
+      if (options.observeResults) {
+        llvm::SmallVector<const Tensor *, 2> observed;
+        for (const TensorRef &result : results)
+          observed.push_back(result.get());
+        options.observeResults(op, observed);
+      }
     } else {
       return opError(op, "the interpreter runs only top ops");
     }

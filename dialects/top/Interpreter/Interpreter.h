@@ -53,6 +53,10 @@ struct InterpreterOptions {
   /// statistics here.
   std::function<void(mlir::Operation &, llvm::ArrayRef<const Tensor *>)>
       observeOperands;
+  /// Called after each compute op has run, with its results, on the
+  /// calling thread: `llmc compare` keeps every op's output here.
+  std::function<void(mlir::Operation &, llvm::ArrayRef<const Tensor *>)>
+      observeResults;
 };
 
 /// Runs `top` functions against the weights of one model. One run at a

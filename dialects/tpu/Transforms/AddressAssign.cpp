@@ -76,8 +76,10 @@ int64_t getScratchBytes(Operation *op, int64_t lanes) {
 
 class AddressAssign {
 public:
-  AddressAssign(func::FuncOp function, int64_t alignment, int64_t lanes)
-      : function(function), alignment(alignment), lanes(lanes) {}
+  AddressAssign(func::FuncOp function, int64_t alignment, int64_t lanes,
+                bool keepValues)
+      : function(function), alignment(alignment), lanes(lanes),
+        keepValues(keepValues) {}
 
   LogicalResult run();
 
@@ -112,6 +114,7 @@ private:
   func::FuncOp function;
   int64_t alignment;
   int64_t lanes;
+  bool keepValues;
   std::vector<Buffer> buffers;
   llvm::DenseMap<Value, int> bufferOf;
   llvm::DenseMap<Operation *, int> scratchOf;
@@ -277,7 +280,8 @@ void AddressAssign::placeActivations() {
   for (int id : roots) {
     Buffer &buffer = buffers[id];
     for (auto it = live.begin(); it != live.end();)
-      it = buffers[it->second].end < buffer.start ? live.erase(it)
+      it = !keepValues && buffers[it->second].end < buffer.start
+               ? live.erase(it)
                                                    : std::next(it);
     int64_t candidate = 0;
     for (auto [offset, other] : live) {
@@ -359,7 +363,8 @@ struct TpuAddressAssignPass
                                "power of two and lanes positive");
       return signalPassFailure();
     }
-    if (failed(AddressAssign(getOperation(), alignment, lanes).run()))
+    if (failed(
+            AddressAssign(getOperation(), alignment, lanes, keepValues).run()))
       signalPassFailure();
   }
 };

@@ -92,12 +92,18 @@ def TpuAddressAssignPass
     gets `tpu.io_bytes` and `tpu.activation_bytes`. Weights and
     `tpu.Constant`s are not placed here: they live in the coeff region,
     shared by the pieces of a binary, which lays them out.
+
+    With `keep-values`, no activation range is reused: every value is still
+    in memory after the piece has run, where `llmc compare` reads it.
   }];
   let options = [
     Option<"alignment", "alignment", "int64_t", /*default=*/"64",
            "Byte alignment of every range">,
     Option<"lanes", "lanes", "int64_t", /*default=*/"64",
            "NPU lanes (sizes the per-lane scratch of tpu.Arg and tpu.TopK)">,
+    Option<"keepValues", "keep-values", "bool", /*default=*/"false",
+           "Never reuse a range, so every value can be read after a run "
+           "(llmc compare)">,
   ];
 }
 

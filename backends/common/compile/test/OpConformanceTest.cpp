@@ -23,7 +23,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "backends/common/cmodel/StreamDevice.h"
-#include "backends/common/compile/test/DeviceRun.h"
+#include "backends/common/compile/DeviceRun.h"
 #include "backends/common/codegen/GlobalViews.h"
 #include "backends/common/compile/PieceCompiler.h"
 #include "backends/common/compile/WeightPacking.h"
@@ -733,7 +733,7 @@ TEST_P(OpConformanceTest, MatchesInterpreter) {
   ASSERT_FALSE(static_cast<bool>(lowered)) << toString(std::move(lowered));
   codegen::WeightOffsets offsets;
   llvm::Expected<std::vector<uint8_t>> coeff =
-      test::packCoeff(*module, weights, offsets);
+      compile::packCoeff(*module, weights, offsets);
   ASSERT_TRUE(static_cast<bool>(coeff)) << toString(coeff.takeError());
   func::FuncOp function = compile::getPieceFunction(*module);
   cmd::CommandStream stream;
@@ -756,7 +756,7 @@ TEST_P(OpConformanceTest, MatchesInterpreter) {
   std::unique_ptr<cmodel::StreamDevice> device = backend.createDevice({});
   ASSERT_TRUE(device) << param.chip << " has no device";
   llvm::Expected<std::vector<std::vector<uint8_t>>> outputs =
-      test::runOnDevice(*device, function, stream, *coeff, inputs);
+      compile::runOnDevice(*device, function, stream, *coeff, inputs);
   ASSERT_TRUE(static_cast<bool>(outputs)) << toString(outputs.takeError());
 
   double worstCosine = 1, worstError = 0;
@@ -771,8 +771,8 @@ TEST_P(OpConformanceTest, MatchesInterpreter) {
       continue;
     }
     std::vector<float> values =
-        test::decode(got, function.getResultTypes()[index]);
-    double similarity = test::cosine(values, want.getF32());
+        compile::decode(got, function.getResultTypes()[index]);
+    double similarity = compile::cosine(values, want.getF32());
     double error = maxRelativeError(values, want.getF32());
     worstCosine = std::min(worstCosine, similarity);
     worstError = std::max(worstError, error);

@@ -15,7 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "backends/common/cmodel/StreamDevice.h"
-#include "backends/common/compile/test/DeviceRun.h"
+#include "backends/common/compile/DeviceRun.h"
 #include "backends/common/codegen/GlobalViews.h"
 #include "backends/common/compile/PieceCompiler.h"
 #include "backends/common/compile/WeightPacking.h"
@@ -29,7 +29,7 @@
 #include "dialects/tpu/IR/TpuOps.h"
 #include "dialects/tpu/IR/TpuTraits.h"
 #include "dialects/top/Interpreter/Interpreter.h"
-#include "pieces/Masks.h"
+#include "driver/PieceInputs.h"
 #include "frontends/llm/ModelLoading.h"
 #include "plugins/Registry.h"
 #include "tests/TestData.h"
@@ -45,7 +45,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <random>
 
 namespace llmc::plugins {
 void register_gguf(Registrar &registrar);
@@ -103,51 +102,9 @@ protected:
     buildOptions.maxInputLength = GetParam().maxInputLength;
   }
 
-  /// Inputs for `function` by role: plausible ids, positions, masks and
-  /// sampling parameters; recent ids include empty slots (-1) and repeats.
   std::vector<top::Tensor> makeInputs(func::FuncOp function, int64_t vocab) {
-    std::mt19937 random(7);
-    std::normal_distribution<float> normal;
-    std::vector<top::Tensor> inputs;
-    int64_t s = buildOptions.seqLength, l = buildOptions.maxInputLength;
-    function.walk([&](top::InputOp input) {
-      auto type = cast<RankedTensorType>(input.getType());
-      llvm::SmallVector<int64_t> shape(type.getShape());
-      int64_t count = type.getNumElements();
-      llvm::StringRef role = input.getRole().value_or("");
-      bool decode = function.getName().ends_with("decode");
-      bool prefillKV = function.getName().ends_with("prefill_kv");
-      if (type.getElementType().isInteger(32)) {
-        std::vector<int32_t> values(count);
-        for (int64_t i = 0; i < count; ++i) {
-          if (role == "position_ids")
-            values[i] = decode ? s / 2 : (prefillKV ? s - l : 0) + i;
-          else if (role == "top_k")
-            values[i] = 20;
-          else if (role == "recent_ids" && i % 5 == 4)
-            values[i] = i % 2 ? -1 : values[i - 1];
-          else
-            values[i] = static_cast<int32_t>(random() % vocab);
-        }
-        inputs.push_back(top::Tensor::fromI32(shape, std::move(values)));
-        return;
-      }
-      std::vector<float> values(count);
-      // Sampling parameters: penalty, temperature and top_p.
-      static const llvm::StringMap<float> scalars = {
-          {"penalty", 1.3f}, {"temperature", 0.8f}, {"top_p", 0.9f}};
-      if (auto it = scalars.find(role); it != scalars.end())
-        values.assign(count, it->second);
-      else if (role == "mask")
-        values = decode      ? pieces::buildDecodeMask(s, s / 2)
-                 : prefillKV ? pieces::buildPrefillKVMask(l, s - l, (s - l) / 2)
-                             : pieces::buildPrefillMask(l);
-      else
-        for (float &value : values)
-          value = normal(random) * (role == "logits" ? 3.0f : 1.0f);
-      inputs.push_back(top::Tensor::fromF32(shape, std::move(values)));
-    });
-    return inputs;
+    return driver::makePieceInputs(function, buildOptions.seqLength,
+                                   buildOptions.maxInputLength, vocab);
   }
 
   void checkPiece(const Case &param, const llm::GraphBuilder &builder,
@@ -171,7 +128,7 @@ protected:
 
     codegen::WeightOffsets offsets;
     llvm::Expected<std::vector<uint8_t>> coeff =
-        test::packCoeff(module, weights, offsets);
+        compile::packCoeff(module, weights, offsets);
     ASSERT_TRUE(static_cast<bool>(coeff)) << toString(coeff.takeError());
     func::FuncOp function = compile::getPieceFunction(module);
     const plugins::BackendPlugin &backend =
@@ -186,7 +143,7 @@ protected:
     std::unique_ptr<cmodel::StreamDevice> device = backend.createDevice({});
     ASSERT_TRUE(device) << param.chip << " has no device";
     llvm::Expected<std::vector<std::vector<uint8_t>>> outputs =
-        test::runOnDevice(*device, function, stream, *coeff, inputs);
+        compile::runOnDevice(*device, function, stream, *coeff, inputs);
     ASSERT_TRUE(static_cast<bool>(outputs)) << toString(outputs.takeError());
 
     top::Interpreter interpreter(weights);
@@ -204,8 +161,8 @@ protected:
             << "output #" << index;
         continue;
       }
-      std::vector<float> values = test::decode(got, type);
-      double similarity = test::cosine(values, want.getF32());
+      std::vector<float> values = compile::decode(got, type);
+      double similarity = compile::cosine(values, want.getF32());
       EXPECT_GE(similarity, lowering::getMinPieceCosine(options.mode))
           << "output #" << index;
     }

@@ -1,13 +1,14 @@
-//===- DeviceRun.h - a compiled piece on its chip's device, for tests -*- C++ -*-===//
+//===- DeviceRun.h - a compiled piece on its chip's device ------*- C++ -*-===//
 //
-// What the chip conformance suites share: the coeff region of a lowered
-// piece, one run of its stream on a device with inputs written at their
-// tpu.addr, the encodings of piece IO, and the cosine they compare with.
+// Running one lowered piece outside a binary, as the chip conformance suites
+// and `llmc compare` do: the coeff region of the piece, one run of its
+// stream on a device with inputs written at their tpu.addr, the encodings of
+// device tensors, and the cosine they are compared with.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LLMC_BACKENDS_COMMON_COMPILE_TEST_DEVICERUN_H
-#define LLMC_BACKENDS_COMMON_COMPILE_TEST_DEVICERUN_H
+#ifndef LLMC_BACKENDS_COMMON_COMPILE_DEVICERUN_H
+#define LLMC_BACKENDS_COMMON_COMPILE_DEVICERUN_H
 
 #include "backends/common/cmodel/StreamDevice.h"
 #include "backends/common/codegen/GlobalViews.h"
@@ -17,15 +18,22 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 
+#include <optional>
 #include <vector>
 
-namespace llmc::test {
+namespace llmc::compile {
 
 /// `tensor`'s values as a piece input of `type` (f32, f16, bf16 or i32).
 std::vector<uint8_t> encode(const top::Tensor &tensor, mlir::Type type);
 
 /// A float piece output of `type` widened to f32.
 std::vector<float> decode(llvm::ArrayRef<uint8_t> bytes, mlir::Type type);
+
+/// The values of a device tensor of `type`: floats widened to f32, an 8-bit
+/// per-tensor quantized type dequantized, i32 as it is; std::nullopt for
+/// any other element type.
+std::optional<top::Tensor> decodeTensor(llvm::ArrayRef<uint8_t> bytes,
+                                        mlir::Type type);
 
 /// The cosine similarity of `a` and `b` (1 when both are zero).
 double cosine(llvm::ArrayRef<float> a, llvm::ArrayRef<float> b);
@@ -44,6 +52,6 @@ runOnDevice(cmodel::StreamDevice &device, mlir::func::FuncOp function,
             const cmd::CommandStream &stream, llvm::ArrayRef<uint8_t> coeff,
             llvm::ArrayRef<top::Tensor> inputs);
 
-} // namespace llmc::test
+} // namespace llmc::compile
 
-#endif // LLMC_BACKENDS_COMMON_COMPILE_TEST_DEVICERUN_H
+#endif // LLMC_BACKENDS_COMMON_COMPILE_DEVICERUN_H

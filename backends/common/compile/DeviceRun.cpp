@@ -1,6 +1,6 @@
-//===- DeviceRun.cpp - a compiled piece on its chip's device, for tests ---===//
+//===- DeviceRun.cpp - a compiled piece on its chip's device -------------===//
 
-#include "backends/common/compile/test/DeviceRun.h"
+#include "backends/common/compile/DeviceRun.h"
 
 #include "backends/common/compile/PieceCompiler.h"
 #include "backends/common/compile/WeightPacking.h"
@@ -9,6 +9,7 @@
 #include "dialects/tpu/IR/TpuTraits.h"
 #include "plugins/Float16.h"
 
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <cmath>
@@ -16,7 +17,7 @@
 
 using namespace mlir;
 
-namespace llmc::test {
+namespace llmc::compile {
 
 std::vector<uint8_t> encode(const top::Tensor &tensor, Type type) {
   Type element = cast<ShapedType>(type).getElementType();
@@ -42,6 +43,32 @@ std::vector<float> decode(llvm::ArrayRef<uint8_t> bytes, Type type) {
   for (int64_t i = 0; i < count; ++i)
     values[i] = element.isF16() ? halfToFloat(in[i]) : bfloat16ToFloat(in[i]);
   return values;
+}
+
+std::optional<top::Tensor> decodeTensor(llvm::ArrayRef<uint8_t> bytes,
+                                        Type type) {
+  auto shaped = cast<ShapedType>(type);
+  Type element = shaped.getElementType();
+  int64_t count = shaped.getNumElements();
+  if (element.isF32() || element.isF16() || element.isBF16())
+    return top::Tensor::fromF32(shaped.getShape(), decode(bytes, type));
+  if (element.isInteger(32)) {
+    std::vector<int32_t> values(count);
+    std::memcpy(values.data(), bytes.data(), count * 4);
+    return top::Tensor::fromI32(shaped.getShape(), std::move(values));
+  }
+  auto quantized = dyn_cast<mlir::quant::UniformQuantizedType>(element);
+  if (!quantized || quantized.getStorageTypeIntegralWidth() != 8)
+    return std::nullopt;
+  std::vector<float> values(count);
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t stored = quantized.isSigned()
+                         ? static_cast<int64_t>(static_cast<int8_t>(bytes[i]))
+                         : static_cast<int64_t>(bytes[i]);
+    values[i] = static_cast<float>(
+        (stored - quantized.getZeroPoint()) * quantized.getScale());
+  }
+  return top::Tensor::fromF32(shaped.getShape(), std::move(values));
 }
 
 double cosine(llvm::ArrayRef<float> a, llvm::ArrayRef<float> b) {
@@ -121,4 +148,4 @@ runOnDevice(cmodel::StreamDevice &device, func::FuncOp function,
   return outputs;
 }
 
-} // namespace llmc::test
+} // namespace llmc::compile
