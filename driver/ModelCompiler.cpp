@@ -2,8 +2,6 @@
 
 #include "driver/ModelCompiler.h"
 
-#include "backends/common/compile/VisionInfo.h"
-
 #include "backends/common/cmodel/StreamDevice.h"
 #include "backends/common/cmodel/StreamBuilder.h"
 #include "backends/common/codegen/GlobalViews.h"
@@ -18,6 +16,7 @@
 #include "dialects/top/IR/TopOps.h"
 #include "dialects/tpu/IR/TpuOps.h"
 #include "dialects/tpu/IR/TpuTraits.h"
+#include "driver/QuantizedTables.h"
 #include "runtime/format/BinaryWriter.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -455,6 +454,10 @@ llvm::Expected<ConvertReport> ModelCompiler::run(llvm::StringRef outputPath) {
   if (!selected)
     return selected.takeError();
   jobs = std::move(*selected);
+  llvm::Expected<std::vector<std::string>> linearTables =
+      getHeadLinearWeights(*names);
+  if (!linearTables)
+    return linearTables.takeError();
   if (llvm::Error error = forEachJob("building", [&](PieceJob &job) -> llvm::Error {
         job.context = makeContext();
         llvm::Expected<llm::GraphBuilder> builder =
@@ -472,6 +475,7 @@ llvm::Expected<ConvertReport> ModelCompiler::run(llvm::StringRef outputPath) {
               ->setAttr(lowering::kPinnedModeAttr,
                         StringAttr::get(job.context.get(),
                                         lowering::stringifyQuantMode(*job.mode)));
+        markQuantizedTables(*job.module, *linearTables);
         if (spec.floatWeightsByChoice)
           getPieceFunction(*job.module)
               ->setAttr(lowering::kKeepsFloatWeightsAttr,

@@ -16,6 +16,7 @@
 #include "dialects/top/Interpreter/NpyFile.h"
 #include "driver/PieceComparison.h"
 #include "driver/PieceInputs.h"
+#include "driver/QuantizedTables.h"
 #include "frontends/llm/GraphBuilder.h"
 #include "tools/llmc/PieceOptions.h"
 #include "tools/llmc/QuantOptions.h"
@@ -147,6 +148,12 @@ int runCompareCommand(const plugins::Registry &registry) {
   llvm::Expected<llm::Piece> piece = builder->build(pieceName);
   if (!piece)
     return reportError(piece.takeError());
+  // As convert compiles it: a tied embedding read in the LM head's form.
+  llvm::Expected<std::vector<std::string>> linearTables =
+      driver::getHeadLinearWeights(*builder);
+  if (!linearTables)
+    return reportError(linearTables.takeError());
+  driver::markQuantizedTables(*piece->module, *linearTables);
 
   auto function = *piece->module->getOps<mlir::func::FuncOp>().begin();
   std::vector<top::Tensor> inputs = driver::makePieceInputs(

@@ -20,6 +20,7 @@
 #include "backends/common/lowering/Int8Reference.h"
 #include "backends/common/lowering/LoweredWeights.h"
 #include "backends/common/quant/DerivedWeightSource.h"
+#include "driver/QuantizedTables.h"
 #include "tools/llmc/Commands.h"
 #include "tools/llmc/GenerationOptions.h"
 #include "tools/llmc/ImageOptions.h"
@@ -27,6 +28,7 @@
 #include "tools/llmc/PieceOptions.h"
 #include "tools/llmc/QuantOptions.h"
 
+#include "mlir/IR/MLIRContext.h"
 #include "llvm/Support/WithColor.h"
 
 #include <set>
@@ -57,13 +59,24 @@ int runEvalCommand(const plugins::Registry &registry) {
     derivedWeights =
         std::make_unique<quant::DerivedWeightSource>(*model->weights);
     overrides.weights = derivedWeights.get();
-    overrides.preparePiece = [options = *lowering,
+    mlir::MLIRContext scratch;
+    llvm::Expected<llm::GraphBuilder> builder =
+        llm::GraphBuilder::create(scratch, model->spec, options);
+    if (!builder)
+      return reportError(builder.takeError());
+    llvm::Expected<std::vector<std::string>> linearTables =
+        driver::getHeadLinearWeights(*builder);
+    if (!linearTables)
+      return reportError(linearTables.takeError());
+    overrides.preparePiece = [options = *lowering, tables = *linearTables,
                               said = std::set<std::string>()](
                                  llm::Piece &piece) mutable -> llvm::Error {
       // Pieces without weights (the token heads) compute the same in every
       // mode.
       if (piece.weights.empty())
         return llvm::Error::success();
+      // As convert compiles it: a tied embedding read in the LM head's form.
+      driver::markQuantizedTables(*piece.module, tables);
       if (llvm::any_of(options.getUsedModes(), lowering::quantizesActivations))
         return lowering::buildInt8Reference(*piece.module, options);
       std::vector<std::string> warnings;

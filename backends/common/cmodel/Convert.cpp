@@ -276,4 +276,14 @@ std::vector<int32_t> decodeInts(DType type, llvm::ArrayRef<uint8_t> bytes,
   return values;
 }
 
+void dequantizeGroups(float *row, int64_t count, const float *scales,
+                      const float *zeros, int64_t groups) {
+  int64_t groupSize = count / groups;
+  for (int64_t g = 0; g < groups; ++g) {
+    float *group = row + g * groupSize;
+    for (int64_t i = 0; i < groupSize; ++i)
+      group[i] = (group[i] - zeros[g]) * scales[g];
+  }
+}
+
 } // namespace llmc::cmodel

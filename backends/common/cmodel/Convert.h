@@ -34,6 +34,11 @@ void narrowElements(DType type, const float *values, int64_t count,
 /// would (F16 and BF16 round to nearest even; F32 is unchanged).
 void roundElements(DType type, float *values, int64_t count);
 
+/// Dequantizes `row`'s `count` values in place, in `groups` equal groups:
+/// (value - zeros[g]) * scales[g] in float32.
+void dequantizeGroups(float *row, int64_t count, const float *scales,
+                      const float *zeros, int64_t groups);
+
 /// Element `index` of a packed row of integers (I8, U8, I4, U4, I32).
 int32_t readIntElement(DType type, const uint8_t *row, int64_t index);
 /// Writes element `index` of a packed row of integers; the value is wrapped

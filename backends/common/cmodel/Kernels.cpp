@@ -16,6 +16,8 @@ static void runLane(const cmd::Compute &compute, const LaneOperands &lane) {
     return kernels::matMul(compute, lane);
   case cmd::I8MATMUL:
     return kernels::int8MatMul(compute, lane);
+  case cmd::DEQUANTIZE:
+    return kernels::dequantizeRows(compute, lane);
   case cmd::ADD:
   case cmd::MUL:
   case cmd::DIV:

@@ -95,6 +95,7 @@ float sum16(const float *a, int64_t n);
 // One function per opcode family; each computes `lane.block`.
 void matMul(const cmd::Compute &compute, const LaneOperands &lane);
 void int8MatMul(const cmd::Compute &compute, const LaneOperands &lane);
+void dequantizeRows(const cmd::Compute &compute, const LaneOperands &lane);
 void binary(const cmd::Compute &compute, const LaneOperands &lane);
 void unary(const cmd::Compute &compute, const LaneOperands &lane);
 void rmsNorm(const cmd::Compute &compute, const LaneOperands &lane);

@@ -97,13 +97,13 @@ LLMC_CLONES float sum16(const float *a, int64_t n) {
 // MATMUL and A16MATMUL
 //===----------------------------------------------------------------------===//
 
-/// Weight rows [first, first + count) of an A16MATMUL, dequantized:
-/// (q - zp) * scale in float32, then rounded to the activation type, whose
-/// arithmetic the product uses.
+/// Weight rows [first, first + count) of an A16MATMUL or a DEQUANTIZE,
+/// dequantized: (q - zp) * scale in float32, then rounded to `activation`,
+/// the type the product computes in or the output's.
 static void dequantize(const LaneView &w, const LaneView &scale,
                        const LaneView *zp, DType activation, int64_t first,
                        int64_t count, int64_t k, float *out) {
-  int64_t groups = scale.tensor->cols, groupSize = k / groups;
+  int64_t groups = scale.tensor->cols;
   std::vector<float> scales(groups), zeros(groups, 0.0f);
   for (int64_t n = 0; n < count; ++n) {
     float *row = out + n * k;
@@ -111,12 +111,20 @@ static void dequantize(const LaneView &w, const LaneView &scale,
     scale.load(first + n, 0, groups, scales.data());
     if (zp)
       zp->load(first + n, 0, groups, zeros.data());
-    for (int64_t g = 0; g < groups; ++g) {
-      float *group = row + g * groupSize;
-      for (int64_t i = 0; i < groupSize; ++i)
-        group[i] = (group[i] - zeros[g]) * scales[g];
-    }
+    dequantizeGroups(row, k, scales.data(), zeros.data(), groups);
     roundElements(activation, row, k);
+  }
+}
+
+void dequantizeRows(const cmd::Compute &, const LaneOperands &lane) {
+  const LaneView &w = *lane.in(0), &y = *lane.out(0);
+  const LaneBlock &b = lane.block;
+  int64_t k = w.tensor->cols;
+  std::vector<float> row(k);
+  for (int64_t r = 0; r < b.rowCount; ++r) {
+    dequantize(w, *lane.in(1), lane.in(2), y.dtype(), b.rowBegin + r, 1, k,
+               row.data());
+    y.store(b.rowBegin + r, 0, k, row.data());
   }
 }
 

@@ -164,6 +164,9 @@ llvm::Error Rules::check() {
   case cmd::COPY:
     error = checkUnary();
     break;
+  case cmd::DEQUANTIZE:
+    error = checkDequantize();
+    break;
   case cmd::RMSNORM:
     error = checkNorm(/*maxInputs=*/2);
     break;
@@ -328,6 +331,42 @@ llvm::Error Rules::checkUnary() {
     return error;
   return forLanes([&](int64_t lane, const LaneBlock &b) {
     return holds(x, lane, b.rowBegin, b.rowEnd(), b.colBegin, b.colEnd());
+  });
+}
+
+llvm::Error Rules::checkDequantize() {
+  // w, scale, [zp].
+  if (llvm::Error error = arity(2, 3, 1, 1))
+    return error;
+  const LocalGeometry &w = in(0), &scale = in(1), &y = out(0);
+  const LocalGeometry *zp = ops.getInput(2);
+  if (!isQuantWeightDType(w.dtype))
+    return mismatch(w.describe() + " must be i8, u8, i4 or u4");
+  if (llvm::Error error = requireFloat(scale))
+    return error;
+  if (llvm::Error error = requireFloat(y))
+    return error;
+  if (scale.rows != w.rows || scale.cols == 0 || w.cols % scale.cols != 0)
+    return bad(scale.describe() + " must be [" + llvm::Twine(w.rows) +
+               ", K / group] with the group dividing K = " +
+               llvm::Twine(w.cols));
+  if (zp) {
+    if (!isQuantWeightDType(zp->dtype) && !isFloatDType(zp->dtype))
+      return mismatch(zp->describe() + " must be an integer or float type");
+    if (llvm::Error error = requireShape(*zp, scale.rows, scale.cols))
+      return error;
+  }
+  if (llvm::Error error = requireShape(y, w.rows, w.cols))
+    return error;
+  return forLanes([&](int64_t lane, const LaneBlock &b) -> llvm::Error {
+    if (b.colBegin != 0 || b.colEnd() != w.cols)
+      return bad(y.describe() + ": lanes must hold whole rows");
+    for (const LocalGeometry *rows : {&w, &scale, zp})
+      if (rows)
+        if (llvm::Error error =
+                holds(*rows, lane, b.rowBegin, b.rowEnd(), 0, rows->cols))
+          return error;
+    return llvm::Error::success();
   });
 }
 

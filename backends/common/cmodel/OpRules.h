@@ -68,6 +68,7 @@ private:
   llvm::Error checkInt8MatMul();
   llvm::Error checkBinary();
   llvm::Error checkUnary();
+  llvm::Error checkDequantize();
   /// RMSNORM (x, [weight]) and LAYERNORM (x, [weight], [bias]).
   llvm::Error checkNorm(unsigned maxInputs);
   llvm::Error checkRope();

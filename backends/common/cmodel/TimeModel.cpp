@@ -94,6 +94,9 @@ static uint64_t getVectorOpsPerElement(cmd::Opcode opcode) {
     return 4;
   case cmd::GELU:
     return 6;
+  case cmd::DEQUANTIZE:
+    // A subtraction and a multiplication, as A16MATMUL's dequantization.
+    return 2;
   case cmd::RMSNORM:
   case cmd::ROPE:
     return 3;

@@ -34,7 +34,7 @@ static llvm::Error emitOp(SectionWriter &sections,
       .Case<tpu::FAttentionOp>([&](Operation *op) {
         return emitAttentionOp(emitter, placement, op);
       })
-      .Case<tpu::GatherOp, tpu::ScatterElementsOp, tpu::SliceOp, tpu::ArgOp,
+      .Case<tpu::GatherOp, tpu::A16GatherOp, tpu::ScatterElementsOp, tpu::SliceOp, tpu::ArgOp,
             tpu::TopKOp, tpu::ConcatOp, tpu::PermuteOp>([&](Operation *op) {
         return emitDataMovementOp(emitter, placement, op);
       })

@@ -9,6 +9,8 @@
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <array>
+
 using namespace mlir;
 
 namespace llmc::codegen {
@@ -71,6 +73,72 @@ llvm::Error emitGather(Emitter &emitter, const ValuePlacement &placement,
       return error;
     emitter.gather(*table, sliceCols(*indices, r0, rows), local);
     emitter.store(local, sliceRows(*output, r0, rows));
+  }
+  return llvm::Error::success();
+}
+
+/// Rows of a weight-only quantized table by index, dequantized to the
+/// output's type: per tile, DMA gathers of the weight, scale and zero point
+/// rows, a DEQUANTIZE into the output rows and a store. An untiled chip
+/// runs one dequantizing GATHER.
+llvm::Error emitA16Gather(Emitter &emitter, const ValuePlacement &placement,
+                          tpu::A16GatherOp gather) {
+  int64_t cols = cast<ShapedType>(gather.getTable().getType()).getDimSize(1);
+  std::array<cmd::GlobalTensor, 3> parts;
+  Value values[] = {gather.getTable(), gather.getScale(), gather.getZp()};
+  for (auto [part, value] : llvm::zip(parts, values)) {
+    if (isa<NoneType>(value.getType()))
+      continue;
+    llvm::Expected<cmd::GlobalTensor> view = placement.view(value);
+    if (!view)
+      return view.takeError();
+    part = *view;
+  }
+  int64_t count = getNumElements(gather.getIndices());
+  llvm::Expected<cmd::GlobalTensor> indices =
+      placement.view(gather.getIndices(), count);
+  if (!indices)
+    return indices.takeError();
+  llvm::Expected<cmd::GlobalTensor> output =
+      placement.view(gather.getResult(), cols);
+  if (!output)
+    return output.takeError();
+  if (emitter.isUntiled()) {
+    emitter.computeGlobal(cmodel::makeCompute(cmd::GATHER, {}, {}),
+                          {parts[0], *indices, parts[1], parts[2]}, {*output});
+    return llvm::Error::success();
+  }
+  emitter.getArena().beginOp();
+  uint64_t rowBytes = emitter.getRowBytes(cols, output->dtype());
+  for (const cmd::GlobalTensor &part : parts)
+    if (part.rows() > 0)
+      rowBytes += emitter.getRowBytes(part.cols(), part.dtype());
+  uint64_t budget = emitter.getArena().ringCapacity() / 3;
+  if (rowBytes > budget)
+    return opError(gather, "a table row is too wide for local memory");
+  int64_t perLane = std::min<int64_t>(
+      llvm::divideCeil(count, emitter.getLanes()), budget / rowBytes);
+  int64_t tileRows = perLane * emitter.getLanes();
+  for (int64_t r0 = 0; r0 < count; r0 += tileRows) {
+    int64_t rows = std::min(tileRows, count - r0);
+    cmd::GlobalTensor tileIndices = sliceCols(*indices, r0, rows);
+    std::vector<cmd::LocalTensor> locals;
+    for (const cmd::GlobalTensor &part : parts) {
+      if (part.rows() == 0)
+        continue;
+      cmd::LocalTensor local =
+          emitter.rowsLayout(rows, part.cols(), part.dtype(), perLane);
+      if (llvm::Error error = emitter.ring(local))
+        return error;
+      emitter.gather(part, tileIndices, local);
+      locals.push_back(local);
+    }
+    cmd::LocalTensor rowsOut =
+        emitter.rowsLayout(rows, cols, output->dtype(), perLane);
+    if (llvm::Error error = emitter.ring(rowsOut))
+      return error;
+    emitter.compute(cmodel::makeCompute(cmd::DEQUANTIZE, locals, {rowsOut}));
+    emitter.store(rowsOut, sliceRows(*output, r0, rows));
   }
   return llvm::Error::success();
 }
@@ -437,6 +505,9 @@ llvm::Error emitDataMovementOp(Emitter &emitter,
                                const ValuePlacement &placement,
                                Operation *op) {
   return llvm::TypeSwitch<Operation *, llvm::Error>(op)
+      .Case([&](tpu::A16GatherOp gather) {
+        return emitA16Gather(emitter, placement, gather);
+      })
       .Case([&](tpu::GatherOp gather) {
         return emitGather(emitter, placement, gather);
       })

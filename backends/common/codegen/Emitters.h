@@ -103,7 +103,7 @@ llvm::Error emitRowwiseOp(Emitter &emitter, const ValuePlacement &placement,
 llvm::Error emitAttentionOp(Emitter &emitter, const ValuePlacement &placement,
                             mlir::Operation *op);
 
-/// tpu.Gather, tpu.ScatterElements, tpu.Slice, tpu.Arg, tpu.TopK and
+/// tpu.Gather, tpu.A16Gather, tpu.ScatterElements, tpu.Slice, tpu.Arg, tpu.TopK and
 /// tpu.Concat.
 llvm::Error emitDataMovementOp(Emitter &emitter,
                                const ValuePlacement &placement,

@@ -69,6 +69,19 @@ std::optional<QuantMode> ModeSelector::getChosenMode(Operation *op) const {
   return std::nullopt;
 }
 
+bool isListedQuantizedTable(Operation *op, top::WeightOp table) {
+  auto function = op->getParentOfType<FunctionOpInterface>();
+  auto tables =
+      function ? function->getAttrOfType<ArrayAttr>(kQuantizedTablesAttr)
+               : nullptr;
+  if (!tables)
+    return false;
+  return llvm::any_of(tables, [&](Attribute name) {
+    auto string = dyn_cast<StringAttr>(name);
+    return string && string.getValue() == table.getName();
+  });
+}
+
 /// Whether `op` reads Linear weights, all of which a checkpoint its author
 /// quantized (kKeepsFloatWeightsAttr on its piece) stores in float.
 static bool readsWeightsLeftFloat(Operation *op) {

@@ -114,6 +114,17 @@ inline constexpr llvm::StringLiteral kPinnedModeAttr = "llmc.mode";
 inline constexpr llvm::StringLiteral kKeepsFloatWeightsAttr =
     "llmc.keeps_float_weights";
 
+/// The function attribute listing (as strings) the weights a piece gathers
+/// rows from that a Linear layer of the model also reads: a tied embedding,
+/// which the LM head multiplies by. In a weight-only mode such a table is
+/// gathered from the Linear's quantized form (tpu.A16Gather), so the binary
+/// stores it once.
+inline constexpr llvm::StringLiteral kQuantizedTablesAttr =
+    "llmc.quantized_tables";
+
+/// Whether `op`'s function lists `table` in kQuantizedTablesAttr.
+bool isListedQuantizedTable(mlir::Operation *op, top::WeightOp table);
+
 /// The function attribute (a unit) of a piece that computes in the
 /// binary's float type unless a pin or the qtable choose otherwise: a
 /// vision tower, which no text calibrates and whose few weights cost

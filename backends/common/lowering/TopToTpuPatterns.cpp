@@ -208,6 +208,51 @@ private:
   SelectorRef selector;
 };
 
+/// A gather from a table its piece lists in kQuantizedTablesAttr (a tied
+/// embedding): in a weight-only mode it reads the table in the form the LM
+/// head's tpu.A16MatMul reads it (the same scheme, the same derived weight
+/// names), so the binary stores the table once. A float table of a
+/// checkpoint whose author left its floats float stays float, as the LM
+/// head does: ModeSelector gives both the float mode.
+class GatherToA16Gather : public OpRewritePattern<top::GatherOp> {
+public:
+  GatherToA16Gather(MLIRContext *context, SelectorRef selector)
+      : OpRewritePattern(context, /*benefit=*/2),
+        selector(std::move(selector)) {}
+
+  LogicalResult matchAndRewrite(top::GatherOp op,
+                                PatternRewriter &rewriter) const override {
+    auto table = op.getTable().getDefiningOp<top::WeightOp>();
+    if (!operandsAreLowered(op) || !table ||
+        getWeightBits(selector->getMode(op)) == 0 ||
+        !isListedQuantizedTable(op, table))
+      return rewriter.notifyMatchFailure(op, "is not a quantized table");
+    int64_t rank = table.getType().getRank();
+    int64_t axis = op.getAxis() < 0 ? op.getAxis() + rank : op.getAxis();
+    if (rank != 2 || axis != 0)
+      return rewriter.notifyMatchFailure(op, "is not a row gather");
+    FailureOr<quant::QuantScheme> scheme = getScheme(*selector, op, table);
+    if (failed(scheme))
+      return failure();
+    FloatType act = selector->getActivationType(op);
+    QuantizedWeight quantized =
+        createQuantizedWeight(rewriter, op, table, *scheme);
+    Value operands[] = {quantized.weight, quantized.scale,
+                        quantized.zeroPoint, op.getIndices()};
+    NamedAttribute attrs[] = {
+        weightOnlyAttr(rewriter, "weight_bits", scheme->bits),
+        weightOnlyAttr(rewriter, "q_group_size", scheme->groupSize)};
+    auto lowered = tpu::A16GatherOp::create(
+        rewriter, op.getLoc(), TypeRange{op.getType().clone(act)}, operands,
+        attrs);
+    rewriter.replaceOp(op, lowered);
+    return success();
+  }
+
+private:
+  SelectorRef selector;
+};
+
 /// True when the three weights of an MLP are all computed from floats or all
 /// stored with the same bits, grouping and zero points, which one A16MLP
 /// needs.
@@ -339,7 +384,7 @@ void populateTopToTpuPatterns(RewritePatternSet &patterns,
       FloatLowering<top::ArgOp, tpu::ArgOp, keep>,
       FloatLowering<top::TopKOp, tpu::TopKOp, keep>,
       // Weight-only quantization.
-      MatMulToA16MatMul, MLPToA16MLP>(context, selector);
+      MatMulToA16MatMul, MLPToA16MLP, GatherToA16Gather>(context, selector);
   populateInt8Patterns(patterns, selector);
 }
 

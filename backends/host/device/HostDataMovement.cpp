@@ -51,8 +51,44 @@ llvm::Expected<std::vector<int32_t>> readIndices(const TensorRef &index,
   return indices;
 }
 
+/// GATHER from a quantized table: each row widened, dequantized by its
+/// scale and zero point rows (DEQUANTIZE's arithmetic) and narrowed.
+llvm::Error runDequantizingGather(const HostOperands &operands,
+                                  llvm::ArrayRef<int32_t> indices) {
+  const TensorRef &table = operands.in(0), &scale = operands.in(2),
+                  &zp = operands.in(3), &y = operands.out(0);
+  int64_t k = table.cols(), groups = scale.cols();
+  if (!cmodel::isQuantWeightDType(table.dtype()) ||
+      !cmodel::isFloatDType(scale.dtype()) ||
+      !cmodel::isFloatDType(y.dtype()) || y.cols() != k ||
+      scale.rows() != table.rows() || groups == 0 || k % groups != 0 ||
+      (zp.present() && (zp.rows() != scale.rows() || zp.cols() != groups)))
+    return commandError("a dequantizing GATHER reads an I8/U8/I4/U4 table "
+                        "[V, K] with float scales [V, K/G] (and zero points) "
+                        "into float rows [rows, K]");
+  std::vector<float> row(k), scales(groups), zeros(groups, 0.0f);
+  for (int64_t r = 0; r < y.rows(); ++r) {
+    int64_t source = indices[r];
+    cmodel::widenElements(table.dtype(), table.row(source), 0, k, row.data());
+    scale.widenRow(source, groups, scales.data());
+    if (zp.present())
+      zp.widenRow(source, groups, zeros.data());
+    cmodel::dequantizeGroups(row.data(), k, scales.data(), zeros.data(),
+                             groups);
+    y.narrowRow(r, row.data());
+  }
+  return llvm::Error::success();
+}
+
 llvm::Error runGather(const HostOperands &operands) {
   const TensorRef &table = operands.in(0), &y = operands.out(0);
+  if (operands.in(2).present()) {
+    llvm::Expected<std::vector<int32_t>> indices =
+        readIndices(operands.in(1), y.rows(), table.rows());
+    if (!indices)
+      return indices.takeError();
+    return runDequantizingGather(operands, *indices);
+  }
   if (table.dtype() != y.dtype() || table.cols() != y.cols())
     return commandError("GATHER keeps the table's row type and width");
   llvm::Expected<std::vector<int32_t>> indices =

@@ -454,6 +454,23 @@ TEST_F(HostDeviceTest, StoringIntoTheWeightsIsAnError) {
   EXPECT_THAT(run(), HasSubstr("read-only"));
 }
 
+TEST_F(HostDeviceTest, GatherDequantizesAQuantizedTable) {
+  // A U4 table [3, 4] in groups of 2, with zero points: row 2 then row 0,
+  // each (q - zp) * scale, narrowed to bf16.
+  cmd::GlobalTensor table = putInts(0, 3, 4, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 15},
+                                    cmd::DTYPE_U4);
+  cmd::GlobalTensor scale =
+      put(64, 3, 2, {0.5f, 0.25f, 1, 2, 0.125f, 4}, cmd::DTYPE_BF16);
+  cmd::GlobalTensor zp = putInts(128, 3, 2, {1, 2, 3, 4, 8, 8}, cmd::DTYPE_U4);
+  cmd::GlobalTensor index = putInts(192, 1, 2, {2, 0}, cmd::DTYPE_I32);
+  cmd::GlobalTensor rows =
+      put(256, 2, 4, std::vector<float>(8, 0), cmd::DTYPE_BF16);
+  add(cmd::GATHER, {table, index, scale, zp}, {rows});
+  ASSERT_EQ(run(), "");
+  EXPECT_THAT(get(rows),
+              ElementsAre(0.125f, 0.25f, 12, 28, 0, 0.5f, 0.25f, 0.5f));
+}
+
 TEST_F(HostDeviceTest, GatherIndexOutsideTheTableIsAnError) {
   cmd::GlobalTensor table = put(0, 3, 2, {1, 2, 3, 4, 5, 6});
   cmd::GlobalTensor index = putInts(64, 1, 1, {3}, cmd::DTYPE_I32);

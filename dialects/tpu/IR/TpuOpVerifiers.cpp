@@ -158,6 +158,34 @@ LogicalResult A16MatMulOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// A16Gather
+//===----------------------------------------------------------------------===//
+
+LogicalResult A16GatherOp::verify() {
+  auto bits = static_cast<int64_t>(getWeightBits());
+  if (bits != 4 && bits != 8)
+    return emitOpError("weight_bits must be 4 or 8, got ") << bits;
+  auto table = dyn_cast<RankedTensorType>(getTable().getType());
+  auto scale = dyn_cast<RankedTensorType>(getScale().getType());
+  if (table && scale && table.getRank() == 2 && scale.getRank() == 2 &&
+      !table.isDynamicDim(1)) {
+    int64_t k = table.getDimSize(1);
+    auto group = static_cast<int64_t>(getQGroupSize());
+    int64_t groups = group == 0 ? 1 : (k % group == 0 ? k / group : 0);
+    if (groups == 0)
+      return emitOpError("q_group_size ") << group << " does not divide K = "
+                                          << k;
+    if (scale.getShape() != ArrayRef<int64_t>{table.getDimSize(0), groups})
+      return emitOpError("scale must be [")
+             << table.getDimSize(0) << ", " << groups << "], got "
+             << scale;
+  }
+  return verifyWeightOnlyWeight(*this, "table", getTable(), getScale(),
+                                getZp(), bits,
+                                static_cast<int64_t>(getQGroupSize()));
+}
+
+//===----------------------------------------------------------------------===//
 // A16MLP
 //===----------------------------------------------------------------------===//
 

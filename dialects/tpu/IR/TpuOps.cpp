@@ -141,6 +141,14 @@ GatherOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
 }
 
 LogicalResult
+A16GatherOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
+  return appendShape(inferGatherShape(shapeOf(getTable()),
+                                      shapeOf(getIndices()), /*axis=*/0,
+                                      errorEmitter(*this)),
+                     shapes);
+}
+
+LogicalResult
 RopeOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
   return appendShape(inferRopeShape(shapeOf(getInput()), shapeOf(getCos()),
                                     shapeOf(getSin()), errorEmitter(*this)),

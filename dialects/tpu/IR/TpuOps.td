@@ -210,6 +210,34 @@ def Tpu_GatherOp : Tpu_ComputeOp<"Gather",
   let results = (outs Tpu_Tensor:$output);
 }
 
+def Tpu_A16GatherOp : Tpu_ComputeOp<"A16Gather"> {
+  let summary = "selects rows of a weight-only quantized table, dequantized";
+  let description = [{
+    `top.Gather` along axis 0 of a table stored as a weight-only quantized
+    Linear weight (a tied embedding, which the LM head reads in this form):
+    row `i` of the result is `dequant(table)[indices[i]]`, with `table`
+    [V, K], `scale`, `zp`, `weight_bits` and `q_group_size` as
+    `tpu.A16MatMul`'s weight, and the result [..indices.., K] in the float
+    type the piece computes in. The binary stores the table once, for both
+    ops.
+
+    ```mlir
+    %e = tpu.A16Gather %w, %s, %none, %ids {weight_bits = 4, q_group_size = 64}
+        : (tensor<4096x256x!quant.any<i4:bf16>>, tensor<4096x4xbf16>, none,
+           tensor<1x16xi32>) -> tensor<1x16x256xbf16>
+    ```
+  }];
+  let arguments = !con((ins Tpu_QuantWeightTensor:$table,
+                            Tpu_FloatTensor:$scale,
+                            Tpu_ZeroPointTensorOrNone:$zp,
+                            Tpu_IndexTensor:$indices,
+                            I64Attr:$weight_bits,
+                            DefaultValuedAttr<I64Attr, "0">:$q_group_size),
+                       chipAttrs);
+  let results = (outs Tpu_ActivationTensor:$output);
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Fused transformer blocks
 //===----------------------------------------------------------------------===//

@@ -1,4 +1,4 @@
-//===- MatMulTest.cpp - MATMUL and A16MATMUL numerics ---------------------===//
+//===- MatMulTest.cpp - MATMUL, A16MATMUL and DEQUANTIZE numerics ---------===//
 
 #include "backends/common/cmodel/test/TestSupport.h"
 
@@ -254,6 +254,88 @@ TEST(A16MatMulTest, DequantizedWeightsRoundToTheActivationType) {
   checkA16({cmd::DTYPE_F32, cmd::DTYPE_I4, cmd::DTYPE_F32, cmd::DTYPE_INVALID,
             16, false},
            70);
+}
+
+//===----------------------------------------------------------------------===//
+// DEQUANTIZE
+//===----------------------------------------------------------------------===//
+
+/// Runs DEQUANTIZE on `c`'s weight into rows of `c.activation` over 4 lanes
+/// (3, 3, 3, 1 rows) and checks every element against
+/// round_y((q - zp) * scale).
+void checkDequantize(const QuantCase &c, uint32_t seed) {
+  SCOPED_TRACE(testing::Message()
+               << getDTypeName(c.weight).str() << " group " << c.groupSize
+               << " to " << getDTypeName(c.activation).str());
+  Harness h(test::getSmallChip());
+  int64_t m = 10, k = 64, groups = k / c.groupSize;
+  bool isSigned = c.weight == cmd::DTYPE_I4 || c.weight == cmd::DTYPE_I8;
+  int bits = getDTypeBits(c.weight);
+  int lo = isSigned ? -(1 << (bits - 1)) : 0;
+  int hi = isSigned ? (1 << (bits - 1)) - 1 : (1 << bits) - 1;
+  std::vector<float> q = test::randomValues(m * k, seed, lo, hi + 1);
+  for (float &v : q)
+    v = std::floor(v);
+  std::vector<float> scale =
+      test::randomValues(m * groups, seed + 1, 0.01f, 0.1f);
+  std::vector<float> zp = test::randomValues(m * groups, seed + 2, lo, hi + 1);
+  for (float &v : zp)
+    v = std::floor(v);
+  bool hasZp = c.zpType != cmd::DTYPE_INVALID;
+  std::vector<double> qs = test::asStored(c.weight, q),
+                      ss = test::asStored(c.scaleType, scale),
+                      zs = hasZp ? test::asStored(c.zpType, zp)
+                                 : std::vector<double>(m * groups, 0.0);
+  std::vector<double> want(m * k);
+  for (int64_t r = 0; r < m; ++r)
+    for (int64_t i = 0; i < k; ++i) {
+      int64_t g = r * groups + i / c.groupSize;
+      want[r * k + i] = test::roundTo(
+          c.activation, double(float((qs[r * k + i] - zs[g]) * ss[g])));
+    }
+  cmd::LocalTensor lw = h.local(c.weight, m, k, cmd::LAYOUT_ROWS, 0, 4, 3);
+  cmd::LocalTensor ls =
+      h.local(c.scaleType, m, groups, cmd::LAYOUT_ROWS, 0, 4, 3);
+  cmd::LocalTensor lz =
+      hasZp ? h.local(c.zpType, m, groups, cmd::LAYOUT_ROWS, 0, 4, 3)
+            : absent();
+  cmd::LocalTensor ly = h.local(c.activation, m, k, cmd::LAYOUT_ROWS, 0, 4, 3);
+  std::vector<std::pair<cmd::GlobalTensor, cmd::LocalTensor>> loads = {
+      {h.put(c.weight, m, k, q), lw},
+      {h.put(c.scaleType, m, groups, scale), ls}};
+  if (hasZp)
+    loads.push_back({h.put(c.zpType, m, groups, zp), lz});
+  auto outs = h.runOp(makeCompute(cmd::DEQUANTIZE, {lw, ls, lz}, {ly}), loads);
+  ASSERT_TRUE(bool(outs)) << llvm::toString(outs.takeError());
+  test::expectClose(h.get((*outs)[0]), want, 0.0);
+}
+
+TEST(DequantizeTest, RowsMatchTheA16Dequantization) {
+  checkDequantize({cmd::DTYPE_BF16, cmd::DTYPE_I4, cmd::DTYPE_BF16,
+                   cmd::DTYPE_INVALID, 64, false},
+                  80);
+  checkDequantize(
+      {cmd::DTYPE_F16, cmd::DTYPE_U4, cmd::DTYPE_F16, cmd::DTYPE_U4, 16, false},
+      90);
+  checkDequantize({cmd::DTYPE_F32, cmd::DTYPE_U8, cmd::DTYPE_F32,
+                   cmd::DTYPE_F32, 8, false},
+                  100);
+}
+
+TEST(DequantizeTest, LanesMustHoldWholeRows) {
+  Harness h(test::getSmallChip());
+  cmd::LocalTensor lw = h.local(cmd::DTYPE_I8, 4, 16, cmd::LAYOUT_ROWS, 0, 4);
+  cmd::LocalTensor ls = h.local(cmd::DTYPE_F32, 4, 1, cmd::LAYOUT_ROWS, 0, 4);
+  cmd::LocalTensor ly =
+      h.local(cmd::DTYPE_F32, 4, 16, cmd::LAYOUT_COLS, 0, 4, 4);
+  auto outs = h.runOp(makeCompute(cmd::DEQUANTIZE, {lw, ls}, {ly}),
+                      {{h.put(cmd::DTYPE_I8, 4, 16,
+                              std::vector<float>(64, 1.0f)),
+                        lw},
+                       {h.put(cmd::DTYPE_F32, 4, 1, {1, 1, 1, 1}), ls}});
+  ASSERT_FALSE(bool(outs));
+  EXPECT_NE(llvm::toString(outs.takeError()).find("whole rows"),
+            std::string::npos);
 }
 
 } // namespace

@@ -346,6 +346,18 @@ func.func @main(%arg0: tensor<1x16xi32>) -> tensor<1x16x128xf32> {
 })mlir",
        {ids(512)},
        {{"embed_tokens.weight", {512, 128}, normal()}}},
+      // A tied embedding: in the weight-only modes, rows of the LM head's
+      // quantized form (tpu.A16Gather), dequantized on the chip; 40 ids
+      // are more rows than lanes.
+      {"TiedGather", "top.Gather", R"mlir(
+func.func @main(%arg0: tensor<1x40xi32>) -> tensor<1x40x128xf32> attributes {llmc.quantized_tables = ["embed_tokens.weight"]} {
+  %ids = top.Input %arg0 {role = "input_ids"} : (tensor<1x40xi32>) -> tensor<1x40xi32>
+  %t = top.Weight "embed_tokens.weight" : () -> tensor<512x128xf32>
+  %y = top.Gather %t, %ids {axis = 0 : i64} : (tensor<512x128xf32>, tensor<1x40xi32>) -> tensor<1x40x128xf32>
+  return %y : tensor<1x40x128xf32>
+})mlir",
+       {ids(512)},
+       {{"embed_tokens.weight", {512, 128}, normal()}}},
       // The repetition penalty writes back the penalized logits.
       {"ScatterElements", "top.ScatterElements", R"mlir(
 func.func @main(%arg0: tensor<1x257xf32>, %arg1: tensor<1x16xi32>, %arg2: tensor<1x16xf32>) -> tensor<1x257xf32> {

@@ -30,6 +30,7 @@
 #include "dialects/tpu/IR/TpuTraits.h"
 #include "dialects/top/Interpreter/Interpreter.h"
 #include "driver/PieceInputs.h"
+#include "driver/QuantizedTables.h"
 #include "frontends/llm/ModelLoading.h"
 #include "plugins/Registry.h"
 #include "tests/TestData.h"
@@ -114,6 +115,11 @@ protected:
     SCOPED_TRACE(pieceName.str());
     llvm::Expected<llm::Piece> piece = builder.build(pieceName);
     ASSERT_TRUE(static_cast<bool>(piece)) << toString(piece.takeError());
+    llvm::Expected<std::vector<std::string>> linearTables =
+        driver::getHeadLinearWeights(builder);
+    ASSERT_TRUE(static_cast<bool>(linearTables))
+        << toString(linearTables.takeError());
+    driver::markQuantizedTables(*piece->module, *linearTables);
     OwningOpRef<ModuleOp> reference = piece->module->clone();
     llvm::Error retargeted =
         lowering::quantizesActivations(options.mode)

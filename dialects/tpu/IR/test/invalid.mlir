@@ -288,6 +288,24 @@ func.func @silu_changes_storage(%a: tensor<4x!quant.uniform<i8:f32, 0.5>>) -> te
 
 // -----
 
+func.func @a16_gather_scale_shape(%w: tensor<16x256x!quant.any<i4:bf16>>, %s: tensor<16x2xbf16>, %ids: tensor<3xi32>) -> tensor<3x256xbf16> {
+  %none = top.None : none
+  // expected-error @+1 {{'tpu.A16Gather' op scale must be [16, 4], got 'tensor<16x2xbf16>'}}
+  %e = tpu.A16Gather %w, %s, %none, %ids {weight_bits = 4 : i64, q_group_size = 64 : i64} : (tensor<16x256x!quant.any<i4:bf16>>, tensor<16x2xbf16>, none, tensor<3xi32>) -> tensor<3x256xbf16>
+  return %e : tensor<3x256xbf16>
+}
+
+// -----
+
+func.func @a16_gather_bits(%w: tensor<16x256x!quant.any<i4:bf16>>, %s: tensor<16x4xbf16>, %ids: tensor<3xi32>) -> tensor<3x256xbf16> {
+  %none = top.None : none
+  // expected-error @+1 {{'tpu.A16Gather' op table elements are 4-bit but weight_bits is 8}}
+  %e = tpu.A16Gather %w, %s, %none, %ids {weight_bits = 8 : i64, q_group_size = 64 : i64} : (tensor<16x256x!quant.any<i4:bf16>>, tensor<16x4xbf16>, none, tensor<3xi32>) -> tensor<3x256xbf16>
+  return %e : tensor<3x256xbf16>
+}
+
+// -----
+
 func.func @gather_changes_type(%t: tensor<10x4xf16>, %i: tensor<3xi32>) -> tensor<3x4xf32> {
   // expected-error @+1 {{'tpu.Gather' op failed to verify that all of {table, output} have same element type}}
   %y = tpu.Gather %t, %i : (tensor<10x4xf16>, tensor<3xi32>) -> tensor<3x4xf32>

@@ -97,6 +97,15 @@ func.func @gather(%table: tensor<1000x64x!quant.uniform<u8:f32, 0.5:128>>, %ids:
   return %y : tensor<1x16x64x!quant.uniform<u8:f32, 0.5:128>>
 }
 
+// A tied embedding gathered from the LM head's 4-bit form.
+// CHECK-LABEL: func.func @a16_gather
+// CHECK: tpu.A16Gather {{.*}}q_group_size = 64 : i64, weight_bits = 4 : i64{{.*}} -> tensor<1x16x256xbf16>
+func.func @a16_gather(%w: tensor<4096x256x!quant.any<i4:bf16>>, %s: tensor<4096x4xbf16>, %ids: tensor<1x16xi32>) -> tensor<1x16x256xbf16> {
+  %none = top.None : none
+  %e = tpu.A16Gather %w, %s, %none, %ids {weight_bits = 4 : i64, q_group_size = 64 : i64} : (tensor<4096x256x!quant.any<i4:bf16>>, tensor<4096x4xbf16>, none, tensor<1x16xi32>) -> tensor<1x16x256xbf16>
+  return %e : tensor<1x16x256xbf16>
+}
+
 // CHECK-LABEL: func.func @attention
 // CHECK: tpu.Rope {{.*}} {mode = #top<rope_mode interleaved>} : (tensor<1x16x8x32xf16>, tensor<1x16x32xf16>, tensor<1x16x32xf16>) -> tensor<1x16x8x32xf16>
 // CHECK: tpu.FAttention {{.*}} {causal = true, head_dim = 32 : i64, kv_head = 2 : i64, q_head = 8 : i64, scale = 1.250000e-01 : f64} : (tensor<1x16x8x32xf16>, tensor<1x64x2x32x!quant.uniform<i8:f16, 6.250000e-02>>, tensor<1x64x2x32x!quant.uniform<i8:f16, 6.250000e-02>>, none) -> tensor<1x16x256xf16>
