@@ -19,7 +19,6 @@ void llmc::registerAllDialects(mlir::DialectRegistry &registry) {
 void llmc::registerAllPasses() {
   top::registerTopPasses();
   tpu::registerTpuPasses();
-  tpu::registerTopToTpuPipeline();
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
   mlir::registerSymbolDCEPass();

@@ -1,10 +1,12 @@
 //===- llmc-opt.cpp - the llmc pass driver --------------------------------===//
 //
-// mlir-opt with every llmc dialect and pass: parses IR, runs the passes named
-// on the command line and prints the result. The lit tests drive it.
+// mlir-opt with every llmc dialect and pass, and the common backend's
+// top -> tpu lowering: parses IR, runs the passes named on the command line
+// and prints the result. The lit tests drive it.
 //
 //===----------------------------------------------------------------------===//
 
+#include "backends/common/lowering/Passes.h"
 #include "dialects/Registration.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
@@ -13,6 +15,8 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   llmc::registerAllDialects(registry);
   llmc::registerAllPasses();
+  llmc::lowering::registerLoweringPasses();
+  llmc::lowering::registerTopToTpuPipeline();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "llmc pass driver\n", registry));
 }

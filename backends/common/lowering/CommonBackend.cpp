@@ -4,6 +4,7 @@
 
 #include "backends/common/cmodel/CModel.h"
 #include "backends/common/codegen/Codegen.h"
+#include "backends/common/lowering/Passes.h"
 #include "backends/common/lowering/TopToTpu.h"
 #include "dialects/tpu/Transforms/Passes.h"
 
@@ -47,12 +48,11 @@ llvm::Error CommonBackendPlugin::buildLoweringPipeline(
         llvm::inconvertibleErrorCode(),
         "chip '" + chip.id + "' has " + llvm::Twine(chip.cores) +
             " core(s); cannot split across " + llvm::Twine(options.cores));
-  tpu::buildTopToTpuPipeline(pm, options,
-                             [this](mlir::RewritePatternSet &patterns,
-                                    const LoweringOptions &patternOptions) {
-                               populateLoweringPatterns(patterns,
-                                                        patternOptions);
-                             });
+  buildTopToTpuPipeline(pm, options,
+                        [this](mlir::RewritePatternSet &patterns,
+                               const LoweringOptions &patternOptions) {
+                          populateLoweringPatterns(patterns, patternOptions);
+                        });
   tpu::TpuCoreSplitPassOptions split;
   split.cores = options.cores ? options.cores : chip.cores;
   split.minWeightBytes = options.coreSplitMinWeightBytes;
@@ -63,9 +63,8 @@ llvm::Error CommonBackendPlugin::buildLoweringPipeline(
 llvm::Error CommonBackendPlugin::generateStream(
     mlir::Operation *function, const llvm::StringMap<uint64_t> &weightOffsets,
     cmd::CommandStream &stream) const {
-  llvm::Expected<cmd::CommandStream> generated =
-      codegen::generateCommandStream(llvm::cast<mlir::func::FuncOp>(function),
-                                     getDescriptor(), weightOffsets);
+  llvm::Expected<cmd::CommandStream> generated = codegen::generateCommandStream(
+      llvm::cast<mlir::func::FuncOp>(function), getDescriptor(), weightOffsets);
   if (!generated)
     return generated.takeError();
   stream = std::move(*generated);

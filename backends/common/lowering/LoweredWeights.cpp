@@ -2,9 +2,9 @@
 
 #include "backends/common/lowering/LoweredWeights.h"
 
+#include "backends/common/lowering/Passes.h"
 #include "backends/common/quant/DerivedWeightName.h"
 #include "dialects/top/IR/TopOps.h"
-#include "dialects/tpu/Transforms/Passes.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
@@ -67,7 +67,7 @@ llvm::Error retargetToLoweredWeights(ModuleOp module,
       return success();
     });
     PassManager pm(context);
-    tpu::buildTopToTpuPipeline(pm, options);
+    buildTopToTpuPipeline(pm, options);
     if (failed(pm.run(*lowered)))
       return loweringError("cannot lower to " +
                            stringifyQuantMode(options.mode) + ": " +

@@ -1,6 +1,6 @@
-//===- Pipelines.cpp - the top -> tpu pipeline ----------------------------===//
+//===- TopToTpuPipeline.cpp - the top -> tpu pipeline ---------------------===//
 
-#include "dialects/tpu/Transforms/Passes.h"
+#include "backends/common/lowering/Passes.h"
 
 #include "dialects/top/Transforms/Passes.h"
 
@@ -10,7 +10,7 @@
 
 using namespace mlir;
 
-namespace llmc::tpu {
+namespace llmc::lowering {
 
 /// The stage around a configured tpu-lower-top pass.
 static void buildPipelineAround(OpPassManager &pm,
@@ -21,8 +21,7 @@ static void buildPipelineAround(OpPassManager &pm,
   pm.addPass(createCSEPass());
 }
 
-void buildTopToTpuPipeline(OpPassManager &pm,
-                           const lowering::LoweringOptions &options,
+void buildTopToTpuPipeline(OpPassManager &pm, const LoweringOptions &options,
                            PatternPopulator populate) {
   buildPipelineAround(pm, createTpuLowerTopPass(options, std::move(populate)));
 }
@@ -31,7 +30,8 @@ namespace {
 struct TopToTpuPipelineOptions
     : public PassPipelineOptions<TopToTpuPipelineOptions> {
   Option<std::string> mode{
-      *this, "mode", llvm::cl::desc("Quantization mode (F32, W4BF16, INT8, ...)"),
+      *this, "mode",
+      llvm::cl::desc("Quantization mode (F32, W4BF16, INT8, ...)"),
       llvm::cl::init("F32")};
   Option<int64_t> groupSize{
       *this, "q-group-size",
@@ -66,4 +66,4 @@ void registerTopToTpuPipeline() {
       });
 }
 
-} // namespace llmc::tpu
+} // namespace llmc::lowering

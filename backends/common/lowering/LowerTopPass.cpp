@@ -1,6 +1,6 @@
-//===- LowerTop.cpp - the tpu-lower-top pass ------------------------------===//
+//===- LowerTopPass.cpp - the tpu-lower-top pass --------------------------===//
 
-#include "dialects/tpu/Transforms/Passes.h"
+#include "backends/common/lowering/Passes.h"
 
 #include "backends/common/lowering/LoweringSupport.h"
 #include "backends/common/lowering/TopToTpu.h"
@@ -13,10 +13,10 @@
 
 #include <set>
 
-namespace llmc::tpu {
+namespace llmc::lowering {
 #define GEN_PASS_DEF_TPULOWERTOPPASS
-#include "dialects/tpu/Transforms/Passes.h.inc"
-} // namespace llmc::tpu
+#include "backends/common/lowering/Passes.h.inc"
+} // namespace llmc::lowering
 
 using namespace mlir;
 using llmc::lowering::LoweringOptions;
@@ -25,9 +25,10 @@ namespace {
 
 /// Parses the pass options into LoweringOptions (reading the qtable and
 /// calibration table).
-llvm::Expected<LoweringOptions>
-parseOptions(llvm::StringRef mode, int64_t groupSize, bool asymmetric,
-             llvm::StringRef qtable, llvm::StringRef calibrationTable) {
+llvm::Expected<LoweringOptions> parseOptions(llvm::StringRef mode,
+                                             int64_t groupSize, bool asymmetric,
+                                             llvm::StringRef qtable,
+                                             llvm::StringRef calibrationTable) {
   LoweringOptions options;
   llvm::Expected<llmc::lowering::QuantMode> parsed =
       llmc::lowering::parseQuantMode(mode);
@@ -85,11 +86,12 @@ LogicalResult restoreResultTypes(func::FuncOp function) {
   return failure(walked.wasInterrupted());
 }
 
-struct TpuLowerTopPass : llmc::tpu::impl::TpuLowerTopPassBase<TpuLowerTopPass> {
+struct TpuLowerTopPass
+    : llmc::lowering::impl::TpuLowerTopPassBase<TpuLowerTopPass> {
   using Base::Base;
 
   TpuLowerTopPass(const LoweringOptions &options,
-                  llmc::tpu::PatternPopulator populate)
+                  llmc::lowering::PatternPopulator populate)
       : preset(options), populate(std::move(populate)) {
     mode = llmc::lowering::stringifyQuantMode(options.mode).str();
     groupSize = options.groupSize;
@@ -178,7 +180,7 @@ struct TpuLowerTopPass : llmc::tpu::impl::TpuLowerTopPassBase<TpuLowerTopPass> {
   }
 
   std::optional<LoweringOptions> preset;
-  llmc::tpu::PatternPopulator populate;
+  llmc::lowering::PatternPopulator populate;
   FrozenRewritePatternSet patterns;
   std::string optionError;
 };
@@ -186,7 +188,7 @@ struct TpuLowerTopPass : llmc::tpu::impl::TpuLowerTopPassBase<TpuLowerTopPass> {
 } // namespace
 
 std::unique_ptr<Pass>
-llmc::tpu::createTpuLowerTopPass(const LoweringOptions &options,
-                                 PatternPopulator populate) {
+llmc::lowering::createTpuLowerTopPass(const LoweringOptions &options,
+                                      PatternPopulator populate) {
   return std::make_unique<TpuLowerTopPass>(options, std::move(populate));
 }
