@@ -24,9 +24,87 @@ int64_t getExtent(llvm::ArrayRef<int64_t> shape, int64_t begin, int64_t end) {
   return extent;
 }
 
+/// Rows of `table` [V, cols] by `indices` into `output` [count, cols]; a
+/// weight-only quantized table also has `scale` and, asymmetric, `zp`
+/// (rows = 0 when absent), and its rows are dequantized to the output's
+/// type. Tiled: per tile, a DMA gather of the rows of each part into local
+/// memory, a DEQUANTIZE of a quantized table's, then a store. Untiled: one
+/// GATHER, dequantizing as it gathers.
+llvm::Error emitRowGather(Emitter &emitter, Operation *op,
+                          const cmd::GlobalTensor &table,
+                          const cmd::GlobalTensor &scale,
+                          const cmd::GlobalTensor &zp,
+                          const cmd::GlobalTensor &indices,
+                          const cmd::GlobalTensor &output) {
+  bool quantized = scale.rows() > 0;
+  if (emitter.isUntiled()) {
+    std::vector<cmd::GlobalTensor> inputs = {table, indices};
+    if (quantized)
+      inputs.insert(inputs.end(), {scale, zp});
+    emitter.computeGlobal(cmodel::makeCompute(cmd::GATHER, {}, {}), inputs,
+                          {output});
+    return llvm::Error::success();
+  }
+  llvm::SmallVector<const cmd::GlobalTensor *, 3> parts = {&table};
+  for (const cmd::GlobalTensor *part : {&scale, &zp})
+    if (part->rows() > 0)
+      parts.push_back(part);
+  emitter.getArena().beginOp();
+  uint64_t rowBytes =
+      quantized ? emitter.getRowBytes(output.cols(), output.dtype()) : 0;
+  for (const cmd::GlobalTensor *part : parts)
+    rowBytes += emitter.getRowBytes(part->cols(), part->dtype());
+  uint64_t budget = emitter.getArena().ringCapacity() / 3;
+  if (rowBytes > budget)
+    return opError(op, "a table row is too wide for local memory");
+  int64_t count = output.rows(), lanes = emitter.getLanes();
+  int64_t perLane = std::min<int64_t>(llvm::divideCeil(count, lanes),
+                                      budget / rowBytes);
+  int64_t tileRows = perLane * lanes;
+  for (int64_t r0 = 0; r0 < count; r0 += tileRows) {
+    int64_t rows = std::min(tileRows, count - r0);
+    std::vector<cmd::LocalTensor> gathered;
+    for (const cmd::GlobalTensor *part : parts) {
+      cmd::LocalTensor local =
+          emitter.rowsLayout(rows, part->cols(), part->dtype(), perLane);
+      if (llvm::Error error = emitter.ring(local))
+        return error;
+      emitter.gather(*part, sliceCols(indices, r0, rows), local);
+      gathered.push_back(local);
+    }
+    cmd::LocalTensor rowsOut = gathered.front();
+    if (quantized) {
+      rowsOut = emitter.rowsLayout(rows, output.cols(), output.dtype(),
+                                   perLane);
+      if (llvm::Error error = emitter.ring(rowsOut))
+        return error;
+      emitter.compute(
+          cmodel::makeCompute(cmd::DEQUANTIZE, gathered, {rowsOut}));
+    }
+    emitter.store(rowsOut, sliceRows(output, r0, rows));
+  }
+  return llvm::Error::success();
+}
+
+/// The view of each value of `values` with its columns (none for a
+/// none-typed one: rows = 0).
+llvm::Error viewGather(const ValuePlacement &placement,
+                       llvm::ArrayRef<std::pair<Value, int64_t>> values,
+                       llvm::MutableArrayRef<cmd::GlobalTensor> views) {
+  for (auto [value, view] : llvm::zip(values, views)) {
+    if (isa<NoneType>(value.first.getType()))
+      continue;
+    llvm::Expected<cmd::GlobalTensor> viewed =
+        placement.view(value.first, value.second);
+    if (!viewed)
+      return viewed.takeError();
+    view = *viewed;
+  }
+  return llvm::Error::success();
+}
+
 /// Slices of `table` along `axis` picked by `indices` into `output`: the
-/// table viewed as [V, C] rows, one DMA gather of rows into local memory
-/// per tile, then a store. Dimensions before the axis must have size 1.
+/// table viewed as [V, C] rows. Dimensions before the axis must have size 1.
 llvm::Error emitGather(Emitter &emitter, const ValuePlacement &placement,
                        tpu::GatherOp gather) {
   auto tableType = cast<ShapedType>(gather.getTable().getType());
@@ -38,109 +116,36 @@ llvm::Error emitGather(Emitter &emitter, const ValuePlacement &placement,
                            "of size above 1 only");
   int64_t cols = getExtent(tableType.getShape(), axis + 1,
                            tableType.getRank());
-  llvm::Expected<cmd::GlobalTensor> table =
-      placement.view(gather.getTable(), cols);
-  if (!table)
-    return table.takeError();
   int64_t count = getNumElements(gather.getIndices());
-  llvm::Expected<cmd::GlobalTensor> indices =
-      placement.view(gather.getIndices(), count);
-  if (!indices)
-    return indices.takeError();
-  llvm::Expected<cmd::GlobalTensor> output =
-      placement.view(gather.getResult(), cols);
-  if (!output)
-    return output.takeError();
-  if (emitter.isUntiled()) {
-    emitter.computeGlobal(cmodel::makeCompute(cmd::GATHER, {}, {}),
-                          {*table, *indices}, {*output});
-    return llvm::Error::success();
-  }
-  emitter.getArena().beginOp();
-  int64_t lanes = emitter.getLanes();
-  uint64_t rowBytes = emitter.getRowBytes(cols, table->dtype());
-  uint64_t budget = emitter.getArena().ringCapacity() / 3;
-  if (rowBytes > budget)
-    return opError(gather, "a table row is too wide for local memory");
-  int64_t perLane = std::min<int64_t>(llvm::divideCeil(count, lanes),
-                                      budget / rowBytes);
-  int64_t tileRows = perLane * lanes;
-  for (int64_t r0 = 0; r0 < count; r0 += tileRows) {
-    int64_t rows = std::min(tileRows, count - r0);
-    cmd::LocalTensor local =
-        emitter.rowsLayout(rows, cols, table->dtype(), perLane);
-    if (llvm::Error error = emitter.ring(local))
-      return error;
-    emitter.gather(*table, sliceCols(*indices, r0, rows), local);
-    emitter.store(local, sliceRows(*output, r0, rows));
-  }
-  return llvm::Error::success();
+  std::array<cmd::GlobalTensor, 3> views;
+  if (llvm::Error error = viewGather(placement,
+                                     {{gather.getTable(), cols},
+                                      {gather.getIndices(), count},
+                                      {gather.getResult(), cols}},
+                                     views))
+    return error;
+  auto &[table, indices, output] = views;
+  return emitRowGather(emitter, gather, table, {}, {}, indices, output);
 }
 
-/// Rows of a weight-only quantized table by index, dequantized to the
-/// output's type: per tile, DMA gathers of the weight, scale and zero point
-/// rows, a DEQUANTIZE into the output rows and a store. An untiled chip
-/// runs one dequantizing GATHER.
+/// Rows of a weight-only quantized table by index, dequantized.
 llvm::Error emitA16Gather(Emitter &emitter, const ValuePlacement &placement,
                           tpu::A16GatherOp gather) {
-  int64_t cols = cast<ShapedType>(gather.getTable().getType()).getDimSize(1);
-  std::array<cmd::GlobalTensor, 3> parts;
-  Value values[] = {gather.getTable(), gather.getScale(), gather.getZp()};
-  for (auto [part, value] : llvm::zip(parts, values)) {
-    if (isa<NoneType>(value.getType()))
-      continue;
-    llvm::Expected<cmd::GlobalTensor> view = placement.view(value);
-    if (!view)
-      return view.takeError();
-    part = *view;
-  }
+  auto tableType = cast<ShapedType>(gather.getTable().getType());
+  int64_t cols = tableType.getDimSize(1);
+  int64_t groups = cast<ShapedType>(gather.getScale().getType()).getDimSize(1);
   int64_t count = getNumElements(gather.getIndices());
-  llvm::Expected<cmd::GlobalTensor> indices =
-      placement.view(gather.getIndices(), count);
-  if (!indices)
-    return indices.takeError();
-  llvm::Expected<cmd::GlobalTensor> output =
-      placement.view(gather.getResult(), cols);
-  if (!output)
-    return output.takeError();
-  if (emitter.isUntiled()) {
-    emitter.computeGlobal(cmodel::makeCompute(cmd::GATHER, {}, {}),
-                          {parts[0], *indices, parts[1], parts[2]}, {*output});
-    return llvm::Error::success();
-  }
-  emitter.getArena().beginOp();
-  uint64_t rowBytes = emitter.getRowBytes(cols, output->dtype());
-  for (const cmd::GlobalTensor &part : parts)
-    if (part.rows() > 0)
-      rowBytes += emitter.getRowBytes(part.cols(), part.dtype());
-  uint64_t budget = emitter.getArena().ringCapacity() / 3;
-  if (rowBytes > budget)
-    return opError(gather, "a table row is too wide for local memory");
-  int64_t perLane = std::min<int64_t>(
-      llvm::divideCeil(count, emitter.getLanes()), budget / rowBytes);
-  int64_t tileRows = perLane * emitter.getLanes();
-  for (int64_t r0 = 0; r0 < count; r0 += tileRows) {
-    int64_t rows = std::min(tileRows, count - r0);
-    cmd::GlobalTensor tileIndices = sliceCols(*indices, r0, rows);
-    std::vector<cmd::LocalTensor> locals;
-    for (const cmd::GlobalTensor &part : parts) {
-      if (part.rows() == 0)
-        continue;
-      cmd::LocalTensor local =
-          emitter.rowsLayout(rows, part.cols(), part.dtype(), perLane);
-      if (llvm::Error error = emitter.ring(local))
-        return error;
-      emitter.gather(part, tileIndices, local);
-      locals.push_back(local);
-    }
-    cmd::LocalTensor rowsOut =
-        emitter.rowsLayout(rows, cols, output->dtype(), perLane);
-    if (llvm::Error error = emitter.ring(rowsOut))
-      return error;
-    emitter.compute(cmodel::makeCompute(cmd::DEQUANTIZE, locals, {rowsOut}));
-    emitter.store(rowsOut, sliceRows(*output, r0, rows));
-  }
-  return llvm::Error::success();
+  std::array<cmd::GlobalTensor, 5> views;
+  if (llvm::Error error = viewGather(placement,
+                                     {{gather.getTable(), cols},
+                                      {gather.getScale(), groups},
+                                      {gather.getZp(), groups},
+                                      {gather.getIndices(), count},
+                                      {gather.getResult(), cols}},
+                                     views))
+    return error;
+  auto &[table, scale, zp, indices, output] = views;
+  return emitRowGather(emitter, gather, table, scale, zp, indices, output);
 }
 
 /// `data` with the elements `indices` name along the last axis replaced by

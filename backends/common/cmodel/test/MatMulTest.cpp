@@ -163,6 +163,48 @@ struct QuantCase {
   bool exact;
 };
 
+/// Random [rows, k] weights of `c`'s type with their scales and zero
+/// points, and their dequantization in double as the kernels compute it:
+/// round_act((q - zp) * scale), the product in float32. `exact` scales are
+/// powers of two.
+struct QuantWeights {
+  std::vector<float> q, scale, zp;
+  std::vector<double> dequantized;
+};
+
+QuantWeights makeQuantWeights(const QuantCase &c, int64_t rows, int64_t k,
+                              uint32_t seed) {
+  int64_t groups = k / c.groupSize;
+  bool isSigned = c.weight == cmd::DTYPE_I4 || c.weight == cmd::DTYPE_I8;
+  int bits = getDTypeBits(c.weight);
+  int lo = isSigned ? -(1 << (bits - 1)) : 0;
+  int hi = isSigned ? (1 << (bits - 1)) - 1 : (1 << bits) - 1;
+  QuantWeights weights;
+  weights.q = test::randomValues(rows * k, seed, lo, hi + 1);
+  for (float &v : weights.q)
+    v = std::floor(v);
+  weights.scale = test::randomValues(rows * groups, seed + 1, 0.01f, 0.1f);
+  if (c.exact)
+    for (size_t i = 0; i < weights.scale.size(); ++i)
+      weights.scale[i] = std::ldexp(1.0f, -int(i % 4));
+  weights.zp = test::randomValues(rows * groups, seed + 2, lo, hi + 1);
+  for (float &v : weights.zp)
+    v = std::floor(v);
+  bool hasZp = c.zpType != cmd::DTYPE_INVALID;
+  std::vector<double> qs = test::asStored(c.weight, weights.q),
+                      ss = test::asStored(c.scaleType, weights.scale),
+                      zs = hasZp ? test::asStored(c.zpType, weights.zp)
+                                 : std::vector<double>(rows * groups, 0.0);
+  weights.dequantized.resize(rows * k);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t i = 0; i < k; ++i) {
+      int64_t g = r * groups + i / c.groupSize;
+      weights.dequantized[r * k + i] = test::roundTo(
+          c.activation, double(float((qs[r * k + i] - zs[g]) * ss[g])));
+    }
+  return weights;
+}
+
 /// Runs A16MATMUL on `c` with weights in [lo, hi] and checks it against
 /// dequantization in double, w = round_act((q - zp) * scale).
 void checkA16(const QuantCase &c, uint32_t seed) {
@@ -171,39 +213,17 @@ void checkA16(const QuantCase &c, uint32_t seed) {
                << " act " << getDTypeName(c.activation).str());
   Harness h(test::getSmallChip());
   int64_t m = 3, n = 10, k = 64, groups = k / c.groupSize;
-  bool isSigned = c.weight == cmd::DTYPE_I4 || c.weight == cmd::DTYPE_I8;
-  int bits = getDTypeBits(c.weight);
-  int lo = isSigned ? -(1 << (bits - 1)) : 0;
-  int hi = isSigned ? (1 << (bits - 1)) - 1 : (1 << bits) - 1;
-  std::vector<float> q = test::randomValues(n * k, seed, lo, hi + 1);
-  for (float &v : q)
-    v = std::floor(v);
-  std::vector<float> scale =
-      test::randomValues(n * groups, seed + 1, 0.01f, 0.1f);
-  std::vector<float> zp = test::randomValues(n * groups, seed + 2, lo, hi + 1);
-  for (float &v : zp)
-    v = std::floor(v);
+  QuantWeights weights = makeQuantWeights(c, n, k, seed);
+  const std::vector<float> &q = weights.q, &scale = weights.scale,
+                           &zp = weights.zp;
   std::vector<float> x = test::randomValues(m * k, seed + 3);
-  if (c.exact) {
-    // Powers of two and small integers: every step is exact, so the
-    // comparison checks nibble order, groups and zero points bit for bit.
-    for (size_t i = 0; i < scale.size(); ++i)
-      scale[i] = std::ldexp(1.0f, -int(i % 4));
+  // Exact: powers of two and small integers, so every step is exact and the
+  // comparison checks nibble order, groups and zero points bit for bit.
+  if (c.exact)
     for (float &v : x)
       v = std::floor(v * 4);
-  }
   bool hasZp = c.zpType != cmd::DTYPE_INVALID;
-  std::vector<double> qs = test::asStored(c.weight, q),
-                      ss = test::asStored(c.scaleType, scale),
-                      zs = hasZp ? test::asStored(c.zpType, zp)
-                                 : std::vector<double>(n * groups, 0.0);
-  std::vector<double> w(n * k);
-  for (int64_t r = 0; r < n; ++r)
-    for (int64_t i = 0; i < k; ++i) {
-      int64_t g = r * groups + i / c.groupSize;
-      w[r * k + i] = test::roundTo(
-          c.activation, double(float((qs[r * k + i] - zs[g]) * ss[g])));
-    }
+  const std::vector<double> &w = weights.dequantized;
   std::vector<double> want =
       reference(test::asStored(c.activation, x), w, m, n, k);
 
@@ -269,30 +289,10 @@ void checkDequantize(const QuantCase &c, uint32_t seed) {
                << " to " << getDTypeName(c.activation).str());
   Harness h(test::getSmallChip());
   int64_t m = 10, k = 64, groups = k / c.groupSize;
-  bool isSigned = c.weight == cmd::DTYPE_I4 || c.weight == cmd::DTYPE_I8;
-  int bits = getDTypeBits(c.weight);
-  int lo = isSigned ? -(1 << (bits - 1)) : 0;
-  int hi = isSigned ? (1 << (bits - 1)) - 1 : (1 << bits) - 1;
-  std::vector<float> q = test::randomValues(m * k, seed, lo, hi + 1);
-  for (float &v : q)
-    v = std::floor(v);
-  std::vector<float> scale =
-      test::randomValues(m * groups, seed + 1, 0.01f, 0.1f);
-  std::vector<float> zp = test::randomValues(m * groups, seed + 2, lo, hi + 1);
-  for (float &v : zp)
-    v = std::floor(v);
+  QuantWeights weights = makeQuantWeights(c, m, k, seed);
+  const std::vector<float> &q = weights.q, &scale = weights.scale,
+                           &zp = weights.zp;
   bool hasZp = c.zpType != cmd::DTYPE_INVALID;
-  std::vector<double> qs = test::asStored(c.weight, q),
-                      ss = test::asStored(c.scaleType, scale),
-                      zs = hasZp ? test::asStored(c.zpType, zp)
-                                 : std::vector<double>(m * groups, 0.0);
-  std::vector<double> want(m * k);
-  for (int64_t r = 0; r < m; ++r)
-    for (int64_t i = 0; i < k; ++i) {
-      int64_t g = r * groups + i / c.groupSize;
-      want[r * k + i] = test::roundTo(
-          c.activation, double(float((qs[r * k + i] - zs[g]) * ss[g])));
-    }
   cmd::LocalTensor lw = h.local(c.weight, m, k, cmd::LAYOUT_ROWS, 0, 4, 3);
   cmd::LocalTensor ls =
       h.local(c.scaleType, m, groups, cmd::LAYOUT_ROWS, 0, 4, 3);
@@ -307,7 +307,7 @@ void checkDequantize(const QuantCase &c, uint32_t seed) {
     loads.push_back({h.put(c.zpType, m, groups, zp), lz});
   auto outs = h.runOp(makeCompute(cmd::DEQUANTIZE, {lw, ls, lz}, {ly}), loads);
   ASSERT_TRUE(bool(outs)) << llvm::toString(outs.takeError());
-  test::expectClose(h.get((*outs)[0]), want, 0.0);
+  test::expectClose(h.get((*outs)[0]), weights.dequantized, 0.0);
 }
 
 TEST(DequantizeTest, RowsMatchTheA16Dequantization) {
