@@ -55,9 +55,24 @@ public:
   llvm::Error emit(const AttentionTiling &tiling);
 
 private:
-  /// Per-lane bytes of the pinned query-tile tensors.
-  uint64_t getPinnedBytes(const AttentionTiling &tiling, bool chunked) const;
-  /// Per-lane bytes of a key chunk of `keys`.
+  /// The tensors a query tile of `rows` pins (not yet placed): q and o, and
+  /// with `chunked` keys the online-softmax state.
+  struct QueryTile {
+    cmd::LocalTensor q, o, acc, max, sum;
+  };
+  /// A chunk of keys and values and, with a mask, its columns of the query
+  /// tile's mask rows (not yet placed).
+  struct KeyChunk {
+    cmd::LocalTensor k, v, mask;
+  };
+  QueryTile getQueryTile(const AttentionTiling &tiling, int64_t rows,
+                         bool chunked) const;
+  KeyChunk getKeyChunk(const AttentionTiling &tiling, int64_t rows,
+                       int64_t keys) const;
+  /// Per-lane bytes of a full query tile's pinned tensors, the state
+  /// included (whether keys are chunked is decided after).
+  uint64_t getPinnedBytes(const AttentionTiling &tiling) const;
+  /// Per-lane bytes of a chunk of `keys` for a full query tile.
   uint64_t getChunkBytes(const AttentionTiling &tiling, int64_t keys) const;
   llvm::Error emitQueryTile(const AttentionTiling &tiling, int64_t q0,
                             int64_t rows);
@@ -71,17 +86,6 @@ private:
       return emitter.rowsLayout(rows, cols, dtype, tiling.perLane);
     return emitter.colsLayout(rows, cols, dtype, group);
   }
-  /// A chunk of keys or values: one kv head per lane, or all of them on
-  /// every lane holding queries.
-  cmd::LocalTensor keyLayout(const AttentionTiling &tiling, int64_t keys,
-                             int64_t rows) const {
-    int64_t cols = shape.kvHeads * shape.headDim;
-    if (tiling.byQueryRows)
-      return emitter.replicated(
-          keys, cols, tensors.k.dtype(),
-          static_cast<uint32_t>(llvm::divideCeil(rows, tiling.perLane)));
-    return emitter.colsLayout(keys, cols, tensors.k.dtype(), shape.headDim);
-  }
 
   Emitter &emitter;
   AttentionShape shape;
@@ -89,29 +93,62 @@ private:
   double scale;
 };
 
-uint64_t AttentionEmitter::getPinnedBytes(const AttentionTiling &tiling,
-                                          bool chunked) const {
-  cmd::DType type = tensors.q.dtype();
-  int64_t rows = tiling.byQueryRows ? tiling.perLane : tiling.rows;
-  int64_t cols = tiling.byQueryRows ? shape.queryHeads * shape.headDim
-                                    : shape.groupCols();
-  int64_t heads = tiling.byQueryRows ? shape.queryHeads
-                                     : shape.queryHeads / shape.kvHeads;
-  uint64_t bytes = 2 * rows * emitter.getRowBytes(cols, type);
-  if (chunked)
-    bytes += rows * (emitter.getRowBytes(cols, cmd::DTYPE_F32) +
-                     2 * emitter.getRowBytes(heads, cmd::DTYPE_F32));
+AttentionEmitter::QueryTile
+AttentionEmitter::getQueryTile(const AttentionTiling &tiling, int64_t rows,
+                               bool chunked) const {
+  int64_t group = shape.groupCols();
+  int64_t qCols = shape.queryHeads * shape.headDim;
+  QueryTile tile;
+  tile.q = queryLayout(tiling, rows, qCols, tensors.q.dtype(), group);
+  tile.o = queryLayout(tiling, rows, qCols, tensors.o.dtype(), group);
+  if (chunked) {
+    tile.acc = queryLayout(tiling, rows, qCols, cmd::DTYPE_F32, group);
+    tile.max = queryLayout(tiling, rows, shape.queryHeads, cmd::DTYPE_F32,
+                           shape.queryHeads / shape.kvHeads);
+    tile.sum = tile.max;
+  }
+  return tile;
+}
+
+AttentionEmitter::KeyChunk
+AttentionEmitter::getKeyChunk(const AttentionTiling &tiling, int64_t rows,
+                              int64_t keys) const {
+  // Keys and values: one kv head per lane, or all of them on every lane
+  // holding queries; the mask as its query rows are held.
+  int64_t cols = shape.kvHeads * shape.headDim;
+  KeyChunk chunk;
+  if (tiling.byQueryRows)
+    chunk.k = emitter.replicated(
+        keys, cols, tensors.k.dtype(),
+        static_cast<uint32_t>(llvm::divideCeil(rows, tiling.perLane)));
+  else
+    chunk.k = emitter.colsLayout(keys, cols, tensors.k.dtype(), shape.headDim);
+  chunk.v = chunk.k;
+  if (tensors.hasMask)
+    chunk.mask = tiling.byQueryRows
+                     ? emitter.rowsLayout(rows, keys, tensors.mask.dtype(),
+                                          tiling.perLane)
+                     : emitter.replicated(rows, keys, tensors.mask.dtype(),
+                                          static_cast<uint32_t>(shape.kvHeads));
+  return chunk;
+}
+
+uint64_t AttentionEmitter::getPinnedBytes(const AttentionTiling &tiling) const {
+  QueryTile tile = getQueryTile(tiling, tiling.rows, /*chunked=*/true);
+  uint64_t bytes = 0;
+  for (const cmd::LocalTensor *tensor :
+       {&tile.q, &tile.o, &tile.acc, &tile.max, &tile.sum})
+    bytes += emitter.getFootprint(*tensor);
   return bytes;
 }
 
 uint64_t AttentionEmitter::getChunkBytes(const AttentionTiling &tiling,
                                          int64_t keys) const {
-  int64_t cols = tiling.byQueryRows ? shape.kvHeads * shape.headDim
-                                    : shape.headDim;
-  uint64_t bytes = 2 * keys * emitter.getRowBytes(cols, tensors.k.dtype());
-  int64_t rows = tiling.byQueryRows ? tiling.perLane : tiling.rows;
-  if (tensors.hasMask)
-    bytes += rows * emitter.getRowBytes(keys, tensors.mask.dtype());
+  KeyChunk chunk = getKeyChunk(tiling, tiling.rows, keys);
+  uint64_t bytes = 0;
+  for (const cmd::LocalTensor *tensor : {&chunk.k, &chunk.v, &chunk.mask})
+    if (tensor->rows() > 0)
+      bytes += emitter.getFootprint(*tensor);
   return bytes;
 }
 
@@ -119,54 +156,32 @@ llvm::Error AttentionEmitter::emitQueryTile(const AttentionTiling &tiling,
                                             int64_t q0, int64_t rows) {
   emitter.getArena().beginOp();
   bool chunked = tiling.chunk < shape.keys;
-  int64_t group = shape.groupCols();
-  int64_t headsPerLane = shape.queryHeads / shape.kvHeads;
-  int64_t qCols = shape.queryHeads * shape.headDim;
-  cmd::LocalTensor q =
-      queryLayout(tiling, rows, qCols, tensors.q.dtype(), group);
-  cmd::LocalTensor o =
-      queryLayout(tiling, rows, qCols, tensors.o.dtype(), group);
-  if (llvm::Error error = emitter.pin(q))
-    return error;
-  if (llvm::Error error = emitter.pin(o))
-    return error;
-  cmd::LocalTensor acc, max, sum;
-  if (chunked) {
-    acc = queryLayout(tiling, rows, qCols, cmd::DTYPE_F32, group);
-    max = queryLayout(tiling, rows, shape.queryHeads, cmd::DTYPE_F32,
-                      headsPerLane);
-    sum = max;
-    for (cmd::LocalTensor *state : {&acc, &max, &sum})
-      if (llvm::Error error = emitter.pin(*state))
+  QueryTile tile = getQueryTile(tiling, rows, chunked);
+  for (cmd::LocalTensor *tensor :
+       {&tile.q, &tile.o, &tile.acc, &tile.max, &tile.sum})
+    if (tensor->rows() > 0)
+      if (llvm::Error error = emitter.pin(*tensor))
         return error;
-  }
-  emitter.load(sliceRows(tensors.q, q0, rows), q);
+  emitter.load(sliceRows(tensors.q, q0, rows), tile.q);
   for (int64_t k0 = 0; k0 < shape.keys; k0 += tiling.chunk) {
     int64_t keys = std::min(tiling.chunk, shape.keys - k0);
-    cmd::LocalTensor k = keyLayout(tiling, keys, rows);
-    cmd::LocalTensor v = k;
-    if (llvm::Error error = emitter.ring(k))
+    KeyChunk chunk = getKeyChunk(tiling, rows, keys);
+    if (llvm::Error error = emitter.ring(chunk.k))
       return error;
-    if (llvm::Error error = emitter.ring(v))
+    if (llvm::Error error = emitter.ring(chunk.v))
       return error;
-    emitter.load(sliceRows(tensors.k, k0, keys), k);
-    emitter.load(sliceRows(tensors.v, k0, keys), v);
-    cmd::LocalTensor mask;
+    emitter.load(sliceRows(tensors.k, k0, keys), chunk.k);
+    emitter.load(sliceRows(tensors.v, k0, keys), chunk.v);
     if (tensors.hasMask) {
-      mask = tiling.byQueryRows
-                 ? emitter.rowsLayout(rows, keys, tensors.mask.dtype(),
-                                      tiling.perLane)
-                 : emitter.replicated(rows, keys, tensors.mask.dtype(),
-                                      static_cast<uint32_t>(shape.kvHeads));
-      if (llvm::Error error = emitter.ring(mask))
+      if (llvm::Error error = emitter.ring(chunk.mask))
         return error;
       emitter.load(sliceCols(sliceRows(tensors.mask, q0, rows), k0, keys),
-                   mask);
+                   chunk.mask);
     }
     bool last = k0 + keys >= shape.keys;
     cmd::Compute compute = cmodel::makeCompute(
-        cmd::ATTENTION, {q, k, v, mask},
-        {last ? o : cmd::LocalTensor(), acc, max, sum});
+        cmd::ATTENTION, {tile.q, chunk.k, chunk.v, chunk.mask},
+        {last ? tile.o : cmd::LocalTensor(), tile.acc, tile.max, tile.sum});
     if (!tensors.hasMask)
       compute.mutable_inputs()->RemoveLast();
     if (!chunked)
@@ -178,7 +193,7 @@ llvm::Error AttentionEmitter::emitQueryTile(const AttentionTiling &tiling,
     compute.set_partial(!last);
     emitter.compute(compute);
   }
-  emitter.store(o, sliceRows(tensors.o, q0, rows));
+  emitter.store(tile.o, sliceRows(tensors.o, q0, rows));
   return llvm::Error::success();
 }
 
@@ -192,19 +207,21 @@ AttentionEmitter::chooseTiling(bool byQueryRows) const {
   // lane, leaving the rest to stream key chunks two deep.
   if (byQueryRows) {
     tiling.perLane = llvm::divideCeil(shape.queries, lanes);
-    while (tiling.perLane > 1 &&
-           getPinnedBytes(tiling, true) > laneBytes * 3 / 8)
-      tiling.perLane /= 2;
     tiling.rows = std::min(shape.queries, tiling.perLane * lanes);
+    while (tiling.perLane > 1 &&
+           getPinnedBytes(tiling) > laneBytes * 3 / 8) {
+      tiling.perLane /= 2;
+      tiling.rows = std::min(shape.queries, tiling.perLane * lanes);
+    }
   } else {
     tiling.rows = std::min<int64_t>(shape.queries, 64);
-    while (tiling.rows > 1 && getPinnedBytes(tiling, true) > laneBytes * 3 / 8)
+    while (tiling.rows > 1 && getPinnedBytes(tiling) > laneBytes * 3 / 8)
       tiling.rows /= 2;
   }
   // A chunk (keys, values, mask rows) may take most of what is left: the
   // keys are read once per query tile, so one big chunk beats two small
   // ones' latency.
-  uint64_t pinned = getPinnedBytes(tiling, true);
+  uint64_t pinned = getPinnedBytes(tiling);
   if (pinned > laneBytes)
     return std::nullopt;
   uint64_t chunkBudget = (laneBytes - pinned) * 3 / 5;
