@@ -15,17 +15,38 @@ using namespace mlir;
 
 namespace llmc::codegen {
 
+/// Leaves and views emit nothing: their bytes are already in place.
+static bool emitsNothing(Operation *op) {
+  return isa<top::InputOp, top::WeightOp, top::NoneOp, tpu::ConstantOp,
+             tpu::ReshapeOp, func::ReturnOp>(op);
+}
+
+/// The last op of `function` that issues commands (a projection issues
+/// those of the residual add it absorbs).
+static Operation *getLastWork(func::FuncOp function) {
+  Operation *last = nullptr;
+  llvm::DenseSet<Operation *> absorbed;
+  for (Operation &op : function.getBody().front()) {
+    if (emitsNothing(&op) || absorbed.contains(&op))
+      continue;
+    if (Operation *add = tpu::getAbsorbedResidualAdd(&op))
+      absorbed.insert(add);
+    last = &op;
+  }
+  return last;
+}
+
 static llvm::Error emitOp(SectionWriter &sections,
-                          const ValuePlacement &placement, Operation *op) {
+                          const ValuePlacement &placement, Operation *op,
+                          bool endsPiece) {
   Emitter &emitter = sections.serial();
+  if (emitsNothing(op))
+    return llvm::Error::success();
   return llvm::TypeSwitch<Operation *, llvm::Error>(op)
-      // Leaves and views emit nothing: their bytes are already in place.
-      .Case<top::InputOp, top::WeightOp, top::NoneOp, tpu::ConstantOp,
-            tpu::ReshapeOp, func::ReturnOp>(
-          [](Operation *) { return llvm::Error::success(); })
       .Case<tpu::MatMulOp, tpu::A16MatMulOp, tpu::A8MatMulOp, tpu::MLPOp,
-            tpu::A16MLPOp, tpu::A8MLPOp>(
-          [&](Operation *op) { return emitLinearOp(sections, placement, op); })
+            tpu::A16MLPOp, tpu::A8MLPOp>([&](Operation *op) {
+        return emitLinearOp(sections, placement, op, nullptr, endsPiece);
+      })
       .Case<tpu::AddOp, tpu::MulOp, tpu::DivOp, tpu::MulConstOp, tpu::SiLUOp,
             tpu::GELUOp, tpu::CastOp, tpu::CompareOp, tpu::WhereOp,
             tpu::RMSNormOp, tpu::LayerNormOp, tpu::SoftmaxOp, tpu::CumSumOp,
@@ -81,6 +102,7 @@ generateCommandStream(func::FuncOp function,
   SectionWriter sections(chip, function.getSymName());
   ValuePlacement placement(weights);
   llvm::DenseSet<Operation *> absorbed;
+  Operation *lastWork = getLastWork(function);
   for (Operation &op : function.getBody().front()) {
     if (absorbed.contains(&op))
       continue;
@@ -97,11 +119,12 @@ generateCommandStream(func::FuncOp function,
     // operand is never stored and loaded again.
     if (Operation *add = tpu::getAbsorbedResidualAdd(&op)) {
       absorbed.insert(add);
-      if (llvm::Error error = emitLinearOp(sections, placement, &op, add))
+      if (llvm::Error error =
+              emitLinearOp(sections, placement, &op, add, &op == lastWork))
         return std::move(error);
       continue;
     }
-    if (llvm::Error error = emitOp(sections, placement, &op))
+    if (llvm::Error error = emitOp(sections, placement, &op, &op == lastWork))
       return std::move(error);
   }
   if (llvm::Error error =

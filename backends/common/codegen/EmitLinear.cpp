@@ -51,6 +51,10 @@ struct ProjectionTiling {
   int64_t rowTile = 1;
   int64_t channelTile = 1;
   int64_t perLane = 1;
+  /// Weight tiles issued before x's rows (at most kPrefetch): weights do not
+  /// wait for the previous op's stores, but the first computation waits for
+  /// x.
+  int64_t tilesBeforeX = kPrefetch;
 };
 
 /// One projection's share of a tile of output channels; `quantized` holds
@@ -219,6 +223,8 @@ struct ProjectionWork {
   cmd::DType outputType;
   const cmd::GlobalTensor *residual;
   cmd::DType quantizedType;
+  /// The piece's last work: nothing after it overlaps its last tile.
+  bool endsPiece = false;
 };
 
 /// Whether `tiling`'s tiles fit: the pinned activations within three
@@ -326,10 +332,13 @@ llvm::Error streamChannels(Emitter &emitter, const ProjectionWork &work,
     };
     // Weights first: they do not wait for the previous op's stores, so
     // they stream while its last tile computes.
-    for (int64_t t = 0; t < std::min(kPrefetch, tiles); ++t)
+    for (int64_t t = 0; t < std::min(tiling.tilesBeforeX, tiles); ++t)
       if (llvm::Error error = issueLoads(t))
         return error;
     emitter.load(sliceRows(x, m0, rows), xLocal);
+    for (int64_t t = tiling.tilesBeforeX; t < std::min(kPrefetch, tiles); ++t)
+      if (llvm::Error error = issueLoads(t))
+        return error;
     for (int64_t t = 0; t < tiles; ++t) {
       for (auto [tile, weights] : llvm::zip(loaded[t], work.projections))
         plan.compute(xLocal, tile, weights.input);
@@ -384,6 +393,32 @@ llvm::Error streamFastest(Emitter &emitter, const ProjectionWork &work,
         llvm::inconvertibleErrorCode(),
         "a weight row of " + llvm::Twine(work.x.cols()) +
             " elements does not fit a lane's streaming memory");
+  // The piece's last projection: its last tile's computation and store are
+  // exposed, with nothing after them to overlap. Finer channel tiles
+  // shorten that tail, and x loaded after the first tile lets the first
+  // computation start sooner. Only here is the greedy search's cost (the
+  // piece so far) the whole piece's, so only here are they weighed: for an
+  // earlier op, finer tiles finish it sooner but load the next op's weights
+  // later.
+  if (work.endsPiece) {
+    std::vector<ProjectionTiling> tails;
+    for (const ProjectionTiling &tiling : candidates) {
+      if (tiling.split != LaneSplit::Channels)
+        continue;
+      for (int64_t parts : {4, 8}) {
+        ProjectionTiling finer = tiling;
+        finer.perLane = llvm::divideCeil(tiling.perLane, parts);
+        finer.channelTile = finer.perLane * emitter.getLanes();
+        tails.push_back(finer);
+      }
+    }
+    candidates.insert(candidates.end(), tails.begin(), tails.end());
+    size_t listed = candidates.size();
+    for (size_t i = 0; i < listed; ++i) {
+      candidates.push_back(candidates[i]);
+      candidates.back().tilesBeforeX = 1;
+    }
+  }
   llvm::Expected<ProjectionTiling> best = chooseFastest<ProjectionTiling>(
       emitter, candidates,
       [&](Emitter &trial, const ProjectionTiling &tiling) {
@@ -403,10 +438,12 @@ llvm::Error streamFastest(Emitter &emitter, const ProjectionWork &work,
 llvm::Error emitProjection(Emitter &emitter, const cmd::GlobalTensor &x,
                            const ProjectionWeights &weights,
                            const cmd::GlobalTensor &y,
-                           const cmd::GlobalTensor *residual) {
+                           const cmd::GlobalTensor *residual,
+                           bool endsPiece) {
   if (emitter.isUntiled())
     return emitUntiledProjection(emitter, x, weights, y, residual);
-  ProjectionWork work{x, weights, y.dtype(), residual, cmd::DTYPE_INVALID};
+  ProjectionWork work{x, weights, y.dtype(), residual, cmd::DTYPE_INVALID,
+                      endsPiece};
   return streamFastest(
       emitter, work,
       [&](Emitter &target, llvm::ArrayRef<ProjectionTile> tiles, int64_t m0,
@@ -490,9 +527,11 @@ static llvm::Error emitProjectionOnCores(SectionWriter &sections, int64_t cores,
                                          const cmd::GlobalTensor &x,
                                          const ProjectionWeights &weights,
                                          const cmd::GlobalTensor &y,
-                                         const cmd::GlobalTensor *residual) {
+                                         const cmd::GlobalTensor *residual,
+                                         bool endsPiece) {
   if (cores <= 1)
-    return emitProjection(sections.serial(), x, weights, y, residual);
+    return emitProjection(sections.serial(), x, weights, y, residual,
+                          endsPiece);
   int64_t lanes = sections.getChip().npuLanes;
   return sections.parallel(
       cores, [&](Emitter &emitter, int64_t core) -> llvm::Error {
@@ -504,7 +543,7 @@ static llvm::Error emitProjectionOnCores(SectionWriter &sections, int64_t cores,
           part = sliceCols(*residual, range.begin, range.count);
         return emitProjection(emitter, x, sliceChannels(weights, range),
                               sliceCols(y, range.begin, range.count),
-                              part ? &*part : nullptr);
+                              part ? &*part : nullptr, endsPiece);
       });
 }
 
@@ -517,7 +556,7 @@ emitGatedMlp(SectionWriter &sections, int64_t cores, const cmd::GlobalTensor &x,
              const ProjectionWeights &down, top::Activation activation,
              const ActivationQuantization &intermediate,
              const cmd::GlobalTensor &scratch, const cmd::GlobalTensor &y,
-             const cmd::GlobalTensor *residual) {
+             const cmd::GlobalTensor *residual, bool endsPiece) {
   llvm::Error error = llvm::Error::success();
   if (cores <= 1) {
     error = emitGatedActivation(sections.serial(), x, gate, up, activation,
@@ -537,7 +576,8 @@ emitGatedMlp(SectionWriter &sections, int64_t cores, const cmd::GlobalTensor &x,
   }
   if (error)
     return error;
-  return emitProjectionOnCores(sections, cores, scratch, down, y, residual);
+  return emitProjectionOnCores(sections, cores, scratch, down, y, residual,
+                               endsPiece);
 }
 
 llvm::Error opError(Operation *op, const llvm::Twine &message) {
@@ -650,7 +690,8 @@ llvm::Error viewOutput(const ValuePlacement &placement,
 llvm::Error emitLinear(SectionWriter &sections, int64_t cores,
                        const ValuePlacement &placement,
                        const LinearOutput &output, Value input,
-                       llvm::Expected<ProjectionWeights> weights) {
+                       llvm::Expected<ProjectionWeights> weights,
+                       bool endsPiece) {
   if (!weights)
     return weights.takeError();
   int64_t k = weights->weight.cols();
@@ -663,14 +704,14 @@ llvm::Error emitLinear(SectionWriter &sections, int64_t cores,
                                      weights->weight.rows(), y, residual))
     return error;
   return emitProjectionOnCores(sections, cores, *x, *weights, y,
-                               residual ? &*residual : nullptr);
+                               residual ? &*residual : nullptr, endsPiece);
 }
 
 } // namespace
 
 llvm::Error emitLinearOp(SectionWriter &sections,
                          const ValuePlacement &placement, Operation *op,
-                         Operation *residualAdd) {
+                         Operation *residualAdd, bool endsPiece) {
   auto split = op->getAttrOfType<tpu::CoreSplitAttr>("core_split");
   int64_t cores = split ? split.getCores() : 1;
   WeightViews views(placement);
@@ -715,7 +756,7 @@ llvm::Error emitLinearOp(SectionWriter &sections,
       return scratch.takeError();
     return emitGatedMlp(sections, cores, *x, *gate, *up, *down, activation,
                         intermediate, *scratch, y,
-                        residual ? &*residual : nullptr);
+                        residual ? &*residual : nullptr, endsPiece);
   };
   return llvm::TypeSwitch<Operation *, llvm::Error>(op)
       .Case([&](tpu::MatMulOp matmul) -> llvm::Error {
@@ -724,12 +765,14 @@ llvm::Error emitLinearOp(SectionWriter &sections,
                              "[N, K] (right_transpose) only");
         return emitLinear(
             sections, cores, placement, output, matmul.getInput(),
-            views.get(matmul.getRight(), nullptr, nullptr, matmul.getBias()));
+            views.get(matmul.getRight(), nullptr, nullptr, matmul.getBias()),
+            endsPiece);
       })
       .Case([&](tpu::A16MatMulOp matmul) {
         return emitLinear(sections, cores, placement, output, matmul.getInput(),
                           views.get(matmul.getWeight(), matmul.getScale(),
-                                    matmul.getZp(), matmul.getBias()));
+                                    matmul.getZp(), matmul.getBias()),
+                          endsPiece);
       })
       .Case([&](tpu::A8MatMulOp matmul) {
         ActivationQuantization input = getQuantization(matmul.getInput());
@@ -737,7 +780,8 @@ llvm::Error emitLinearOp(SectionWriter &sections,
                           quantizeInput(views.get(matmul.getWeight(),
                                                   matmul.getScale(), nullptr,
                                                   matmul.getBias()),
-                                        input));
+                                        input),
+                          endsPiece);
       })
       .Case([&](tpu::MLPOp mlpOp) {
         return mlp(mlpOp.getInput(),

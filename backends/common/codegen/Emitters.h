@@ -44,11 +44,13 @@ struct ProjectionWeights {
 
 /// y [M, N] = x [M, K] w[N, K]^T (+ bias) (+ residual [M, N]), dequantizing
 /// a quantized w. A residual is loaded into the output tile, which the
-/// product accumulates onto (one rounding).
+/// product accumulates onto (one rounding). `endsPiece`: nothing follows it
+/// in the stream, so the tilings that shorten its exposed tail are weighed.
 llvm::Error emitProjection(Emitter &emitter, const cmd::GlobalTensor &x,
                            const ProjectionWeights &weights,
                            const cmd::GlobalTensor &y,
-                           const cmd::GlobalTensor *residual = nullptr);
+                           const cmd::GlobalTensor *residual = nullptr,
+                           bool endsPiece = false);
 
 /// The projection's command on an untiled chip (Emitter::isUntiled): one
 /// MATMUL, A16MATMUL or I8MATMUL on the whole tensors, accumulating onto a
@@ -73,9 +75,11 @@ llvm::Error emitUntiledGatedMatMul(Emitter &emitter, const cmd::GlobalTensor &x,
 /// With a `core_split`, every core computes a range of output channels (an
 /// MLP: of the intermediate channels, then of its outputs) and streams only
 /// their weights; each output element is computed as on one core.
+/// `endsPiece` as emitProjection's, for the op's last projection.
 llvm::Error emitLinearOp(SectionWriter &sections,
                          const ValuePlacement &placement, mlir::Operation *op,
-                         mlir::Operation *residualAdd = nullptr);
+                         mlir::Operation *residualAdd = nullptr,
+                         bool endsPiece = false);
 
 /// An operand of a row-wise computation: a tensor with the output's rows,
 /// or a single row every lane holds (`broadcast`).
