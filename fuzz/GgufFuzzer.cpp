@@ -1,4 +1,4 @@
-//===- GgufFuzzTarget.cpp - libFuzzer entry point for the GGUF frontend ---===//
+//===- GgufFuzzer.cpp - a GGUF file from a stranger -----------------------===//
 //
 // Feeds one input through everything the frontend does with a file: the
 // parser, every metadata value, the model description and tokenizer, and
@@ -6,8 +6,8 @@
 // only with an llvm::Error that names the file; anything else (a crash, a
 // sanitizer report, an unnamed error) is a finding.
 //
-// With clang, `-fsanitize=fuzzer` and this file make a libFuzzer binary;
-// GgufFuzzTest drives it with seeded mutations where libFuzzer is missing.
+// //fuzz:gguf runs it under libFuzzer; GgufFuzzTest (frontends/gguf/test)
+// also drives it with mutations of complete models built in memory.
 //
 //===----------------------------------------------------------------------===//
 

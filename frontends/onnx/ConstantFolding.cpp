@@ -4,6 +4,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 #include <algorithm>
 #include <cmath>
@@ -304,8 +305,16 @@ llvm::Expected<llvm::SmallVector<int64_t>>
 resolveReshape(llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<int64_t> target) {
   llvm::SmallVector<int64_t> result(target.begin(), target.end());
   int64_t known = 1, inferred = -1, total = 1;
-  for (int64_t dim : shape)
-    total *= dim;
+  auto overflow = [] {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "reshape of more than 2^63 elements");
+  };
+  for (int64_t dim : shape) {
+    std::optional<int64_t> product = llvm::checkedMul(total, dim);
+    if (!product)
+      return overflow();
+    total = *product;
+  }
   for (auto [index, dim] : llvm::enumerate(result)) {
     if (dim == 0) {
       if (index >= shape.size())
@@ -323,7 +332,10 @@ resolveReshape(llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<int64_t> target) {
     if (dim < 0)
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                      "reshape to a negative dimension");
-    known *= dim;
+    std::optional<int64_t> product = llvm::checkedMul(known, dim);
+    if (!product)
+      return overflow();
+    known = *product;
   }
   if (inferred >= 0) {
     if (known == 0 || total % known != 0)

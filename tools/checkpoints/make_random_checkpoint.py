@@ -33,6 +33,14 @@ SHAPES = {
         hidden_act="silu", max_position_embeddings=512, rms_norm_eps=1e-6,
         rope_theta=10000.0, rope_scaling=None, tie_word_embeddings=False,
         bos_token_id=1, eos_token_id=2),
+    # The smallest Qwen2 the chips compile: a fuzzing seed of a few kilobytes.
+    "qwen2-micro": dict(
+        architectures=["Qwen2ForCausalLM"], model_type="qwen2",
+        vocab_size=64, hidden_size=64, intermediate_size=128,
+        num_hidden_layers=1, num_attention_heads=2, num_key_value_heads=1,
+        hidden_act="silu", max_position_embeddings=64, rms_norm_eps=1e-6,
+        rope_theta=10000.0, rope_scaling=None, tie_word_embeddings=False,
+        bos_token_id=62, eos_token_id=63),
 }
 
 

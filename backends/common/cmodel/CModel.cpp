@@ -86,7 +86,9 @@ private:
 
   Device device;
   std::array<const CommandList *, 2> queues;
-  llvm::DenseMap<uint32_t, CommandRef> ids;
+  /// Keyed by the id widened to 64 bits: every uint32 is a valid id, and
+  /// DenseMap reserves its key type's two largest values.
+  llvm::DenseMap<uint64_t, CommandRef> ids;
   std::array<uint32_t, 2> next = {0, 0};
   std::array<uint64_t, 2> freeAt = {0, 0};
   std::array<std::vector<uint64_t>, 2> endCycles;

@@ -1,0 +1,135 @@
+//===- ChatFuzzer.cpp - chat messages from a stranger ---------------------===//
+//
+// Messages rendered by a chat template and encoded as the runtime encodes a
+// prompt, with the Qwen2 tokenizer of the reference tiny model. The input is
+// a template letter (c: ChatML, l: Llama 3, 2: Llama 2, r: raw) and then
+// role and content strings, each ended by a zero byte.
+//
+// What must hold whatever people type: the contents lie in the text in
+// order and apart; a continuation extends the rendered history exactly; and
+// the encoded prompt holds exactly the special tokens of the template's own
+// markup, none from the contents.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/chat/ChatTemplate.h"
+#include "runtime/tokenizer/Tokenizer.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdlib>
+
+using namespace llmc;
+
+namespace {
+
+[[noreturn]] void fail(const llvm::Twine &message) {
+  llvm::errs() << message << "\n";
+  std::abort();
+}
+
+const tokenizer::Tokenizer &getTokenizer() {
+  static std::unique_ptr<tokenizer::Tokenizer> loaded = [] {
+    const char *path = std::getenv("LLMC_FUZZ_TOKENIZER");
+    llvm::Expected<std::unique_ptr<tokenizer::Tokenizer>> created =
+        tokenizer::Tokenizer::fromFile(path ? path : "");
+    if (!created)
+      fail("chat fuzzer: LLMC_FUZZ_TOKENIZER: " +
+           llvm::toString(created.takeError()));
+    return std::move(*created);
+  }();
+  return *loaded;
+}
+
+size_t countSpecial(const tokenizer::Tokenizer &tokenizer,
+                    llvm::ArrayRef<int32_t> ids) {
+  return llvm::count_if(ids,
+                        [&](int32_t id) { return tokenizer.isSpecial(id); });
+}
+
+void checkPrompt(const chat::ChatPrompt &prompt) {
+  size_t end = 0;
+  for (const tokenizer::TextRange &content : prompt.contents) {
+    if (content.begin < end || content.end < content.begin ||
+        content.end > prompt.text.size())
+      fail("contents out of order or outside the text");
+    end = content.end;
+  }
+  const tokenizer::Tokenizer &tokenizer = getTokenizer();
+  size_t markupSpecial = 0;
+  size_t begin = 0;
+  auto countMarkup = [&](size_t until) {
+    markupSpecial += countSpecial(
+        tokenizer,
+        tokenizer.encode(llvm::StringRef(prompt.text).slice(begin, until)));
+  };
+  for (const tokenizer::TextRange &content : prompt.contents) {
+    countMarkup(content.begin);
+    begin = content.end;
+  }
+  countMarkup(prompt.text.size());
+  size_t promptSpecial = countSpecial(
+      tokenizer, tokenizer.encode(prompt.text, false, prompt.contents));
+  if (promptSpecial != markupSpecial)
+    fail("the prompt holds " + llvm::Twine(promptSpecial) +
+         " special tokens, its markup " + llvm::Twine(markupSpecial));
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  llvm::StringRef input(reinterpret_cast<const char *>(data), size);
+  if (input.empty())
+    return 0;
+  chat::ChatFormat format;
+  switch (input.front()) {
+  case 'c':
+    format = chat::ChatFormat::ChatML;
+    break;
+  case 'l':
+    format = chat::ChatFormat::Llama3;
+    break;
+  case '2':
+    format = chat::ChatFormat::Llama2;
+    break;
+  default:
+    format = chat::ChatFormat::Raw;
+    break;
+  }
+  llvm::SmallVector<llvm::StringRef> fields;
+  input.drop_front().split(fields, '\0');
+  std::vector<chat::ChatMessage> messages;
+  for (size_t i = 1; i + 1 < fields.size(); i += 2) {
+    llvm::Expected<chat::Role> role = chat::parseRole(fields[i]);
+    if (!role) {
+      llvm::consumeError(role.takeError());
+      return 0;
+    }
+    messages.push_back({*role, fields[i + 1].str()});
+  }
+  chat::ChatTemplate chatTemplate(format, "You are a helpful assistant.");
+  llvm::Expected<chat::ChatPrompt> whole =
+      chatTemplate.render(messages, /*addGenerationPrompt=*/true);
+  if (!whole) {
+    llvm::consumeError(whole.takeError());
+    return 0;
+  }
+  checkPrompt(*whole);
+  if (messages.size() < 2)
+    return 0;
+  llvm::ArrayRef<chat::ChatMessage> all(messages);
+  llvm::Expected<chat::ChatPrompt> history =
+      chatTemplate.render(all.drop_back(), /*addGenerationPrompt=*/false);
+  llvm::Expected<chat::ChatPrompt> continuation =
+      chatTemplate.renderContinuation(all.drop_back(), all.take_back(),
+                                      /*addGenerationPrompt=*/true);
+  if (!history || !continuation) {
+    llvm::consumeError(history.takeError());
+    llvm::consumeError(continuation.takeError());
+    return 0;
+  }
+  if (history->text + continuation->text != whole->text)
+    fail("the continuation does not extend the history to the whole "
+         "conversation");
+  return 0;
+}
