@@ -37,6 +37,10 @@ int64_t getWeightTypeSize(WeightType type) {
 }
 
 int64_t TensorInfo::getNumElements() const {
+  // A zero dimension first: the product of the others may not fit int64
+  // (a file's shape such as [2^40, 2^40, 0] holds no bytes to bound them).
+  if (llvm::is_contained(shape, 0))
+    return 0;
   int64_t count = 1;
   for (int64_t dim : shape)
     count *= dim;

@@ -58,9 +58,7 @@ ConstantTensor ConstantTensor::ofFloats(llvm::ArrayRef<int64_t> shape,
 /// importer allocate more.
 static constexpr int64_t kMaxFoldedElements = int64_t(1) << 24;
 
-/// The elements of `shape` when every dimension is non-negative and they
-/// number at most kMaxFoldedElements.
-static std::optional<int64_t> getFoldableCount(llvm::ArrayRef<int64_t> shape) {
+std::optional<int64_t> getFoldableCount(llvm::ArrayRef<int64_t> shape) {
   int64_t count = 1;
   for (int64_t dim : shape) {
     if (dim < 0)

@@ -42,6 +42,10 @@ struct ConstantTensor {
                                  std::vector<double> values);
 };
 
+/// The elements of `shape` when every dimension is non-negative and they
+/// number at most 2^24, the most the importer folds; std::nullopt else.
+std::optional<int64_t> getFoldableCount(llvm::ArrayRef<int64_t> shape);
+
 /// Reads a TensorProto held inline (a Constant node's `value`, an integer
 /// initializer).
 llvm::Expected<ConstantTensor> readConstant(const ::onnx::TensorProto &tensor);

@@ -499,7 +499,11 @@ llvm::Error Importer::importComputation(const ::onnx::NodeProto &node) {
     ConstantTensor probe;
     probe.shape.assign(getType(*x).getShape().begin(),
                        getType(*x).getShape().end());
-    probe.ints.assign(probe.getNumElements(), 0);
+    std::optional<int64_t> count = getFoldableCount(probe.shape);
+    if (!count)
+      return failNode(node, "changes the shape of a tensor too large to fold "
+                            "(more than 2^24 elements)");
+    probe.ints.assign(*count, 0);
     shapes.push_back(probe);
     for (int index = 1; index < node.input_size(); ++index) {
       if (node.input(index).empty()) {
