@@ -1,7 +1,7 @@
 //===- ChatFuzzer.cpp - chat messages from a stranger ---------------------===//
 //
 // Messages rendered by a chat template and encoded as the runtime encodes a
-// prompt, with the Qwen2 tokenizer of the reference tiny model. The input is
+// prompt, with the demo model's tokenizer (ChatML markers). The input is
 // a template letter (c: ChatML, l: Llama 3, 2: Llama 2, r: raw) and then
 // role and content strings, each ended by a zero byte.
 //
