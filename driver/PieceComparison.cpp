@@ -167,13 +167,15 @@ comparePiece(ModuleOp piece, const plugins::BackendPlugin &backend,
     return std::move(error);
 
   llvm::StringMap<std::vector<NamedResult>> deviceResults;
-  for (Operation &op : function.getBody().front()) {
-    if (!isa_and_nonnull<tpu::TpuDialect>(op.getDialect()) ||
-        isa<tpu::ConstantOp>(op))
-      continue;
-    for (unsigned index = 0; index < op.getNumResults(); ++index)
-      deviceResults[getRowName(&op, index)].push_back({&op, index});
-  }
+  // A layer group's ops are compared one by one, not as the group.
+  function.walk([&](Operation *op) {
+    if (!isa_and_nonnull<tpu::TpuDialect>(op->getDialect()) ||
+        isa<tpu::ConstantOp, tpu::GroupOp, tpu::LoadOp, tpu::StoreOp,
+            tpu::YieldOp>(op))
+      return;
+    for (unsigned index = 0; index < op->getNumResults(); ++index)
+      deviceResults[getRowName(op, index)].push_back({op, index});
+  });
 
   PieceComparison comparison;
   comparison.minCosine = options.minCosine > 0
@@ -227,8 +229,8 @@ comparePiece(ModuleOp piece, const plugins::BackendPlugin &backend,
       continue;
     }
     if (Operation *add = tpu::getAbsorbedResidualAdd(onDevice->op)) {
-      row.note = "fused into '" + lowering::getLocationName(add) +
-                 "': never stored";
+      row.note =
+          "fused into '" + lowering::getLocationName(add) + "': never stored";
       comparison.ops.push_back(std::move(row));
       continue;
     }
@@ -236,9 +238,9 @@ comparePiece(ModuleOp piece, const plugins::BackendPlugin &backend,
         placementView.getAddress(value);
     if (!address)
       return address.takeError();
-    llvm::Expected<llvm::ArrayRef<uint8_t>> bytes = chip->global().read(
-        address->first, address->second,
-        tpu::getTensorBytes(value.getType()).value_or(0));
+    llvm::Expected<llvm::ArrayRef<uint8_t>> bytes =
+        chip->global().read(address->first, address->second,
+                            tpu::getTensorBytes(value.getType()).value_or(0));
     if (!bytes)
       return bytes.takeError();
     row.device = compile::decodeTensor(*bytes, value.getType());

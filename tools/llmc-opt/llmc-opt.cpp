@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "backends/common/layergroup/Passes.h"
 #include "backends/common/lowering/Passes.h"
 #include "dialects/Registration.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -17,6 +18,7 @@ int main(int argc, char **argv) {
   llmc::registerAllPasses();
   llmc::lowering::registerLoweringPasses();
   llmc::lowering::registerTopToTpuPipeline();
+  llmc::layergroup::registerLayerGroupPasses();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "llmc pass driver\n", registry));
 }

@@ -115,6 +115,12 @@ generateCommandStream(func::FuncOp function,
         return opError(&op, "has a core_split, which codegen implements for "
                             "projections and MLPs only");
     }
+    if (isa<tpu::GroupOp>(op)) {
+      if (llvm::Error error =
+              emitGroupOp(sections, placement, &op, &op == lastWork))
+        return std::move(error);
+      continue;
+    }
     // A residual add is computed in the projection's output tiles: its
     // operand is never stored and loaded again.
     if (Operation *add = tpu::getAbsorbedResidualAdd(&op)) {

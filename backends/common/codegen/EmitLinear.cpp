@@ -225,6 +225,9 @@ struct ProjectionWork {
   cmd::DType quantizedType;
   /// The piece's last work: nothing after it overlaps its last tile.
   bool endsPiece = false;
+  /// All of x on every lane, where a layer group holds it: nothing loads
+  /// it, and only channel splits of all rows can read it.
+  const cmd::LocalTensor *heldX = nullptr;
 };
 
 /// Whether `tiling`'s tiles fit: the pinned activations within three
@@ -235,10 +238,12 @@ bool fits(Emitter &emitter, const ProjectionWork &work,
   const LocalArena &arena = emitter.getArena();
   ProjectionPlan plan(emitter, tiling, work.outputType, work.residual,
                       work.quantizedType);
-  uint64_t pinned = llvm::alignTo(
-      emitter.getFootprint(plan.activationLayout(
-          work.x, std::min(tiling.rowTile, work.x.rows()))),
-      arena.getAlignment());
+  uint64_t pinned =
+      work.heldX
+          ? 0
+          : llvm::alignTo(emitter.getFootprint(plan.activationLayout(
+                              work.x, std::min(tiling.rowTile, work.x.rows()))),
+                          arena.getAlignment());
   if (pinned > arena.getLaneBytes() * 3 / 8)
     return false;
   uint64_t tile = plan.getQuantizedBytes();
@@ -263,21 +268,20 @@ template <typename Fits> int64_t largestFitting(int64_t limit, Fits fitsWith) {
 
 /// The largest tiling of `split` that fits, its row tile as large as three
 /// eighths of a lane holds; none when not even one channel per tile fits.
-std::optional<ProjectionTiling> largestTiling(Emitter &emitter,
-                                              const ProjectionWork &work,
-                                              LaneSplit split) {
+std::optional<ProjectionTiling>
+largestTiling(Emitter &emitter, const ProjectionWork &work, LaneSplit split) {
   int64_t m = work.x.rows(), k = work.x.cols();
   int64_t n = work.projections.front().weight.rows();
   int64_t lanes = emitter.getLanes();
   uint64_t rowBytes = emitter.getRowBytes(k, work.x.dtype());
-  int64_t fittingRows = std::max<int64_t>(
-      1, emitter.getArena().getLaneBytes() * 3 / 8 / rowBytes);
+  int64_t fittingRows = std::max<int64_t>(1, emitter.getArena().getLaneBytes() *
+                                                 3 / 8 / rowBytes);
   ProjectionTiling tiling;
   tiling.split = split;
   if (split == LaneSplit::Channels) {
-    tiling.rowTile = std::min(m, fittingRows);
-    tiling.perLane = largestFitting(
-        llvm::divideCeil(n, lanes), [&](int64_t perLane) {
+    tiling.rowTile = work.heldX ? m : std::min(m, fittingRows);
+    tiling.perLane =
+        largestFitting(llvm::divideCeil(n, lanes), [&](int64_t perLane) {
           ProjectionTiling candidate = tiling;
           candidate.perLane = perLane;
           candidate.channelTile = perLane * lanes;
@@ -313,9 +317,11 @@ llvm::Error streamChannels(Emitter &emitter, const ProjectionWork &work,
     emitter.getArena().beginOp();
     ProjectionPlan plan(emitter, tiling, work.outputType, work.residual,
                         work.quantizedType);
-    cmd::LocalTensor xLocal = plan.activationLayout(x, rows);
-    if (llvm::Error error = emitter.pin(xLocal))
-      return error;
+    cmd::LocalTensor xLocal =
+        work.heldX ? *work.heldX : plan.activationLayout(x, rows);
+    if (!work.heldX)
+      if (llvm::Error error = emitter.pin(xLocal))
+        return error;
     int64_t tiles = llvm::divideCeil(n, tiling.channelTile);
     std::vector<std::vector<ProjectionTile>> loaded(tiles);
     auto issueLoads = [&](int64_t t) -> llvm::Error {
@@ -335,7 +341,8 @@ llvm::Error streamChannels(Emitter &emitter, const ProjectionWork &work,
     for (int64_t t = 0; t < std::min(tiling.tilesBeforeX, tiles); ++t)
       if (llvm::Error error = issueLoads(t))
         return error;
-    emitter.load(sliceRows(x, m0, rows), xLocal);
+    if (!work.heldX)
+      emitter.load(sliceRows(x, m0, rows), xLocal);
     for (int64_t t = tiling.tilesBeforeX; t < std::min(kPrefetch, tiles); ++t)
       if (llvm::Error error = issueLoads(t))
         return error;
@@ -360,10 +367,12 @@ template <typename Finish>
 llvm::Error streamFastest(Emitter &emitter, const ProjectionWork &work,
                           Finish finish) {
   std::vector<ProjectionTiling> candidates;
-  int64_t burstChannels = std::max<int64_t>(
-      1, cmodel::TimeModelParams().ddrBurstBytes * 8 /
-             cmodel::getDTypeBits(work.outputType));
+  int64_t burstChannels =
+      std::max<int64_t>(1, cmodel::TimeModelParams().ddrBurstBytes * 8 /
+                               cmodel::getDTypeBits(work.outputType));
   for (LaneSplit split : {LaneSplit::Channels, LaneSplit::Rows}) {
+    if (work.heldX && split == LaneSplit::Rows)
+      continue;
     std::optional<ProjectionTiling> largest =
         largestTiling(emitter, work, split);
     if (!largest)
@@ -420,17 +429,14 @@ llvm::Error streamFastest(Emitter &emitter, const ProjectionWork &work,
     }
   }
   llvm::Expected<ProjectionTiling> best = chooseFastest<ProjectionTiling>(
-      emitter, candidates,
-      [&](Emitter &trial, const ProjectionTiling &tiling) {
-        return streamChannels(trial, work, tiling, [&](auto &&...args) {
-          finish(trial, args...);
-        });
+      emitter, candidates, [&](Emitter &trial, const ProjectionTiling &tiling) {
+        return streamChannels(trial, work, tiling,
+                              [&](auto &&...args) { finish(trial, args...); });
       });
   if (!best)
     return best.takeError();
-  return streamChannels(emitter, work, *best, [&](auto &&...args) {
-    finish(emitter, args...);
-  });
+  return streamChannels(emitter, work, *best,
+                        [&](auto &&...args) { finish(emitter, args...); });
 }
 
 } // namespace
@@ -438,19 +444,19 @@ llvm::Error streamFastest(Emitter &emitter, const ProjectionWork &work,
 llvm::Error emitProjection(Emitter &emitter, const cmd::GlobalTensor &x,
                            const ProjectionWeights &weights,
                            const cmd::GlobalTensor &y,
-                           const cmd::GlobalTensor *residual,
-                           bool endsPiece) {
+                           const cmd::GlobalTensor *residual, bool endsPiece,
+                           const cmd::LocalTensor *heldX) {
   if (emitter.isUntiled())
     return emitUntiledProjection(emitter, x, weights, y, residual);
-  ProjectionWork work{x, weights, y.dtype(), residual, cmd::DTYPE_INVALID,
-                      endsPiece};
+  ProjectionWork work{
+      x, weights, y.dtype(), residual, cmd::DTYPE_INVALID, endsPiece, heldX};
   return streamFastest(
       emitter, work,
       [&](Emitter &target, llvm::ArrayRef<ProjectionTile> tiles, int64_t m0,
           int64_t n0) {
         const cmd::LocalTensor &local = tiles.front().y;
-        target.store(local, sliceCols(sliceRows(y, m0, local.rows()), n0,
-                                      local.cols()));
+        target.store(
+            local, sliceCols(sliceRows(y, m0, local.rows()), n0, local.cols()));
       });
 }
 
@@ -461,7 +467,7 @@ static llvm::Error emitGatedActivation(
     Emitter &emitter, const cmd::GlobalTensor &x, const ProjectionWeights &gate,
     const ProjectionWeights &up, top::Activation activation,
     cmd::DType hiddenType, const ActivationQuantization &intermediate,
-    const cmd::GlobalTensor &scratch) {
+    const cmd::GlobalTensor &scratch, const cmd::LocalTensor *heldX) {
   cmd::Compute act;
   switch (activation) {
   case top::Activation::SiLU:
@@ -485,8 +491,13 @@ static llvm::Error emitGatedActivation(
     return emitUntiledGatedMatMul(emitter, x, gate, up, act, scratch);
   }
   ProjectionWeights both[] = {gate, up};
-  ProjectionWork work{x, both, hiddenType, /*residual=*/nullptr,
-                      intermediate.dtype};
+  ProjectionWork work{x,
+                      both,
+                      hiddenType,
+                      /*residual=*/nullptr,
+                      intermediate.dtype,
+                      /*endsPiece=*/false,
+                      heldX};
   return streamFastest(
       emitter, work,
       [&](Emitter &target, llvm::ArrayRef<ProjectionTile> tiles, int64_t m0,
@@ -505,8 +516,8 @@ static llvm::Error emitGatedActivation(
           quantize.set_zero_point(intermediate.zeroPoint);
           target.compute(quantize);
         }
-        target.store(*h, sliceCols(sliceRows(scratch, m0, h->rows()), n0,
-                                   h->cols()));
+        target.store(
+            *h, sliceCols(sliceRows(scratch, m0, h->rows()), n0, h->cols()));
       });
 }
 
@@ -528,10 +539,11 @@ static llvm::Error emitProjectionOnCores(SectionWriter &sections, int64_t cores,
                                          const ProjectionWeights &weights,
                                          const cmd::GlobalTensor &y,
                                          const cmd::GlobalTensor *residual,
-                                         bool endsPiece) {
+                                         bool endsPiece,
+                                         const cmd::LocalTensor *heldX) {
   if (cores <= 1)
-    return emitProjection(sections.serial(), x, weights, y, residual,
-                          endsPiece);
+    return emitProjection(sections.serial(), x, weights, y, residual, endsPiece,
+                          heldX);
   int64_t lanes = sections.getChip().npuLanes;
   return sections.parallel(
       cores, [&](Emitter &emitter, int64_t core) -> llvm::Error {
@@ -556,11 +568,12 @@ emitGatedMlp(SectionWriter &sections, int64_t cores, const cmd::GlobalTensor &x,
              const ProjectionWeights &down, top::Activation activation,
              const ActivationQuantization &intermediate,
              const cmd::GlobalTensor &scratch, const cmd::GlobalTensor &y,
-             const cmd::GlobalTensor *residual, bool endsPiece) {
+             const cmd::GlobalTensor *residual, bool endsPiece,
+             const cmd::LocalTensor *heldX) {
   llvm::Error error = llvm::Error::success();
   if (cores <= 1) {
     error = emitGatedActivation(sections.serial(), x, gate, up, activation,
-                                y.dtype(), intermediate, scratch);
+                                y.dtype(), intermediate, scratch, heldX);
   } else {
     int64_t lanes = sections.getChip().npuLanes;
     error = sections.parallel(
@@ -571,13 +584,13 @@ emitGatedMlp(SectionWriter &sections, int64_t cores, const cmd::GlobalTensor &x,
           return emitGatedActivation(
               emitter, x, sliceChannels(gate, range), sliceChannels(up, range),
               activation, y.dtype(), intermediate,
-              sliceCols(scratch, range.begin, range.count));
+              sliceCols(scratch, range.begin, range.count), heldX);
         });
   }
   if (error)
     return error;
   return emitProjectionOnCores(sections, cores, scratch, down, y, residual,
-                               endsPiece);
+                               endsPiece, /*heldX=*/nullptr);
 }
 
 llvm::Error opError(Operation *op, const llvm::Twine &message) {
@@ -631,8 +644,7 @@ private:
 /// The 8-bit quantization of `type` (a per-tensor quantized type, or a
 /// tensor of one).
 ActivationQuantization getQuantization(Type type) {
-  auto uniform =
-      cast<quant::UniformQuantizedType>(getElementTypeOrSelf(type));
+  auto uniform = cast<quant::UniformQuantizedType>(getElementTypeOrSelf(type));
   ActivationQuantization result;
   result.dtype = uniform.isSigned() ? cmd::DTYPE_I8 : cmd::DTYPE_U8;
   result.scale = uniform.getScale();
@@ -687,37 +699,63 @@ llvm::Error viewOutput(const ValuePlacement &placement,
   return llvm::Error::success();
 }
 
+/// x viewed as [M, `cols`]: where it is in global memory, or, when a layer
+/// group holds it in `held`, its shape alone (`heldX` set to the held
+/// tensor; nothing loads it).
+llvm::Expected<cmd::GlobalTensor> viewInput(const ValuePlacement &placement,
+                                            const HeldValues *held, Value input,
+                                            int64_t cols,
+                                            const cmd::LocalTensor *&heldX) {
+  heldX = nullptr;
+  if (held)
+    if (auto it = held->find(input); it != held->end()) {
+      heldX = &it->second;
+      return cmodel::globalTensor(cmd::REGION_INVALID, 0,
+                                  getNumElements(input) / cols, cols,
+                                  it->second.dtype());
+    }
+  return placement.view(input, cols);
+}
+
 llvm::Error emitLinear(SectionWriter &sections, int64_t cores,
                        const ValuePlacement &placement,
                        const LinearOutput &output, Value input,
                        llvm::Expected<ProjectionWeights> weights,
-                       bool endsPiece) {
+                       bool endsPiece, const HeldValues *held) {
   if (!weights)
     return weights.takeError();
   int64_t k = weights->weight.cols();
-  llvm::Expected<cmd::GlobalTensor> x = placement.view(input, k);
+  const cmd::LocalTensor *heldX;
+  llvm::Expected<cmd::GlobalTensor> x =
+      viewInput(placement, held, input, k, heldX);
   if (!x)
     return x.takeError();
   cmd::GlobalTensor y;
   std::optional<cmd::GlobalTensor> residual;
-  if (llvm::Error error = viewOutput(placement, output,
-                                     weights->weight.rows(), y, residual))
+  if (llvm::Error error =
+          viewOutput(placement, output, weights->weight.rows(), y, residual))
     return error;
   return emitProjectionOnCores(sections, cores, *x, *weights, y,
-                               residual ? &*residual : nullptr, endsPiece);
+                               residual ? &*residual : nullptr, endsPiece,
+                               heldX);
 }
 
 } // namespace
 
 llvm::Error emitLinearOp(SectionWriter &sections,
                          const ValuePlacement &placement, Operation *op,
-                         Operation *residualAdd, bool endsPiece) {
+                         Operation *residualAdd, bool endsPiece,
+                         const HeldValues *held) {
   auto split = op->getAttrOfType<tpu::CoreSplitAttr>("core_split");
   int64_t cores = split ? split.getCores() : 1;
+  // Each core's local memory starts empty in its section.
+  if (cores > 1 && held && held->count(op->getOperand(0)))
+    return opError(op, "is split across cores but reads a value its layer "
+                       "group holds in local memory");
   WeightViews views(placement);
   LinearOutput output = getLinearOutput(op, residualAdd);
-  auto scratchView = [&](Value input, int64_t cols)
-      -> llvm::Expected<cmd::GlobalTensor> {
+  auto scratchView = [&](Value input,
+                         int64_t cols) -> llvm::Expected<cmd::GlobalTensor> {
     auto mem = op->getAttrOfType<tpu::MemAttr>("scratch");
     if (!mem)
       return opError(op, "has no scratch: run tpu-address-assign first");
@@ -741,8 +779,9 @@ llvm::Error emitLinearOp(SectionWriter &sections,
       return up.takeError();
     if (!down)
       return down.takeError();
+    const cmd::LocalTensor *heldX;
     llvm::Expected<cmd::GlobalTensor> x =
-        placement.view(input, gate->weight.cols());
+        viewInput(placement, held, input, gate->weight.cols(), heldX);
     if (!x)
       return x.takeError();
     cmd::GlobalTensor y;
@@ -756,7 +795,7 @@ llvm::Error emitLinearOp(SectionWriter &sections,
       return scratch.takeError();
     return emitGatedMlp(sections, cores, *x, *gate, *up, *down, activation,
                         intermediate, *scratch, y,
-                        residual ? &*residual : nullptr, endsPiece);
+                        residual ? &*residual : nullptr, endsPiece, heldX);
   };
   return llvm::TypeSwitch<Operation *, llvm::Error>(op)
       .Case([&](tpu::MatMulOp matmul) -> llvm::Error {
@@ -766,22 +805,22 @@ llvm::Error emitLinearOp(SectionWriter &sections,
         return emitLinear(
             sections, cores, placement, output, matmul.getInput(),
             views.get(matmul.getRight(), nullptr, nullptr, matmul.getBias()),
-            endsPiece);
+            endsPiece, held);
       })
       .Case([&](tpu::A16MatMulOp matmul) {
         return emitLinear(sections, cores, placement, output, matmul.getInput(),
                           views.get(matmul.getWeight(), matmul.getScale(),
                                     matmul.getZp(), matmul.getBias()),
-                          endsPiece);
+                          endsPiece, held);
       })
       .Case([&](tpu::A8MatMulOp matmul) {
         ActivationQuantization input = getQuantization(matmul.getInput());
-        return emitLinear(sections, cores, placement, output, matmul.getInput(),
-                          quantizeInput(views.get(matmul.getWeight(),
-                                                  matmul.getScale(), nullptr,
-                                                  matmul.getBias()),
-                                        input),
-                          endsPiece);
+        return emitLinear(
+            sections, cores, placement, output, matmul.getInput(),
+            quantizeInput(views.get(matmul.getWeight(), matmul.getScale(),
+                                    nullptr, matmul.getBias()),
+                          input),
+            endsPiece, held);
       })
       .Case([&](tpu::MLPOp mlpOp) {
         return mlp(mlpOp.getInput(),
@@ -794,8 +833,8 @@ llvm::Error emitLinearOp(SectionWriter &sections,
         return mlp(mlpOp.getInput(),
                    views.get(mlpOp.getGate(), mlpOp.getGateScale(),
                              mlpOp.getGateZp(), nullptr),
-                   views.get(mlpOp.getUp(), mlpOp.getUpScale(),
-                             mlpOp.getUpZp(), nullptr),
+                   views.get(mlpOp.getUp(), mlpOp.getUpScale(), mlpOp.getUpZp(),
+                             nullptr),
                    views.get(mlpOp.getDown(), mlpOp.getDownScale(),
                              mlpOp.getDownZp(), nullptr),
                    mlpOp.getActivation());

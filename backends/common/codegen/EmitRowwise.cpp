@@ -29,8 +29,8 @@ constexpr int64_t kPrefetch = 2;
 /// The widest row, at most what one lane comfortably holds of the tensor,
 /// that divides `elements` and still gives every lane a row.
 int64_t chooseFlatWidth(int64_t elements, int64_t lanes) {
-  int64_t limit = std::max<int64_t>(1, std::min<int64_t>(
-                                           2048, elements / lanes));
+  int64_t limit =
+      std::max<int64_t>(1, std::min<int64_t>(2048, elements / lanes));
   for (int64_t width = limit; width > 1; --width)
     if (elements % width == 0)
       return width;
@@ -56,7 +56,8 @@ llvm::Error emitRowwise(Emitter &emitter, const cmd::Compute &compute,
   uint64_t rowBytes = emitter.getRowBytes(output.cols(), output.dtype());
   for (auto [input, local] : llvm::zip(inputs, pinned)) {
     if (!input.broadcast) {
-      rowBytes += emitter.getRowBytes(input.global.cols(), input.global.dtype());
+      rowBytes +=
+          emitter.getRowBytes(input.global.cols(), input.global.dtype());
       continue;
     }
     local = emitter.replicated(1, input.global.cols(), input.global.dtype(),
@@ -71,8 +72,8 @@ llvm::Error emitRowwise(Emitter &emitter, const cmd::Compute &compute,
         llvm::inconvertibleErrorCode(),
         "a row of " + llvm::Twine(output.cols()) +
             " elements does not fit a lane's streaming memory");
-  int64_t perLane = std::min<int64_t>(llvm::divideCeil(rows, lanes),
-                                      budget / rowBytes);
+  int64_t perLane =
+      std::min<int64_t>(llvm::divideCeil(rows, lanes), budget / rowBytes);
   int64_t tileRows = perLane * lanes;
   int64_t tiles = llvm::divideCeil(rows, tileRows);
   struct Tile {
@@ -117,6 +118,51 @@ llvm::Error emitRowwise(Emitter &emitter, const cmd::Compute &compute,
   return llvm::Error::success();
 }
 
+llvm::Error emitReplicatedRowwise(Emitter &emitter, const cmd::Compute &compute,
+                                  llvm::ArrayRef<cmd::GlobalTensor> inputs,
+                                  const cmd::LocalTensor &output) {
+  emitter.getArena().beginOp();
+  auto lanes = static_cast<uint32_t>(emitter.getLanes());
+  cmd::Compute step = compute;
+  for (const cmd::GlobalTensor &input : inputs) {
+    if (input.rows() == 0) {
+      *step.add_inputs() = cmodel::absent();
+      continue;
+    }
+    // Pinned, not streamed: every input is read whole by the one command.
+    cmd::LocalTensor local =
+        emitter.replicated(input.rows(), input.cols(), input.dtype(), lanes);
+    if (llvm::Error error = emitter.pin(local))
+      return error;
+    emitter.load(input, local);
+    *step.add_inputs() = local;
+  }
+  *step.add_outputs() = output;
+  emitter.compute(step);
+  return llvm::Error::success();
+}
+
+std::optional<RowwiseNorm> getRowwiseNorm(Operation *op) {
+  RowwiseNorm norm;
+  if (auto rms = dyn_cast<tpu::RMSNormOp>(op)) {
+    norm.compute = cmodel::makeCompute(cmd::RMSNORM, {}, {});
+    norm.compute.set_eps(rms.getEps().convertToDouble());
+    norm.operands = {rms.getInput(), rms.getWeight()};
+  } else if (auto layer = dyn_cast<tpu::LayerNormOp>(op)) {
+    norm.compute = cmodel::makeCompute(cmd::LAYERNORM, {}, {});
+    norm.compute.set_eps(layer.getEps().convertToDouble());
+    norm.operands = {layer.getInput(), layer.getWeight(), layer.getBias()};
+  } else {
+    return std::nullopt;
+  }
+  // Absent optional operands are trailing: drop them.
+  while (
+      !norm.operands.empty() &&
+      (!norm.operands.back() || isa<NoneType>(norm.operands.back().getType())))
+    norm.operands.pop_back();
+  return norm;
+}
+
 llvm::Error emitCopy(Emitter &emitter, const cmd::GlobalTensor &source,
                      const cmd::GlobalTensor &destination) {
   if (emitter.isUntiled()) {
@@ -128,9 +174,8 @@ llvm::Error emitCopy(Emitter &emitter, const cmd::GlobalTensor &source,
   // Contiguous bytes copy as rows that spread over the lanes.
   auto packed = [](const cmd::GlobalTensor &tensor) {
     return tensor.rows() == 1 ||
-           getRowStride(tensor) ==
-               static_cast<uint64_t>(
-                   cmodel::getDTypeBytes(tensor.dtype(), tensor.cols()));
+           getRowStride(tensor) == static_cast<uint64_t>(cmodel::getDTypeBytes(
+                                       tensor.dtype(), tensor.cols()));
   };
   cmd::GlobalTensor from = source, to = destination;
   if (packed(from) && packed(to) && !cmodel::isInt4DType(from.dtype())) {
@@ -173,8 +218,9 @@ llvm::Error emitElementwise(Emitter &emitter, const ValuePlacement &placement,
     return getNumElements(operand) == elements;
   });
   int64_t width =
-      sameShapes ? chooseFlatWidth(elements, emitter.getLanes())
-                 : cast<ShapedType>(op->getResult(0).getType()).getShape().back();
+      sameShapes
+          ? chooseFlatWidth(elements, emitter.getLanes())
+          : cast<ShapedType>(op->getResult(0).getType()).getShape().back();
   std::vector<RowwiseInput> inputs;
   for (Value operand : op->getOperands()) {
     int64_t count = getNumElements(operand);
@@ -301,19 +347,10 @@ llvm::Error emitRowwiseOp(Emitter &emitter, const ValuePlacement &placement,
         }
         return emitElementwise(emitter, placement, op, compute);
       })
-      .Case([&](tpu::RMSNormOp norm) {
-        cmd::Compute compute = make(cmd::RMSNORM);
-        compute.set_eps(norm.getEps().convertToDouble());
-        return emitRowsOf(emitter, placement, op, compute,
-                          {norm.getInput(), norm.getWeight()},
-                          getLastDim(norm.getInput()));
-      })
-      .Case([&](tpu::LayerNormOp norm) {
-        cmd::Compute compute = make(cmd::LAYERNORM);
-        compute.set_eps(norm.getEps().convertToDouble());
-        return emitRowsOf(emitter, placement, op, compute,
-                          {norm.getInput(), norm.getWeight(), norm.getBias()},
-                          getLastDim(norm.getInput()));
+      .Case<tpu::RMSNormOp, tpu::LayerNormOp>([&](Operation *op) {
+        RowwiseNorm norm = *getRowwiseNorm(op);
+        return emitRowsOf(emitter, placement, op, norm.compute, norm.operands,
+                          getLastDim(op->getOperand(0)));
       })
       .Case([&](tpu::SoftmaxOp softmax) -> llvm::Error {
         auto type = cast<ShapedType>(softmax.getType());
@@ -333,8 +370,8 @@ llvm::Error emitRowwiseOp(Emitter &emitter, const ValuePlacement &placement,
         cmd::Compute compute = make(cmd::CUMSUM);
         compute.set_exclusive(cumSum.getExclusive());
         compute.set_reverse(cumSum.getReverse());
-        return emitRowsOf(emitter, placement, op, compute,
-                          {cumSum.getInput()}, type.getShape().back());
+        return emitRowsOf(emitter, placement, op, compute, {cumSum.getInput()},
+                          type.getShape().back());
       })
       .Case([&](tpu::RopeOp rope) -> llvm::Error {
         // x [.., L, H, D] as [L, H * D]; cos, sin [.., L, R] as [L, R].
@@ -350,9 +387,8 @@ llvm::Error emitRowwiseOp(Emitter &emitter, const ValuePlacement &placement,
                           {rope.getInput(), rope.getCos(), rope.getSin()},
                           cols);
       })
-      .Default([&](Operation *) {
-        return opError(op, "is not a row-wise op");
-      });
+      .Default(
+          [&](Operation *) { return opError(op, "is not a row-wise op"); });
 }
 
 } // namespace llmc::codegen

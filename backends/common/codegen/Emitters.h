@@ -15,6 +15,12 @@
 #include "backends/common/codegen/GlobalViews.h"
 #include "backends/common/codegen/SectionWriter.h"
 
+#include "mlir/IR/Value.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <optional>
+
 namespace mlir {
 class Operation;
 } // namespace mlir
@@ -42,15 +48,22 @@ struct ProjectionWeights {
   ActivationQuantization input;
 };
 
+/// Values a layer group holds in local memory, by value: what its ops read
+/// without a load.
+using HeldValues = llvm::DenseMap<mlir::Value, cmd::LocalTensor>;
+
 /// y [M, N] = x [M, K] w[N, K]^T (+ bias) (+ residual [M, N]), dequantizing
 /// a quantized w. A residual is loaded into the output tile, which the
 /// product accumulates onto (one rounding). `endsPiece`: nothing follows it
 /// in the stream, so the tilings that shorten its exposed tail are weighed.
+/// `heldX`: all of x replicated on every lane, where a layer group holds it
+/// (x then only gives the shape).
 llvm::Error emitProjection(Emitter &emitter, const cmd::GlobalTensor &x,
                            const ProjectionWeights &weights,
                            const cmd::GlobalTensor &y,
                            const cmd::GlobalTensor *residual = nullptr,
-                           bool endsPiece = false);
+                           bool endsPiece = false,
+                           const cmd::LocalTensor *heldX = nullptr);
 
 /// The projection's command on an untiled chip (Emitter::isUntiled): one
 /// MATMUL, A16MATMUL or I8MATMUL on the whole tensors, accumulating onto a
@@ -75,11 +88,20 @@ llvm::Error emitUntiledGatedMatMul(Emitter &emitter, const cmd::GlobalTensor &x,
 /// With a `core_split`, every core computes a range of output channels (an
 /// MLP: of the intermediate channels, then of its outputs) and streams only
 /// their weights; each output element is computed as on one core.
-/// `endsPiece` as emitProjection's, for the op's last projection.
+/// `endsPiece` as emitProjection's, for the op's last projection. An x in
+/// `held` is read where the op's layer group holds it.
 llvm::Error emitLinearOp(SectionWriter &sections,
                          const ValuePlacement &placement, mlir::Operation *op,
                          mlir::Operation *residualAdd = nullptr,
-                         bool endsPiece = false);
+                         bool endsPiece = false,
+                         const HeldValues *held = nullptr);
+
+/// A tpu.Group: its held values where the layer-group pass placed them
+/// (`lg`), then its ops, each reading what the group holds instead of
+/// loading it. `endsPiece`: the group is the piece's last work.
+llvm::Error emitGroupOp(SectionWriter &sections,
+                        const ValuePlacement &placement, mlir::Operation *group,
+                        bool endsPiece);
 
 /// An operand of a row-wise computation: a tensor with the output's rows,
 /// or a single row every lane holds (`broadcast`).
@@ -94,6 +116,21 @@ llvm::Error emitRowwise(Emitter &emitter, const cmd::Compute &compute,
                         llvm::ArrayRef<RowwiseInput> inputs,
                         const cmd::GlobalTensor &output);
 
+/// A norm's command attributes and operands (input, weight, bias).
+struct RowwiseNorm {
+  cmd::Compute compute;
+  llvm::SmallVector<mlir::Value, 3> operands;
+};
+/// `op`'s, when it is a tpu.RMSNorm or tpu.LayerNorm over its last axis.
+std::optional<RowwiseNorm> getRowwiseNorm(mlir::Operation *op);
+
+/// The row-wise `compute` of x = inputs[0] [M, C] (the others [1, C]),
+/// computed whole on every lane into `output`, a replicated tensor a layer
+/// group holds: the group's projections read it where it is.
+llvm::Error emitReplicatedRowwise(Emitter &emitter, const cmd::Compute &compute,
+                                  llvm::ArrayRef<cmd::GlobalTensor> inputs,
+                                  const cmd::LocalTensor &output);
+
 /// Copies `from` to `to` (same shape and type) through local memory.
 llvm::Error emitCopy(Emitter &emitter, const cmd::GlobalTensor &from,
                      const cmd::GlobalTensor &to);
@@ -107,8 +144,8 @@ llvm::Error emitRowwiseOp(Emitter &emitter, const ValuePlacement &placement,
 llvm::Error emitAttentionOp(Emitter &emitter, const ValuePlacement &placement,
                             mlir::Operation *op);
 
-/// tpu.Gather, tpu.A16Gather, tpu.ScatterElements, tpu.Slice, tpu.Arg, tpu.TopK and
-/// tpu.Concat.
+/// tpu.Gather, tpu.A16Gather, tpu.ScatterElements, tpu.Slice, tpu.Arg, tpu.TopK
+/// and tpu.Concat.
 llvm::Error emitDataMovementOp(Emitter &emitter,
                                const ValuePlacement &placement,
                                mlir::Operation *op);

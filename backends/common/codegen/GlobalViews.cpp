@@ -102,13 +102,20 @@ std::string getConstantName(llvm::ArrayRef<uint8_t> packed) {
 
 llvm::Expected<std::pair<cmd::Region, uint64_t>>
 ValuePlacement::getAddress(Value value) const {
+  // A layer group's edges: its body's arguments are its inputs, its
+  // results what its tpu.Yield names (tpu.Store results, which are placed).
+  if (auto argument = dyn_cast<BlockArgument>(value))
+    if (auto group = dyn_cast<tpu::GroupOp>(argument.getOwner()->getParentOp()))
+      return getAddress(group.getInputs()[argument.getArgNumber()]);
+  if (auto group = value.getDefiningOp<tpu::GroupOp>())
+    return getAddress(group.getBody().front().getTerminator()->getOperand(
+        cast<OpResult>(value).getResultNumber()));
   if (auto argument = dyn_cast<BlockArgument>(value)) {
-    auto function =
-        dyn_cast<func::FuncOp>(argument.getOwner()->getParentOp());
+    auto function = dyn_cast<func::FuncOp>(argument.getOwner()->getParentOp());
     tpu::MemAttr mem =
-        function ? getMem(function.getArgAttr(argument.getArgNumber(),
-                                              "tpu.addr"))
-                 : nullptr;
+        function
+            ? getMem(function.getArgAttr(argument.getArgNumber(), "tpu.addr"))
+            : nullptr;
     if (!mem)
       return viewError("argument #" + llvm::Twine(argument.getArgNumber()) +
                        " has no tpu.addr: run tpu-address-assign first");
@@ -134,14 +141,14 @@ ValuePlacement::getAddress(Value value) const {
                        "' is not in the binary's weight layout");
     return std::make_pair(cmd::REGION_COEFF, it->second);
   }
-  if (isa<top::InputOp, tpu::ReshapeOp>(op))
+  if (isa<top::InputOp, tpu::ReshapeOp, tpu::LoadOp>(op))
     return getAddress(op->getOperand(0));
   auto ranges = op->getAttrOfType<ArrayAttr>("addr");
   if (!ranges)
     return viewError("'" + op->getName().getStringRef() +
                      "' has no addr: run tpu-address-assign first");
-  auto mem = cast<tpu::MemAttr>(
-      ranges[cast<OpResult>(value).getResultNumber()]);
+  auto mem =
+      cast<tpu::MemAttr>(ranges[cast<OpResult>(value).getResultNumber()]);
   return std::make_pair(getRegion(mem.getRegion()),
                         static_cast<uint64_t>(mem.getOffset()));
 }
@@ -159,8 +166,8 @@ llvm::Expected<cmd::GlobalTensor> ValuePlacement::view(Value value,
   if (cols <= 0 || elements % cols)
     return viewError("cannot view " + llvm::Twine(elements) +
                      " elements as rows of " + llvm::Twine(cols));
-  return cmodel::globalTensor(address->first, address->second,
-                              elements / cols, cols, *dtype);
+  return cmodel::globalTensor(address->first, address->second, elements / cols,
+                              cols, *dtype);
 }
 
 llvm::Expected<cmd::GlobalTensor> ValuePlacement::view(Value value) const {
@@ -182,7 +189,7 @@ cmd::GlobalTensor sliceRows(const cmd::GlobalTensor &tensor, int64_t begin,
   slice.set_rows(count);
   slice.set_row_stride_bytes(count > 1 ? stride : 0);
   if (count > 1 && stride == static_cast<uint64_t>(cmodel::getDTypeBytes(
-                                tensor.dtype(), tensor.cols())))
+                                 tensor.dtype(), tensor.cols())))
     slice.set_row_stride_bytes(0);
   return slice;
 }
@@ -194,10 +201,9 @@ cmd::GlobalTensor sliceCols(const cmd::GlobalTensor &tensor, int64_t begin,
   slice.set_offset(tensor.offset() +
                    begin * cmodel::getDTypeBits(tensor.dtype()) / 8);
   slice.set_cols(count);
-  bool packed =
-      stride == static_cast<uint64_t>(
-                    cmodel::getDTypeBytes(tensor.dtype(), count)) ||
-      tensor.rows() == 1;
+  bool packed = stride == static_cast<uint64_t>(
+                              cmodel::getDTypeBytes(tensor.dtype(), count)) ||
+                tensor.rows() == 1;
   slice.set_row_stride_bytes(packed ? 0 : stride);
   return slice;
 }

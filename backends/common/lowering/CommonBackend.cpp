@@ -4,6 +4,7 @@
 
 #include "backends/common/cmodel/CModel.h"
 #include "backends/common/codegen/Codegen.h"
+#include "backends/common/layergroup/Passes.h"
 #include "backends/common/lowering/Passes.h"
 #include "backends/common/lowering/TopToTpu.h"
 #include "dialects/tpu/Transforms/Passes.h"
@@ -57,6 +58,10 @@ llvm::Error CommonBackendPlugin::buildLoweringPipeline(
   split.cores = options.cores ? options.cores : chip.cores;
   split.minWeightBytes = options.coreSplitMinWeightBytes;
   pm.addNestedPass<mlir::func::FuncOp>(tpu::createTpuCoreSplitPass(split));
+  // After the split: a split projection's cores cannot read what a group
+  // holds, so the planner must see which ones are.
+  pm.addNestedPass<mlir::func::FuncOp>(
+      layergroup::createTpuLayerGroupPass(chip));
   return llvm::Error::success();
 }
 

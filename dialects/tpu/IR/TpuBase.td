@@ -113,6 +113,11 @@ def Tpu_QuantWeightTensor
 /// A zero-point tensor: integers of any signedness, or floats.
 def Tpu_ZeroPointTensor : TensorOf<[AnyInteger, AnyFloat]>;
 
+/// What a layer group reads: any tensor its ops read, stored weights of
+/// unsigned integers and zero points among them.
+def Tpu_GroupInputTensor
+    : TensorOf<[AnyFloat, AnyInteger, quant_QuantizedType]>;
+
 /// Optional operands: a tensor, or the result of `top.None`.
 def Tpu_TensorOrNone : AnyTypeOf<[Tpu_Tensor, NoneType]>;
 def Tpu_FloatTensorOrNone : AnyTypeOf<[Tpu_FloatTensor, NoneType]>;

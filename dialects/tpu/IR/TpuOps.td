@@ -686,7 +686,8 @@ def Tpu_GroupOp : Tpu_Op<"Group", [IsolatedFromAbove,
     }
     ```
   }];
-  let arguments = (ins Variadic<Tpu_Tensor>:$inputs, I64Attr:$group_id,
+  let arguments = (ins Variadic<Tpu_GroupInputTensor>:$inputs,
+                       I64Attr:$group_id,
                        DenseI64ArrayAttr:$tile_factors,
                        DefaultValuedAttr<I64Attr, "1">:$stages);
   let results = (outs Variadic<Tpu_Tensor>:$outputs);

@@ -105,6 +105,8 @@ private:
     buffer.end = std::max(buffer.end, index);
   }
   LogicalResult collectBuffers();
+  LogicalResult collectGroupBuffers(GroupOp group, int64_t index);
+  void writeGroupAttributes(GroupOp group, Builder &builder);
   void placeConcatInputs(ConcatOp concat);
   void layOutIO();
   void placeActivations();
@@ -162,11 +164,37 @@ LogicalResult AddressAssign::collectBuffers() {
       }
       if (int64_t scratch = getScratchBytes(&op, lanes))
         scratchOf[&op] = newBuffer(scratch, index);
+      if (auto group = dyn_cast<GroupOp>(op))
+        if (failed(collectGroupBuffers(group, index)))
+          return failure();
     } else if (!isa<func::ReturnOp>(op)) {
       return op.emitOpError("cannot be placed in memory: lower it to tpu "
                             "first");
     }
     ++index;
+  }
+  return success();
+}
+
+/// A layer group runs as one op at `index`: its results (what it stores)
+/// are placed as any op's; inside it, only the scratch its ops need, and
+/// with keep-values the values it holds in local memory, so that they can
+/// be stored where `llmc compare` reads them.
+LogicalResult AddressAssign::collectGroupBuffers(GroupOp group, int64_t index) {
+  for (Operation &op : group.getBody().front()) {
+    if (int64_t scratch = getScratchBytes(&op, lanes))
+      scratchOf[&op] = newBuffer(scratch, index);
+    if (!keepValues || !op.hasTrait<ChipAnnotations>() ||
+        isa<LoadOp, StoreOp>(op))
+      continue;
+    for (Value result : op.getResults()) {
+      bool stored = llvm::any_of(result.getUsers(), [](Operation *user) {
+        return isa<StoreOp>(user);
+      });
+      std::optional<int64_t> bytes = getTensorBytes(result.getType());
+      if (!stored && bytes)
+        bufferOf[result] = newBuffer(*bytes, index);
+    }
   }
   return success();
 }
@@ -246,8 +274,8 @@ void AddressAssign::layOutIO() {
   auto returnOp = cast<func::ReturnOp>(body.getTerminator());
   resultOffsets.clear();
   for (Value result : returnOp.getOperands()) {
-    int64_t bytes = llvm::alignTo(
-        getTensorBytes(result.getType()).value_or(0), alignment);
+    int64_t bytes =
+        llvm::alignTo(getTensorBytes(result.getType()).value_or(0), alignment);
     auto it = bufferOf.find(result);
     if (it != bufferOf.end()) {
       // A value already in the IO region (the new keys behind the cached
@@ -272,9 +300,8 @@ void AddressAssign::placeActivations() {
   for (int id = 0, e = buffers.size(); id < e; ++id)
     if (buffers[id].parent < 0 && !buffers[id].ioOffset)
       roots.push_back(id);
-  llvm::stable_sort(roots, [&](int a, int b) {
-    return buffers[a].start < buffers[b].start;
-  });
+  llvm::stable_sort(
+      roots, [&](int a, int b) { return buffers[a].start < buffers[b].start; });
   // Live ranges by offset: offset -> buffer id.
   std::map<int64_t, int> live;
   for (int id : roots) {
@@ -282,7 +309,7 @@ void AddressAssign::placeActivations() {
     for (auto it = live.begin(); it != live.end();)
       it = !keepValues && buffers[it->second].end < buffer.start
                ? live.erase(it)
-                                                   : std::next(it);
+               : std::next(it);
     int64_t candidate = 0;
     for (auto [offset, other] : live) {
       if (candidate + buffer.bytes <= offset)
@@ -319,10 +346,10 @@ void AddressAssign::writeAttributes() {
   for (auto [index, offset] : llvm::enumerate(resultOffsets)) {
     Value result = body.getTerminator()->getOperand(index);
     int64_t bytes = getTensorBytes(result.getType()).value_or(0);
-    function.setResultAttr(
-        index, "tpu.addr",
-        MemAttr::get(function->getContext(), MemRegion::IO, offset,
-                     llvm::alignTo(bytes, alignment)));
+    function.setResultAttr(index, "tpu.addr",
+                           MemAttr::get(function->getContext(), MemRegion::IO,
+                                        offset,
+                                        llvm::alignTo(bytes, alignment)));
   }
   for (Operation &op : body) {
     if (!op.hasTrait<ChipAnnotations>())
@@ -334,9 +361,38 @@ void AddressAssign::writeAttributes() {
     if (auto it = scratchOf.find(&op); it != scratchOf.end())
       op.setAttr("scratch", getMem(it->second));
   }
+  for (auto group : body.getOps<GroupOp>())
+    writeGroupAttributes(group, builder);
   function->setAttr("tpu.io_bytes", builder.getI64IntegerAttr(ioBytes));
   function->setAttr("tpu.activation_bytes",
                     builder.getI64IntegerAttr(activationBytes));
+}
+
+/// Each tpu.Store of a group, and the op computing what it stores, get the
+/// range of the group result it becomes; ops get their scratch, and held
+/// values their range when keep-values gave them one.
+void AddressAssign::writeGroupAttributes(GroupOp group, Builder &builder) {
+  Block &body = group.getBody().front();
+  for (auto [index, yielded] :
+       llvm::enumerate(body.getTerminator()->getOperands())) {
+    auto store = yielded.getDefiningOp<StoreOp>();
+    if (!store)
+      continue;
+    MemAttr mem = getMem(bufferOf[group->getResult(index)]);
+    store->setAttr("addr", builder.getArrayAttr({mem}));
+    Operation *producer = store.getInput().getDefiningOp();
+    if (!producer || !producer->hasTrait<ChipAnnotations>() ||
+        producer->getNumResults() != 1)
+      continue;
+    producer->setAttr("addr", builder.getArrayAttr({mem}));
+  }
+  for (Operation &op : body) {
+    if (auto it = scratchOf.find(&op); it != scratchOf.end())
+      op.setAttr("scratch", getMem(it->second));
+    if (op.getNumResults() == 1)
+      if (auto it = bufferOf.find(op.getResult(0)); it != bufferOf.end())
+        op.setAttr("addr", builder.getArrayAttr({getMem(it->second)}));
+  }
 }
 
 LogicalResult AddressAssign::run() {

@@ -1,0 +1,116 @@
+//===- EmitGroup.cpp - a layer group's commands ---------------------------===//
+//
+// A group's held values are computed into the local buffers the
+// layer-group pass placed (its `lg` addresses), held until the group ends;
+// its other ops are emitted as on their own, reading the held values where
+// they are instead of loading them, and storing only what the group's
+// tpu.Store ops write back.
+//
+//===----------------------------------------------------------------------===//
+
+#include "backends/common/codegen/Emitters.h"
+
+#include "dialects/top/IR/TopOps.h"
+#include "dialects/tpu/IR/ResidualAdd.h"
+#include "dialects/tpu/IR/TpuOps.h"
+
+#include "llvm/ADT/DenseSet.h"
+
+using namespace mlir;
+
+namespace llmc::codegen {
+
+/// Ops that issue no commands of their own: the group's edges (the ops
+/// that read and write them do the DMA) and absent operands.
+static bool isEdge(Operation &op) {
+  return isa<tpu::LoadOp, tpu::StoreOp, tpu::YieldOp, top::NoneOp>(op);
+}
+
+/// Computes `op` (a norm) on every lane into the buffer its `lg` places.
+static llvm::Expected<cmd::LocalTensor>
+emitHeldNorm(Emitter &emitter, const ValuePlacement &placement, Operation *op,
+             const RowwiseNorm &norm) {
+  auto lg = op->getAttrOfType<tpu::LayerGroupAttr>("lg");
+  if (!lg || lg.getLocalSize() <= 0)
+    return opError(op, "is held by its layer group but lg gives it no local "
+                       "buffer");
+  Value result = op->getResult(0);
+  int64_t cols = cast<ShapedType>(result.getType()).getShape().back();
+  llvm::Expected<cmd::DType> dtype =
+      getDType(cast<ShapedType>(result.getType()).getElementType());
+  if (!dtype)
+    return dtype.takeError();
+  cmd::LocalTensor output =
+      emitter.replicated(getNumElements(result) / cols, cols, *dtype,
+                         static_cast<uint32_t>(emitter.getLanes()));
+  output.set_address(lg.getLocalAddr());
+  if (emitter.getFootprint(output) > static_cast<uint64_t>(lg.getLocalSize()))
+    return opError(op, "needs " + llvm::Twine(emitter.getFootprint(output)) +
+                           " bytes per lane but lg holds " +
+                           llvm::Twine(lg.getLocalSize()));
+  if (llvm::Error error =
+          emitter.getArena().hold(lg.getLocalAddr(), lg.getLocalSize()))
+    return opError(op, llvm::toString(std::move(error)));
+  std::vector<cmd::GlobalTensor> inputs;
+  for (Value operand : norm.operands) {
+    if (!operand || isa<NoneType>(operand.getType())) {
+      inputs.emplace_back();
+      continue;
+    }
+    // x as rows of the output's width; a weight or bias [C] as one row.
+    llvm::Expected<cmd::GlobalTensor> view = placement.view(operand, cols);
+    if (!view)
+      return view.takeError();
+    inputs.push_back(*view);
+  }
+  if (llvm::Error error =
+          emitReplicatedRowwise(emitter, norm.compute, inputs, output))
+    return std::move(error);
+  // With keep-values (llmc compare) the held value has a global range too.
+  if (op->getAttr("addr")) {
+    llvm::Expected<cmd::GlobalTensor> to = placement.view(result, cols);
+    if (!to)
+      return to.takeError();
+    emitter.store(output, *to);
+  }
+  return output;
+}
+
+llvm::Error emitGroupOp(SectionWriter &sections,
+                        const ValuePlacement &placement, Operation *op,
+                        bool endsPiece) {
+  Block &body = cast<tpu::GroupOp>(op).getBody().front();
+  Operation *last = nullptr;
+  llvm::DenseSet<Operation *> absorbed;
+  for (Operation &inner : body) {
+    if (isEdge(inner) || absorbed.contains(&inner))
+      continue;
+    if (Operation *add = tpu::getAbsorbedResidualAdd(&inner))
+      absorbed.insert(add);
+    last = &inner;
+  }
+  Emitter &emitter = sections.serial();
+  HeldValues held;
+  for (Operation &inner : body) {
+    if (isEdge(inner) || absorbed.contains(&inner))
+      continue;
+    if (std::optional<RowwiseNorm> norm = getRowwiseNorm(&inner)) {
+      llvm::Expected<cmd::LocalTensor> output =
+          emitHeldNorm(emitter, placement, &inner, *norm);
+      if (!output)
+        return output.takeError();
+      held[inner.getResult(0)] = *output;
+      continue;
+    }
+    if (!isa<tpu::MatMulOp, tpu::A16MatMulOp, tpu::MLPOp, tpu::A16MLPOp>(inner))
+      return opError(&inner, "has no codegen inside a layer group");
+    if (llvm::Error error = emitLinearOp(sections, placement, &inner,
+                                         tpu::getAbsorbedResidualAdd(&inner),
+                                         endsPiece && &inner == last, &held))
+      return error;
+  }
+  sections.serial().getArena().endGroup();
+  return llvm::Error::success();
+}
+
+} // namespace llmc::codegen

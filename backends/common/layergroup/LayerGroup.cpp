@@ -1,0 +1,367 @@
+//===- LayerGroup.cpp - the tpu-layer-group pass --------------------------===//
+//
+// Candidate groups are found by pattern (a norm whose every reader is a
+// projection taking it as x), costed both ways with the chip's time model
+// on the commands codegen issues for each, and formed when grouping is
+// faster and what the group holds fits. A formed group is a tpu.Group at
+// the norm's place: the norm's input enters through a tpu.Load, weights as
+// inputs their projection streams, and each result read outside the group
+// leaves through a tpu.Store.
+//
+//===----------------------------------------------------------------------===//
+
+#include "backends/common/layergroup/Passes.h"
+
+#include "backends/common/cmodel/DType.h"
+#include "backends/common/cmodel/StreamBuilder.h"
+#include "backends/common/codegen/Emitters.h"
+#include "backends/common/codegen/TilingSearch.h"
+#include "dialects/top/IR/TopOps.h"
+#include "dialects/tpu/IR/ResidualAdd.h"
+#include "dialects/tpu/IR/TpuOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/Support/MathExtras.h"
+
+namespace llmc::layergroup {
+#define GEN_PASS_DEF_TPULAYERGROUPPASS
+#include "backends/common/layergroup/Passes.h.inc"
+} // namespace llmc::layergroup
+
+using namespace mlir;
+using namespace llmc;
+using namespace llmc::tpu;
+
+namespace {
+
+/// Pipeline stages of a group's ops.
+enum Stage : int64_t { kLoadStage = 0, kComputeStage = 1, kStoreStage = 2 };
+
+/// Whether `user` is a projection that can read `value` as its x from a
+/// buffer its group holds (on one core: a split op's cores start empty).
+bool readsAsHeldInput(Operation *user, Value value) {
+  if (!isa<MatMulOp, A16MatMulOp, MLPOp, A16MLPOp>(user) ||
+      user->hasAttr("core_split") || user->getOperand(0) != value)
+    return false;
+  if (auto matmul = dyn_cast<MatMulOp>(user))
+    if (matmul.getLeftTranspose() || !matmul.getRightTranspose())
+      return false;
+  return llvm::count(user->getOperands(), value) == 1;
+}
+
+/// Leaves a group may be preceded by: they read nothing.
+bool isLeaf(Operation *op) {
+  return isa<top::WeightOp, top::NoneOp, ConstantOp>(op);
+}
+
+/// A norm and the projections reading it, in block order, with the
+/// residual adds they absorb.
+struct Candidate {
+  Operation *norm = nullptr;
+  SmallVector<Operation *> ops;
+  int64_t rows = 0, cols = 0;
+  cmd::DType dtype = cmd::DTYPE_INVALID;
+};
+
+class Planner {
+public:
+  explicit Planner(const plugins::ChipDescriptor &chip) : chip(chip) {}
+
+  std::optional<Candidate> findCandidate(Operation *op) const;
+  /// Per-lane bytes of the norm's result replicated on every lane.
+  uint64_t getHeldBytes(const Candidate &candidate) const;
+  /// Whether the time model finds the group faster than its ops alone.
+  bool isFaster(const Candidate &candidate) const;
+  void form(const Candidate &candidate, int64_t id) const;
+
+private:
+  const plugins::ChipDescriptor &chip;
+};
+
+std::optional<Candidate> Planner::findCandidate(Operation *op) const {
+  std::optional<codegen::RowwiseNorm> norm = codegen::getRowwiseNorm(op);
+  if (!norm || op->hasAttr("lg"))
+    return std::nullopt;
+  Value result = op->getResult(0);
+  auto type = dyn_cast<RankedTensorType>(result.getType());
+  if (!type || !type.hasStaticShape() || type.getRank() == 0 ||
+      result.use_empty())
+    return std::nullopt;
+  llvm::Expected<cmd::DType> dtype = codegen::getDType(type.getElementType());
+  if (!dtype) {
+    llvm::consumeError(dtype.takeError());
+    return std::nullopt;
+  }
+  Candidate candidate;
+  candidate.norm = op;
+  candidate.cols = type.getShape().back();
+  candidate.rows = type.getNumElements() / candidate.cols;
+  candidate.dtype = *dtype;
+  llvm::SetVector<Operation *> members;
+  members.insert(op);
+  for (Operation *user : result.getUsers()) {
+    if (user->getBlock() != op->getBlock() || !readsAsHeldInput(user, result))
+      return std::nullopt;
+    members.insert(user);
+  }
+  SmallVector<Operation *> adds;
+  for (Operation *member : members)
+    if (Operation *add = getAbsorbedResidualAdd(member))
+      adds.push_back(add);
+  members.insert(adds.begin(), adds.end());
+  candidate.ops = members.takeVector();
+  llvm::sort(candidate.ops,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  // The group replaces its ops at the norm's place: everything they read
+  // from outside must be there already, or be a leaf that can move there.
+  llvm::SmallPtrSet<Operation *, 8> inside(candidate.ops.begin(),
+                                           candidate.ops.end());
+  for (Operation *member : candidate.ops)
+    for (Value operand : member->getOperands()) {
+      Operation *producer = operand.getDefiningOp();
+      if (!producer || inside.contains(producer) || isLeaf(producer) ||
+          producer->isBeforeInBlock(op))
+        continue;
+      return std::nullopt;
+    }
+  return candidate;
+}
+
+uint64_t Planner::getHeldBytes(const Candidate &candidate) const {
+  uint64_t row =
+      llvm::alignTo(cmodel::getDTypeBytes(candidate.dtype, candidate.cols),
+                    static_cast<uint64_t>(chip.euBytesPerLane));
+  return candidate.rows * row;
+}
+
+bool Planner::isFaster(const Candidate &candidate) const {
+  codegen::RowwiseNorm norm = *codegen::getRowwiseNorm(candidate.norm);
+  int64_t rows = candidate.rows, cols = candidate.cols;
+  cmd::GlobalTensor x = cmodel::globalTensor(cmd::REGION_ACTIVATION, 0, rows,
+                                             cols, candidate.dtype);
+  cmd::GlobalTensor y =
+      cmodel::globalTensor(cmd::REGION_ACTIVATION,
+                           llvm::alignTo(codegen::getRowStride(x) * rows, 64),
+                           rows, cols, candidate.dtype);
+  std::vector<cmd::GlobalTensor> parameters;
+  for (Value operand : llvm::drop_begin(norm.operands)) {
+    llvm::Expected<cmd::DType> dtype =
+        codegen::getDType(cast<ShapedType>(operand.getType()).getElementType());
+    if (!dtype) {
+      llvm::consumeError(dtype.takeError());
+      return false;
+    }
+    parameters.push_back(
+        cmodel::globalTensor(cmd::REGION_COEFF, 0, 1, cols, *dtype));
+  }
+  int64_t readers = llvm::count_if(candidate.ops, [&](Operation *op) {
+    return llvm::is_contained(op->getOperands(), candidate.norm->getResult(0));
+  });
+  auto lanes = static_cast<uint32_t>(chip.npuLanes);
+  codegen::Emitter context(chip, "layer-group");
+  // Alone: the norm's rows over the lanes, its result stored, and every
+  // projection loading it onto every lane.
+  llvm::Expected<uint64_t> alone = codegen::estimateCandidate(
+      context, [&](codegen::Emitter &emitter) -> llvm::Error {
+        std::vector<codegen::RowwiseInput> inputs = {{x, false}};
+        for (const cmd::GlobalTensor &parameter : parameters)
+          inputs.push_back({parameter, rows > 1});
+        if (llvm::Error error =
+                codegen::emitRowwise(emitter, norm.compute, inputs, y))
+          return error;
+        for (int64_t reader = 0; reader < readers; ++reader) {
+          emitter.getArena().beginOp();
+          cmd::LocalTensor local =
+              emitter.replicated(rows, cols, candidate.dtype, lanes);
+          if (llvm::Error error = emitter.pin(local))
+            return error;
+          emitter.load(y, local);
+        }
+        return llvm::Error::success();
+      });
+  // Grouped: the norm on every lane, held where the projections read it.
+  llvm::Expected<uint64_t> grouped = codegen::estimateCandidate(
+      context, [&](codegen::Emitter &emitter) -> llvm::Error {
+        cmd::LocalTensor held =
+            emitter.replicated(rows, cols, candidate.dtype, lanes);
+        uint64_t bytes = emitter.getFootprint(held);
+        held.set_address(chip.localMemoryBytesPerLane - bytes);
+        if (llvm::Error error = emitter.getArena().hold(held.address(), bytes))
+          return error;
+        std::vector<cmd::GlobalTensor> inputs = {x};
+        inputs.insert(inputs.end(), parameters.begin(), parameters.end());
+        return codegen::emitReplicatedRowwise(emitter, norm.compute, inputs,
+                                              held);
+      });
+  if (!alone || !grouped) {
+    llvm::consumeError(alone.takeError());
+    llvm::consumeError(grouped.takeError());
+    return false;
+  }
+  return *grouped < *alone;
+}
+
+void Planner::form(const Candidate &candidate, int64_t id) const {
+  Operation *norm = candidate.norm;
+  MLIRContext *context = norm->getContext();
+  OpBuilder builder(norm);
+  llvm::SmallPtrSet<Operation *, 8> inside(candidate.ops.begin(),
+                                           candidate.ops.end());
+  // Inputs in order of first use; leaves after the norm move before it, and
+  // absent operands (none) are rebuilt inside.
+  llvm::SetVector<Value> inputs;
+  for (Operation *op : candidate.ops)
+    for (Value operand : op->getOperands()) {
+      Operation *producer = operand.getDefiningOp();
+      if (producer && inside.contains(producer))
+        continue;
+      if (isa<NoneType>(operand.getType()))
+        continue;
+      if (producer && isLeaf(producer) && norm->isBeforeInBlock(producer))
+        producer->moveBefore(norm);
+      inputs.insert(operand);
+    }
+  // Results read outside the group.
+  SmallVector<Value> outputs;
+  for (Operation *op : candidate.ops)
+    for (Value result : op->getResults())
+      if (llvm::any_of(result.getUsers(),
+                       [&](Operation *user) { return !inside.contains(user); }))
+        outputs.push_back(result);
+
+  SmallVector<Type> outputTypes;
+  for (Value output : outputs)
+    outputTypes.push_back(output.getType());
+  auto rank = cast<RankedTensorType>(outputs.front().getType()).getRank();
+  auto group = GroupOp::create(builder, norm->getLoc(), outputTypes,
+                               inputs.getArrayRef(), id,
+                               SmallVector<int64_t>(rank, 1), kStoreStage + 1);
+  Block *body = new Block();
+  group.getBody().push_back(body);
+  for (Value input : inputs)
+    body->addArgument(input.getType(), input.getLoc());
+
+  int64_t timestep = 0;
+  auto lg = [&](int64_t stage, int64_t address = 0, int64_t size = 0) {
+    int64_t bankBytes = chip.localMemoryBytesPerLane / chip.localMemoryBanks;
+    return LayerGroupAttr::get(context, id, stage, timestep++, address, size,
+                               size ? address / bankBytes : 0);
+  };
+  OpBuilder inner = OpBuilder::atBlockEnd(body);
+  IRMapping mapping;
+  for (auto [input, argument] : llvm::zip(inputs, body->getArguments())) {
+    Operation *producer = input.getDefiningOp();
+    // Weights are streamed by the op that reads them; activations load.
+    if (producer && isLeaf(producer)) {
+      mapping.map(input, argument);
+      continue;
+    }
+    mapping.map(
+        input, LoadOp::create(inner, input.getLoc(), argument, lg(kLoadStage)));
+  }
+  for (Operation *op : candidate.ops)
+    for (Value operand : op->getOperands())
+      if (isa<NoneType>(operand.getType()) && !mapping.contains(operand))
+        mapping.map(operand,
+                    inner.clone(*operand.getDefiningOp())->getResult(0));
+  uint64_t heldBytes = getHeldBytes(candidate);
+  for (Operation *op : candidate.ops) {
+    Operation *clone = inner.clone(*op, mapping);
+    clone->setAttr("lg",
+                   op == norm
+                       ? lg(kComputeStage,
+                            chip.localMemoryBytesPerLane - heldBytes, heldBytes)
+                       : lg(kComputeStage));
+  }
+  SmallVector<Value> stored;
+  for (Value output : outputs)
+    stored.push_back(StoreOp::create(inner, output.getLoc(),
+                                     mapping.lookup(output), lg(kStoreStage),
+                                     /*addr=*/nullptr));
+  YieldOp::create(inner, norm->getLoc(), stored);
+
+  for (auto [output, result] : llvm::zip(outputs, group.getResults()))
+    output.replaceAllUsesWith(result);
+  for (Operation *op : llvm::reverse(candidate.ops))
+    op->erase();
+}
+
+/// A descriptor of the figures the pass's options give (lit tests' small
+/// chips).
+plugins::ChipDescriptor describeChip(int64_t lanes, int64_t laneBytes,
+                                     int64_t banks, int64_t euBytes,
+                                     double clockMHz, double tflops,
+                                     double ddrGBps) {
+  plugins::ChipDescriptor chip;
+  chip.id = "layer-group-options";
+  chip.npuLanes = lanes;
+  chip.localMemoryBytesPerLane = laneBytes;
+  chip.localMemoryBanks = banks;
+  chip.euBytesPerLane = euBytes;
+  chip.cores = 1;
+  chip.clockMHz = clockMHz;
+  chip.f16Tflops = chip.bf16Tflops = tflops;
+  chip.f32Tflops = tflops / 8;
+  chip.int8Tops = 2 * tflops;
+  chip.ddrBandwidthGBps = ddrGBps;
+  return chip;
+}
+
+void runLayerGroup(func::FuncOp function, const plugins::ChipDescriptor &chip) {
+  if (chip.computesInGlobalMemory || function.isExternal())
+    return;
+  Planner planner(chip);
+  int64_t id = 0;
+  SmallVector<Operation *> norms;
+  for (Operation &op : function.getBody().front())
+    if (codegen::getRowwiseNorm(&op))
+      norms.push_back(&op);
+  for (Operation *norm : norms) {
+    std::optional<Candidate> candidate = planner.findCandidate(norm);
+    // A group leaves its ops at least half of each lane.
+    if (!candidate ||
+        planner.getHeldBytes(*candidate) >
+            static_cast<uint64_t>(chip.localMemoryBytesPerLane / 2) ||
+        !planner.isFaster(*candidate))
+      continue;
+    planner.form(*candidate, id++);
+  }
+}
+
+struct TpuLayerGroupPass
+    : layergroup::impl::TpuLayerGroupPassBase<TpuLayerGroupPass> {
+  using TpuLayerGroupPassBase::TpuLayerGroupPassBase;
+  explicit TpuLayerGroupPass(const plugins::ChipDescriptor &chip)
+      : chip(chip) {}
+
+  void runOnOperation() override {
+    plugins::ChipDescriptor options =
+        chip ? *chip
+             : describeChip(lanes, laneBytes, banks, euBytes, clockMHz, tflops,
+                            ddrGBps);
+    // A chip computing in global memory has no local memory to group in.
+    if (options.computesInGlobalMemory)
+      return;
+    if (options.npuLanes <= 0 || options.localMemoryBanks <= 0 ||
+        options.euBytesPerLane <= 0 ||
+        options.localMemoryBytesPerLane % options.localMemoryBanks ||
+        options.localMemoryBytesPerLane % options.euBytesPerLane) {
+      getOperation().emitError(
+          "tpu-layer-group: lanes, banks and eu-bytes must be positive and "
+          "divide lane-bytes");
+      return signalPassFailure();
+    }
+    runLayerGroup(getOperation(), options);
+  }
+
+  std::optional<plugins::ChipDescriptor> chip;
+};
+
+} // namespace
+
+std::unique_ptr<Pass>
+layergroup::createTpuLayerGroupPass(const plugins::ChipDescriptor &chip) {
+  return std::make_unique<TpuLayerGroupPass>(chip);
+}
