@@ -3,7 +3,7 @@
 #include "runtime/tokenizer/PreTokenizer.h"
 
 #include "runtime/tokenizer/ByteLevel.h"
-#include "runtime/tokenizer/SplitPatterns.h"
+#include "runtime/tokenizer/SplitRegex.h"
 
 #include "llvm/ADT/STLExtras.h"
 
@@ -119,24 +119,23 @@ std::vector<std::pair<size_t, size_t>> findLiteral(llvm::StringRef text,
 
 class SplitPreTokenizer : public PreTokenizer {
 public:
-  SplitPreTokenizer(std::optional<SplitPattern> regex, std::string literal,
-                    SplitBehavior behavior, bool invert)
-      : regex(regex), literal(std::move(literal)), behavior(behavior),
-        invert(invert) {}
+  SplitPreTokenizer(std::shared_ptr<const SplitRegex> regex,
+                    std::string literal, SplitBehavior behavior, bool invert)
+      : regex(std::move(regex)), literal(std::move(literal)),
+        behavior(behavior), invert(invert) {}
 
   void preTokenize(std::vector<PreToken> &pieces) const override {
     splitPieces(
         pieces,
         [&](llvm::StringRef text) {
-          return regex ? findSplitMatches(*regex, text)
-                       : findLiteral(text, literal);
+          return regex ? regex->findMatches(text) : findLiteral(text, literal);
         },
         behavior, invert);
   }
 
 private:
-  /// The pattern: a recognised regex, or else a literal string.
-  std::optional<SplitPattern> regex;
+  /// The pattern: a regex, or else a literal string.
+  std::shared_ptr<const SplitRegex> regex;
   std::string literal;
   SplitBehavior behavior;
   bool invert;
@@ -156,7 +155,7 @@ public:
       splitPieces(
           pieces,
           [](llvm::StringRef text) {
-            return findSplitMatches(SplitPattern::Gpt2, text);
+            return SplitRegex::getGpt2().findMatches(text);
           },
           SplitBehavior::Isolated, /*invert=*/false);
     for (PreToken &piece : pieces) {
@@ -243,17 +242,16 @@ std::unique_ptr<PreTokenizer> parseSplit(const llvm::json::Object &object,
   }
   auto [text, isRegex] = *pattern;
   if (!isRegex)
-    return std::make_unique<SplitPreTokenizer>(std::nullopt, std::move(text),
+    return std::make_unique<SplitPreTokenizer>(nullptr, std::move(text),
                                                *behavior, invert);
-  std::optional<SplitPattern> regex = recognizeSplitPattern(text);
+  llvm::Expected<std::shared_ptr<const SplitRegex>> regex =
+      SplitRegex::compile(text);
   if (!regex) {
-    reader.fail(path + ".pattern",
-                "regex '" + text +
-                    "' is not supported (supported: the GPT-2, Llama 3 and "
-                    "Qwen2 split patterns)");
+    reader.fail(path + ".pattern", llvm::toString(regex.takeError()));
     return nullptr;
   }
-  return std::make_unique<SplitPreTokenizer>(regex, "", *behavior, invert);
+  return std::make_unique<SplitPreTokenizer>(std::move(*regex), "", *behavior,
+                                             invert);
 }
 
 std::unique_ptr<PreTokenizer> parseMetaspace(const llvm::json::Object &object,
@@ -306,7 +304,8 @@ std::unique_ptr<PreTokenizer> parsePreTokenizer(const llvm::json::Value *value,
   if (type == "Metaspace")
     return parseMetaspace(*object, reader, path);
   if (type == "Sequence") {
-    auto steps = reader.getSteps<PreTokenizer>(*object, "pretokenizers", path, parsePreTokenizer);
+    auto steps = reader.getSteps<PreTokenizer>(*object, "pretokenizers", path,
+                                               parsePreTokenizer);
     if (!steps)
       return nullptr;
     return std::make_unique<SequencePreTokenizer>(std::move(*steps));

@@ -11,18 +11,6 @@
 
 namespace llmc::tokenizer {
 
-CharClass classifyChar(uint32_t codePoint) {
-  auto c = static_cast<UChar32>(codePoint);
-  uint32_t mask = U_GET_GC_MASK(c);
-  if (mask & U_GC_L_MASK)
-    return CharClass::Letter;
-  if (mask & U_GC_N_MASK)
-    return CharClass::Number;
-  if (u_isUWhiteSpace(c))
-    return CharClass::Space;
-  return CharClass::Other;
-}
-
 bool isWhiteSpace(uint32_t codePoint) {
   return u_isUWhiteSpace(static_cast<UChar32>(codePoint));
 }

@@ -1,9 +1,8 @@
 //===- Unicode.h - character properties and normalization forms -*- C++ -*-===//
 //
-// The properties that tokenizer.json pre-tokenizer patterns and added-token
-// flags test (`\p{L}`, `\p{N}`, `\s`, word characters), and the Unicode
-// normalization forms of its normalizers, both from ICU: LLVM has neither a
-// general-category table nor composition.
+// The properties that added-token flags test (white space, word
+// characters) and the Unicode normalization forms of the normalizers, both
+// from ICU: LLVM has neither a general-category table nor composition.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,20 +15,6 @@
 #include <string>
 
 namespace llmc::tokenizer {
-
-/// The classes the supported split patterns distinguish.
-enum class CharClass : uint8_t {
-  /// General category L (`\p{L}`).
-  Letter,
-  /// General category N (`\p{N}`).
-  Number,
-  /// The White_Space property (`\s`), which includes CR and LF.
-  Space,
-  /// Anything else (`[^\s\p{L}\p{N}]`).
-  Other,
-};
-
-CharClass classifyChar(uint32_t codePoint);
 
 /// White_Space, as Rust's `char::is_whitespace` and regex `\s`.
 bool isWhiteSpace(uint32_t codePoint);

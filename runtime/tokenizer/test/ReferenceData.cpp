@@ -13,12 +13,15 @@
 namespace llmc::tokenizer::test {
 
 std::vector<ReferenceLine> readReferenceLines(llvm::StringRef name) {
-  std::string path =
-      llmc::test::getRefdataPath(("tokenizer/ref_" + name + ".jsonl").str());
+  return readReferenceFile(
+      llmc::test::getRefdataPath(("tokenizer/ref_" + name + ".jsonl").str()));
+}
+
+std::vector<ReferenceLine> readReferenceFile(llvm::StringRef path) {
   std::vector<ReferenceLine> lines;
   auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
   if (!buffer) {
-    ADD_FAILURE() << path << ": " << buffer.getError().message();
+    ADD_FAILURE() << path.str() << ": " << buffer.getError().message();
     return lines;
   }
   for (llvm::line_iterator it(**buffer); !it.is_at_end(); ++it) {
@@ -30,10 +33,13 @@ std::vector<ReferenceLine> readReferenceLines(llvm::StringRef name) {
     if (!ids || !text) {
       if (!value)
         llvm::consumeError(value.takeError());
-      ADD_FAILURE() << path << ":" << it.line_number() << ": malformed line";
+      ADD_FAILURE() << path.str() << ":" << it.line_number()
+                    << ": malformed line";
       continue;
     }
-    ReferenceLine line{text->str(), {}};
+    ReferenceLine line{text->str(), {}, ""};
+    if (std::optional<llvm::StringRef> name = object->getString("case"))
+      line.caseName = name->str();
     for (const llvm::json::Value &id : *ids)
       line.ids.push_back(static_cast<int32_t>(id.getAsInteger().value_or(-1)));
     lines.push_back(std::move(line));

@@ -11,14 +11,19 @@
 
 namespace llmc::tokenizer::test {
 
-/// One line of a `ref_<name>.jsonl`: a text and the reference's ids.
+/// One line of a reference file: a text and the reference's ids.
 struct ReferenceLine {
   std::string text;
   std::vector<int32_t> ids;
+  /// The line's `case`, in a file holding several (empty otherwise).
+  std::string caseName;
 };
 
-/// The lines of `refdata/tokenizer/ref_<name>.jsonl`; a test failure when
-/// the file is unreadable.
+/// The lines (`{"text", "ids"[, "case"]}`) of the reference file at
+/// `path`; a test failure when the file is unreadable.
+std::vector<ReferenceLine> readReferenceFile(llvm::StringRef path);
+
+/// The lines of `refdata/tokenizer/ref_<name>.jsonl`.
 std::vector<ReferenceLine> readReferenceLines(llvm::StringRef name);
 
 /// The texts of `refdata/tokenizer/corpus.jsonl`.

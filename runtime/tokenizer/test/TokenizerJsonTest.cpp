@@ -190,9 +190,9 @@ TEST(TokenizerJsonTest, MalformedFilesNameTheFileAndTheField) {
   EXPECT_EQ(loadError(charModel(R"([], "unk_token": "[UNK]"})")),
             "bad.json: model.unk_token '[UNK]' is not in the vocabulary");
   EXPECT_EQ(loadError(charModel(R"([]}, "pre_tokenizer": {"type": "Split",
-              "pattern": {"Regex": "\\w+"}, "behavior": "Isolated"})")),
-            "bad.json: pre_tokenizer.pattern regex '\\w+' is not supported "
-            "(supported: the GPT-2, Llama 3 and Qwen2 split patterns)");
+              "pattern": {"Regex": "(\\w+"}, "behavior": "Isolated"})")),
+            "bad.json: pre_tokenizer.pattern regex '(\\w+' does not compile "
+            "at offset 4: missing closing parenthesis");
   EXPECT_EQ(
       loadError(charModel(R"([]}, "normalizer": {"type": "Lowercase"})")),
       "bad.json: normalizer.type 'Lowercase' is not supported (supported: "

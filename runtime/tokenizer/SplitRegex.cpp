@@ -1,0 +1,84 @@
+//===- SplitRegex.cpp - regexes of tokenizer.json split patterns ----------===//
+
+#include "runtime/tokenizer/SplitRegex.h"
+
+#include <pcre2.h>
+
+#include <string>
+
+namespace llmc::tokenizer {
+
+struct SplitRegex::Code {
+  pcre2_code *pattern = nullptr;
+  ~Code() { pcre2_code_free(pattern); }
+};
+
+SplitRegex::SplitRegex(std::unique_ptr<Code> code) : code(std::move(code)) {}
+SplitRegex::~SplitRegex() = default;
+
+llvm::Expected<std::shared_ptr<const SplitRegex>>
+SplitRegex::compile(llvm::StringRef pattern) {
+  int status = 0;
+  PCRE2_SIZE offset = 0;
+  // UCP: `\s`, `\w` and `\d` by Unicode properties, as Oniguruma's are.
+  pcre2_code *compiled = pcre2_compile(
+      reinterpret_cast<PCRE2_SPTR>(pattern.data()), pattern.size(),
+      PCRE2_UTF | PCRE2_UCP, &status, &offset, nullptr);
+  if (!compiled) {
+    PCRE2_UCHAR message[256];
+    pcre2_get_error_message(status, message, sizeof(message));
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "regex '" + pattern +
+                                       "' does not compile at offset " +
+                                       llvm::Twine(offset) + ": " +
+                                       reinterpret_cast<const char *>(message));
+  }
+  // Without a JIT (an unsupported platform) the interpreter matches alike.
+  pcre2_jit_compile(compiled, PCRE2_JIT_COMPLETE);
+  auto code = std::make_unique<Code>();
+  code->pattern = compiled;
+  return std::shared_ptr<const SplitRegex>(new SplitRegex(std::move(code)));
+}
+
+const SplitRegex &SplitRegex::getGpt2() {
+  static const std::shared_ptr<const SplitRegex> gpt2 = llvm::cantFail(compile(
+      R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+)"));
+  return *gpt2;
+}
+
+std::vector<std::pair<size_t, size_t>>
+SplitRegex::findMatches(llvm::StringRef text) const {
+  std::vector<std::pair<size_t, size_t>> matches;
+  pcre2_match_data *data =
+      pcre2_match_data_create_from_pattern(code->pattern, nullptr);
+  if (!data)
+    return matches;
+  auto subject = reinterpret_cast<PCRE2_SPTR>(text.data());
+  uint32_t options = 0;
+  for (size_t start = 0; start <= text.size();) {
+    int found = pcre2_match(code->pattern, subject, text.size(), start, options,
+                            data, nullptr);
+    if (found < 0)
+      break;
+    // The subject was checked on the first call.
+    options = PCRE2_NO_UTF_CHECK;
+    PCRE2_SIZE *range = pcre2_get_ovector_pointer(data);
+    size_t begin = range[0], end = range[1];
+    if (end > begin) {
+      matches.emplace_back(begin, end);
+      start = end;
+      continue;
+    }
+    // An empty match: move on by one character.
+    if (begin >= text.size())
+      break;
+    start = begin + 1;
+    while (start < text.size() &&
+           (static_cast<unsigned char>(text[start]) & 0xC0) == 0x80)
+      ++start;
+  }
+  pcre2_match_data_free(data);
+  return matches;
+}
+
+} // namespace llmc::tokenizer

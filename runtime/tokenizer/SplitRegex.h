@@ -1,0 +1,50 @@
+//===- SplitRegex.h - regexes of tokenizer.json split patterns --*- C++ -*-===//
+//
+// tokenizer.json files split text with Oniguruma regexes that use Unicode
+// properties and lookahead (`\p{L}`, `\s+(?!\S)`, `(?i:'s|'t)`), which
+// llvm::Regex cannot express. PCRE2, in UTF mode with Unicode properties for
+// `\s`, `\w` and `\d`, runs them with the same leftmost-first backtracking
+// semantics, JIT-compiled where the platform allows.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLMC_RUNTIME_TOKENIZER_SPLITREGEX_H
+#define LLMC_RUNTIME_TOKENIZER_SPLITREGEX_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <memory>
+#include <utility>
+#include <vector>
+
+namespace llmc::tokenizer {
+
+/// A compiled split pattern; matching is thread-safe.
+class SplitRegex {
+public:
+  /// `pattern` compiled, or an error naming the position PCRE2 stopped at.
+  static llvm::Expected<std::shared_ptr<const SplitRegex>>
+  compile(llvm::StringRef pattern);
+  /// GPT-2's pattern, which ByteLevel's `use_regex` applies.
+  static const SplitRegex &getGpt2();
+
+  ~SplitRegex();
+  SplitRegex(const SplitRegex &) = delete;
+  SplitRegex &operator=(const SplitRegex &) = delete;
+
+  /// The [begin, end) byte ranges of the successive non-overlapping,
+  /// non-empty matches in `text`, as a regex `find_iter` yields them; none
+  /// when `text` is not well-formed UTF-8.
+  std::vector<std::pair<size_t, size_t>>
+  findMatches(llvm::StringRef text) const;
+
+private:
+  struct Code;
+  explicit SplitRegex(std::unique_ptr<Code> code);
+  std::unique_ptr<Code> code;
+};
+
+} // namespace llmc::tokenizer
+
+#endif // LLMC_RUNTIME_TOKENIZER_SPLITREGEX_H
