@@ -535,4 +535,26 @@ llvm::Error emitDataMovementOp(Emitter &emitter,
       });
 }
 
+llvm::Error emitHeldGather(Emitter &emitter, const ValuePlacement &placement,
+                           Operation *op, const cmd::LocalTensor &output) {
+  auto gather = cast<tpu::GatherOp>(op);
+  int64_t count = getNumElements(gather.getIndices());
+  std::array<cmd::GlobalTensor, 2> views;
+  if (llvm::Error error = viewGather(
+          placement,
+          {{gather.getTable(), output.cols()}, {gather.getIndices(), count}},
+          views))
+    return error;
+  emitter.gather(views[0], views[1], output);
+  // With keep-values (llmc compare) the held rows have a global range too.
+  if (op->getAttr("addr")) {
+    llvm::Expected<cmd::GlobalTensor> to =
+        placement.view(gather.getResult(), output.cols());
+    if (!to)
+      return to.takeError();
+    emitter.store(output, *to);
+  }
+  return llvm::Error::success();
+}
+
 } // namespace llmc::codegen

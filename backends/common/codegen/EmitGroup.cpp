@@ -1,10 +1,11 @@
 //===- EmitGroup.cpp - a layer group's commands ---------------------------===//
 //
-// A group's held values are computed into the local buffers the
-// layer-group pass placed (its `lg` addresses), held until the group ends;
-// its other ops are emitted as on their own, reading the held values where
-// they are instead of loading them, and storing only what the group's
-// tpu.Store ops write back.
+// A group's held values (a norm replicated on every lane, gathered table
+// rows over the lanes) are computed into the local buffers the layer-group
+// pass placed (their `lg` addresses), held until the group ends; its other
+// ops are emitted as on their own, reading the held values where they are
+// instead of loading them, and storing only what the group's tpu.Store ops
+// write back.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,23 +27,28 @@ static bool isEdge(Operation &op) {
   return isa<tpu::LoadOp, tpu::StoreOp, tpu::YieldOp, top::NoneOp>(op);
 }
 
-/// Computes `op` (a norm) on every lane into the buffer its `lg` places.
+/// The buffer `op`'s `lg` places its result in, laid out as `layout` says
+/// (replicated, or rows over the lanes), held until the group ends.
 static llvm::Expected<cmd::LocalTensor>
-emitHeldNorm(Emitter &emitter, const ValuePlacement &placement, Operation *op,
-             const RowwiseNorm &norm) {
+holdResult(Emitter &emitter, Operation *op, cmd::Layout layout) {
   auto lg = op->getAttrOfType<tpu::LayerGroupAttr>("lg");
   if (!lg || lg.getLocalSize() <= 0)
     return opError(op, "is held by its layer group but lg gives it no local "
                        "buffer");
   Value result = op->getResult(0);
   int64_t cols = cast<ShapedType>(result.getType()).getShape().back();
+  int64_t rows = getNumElements(result) / cols;
   llvm::Expected<cmd::DType> dtype =
       getDType(cast<ShapedType>(result.getType()).getElementType());
   if (!dtype)
     return dtype.takeError();
+  int64_t lanes = emitter.getLanes();
   cmd::LocalTensor output =
-      emitter.replicated(getNumElements(result) / cols, cols, *dtype,
-                         static_cast<uint32_t>(emitter.getLanes()));
+      layout == cmd::LAYOUT_REPLICATED
+          ? emitter.replicated(rows, cols, *dtype,
+                               static_cast<uint32_t>(lanes))
+          : emitter.rowsLayout(rows, cols, *dtype,
+                               llvm::divideCeil(rows, lanes));
   output.set_address(lg.getLocalAddr());
   if (emitter.getFootprint(output) > static_cast<uint64_t>(lg.getLocalSize()))
     return opError(op, "needs " + llvm::Twine(emitter.getFootprint(output)) +
@@ -51,6 +57,18 @@ emitHeldNorm(Emitter &emitter, const ValuePlacement &placement, Operation *op,
   if (llvm::Error error =
           emitter.getArena().hold(lg.getLocalAddr(), lg.getLocalSize()))
     return opError(op, llvm::toString(std::move(error)));
+  return output;
+}
+
+/// Computes `op` (a norm) on every lane into the buffer its `lg` places.
+static llvm::Expected<cmd::LocalTensor>
+emitHeldNorm(Emitter &emitter, const ValuePlacement &placement, Operation *op,
+             const RowwiseNorm &norm) {
+  llvm::Expected<cmd::LocalTensor> output =
+      holdResult(emitter, op, cmd::LAYOUT_REPLICATED);
+  if (!output)
+    return output.takeError();
+  int64_t cols = output->cols();
   std::vector<cmd::GlobalTensor> inputs;
   for (Value operand : norm.operands) {
     if (!operand || isa<NoneType>(operand.getType())) {
@@ -64,14 +82,15 @@ emitHeldNorm(Emitter &emitter, const ValuePlacement &placement, Operation *op,
     inputs.push_back(*view);
   }
   if (llvm::Error error =
-          emitReplicatedRowwise(emitter, norm.compute, inputs, output))
+          emitReplicatedRowwise(emitter, norm.compute, inputs, *output))
     return std::move(error);
   // With keep-values (llmc compare) the held value has a global range too.
   if (op->getAttr("addr")) {
-    llvm::Expected<cmd::GlobalTensor> to = placement.view(result, cols);
+    llvm::Expected<cmd::GlobalTensor> to =
+        placement.view(op->getResult(0), cols);
     if (!to)
       return to.takeError();
-    emitter.store(output, *to);
+    emitter.store(*output, *to);
   }
   return output;
 }
@@ -100,6 +119,21 @@ llvm::Error emitGroupOp(SectionWriter &sections,
       if (!output)
         return output.takeError();
       held[inner.getResult(0)] = *output;
+      continue;
+    }
+    if (isa<tpu::GatherOp>(inner)) {
+      llvm::Expected<cmd::LocalTensor> rows =
+          holdResult(emitter, &inner, cmd::LAYOUT_ROWS);
+      if (!rows)
+        return rows.takeError();
+      if (llvm::Error error = emitHeldGather(emitter, placement, &inner, *rows))
+        return error;
+      held[inner.getResult(0)] = *rows;
+      continue;
+    }
+    if (isa<tpu::RopeOp>(inner)) {
+      if (llvm::Error error = emitRowwiseOp(emitter, placement, &inner, &held))
+        return error;
       continue;
     }
     if (!isa<tpu::MatMulOp, tpu::A16MatMulOp, tpu::MLPOp, tpu::A16MLPOp>(inner))

@@ -50,11 +50,17 @@ llvm::Error emitRowwise(Emitter &emitter, const cmd::Compute &compute,
     return llvm::Error::success();
   }
   int64_t rows = output.rows(), lanes = emitter.getLanes();
+  const RowwiseInput *held = llvm::find_if(
+      inputs, [](const RowwiseInput &input) { return input.held; });
+  if (held == inputs.end())
+    held = nullptr;
   emitter.getArena().beginOp();
   // Broadcast rows stay for the whole op.
   std::vector<cmd::LocalTensor> pinned(inputs.size());
   uint64_t rowBytes = emitter.getRowBytes(output.cols(), output.dtype());
   for (auto [input, local] : llvm::zip(inputs, pinned)) {
+    if (input.held)
+      continue;
     if (!input.broadcast) {
       rowBytes +=
           emitter.getRowBytes(input.global.cols(), input.global.dtype());
@@ -74,6 +80,14 @@ llvm::Error emitRowwise(Emitter &emitter, const cmd::Compute &compute,
             " elements does not fit a lane's streaming memory");
   int64_t perLane =
       std::min<int64_t>(llvm::divideCeil(rows, lanes), budget / rowBytes);
+  if (held) {
+    perLane = held->held->per_lane();
+    if (held->held->rows() != rows || perLane * lanes < rows ||
+        static_cast<uint64_t>(perLane) * rowBytes > budget)
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "a held operand's rows do not fit one tile of the row-wise op");
+  }
   int64_t tileRows = perLane * lanes;
   int64_t tiles = llvm::divideCeil(rows, tileRows);
   struct Tile {
@@ -85,6 +99,10 @@ llvm::Error emitRowwise(Emitter &emitter, const cmd::Compute &compute,
     int64_t r0 = t * tileRows, count = std::min(tileRows, rows - r0);
     Tile &tile = loaded[t];
     for (auto [input, local] : llvm::zip(inputs, pinned)) {
+      if (input.held) {
+        tile.inputs.push_back(*input.held);
+        continue;
+      }
       if (input.broadcast) {
         tile.inputs.push_back(local);
         continue;
@@ -263,7 +281,8 @@ cmd::Comparison getComparison(top::CompareMode mode) {
 /// tensors, or one row (a norm's weight, a broadcast addend).
 llvm::Error emitRowsOf(Emitter &emitter, const ValuePlacement &placement,
                        Operation *op, const cmd::Compute &compute,
-                       llvm::ArrayRef<Value> operands, int64_t cols) {
+                       llvm::ArrayRef<Value> operands, int64_t cols,
+                       const HeldValues *held) {
   std::vector<RowwiseInput> inputs;
   int64_t rows = getNumElements(op->getResult(0)) / cols;
   for (Value operand : operands) {
@@ -271,6 +290,15 @@ llvm::Error emitRowsOf(Emitter &emitter, const ValuePlacement &placement,
       inputs.push_back({cmd::GlobalTensor(), true});
       continue;
     }
+    if (held)
+      if (auto it = held->find(operand); it != held->end()) {
+        const cmd::LocalTensor &local = it->second;
+        inputs.push_back({cmodel::globalTensor(cmd::REGION_INVALID, 0,
+                                               local.rows(), local.cols(),
+                                               local.dtype()),
+                          false, &local});
+        continue;
+      }
     // The first operand is viewed like the output; the others (a norm's
     // weight, rope's tables) by their last dimension.
     int64_t operandCols =
@@ -300,7 +328,7 @@ int64_t getLastDim(Value value) {
 } // namespace
 
 llvm::Error emitRowwiseOp(Emitter &emitter, const ValuePlacement &placement,
-                          Operation *op) {
+                          Operation *op, const HeldValues *held) {
   auto make = [](cmd::Opcode opcode) {
     return cmodel::makeCompute(opcode, {}, {});
   };
@@ -350,7 +378,7 @@ llvm::Error emitRowwiseOp(Emitter &emitter, const ValuePlacement &placement,
       .Case<tpu::RMSNormOp, tpu::LayerNormOp>([&](Operation *op) {
         RowwiseNorm norm = *getRowwiseNorm(op);
         return emitRowsOf(emitter, placement, op, norm.compute, norm.operands,
-                          getLastDim(op->getOperand(0)));
+                          getLastDim(op->getOperand(0)), held);
       })
       .Case([&](tpu::SoftmaxOp softmax) -> llvm::Error {
         auto type = cast<ShapedType>(softmax.getType());
@@ -359,7 +387,7 @@ llvm::Error emitRowwiseOp(Emitter &emitter, const ValuePlacement &placement,
         if (axis != -1 && axis != type.getRank() - 1)
           return opError(op, "codegen runs softmax over the last axis only");
         return emitRowsOf(emitter, placement, op, make(cmd::SOFTMAX),
-                          {softmax.getInput()}, type.getShape().back());
+                          {softmax.getInput()}, type.getShape().back(), held);
       })
       .Case([&](tpu::CumSumOp cumSum) -> llvm::Error {
         auto type = cast<ShapedType>(cumSum.getType());
@@ -371,7 +399,7 @@ llvm::Error emitRowwiseOp(Emitter &emitter, const ValuePlacement &placement,
         compute.set_exclusive(cumSum.getExclusive());
         compute.set_reverse(cumSum.getReverse());
         return emitRowsOf(emitter, placement, op, compute, {cumSum.getInput()},
-                          type.getShape().back());
+                          type.getShape().back(), held);
       })
       .Case([&](tpu::RopeOp rope) -> llvm::Error {
         // x [.., L, H, D] as [L, H * D]; cos, sin [.., L, R] as [L, R].
@@ -385,7 +413,7 @@ llvm::Error emitRowwiseOp(Emitter &emitter, const ValuePlacement &placement,
         compute.set_interleaved(rope.getMode() == top::RopeMode::Interleaved);
         return emitRowsOf(emitter, placement, op, compute,
                           {rope.getInput(), rope.getCos(), rope.getSin()},
-                          cols);
+                          cols, held);
       })
       .Default(
           [&](Operation *) { return opError(op, "is not a row-wise op"); });

@@ -104,14 +104,18 @@ llvm::Error emitGroupOp(SectionWriter &sections,
                         bool endsPiece);
 
 /// An operand of a row-wise computation: a tensor with the output's rows,
-/// or a single row every lane holds (`broadcast`).
+/// or a single row every lane holds (`broadcast`), or all the output's rows
+/// where a layer group holds them (`held`, rows over the lanes; `global`
+/// then only gives the shape).
 struct RowwiseInput {
   cmd::GlobalTensor global;
   bool broadcast = false;
+  const cmd::LocalTensor *held = nullptr;
 };
 
 /// Runs `compute` (its opcode and attributes; tensors are filled in) over
-/// tiles of rows: every input has the output's rows unless broadcast.
+/// tiles of rows: every input has the output's rows unless broadcast. With
+/// a held input, all rows are one tile split over the lanes as it is.
 llvm::Error emitRowwise(Emitter &emitter, const cmd::Compute &compute,
                         llvm::ArrayRef<RowwiseInput> inputs,
                         const cmd::GlobalTensor &output);
@@ -136,9 +140,16 @@ llvm::Error emitCopy(Emitter &emitter, const cmd::GlobalTensor &from,
                      const cmd::GlobalTensor &to);
 
 /// Elementwise ops, comparisons and selections, casts, norms, softmax,
-/// running sums and rope.
+/// running sums and rope. Operands in `held` are read where the op's layer
+/// group holds them.
 llvm::Error emitRowwiseOp(Emitter &emitter, const ValuePlacement &placement,
-                          mlir::Operation *op);
+                          mlir::Operation *op,
+                          const HeldValues *held = nullptr);
+
+/// Gathers `op`'s rows (a tpu.Gather) into `output`, rows over the lanes,
+/// which its layer group holds: nothing is stored.
+llvm::Error emitHeldGather(Emitter &emitter, const ValuePlacement &placement,
+                           mlir::Operation *op, const cmd::LocalTensor &output);
 
 /// tpu.FAttention.
 llvm::Error emitAttentionOp(Emitter &emitter, const ValuePlacement &placement,

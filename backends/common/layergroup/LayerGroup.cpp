@@ -56,22 +56,52 @@ bool isLeaf(Operation *op) {
   return isa<top::WeightOp, top::NoneOp, ConstantOp>(op);
 }
 
-/// A norm and the projections reading it, in block order, with the
-/// residual adds they absorb.
+/// The ops of a group, in block order, and those whose results it holds
+/// with their bytes per lane (placed from the top of the lane down, in
+/// this order). A norm group also keeps the norm's shape for its costing.
 struct Candidate {
-  Operation *norm = nullptr;
   SmallVector<Operation *> ops;
+  SmallVector<std::pair<Operation *, uint64_t>> held;
+  Operation *norm = nullptr;
   int64_t rows = 0, cols = 0;
   cmd::DType dtype = cmd::DTYPE_INVALID;
 };
+
+/// Whether a group of `ops` (sorted) can replace them at the first one's
+/// place: everything they read from outside is there already, or is a leaf
+/// that can move there.
+bool canGroupAtFirst(ArrayRef<Operation *> ops) {
+  llvm::SmallPtrSet<Operation *, 8> inside(ops.begin(), ops.end());
+  for (Operation *member : ops)
+    for (Value operand : member->getOperands()) {
+      Operation *producer = operand.getDefiningOp();
+      if (producer && !inside.contains(producer) && !isLeaf(producer) &&
+          !producer->isBeforeInBlock(ops.front()))
+        return false;
+    }
+  return true;
+}
+
+/// The bytes per lane of `rows` x `cols` of `dtype` when each lane holds
+/// `rowsPerLane` of the rows.
+uint64_t getHeldBytes(const plugins::ChipDescriptor &chip, int64_t rowsPerLane,
+                      int64_t cols, cmd::DType dtype) {
+  return rowsPerLane *
+         llvm::alignTo(cmodel::getDTypeBytes(dtype, cols),
+                       static_cast<uint64_t>(chip.euBytesPerLane));
+}
 
 class Planner {
 public:
   explicit Planner(const plugins::ChipDescriptor &chip) : chip(chip) {}
 
-  std::optional<Candidate> findCandidate(Operation *op) const;
-  /// Per-lane bytes of the norm's result replicated on every lane.
-  uint64_t getHeldBytes(const Candidate &candidate) const;
+  /// A norm and the projections reading it (with the residual adds they
+  /// absorb), when their x can be the norm held on every lane.
+  std::optional<Candidate> findNormCandidate(Operation *op) const;
+  /// The gathers of rotary tables and the ropes reading them, when every
+  /// row has a lane of its own: the ropes then run as one tile either way,
+  /// and the group only saves the tables' stores and loads.
+  std::optional<Candidate> findRopeCandidate(Operation *op) const;
   /// Whether the time model finds the group faster than its ops alone.
   bool isFaster(const Candidate &candidate) const;
   void form(const Candidate &candidate, int64_t id) const;
@@ -80,7 +110,7 @@ private:
   const plugins::ChipDescriptor &chip;
 };
 
-std::optional<Candidate> Planner::findCandidate(Operation *op) const {
+std::optional<Candidate> Planner::findNormCandidate(Operation *op) const {
   std::optional<codegen::RowwiseNorm> norm = codegen::getRowwiseNorm(op);
   if (!norm || op->hasAttr("lg"))
     return std::nullopt;
@@ -114,26 +144,62 @@ std::optional<Candidate> Planner::findCandidate(Operation *op) const {
   candidate.ops = members.takeVector();
   llvm::sort(candidate.ops,
              [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
-  // The group replaces its ops at the norm's place: everything they read
-  // from outside must be there already, or be a leaf that can move there.
-  llvm::SmallPtrSet<Operation *, 8> inside(candidate.ops.begin(),
-                                           candidate.ops.end());
-  for (Operation *member : candidate.ops)
-    for (Value operand : member->getOperands()) {
-      Operation *producer = operand.getDefiningOp();
-      if (!producer || inside.contains(producer) || isLeaf(producer) ||
-          producer->isBeforeInBlock(op))
-        continue;
-      return std::nullopt;
-    }
+  if (!canGroupAtFirst(candidate.ops))
+    return std::nullopt;
+  candidate.held.push_back(
+      {op, getHeldBytes(chip, candidate.rows, candidate.cols, *dtype)});
   return candidate;
 }
 
-uint64_t Planner::getHeldBytes(const Candidate &candidate) const {
-  uint64_t row =
-      llvm::alignTo(cmodel::getDTypeBytes(candidate.dtype, candidate.cols),
-                    static_cast<uint64_t>(chip.euBytesPerLane));
-  return candidate.rows * row;
+std::optional<Candidate> Planner::findRopeCandidate(Operation *op) const {
+  if (!isa<GatherOp>(op) || op->hasAttr("lg"))
+    return std::nullopt;
+  // The ropes reading the seed's rows, the gathers of every table they
+  // read, the ropes reading those: until nothing is added.
+  llvm::SetVector<Operation *> gathers, ropes;
+  gathers.insert(op);
+  for (size_t next = 0; next < gathers.size(); ++next) {
+    Value rows = gathers[next]->getResult(0);
+    if (rows.use_empty())
+      return std::nullopt;
+    for (OpOperand &use : rows.getUses()) {
+      auto rope = dyn_cast<RopeOp>(use.getOwner());
+      if (!rope || rope->getBlock() != op->getBlock() ||
+          use.getOperandNumber() == 0)
+        return std::nullopt;
+      if (!ropes.insert(rope))
+        continue;
+      for (Value table : {rope.getCos(), rope.getSin()}) {
+        auto gather = table.getDefiningOp<GatherOp>();
+        if (!gather || gather->getBlock() != op->getBlock())
+          return std::nullopt;
+        gathers.insert(gather);
+      }
+    }
+  }
+  Candidate candidate;
+  for (Operation *gather : gathers) {
+    auto type = dyn_cast<RankedTensorType>(gather->getResult(0).getType());
+    if (!type || !type.hasStaticShape() || type.getRank() == 0)
+      return std::nullopt;
+    int64_t cols = type.getShape().back();
+    int64_t rows = type.getNumElements() / cols;
+    llvm::Expected<cmd::DType> dtype = codegen::getDType(type.getElementType());
+    if (!dtype) {
+      llvm::consumeError(dtype.takeError());
+      return std::nullopt;
+    }
+    if (rows > chip.npuLanes)
+      return std::nullopt;
+    candidate.held.push_back({gather, getHeldBytes(chip, 1, cols, *dtype)});
+  }
+  candidate.ops.append(gathers.begin(), gathers.end());
+  candidate.ops.append(ropes.begin(), ropes.end());
+  llvm::sort(candidate.ops,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  if (!canGroupAtFirst(candidate.ops))
+    return std::nullopt;
+  return candidate;
 }
 
 bool Planner::isFaster(const Candidate &candidate) const {
@@ -204,13 +270,13 @@ bool Planner::isFaster(const Candidate &candidate) const {
 }
 
 void Planner::form(const Candidate &candidate, int64_t id) const {
-  Operation *norm = candidate.norm;
-  MLIRContext *context = norm->getContext();
-  OpBuilder builder(norm);
+  Operation *first = candidate.ops.front();
+  MLIRContext *context = first->getContext();
+  OpBuilder builder(first);
   llvm::SmallPtrSet<Operation *, 8> inside(candidate.ops.begin(),
                                            candidate.ops.end());
-  // Inputs in order of first use; leaves after the norm move before it, and
-  // absent operands (none) are rebuilt inside.
+  // Inputs in order of first use; leaves after the first op move before it,
+  // and absent operands (none) are rebuilt inside.
   llvm::SetVector<Value> inputs;
   for (Operation *op : candidate.ops)
     for (Value operand : op->getOperands()) {
@@ -219,8 +285,8 @@ void Planner::form(const Candidate &candidate, int64_t id) const {
         continue;
       if (isa<NoneType>(operand.getType()))
         continue;
-      if (producer && isLeaf(producer) && norm->isBeforeInBlock(producer))
-        producer->moveBefore(norm);
+      if (producer && isLeaf(producer) && first->isBeforeInBlock(producer))
+        producer->moveBefore(first);
       inputs.insert(operand);
     }
   // Results read outside the group.
@@ -235,7 +301,7 @@ void Planner::form(const Candidate &candidate, int64_t id) const {
   for (Value output : outputs)
     outputTypes.push_back(output.getType());
   auto rank = cast<RankedTensorType>(outputs.front().getType()).getRank();
-  auto group = GroupOp::create(builder, norm->getLoc(), outputTypes,
+  auto group = GroupOp::create(builder, first->getLoc(), outputTypes,
                                inputs.getArrayRef(), id,
                                SmallVector<int64_t>(rank, 1), kStoreStage + 1);
   Block *body = new Block();
@@ -266,21 +332,26 @@ void Planner::form(const Candidate &candidate, int64_t id) const {
       if (isa<NoneType>(operand.getType()) && !mapping.contains(operand))
         mapping.map(operand,
                     inner.clone(*operand.getDefiningOp())->getResult(0));
-  uint64_t heldBytes = getHeldBytes(candidate);
+  llvm::DenseMap<Operation *, std::pair<int64_t, int64_t>> placed;
+  int64_t top = chip.localMemoryBytesPerLane;
+  for (auto [op, bytes] : candidate.held) {
+    top -= static_cast<int64_t>(bytes);
+    placed[op] = {top, static_cast<int64_t>(bytes)};
+  }
   for (Operation *op : candidate.ops) {
     Operation *clone = inner.clone(*op, mapping);
-    clone->setAttr("lg",
-                   op == norm
-                       ? lg(kComputeStage,
-                            chip.localMemoryBytesPerLane - heldBytes, heldBytes)
-                       : lg(kComputeStage));
+    auto it = placed.find(op);
+    clone->setAttr(
+        "lg", it == placed.end()
+                  ? lg(kComputeStage)
+                  : lg(kComputeStage, it->second.first, it->second.second));
   }
   SmallVector<Value> stored;
   for (Value output : outputs)
     stored.push_back(StoreOp::create(inner, output.getLoc(),
                                      mapping.lookup(output), lg(kStoreStage),
                                      /*addr=*/nullptr));
-  YieldOp::create(inner, norm->getLoc(), stored);
+  YieldOp::create(inner, first->getLoc(), stored);
 
   for (auto [output, result] : llvm::zip(outputs, group.getResults()))
     output.replaceAllUsesWith(result);
@@ -314,18 +385,27 @@ void runLayerGroup(func::FuncOp function, const plugins::ChipDescriptor &chip) {
     return;
   Planner planner(chip);
   int64_t id = 0;
-  SmallVector<Operation *> norms;
+  SmallVector<Operation *> seeds;
   for (Operation &op : function.getBody().front())
-    if (codegen::getRowwiseNorm(&op))
-      norms.push_back(&op);
-  for (Operation *norm : norms) {
-    std::optional<Candidate> candidate = planner.findCandidate(norm);
-    // A group leaves its ops at least half of each lane.
-    if (!candidate ||
-        planner.getHeldBytes(*candidate) >
-            static_cast<uint64_t>(chip.localMemoryBytesPerLane / 2) ||
-        !planner.isFaster(*candidate))
+    if (codegen::getRowwiseNorm(&op) || isa<GatherOp>(op))
+      seeds.push_back(&op);
+  // A seed may be erased into an earlier seed's group (a table's gather).
+  llvm::DenseSet<Operation *> grouped;
+  for (Operation *seed : seeds) {
+    if (grouped.contains(seed))
       continue;
+    std::optional<Candidate> candidate = planner.findNormCandidate(seed);
+    // A norm group leaves its ops at least half of each lane.
+    if (candidate &&
+        (candidate->held.front().second >
+             static_cast<uint64_t>(chip.localMemoryBytesPerLane / 2) ||
+         !planner.isFaster(*candidate)))
+      candidate.reset();
+    if (!candidate)
+      candidate = planner.findRopeCandidate(seed);
+    if (!candidate)
+      continue;
+    grouped.insert(candidate->ops.begin(), candidate->ops.end());
     planner.form(*candidate, id++);
   }
 }

@@ -130,3 +130,53 @@ func.func @quantized_weights(%arg0: tensor<1x1x64xf16>) -> tensor<1x1x64xf16> {
   %q = tpu.A16MatMul %n, %w, %s, %z, %none {weight_bits = 4} : (tensor<1x1x64xf16>, tensor<64x64xui4>, tensor<64x1xf16>, tensor<64x1xui4>, none) -> tensor<1x1x64xf16>
   return %q : tensor<1x1x64xf16>
 }
+
+// -----
+
+// A decode step's rotary tables: the cos and sin rows are gathered into
+// buffers the group holds (one row per lane, 64 bytes each, placed from the
+// top of the lane down) and both ropes read them there; only the ropes'
+// results are stored.
+// CHECK-LABEL: func.func @rope_tables
+// CHECK: %[[G:.*]]:2 = tpu.Group(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) {group_id = 0 : i64
+// CHECK-NEXT: ^bb0(%[[COS:.*]]: tensor<512x32xf16>, %[[POS:.*]]: tensor<1x1xi32>, %[[SIN:.*]]: tensor<512x32xf16>, %[[Q:.*]]: tensor<1x1x4x32xf16>, %[[K:.*]]: tensor<1x1x2x32xf16>):
+// CHECK-NEXT: %[[LP:.*]] = tpu.Load %[[POS]]
+// CHECK-NEXT: %[[LQ:.*]] = tpu.Load %[[Q]]
+// CHECK-NEXT: %[[LK:.*]] = tpu.Load %[[K]]
+// CHECK-NEXT: %[[C:.*]] = tpu.Gather %[[COS]], %[[LP]] {{{.*}}local_addr = 16320, local_size = 64, bank = 3>
+// CHECK-NEXT: %[[S:.*]] = tpu.Gather %[[SIN]], %[[LP]] {{{.*}}local_addr = 16256, local_size = 64, bank = 3>
+// CHECK-NEXT: %[[RQ:.*]] = tpu.Rope %[[LQ]], %[[C]], %[[S]]
+// CHECK-NEXT: %[[RK:.*]] = tpu.Rope %[[LK]], %[[C]], %[[S]]
+// CHECK-NEXT: tpu.Store %[[RQ]]
+// CHECK-NEXT: tpu.Store %[[RK]]
+// CHECK: return %[[G]]#0, %[[G]]#1
+func.func @rope_tables(%arg0: tensor<1x1xi32>, %arg1: tensor<1x1x4x32xf16>, %arg2: tensor<1x1x2x32xf16>) -> (tensor<1x1x4x32xf16>, tensor<1x1x2x32xf16>) {
+  %pos = top.Input %arg0 : (tensor<1x1xi32>) -> tensor<1x1xi32>
+  %q = top.Input %arg1 : (tensor<1x1x4x32xf16>) -> tensor<1x1x4x32xf16>
+  %k = top.Input %arg2 : (tensor<1x1x2x32xf16>) -> tensor<1x1x2x32xf16>
+  %ct = top.Weight "rope.cos" : () -> tensor<512x32xf16>
+  %st = top.Weight "rope.sin" : () -> tensor<512x32xf16>
+  %cos = tpu.Gather %ct, %pos : (tensor<512x32xf16>, tensor<1x1xi32>) -> tensor<1x1x32xf16>
+  %sin = tpu.Gather %st, %pos : (tensor<512x32xf16>, tensor<1x1xi32>) -> tensor<1x1x32xf16>
+  %qr = tpu.Rope %q, %cos, %sin : (tensor<1x1x4x32xf16>, tensor<1x1x32xf16>, tensor<1x1x32xf16>) -> tensor<1x1x4x32xf16>
+  %kr = tpu.Rope %k, %cos, %sin : (tensor<1x1x2x32xf16>, tensor<1x1x32xf16>, tensor<1x1x32xf16>) -> tensor<1x1x2x32xf16>
+  return %qr, %kr : tensor<1x1x4x32xf16>, tensor<1x1x2x32xf16>
+}
+
+// -----
+
+// More rows than lanes: the ropes keep their own row tiles, the tables
+// their round trip.
+// CHECK-LABEL: func.func @rope_long_prefill
+// CHECK-NOT: tpu.Group
+// CHECK: return
+func.func @rope_long_prefill(%arg0: tensor<1x8xi32>, %arg1: tensor<1x8x4x32xf16>) -> tensor<1x8x4x32xf16> {
+  %pos = top.Input %arg0 : (tensor<1x8xi32>) -> tensor<1x8xi32>
+  %q = top.Input %arg1 : (tensor<1x8x4x32xf16>) -> tensor<1x8x4x32xf16>
+  %ct = top.Weight "rope.cos" : () -> tensor<512x32xf16>
+  %st = top.Weight "rope.sin" : () -> tensor<512x32xf16>
+  %cos = tpu.Gather %ct, %pos : (tensor<512x32xf16>, tensor<1x8xi32>) -> tensor<1x8x32xf16>
+  %sin = tpu.Gather %st, %pos : (tensor<512x32xf16>, tensor<1x8xi32>) -> tensor<1x8x32xf16>
+  %qr = tpu.Rope %q, %cos, %sin : (tensor<1x8x4x32xf16>, tensor<1x8x32xf16>, tensor<1x8x32xf16>) -> tensor<1x8x4x32xf16>
+  return %qr : tensor<1x8x4x32xf16>
+}
