@@ -8,9 +8,19 @@
 
 namespace llmc::tokenizer {
 
+/// Backtracking steps one match may take. The patterns of real files take
+/// a few per character; a hostile file's catastrophic pattern stops here
+/// instead of hanging the tokenizer, and the rest of its text stays one
+/// piece.
+constexpr uint32_t kMatchLimit = 1'000'000;
+
 struct SplitRegex::Code {
   pcre2_code *pattern = nullptr;
-  ~Code() { pcre2_code_free(pattern); }
+  pcre2_match_context *context = nullptr;
+  ~Code() {
+    pcre2_match_context_free(context);
+    pcre2_code_free(pattern);
+  }
 };
 
 SplitRegex::SplitRegex(std::unique_ptr<Code> code) : code(std::move(code)) {}
@@ -37,6 +47,12 @@ SplitRegex::compile(llvm::StringRef pattern) {
   pcre2_jit_compile(compiled, PCRE2_JIT_COMPLETE);
   auto code = std::make_unique<Code>();
   code->pattern = compiled;
+  code->context = pcre2_match_context_create(nullptr);
+  if (!code->context)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "regex '" + pattern +
+                                       "': out of memory for its matcher");
+  pcre2_set_match_limit(code->context, kMatchLimit);
   return std::shared_ptr<const SplitRegex>(new SplitRegex(std::move(code)));
 }
 
@@ -57,7 +73,7 @@ SplitRegex::findMatches(llvm::StringRef text) const {
   uint32_t options = 0;
   for (size_t start = 0; start <= text.size();) {
     int found = pcre2_match(code->pattern, subject, text.size(), start, options,
-                            data, nullptr);
+                            data, code->context);
     if (found < 0)
       break;
     // The subject was checked on the first call.

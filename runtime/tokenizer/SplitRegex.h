@@ -35,7 +35,8 @@ public:
 
   /// The [begin, end) byte ranges of the successive non-overlapping,
   /// non-empty matches in `text`, as a regex `find_iter` yields them; none
-  /// when `text` is not well-formed UTF-8.
+  /// when `text` is not well-formed UTF-8, and none after a match that
+  /// exceeds the backtracking limit (a hostile pattern).
   std::vector<std::pair<size_t, size_t>>
   findMatches(llvm::StringRef text) const;
 

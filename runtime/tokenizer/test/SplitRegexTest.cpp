@@ -57,6 +57,14 @@ TEST(SplitRegexTest, EmptyMatchesAreSkipped) {
             (std::vector<std::pair<size_t, size_t>>{{1, 3}, {6, 7}}));
 }
 
+TEST(SplitRegexTest, CatastrophicBacktrackingStopsInsteadOfHanging) {
+  std::shared_ptr<const SplitRegex> regex =
+      llvm::cantFail(SplitRegex::compile("(a|aa)+b|c"));
+  // Each start would try 2^64 ways to split the run before giving up on
+  // "b"; the limit ends the search at the first.
+  EXPECT_TRUE(regex->findMatches(std::string(64, 'a') + "c").empty());
+}
+
 TEST(SplitRegexTest, IllFormedUtf8MatchesNothing) {
   EXPECT_TRUE(SplitRegex::getGpt2().findMatches("ok \xff").empty());
 }
