@@ -2,7 +2,9 @@
 
 #include "runtime/tokenizer/Normalizer.h"
 
+#include "runtime/tokenizer/SplitRegex.h"
 #include "runtime/tokenizer/Unicode.h"
+#include "runtime/tokenizer/Utf8.h"
 
 #include "llvm/ADT/STLExtras.h"
 
@@ -40,26 +42,79 @@ private:
   std::string prefix;
 };
 
+/// Every match of a literal string, or of a regex, replaced by `content`.
 class ReplaceNormalizer : public Normalizer {
 public:
-  ReplaceNormalizer(std::string pattern, std::string content)
-      : pattern(std::move(pattern)), content(std::move(content)) {}
+  ReplaceNormalizer(std::string pattern,
+                    std::shared_ptr<const SplitRegex> regex,
+                    std::string content)
+      : pattern(std::move(pattern)), regex(std::move(regex)),
+        content(std::move(content)) {}
   void normalize(std::string &text) const override {
-    if (pattern.empty())
+    std::vector<std::pair<size_t, size_t>> matches;
+    if (regex) {
+      matches = regex->findMatches(text);
+    } else if (!pattern.empty()) {
+      for (size_t found = text.find(pattern); found != std::string::npos;
+           found = text.find(pattern, found + pattern.size()))
+        matches.emplace_back(found, found + pattern.size());
+    }
+    if (matches.empty())
       return;
     std::string out;
     out.reserve(text.size());
     size_t start = 0;
-    for (size_t found; (found = text.find(pattern, start)) != std::string::npos;
-         start = found + pattern.size())
-      out.append(text, start, found - start).append(content);
+    for (auto [begin, end] : matches) {
+      out.append(text, start, begin - start).append(content);
+      start = end;
+    }
     out.append(text, start, std::string::npos);
     text = std::move(out);
   }
 
 private:
   std::string pattern;
+  std::shared_ptr<const SplitRegex> regex;
   std::string content;
+};
+
+class LowercaseNormalizer : public Normalizer {
+public:
+  void normalize(std::string &text) const override {
+    text = toLowerUnicode(text);
+  }
+};
+
+/// White space (Unicode White_Space) removed from either end.
+class StripNormalizer : public Normalizer {
+public:
+  StripNormalizer(bool left, bool right) : left(left), right(right) {}
+  void normalize(std::string &text) const override {
+    size_t begin = 0, end = text.size();
+    if (left)
+      while (begin < end) {
+        Utf8Char c = readUtf8(text, begin);
+        if (!isWhiteSpace(c.codePoint))
+          break;
+        begin += c.length;
+      }
+    if (right)
+      while (end > begin) {
+        // The last character starts at the last byte that is not a
+        // continuation byte.
+        size_t start = end - 1;
+        while (start > begin &&
+               (static_cast<unsigned char>(text[start]) & 0xC0) == 0x80)
+          --start;
+        if (!isWhiteSpace(readUtf8(text, start).codePoint))
+          break;
+        end = start;
+      }
+    text = text.substr(begin, end - begin);
+  }
+
+private:
+  bool left, right;
 };
 
 class SequenceNormalizer : public Normalizer {
@@ -108,17 +163,31 @@ std::unique_ptr<Normalizer> parseNormalizer(const llvm::json::Value *value,
     std::string content = reader.getString(*object, "content", path);
     if (!pattern)
       return nullptr;
-    if (pattern->second) {
-      reader.fail(path + ".pattern",
-                  "is a regex; only String patterns are supported");
+    auto [text, isRegex] = std::move(*pattern);
+    if (!isRegex)
+      return std::make_unique<ReplaceNormalizer>(std::move(text), nullptr,
+                                                 std::move(content));
+    llvm::Expected<std::shared_ptr<const SplitRegex>> regex =
+        SplitRegex::compile(text);
+    if (!regex) {
+      reader.fail(path + ".pattern", llvm::toString(regex.takeError()));
       return nullptr;
     }
-    return std::make_unique<ReplaceNormalizer>(std::move(pattern->first),
+    return std::make_unique<ReplaceNormalizer>("", std::move(*regex),
                                                std::move(content));
   }
 
+  if (type == "Lowercase")
+    return std::make_unique<LowercaseNormalizer>();
+
+  if (type == "Strip")
+    return std::make_unique<StripNormalizer>(
+        reader.getBool(*object, "strip_left", path, true),
+        reader.getBool(*object, "strip_right", path, true));
+
   if (type == "Sequence") {
-    auto steps = reader.getSteps<Normalizer>(*object, "normalizers", path, parseNormalizer);
+    auto steps = reader.getSteps<Normalizer>(*object, "normalizers", path,
+                                             parseNormalizer);
     if (!steps)
       return nullptr;
     return std::make_unique<SequenceNormalizer>(std::move(*steps));
@@ -127,7 +196,7 @@ std::unique_ptr<Normalizer> parseNormalizer(const llvm::json::Value *value,
   reader.fail(path + ".type",
               "'" + type +
                   "' is not supported (supported: NFC, NFD, NFKC, NFKD, "
-                  "Prepend, Replace, Sequence)");
+                  "Lowercase, Strip, Prepend, Replace, Sequence)");
   return nullptr;
 }
 

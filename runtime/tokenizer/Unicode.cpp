@@ -6,8 +6,10 @@
 #include "llvm/Support/ErrorHandling.h"
 
 #include "unicode/bytestream.h"
+#include "unicode/locid.h"
 #include "unicode/normalizer2.h"
 #include "unicode/uchar.h"
+#include "unicode/unistr.h"
 
 namespace llmc::tokenizer {
 
@@ -20,6 +22,20 @@ bool isWordChar(uint32_t codePoint) {
   return u_isUAlphabetic(c) ||
          (U_GET_GC_MASK(c) & (U_GC_M_MASK | U_GC_ND_MASK | U_GC_PC_MASK)) ||
          u_hasBinaryProperty(c, UCHAR_JOIN_CONTROL);
+}
+
+std::string toLowerUnicode(llvm::StringRef text) {
+  icu::UnicodeString string = icu::UnicodeString::fromUTF8(
+      icu::StringPiece(text.data(), static_cast<int32_t>(text.size())));
+  // Character by character, as Rust's `char::to_lowercase`: full mappings
+  // (İ to i and a combining dot) but no context (Σ is always σ).
+  icu::UnicodeString lower;
+  for (int32_t i = 0; i < string.length(); i = string.moveIndex32(i, 1))
+    lower.append(
+        icu::UnicodeString(string.char32At(i)).toLower(icu::Locale::getRoot()));
+  std::string out;
+  lower.toUTF8String(out);
+  return out;
 }
 
 static const icu::Normalizer2 &getNormalizer(NormalizationForm form) {

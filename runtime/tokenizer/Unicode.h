@@ -23,6 +23,11 @@ bool isWhiteSpace(uint32_t codePoint);
 /// digit, a connector punctuation or a join control.
 bool isWordChar(uint32_t codePoint);
 
+/// `text` (well-formed UTF-8) in lower case, character by character with
+/// Unicode's full default mappings and no context (no final sigma), as the
+/// Hugging Face library's Lowercase normalizer maps it.
+std::string toLowerUnicode(llvm::StringRef text);
+
 enum class NormalizationForm : uint8_t { NFC, NFD, NFKC, NFKD };
 
 /// `text` (well-formed UTF-8) in normalization form `form`.

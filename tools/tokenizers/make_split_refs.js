@@ -6,7 +6,7 @@
 //       ../shared/refdata runtime/tokenizer/test/data
 //
 // Each case takes a reference tokenizer.json, optionally replaces its
-// pre-tokenizer's split pattern by a pattern other models' files carry, and
+// pre-tokenizer (a split pattern other models' files carry) or normalizer, and
 // encodes every line of both corpora (refdata's and scripts_corpus.jsonl:
 // combining marks, Indic, Arabic, Hebrew, Thai, CJK, emoji, code) without
 // special tokens. Output: split_refs.jsonl, one {"case", "text", "ids"} per
@@ -35,6 +35,8 @@ async function main() {
     const json = JSON.parse(fs.readFileSync(file, 'utf8'));
     if (testCase.pre_tokenizer)
       json.pre_tokenizer = testCase.pre_tokenizer;
+    if (testCase.normalizer)
+      json.normalizer = testCase.normalizer;
     const patched = path.join(scratch, testCase.name + '.json');
     fs.writeFileSync(patched, JSON.stringify(json));
     const tokenizer = Tokenizer.fromFile(patched);

@@ -2,7 +2,8 @@
 //
 // The cases of data/split_cases.json run a reference tokenizer.json with its
 // own split pattern or with another that real files carry (GPT-4o's o200k, a
-// Sequence of Splits, ByteLevel's use_regex) over refdata's corpus and
+// Sequence of Splits, ByteLevel's use_regex), or with normalizers it lacks
+// (Strip, Lowercase, a regex Replace), over refdata's corpus and
 // data/scripts_corpus.jsonl (combining marks, Indic, Arabic, Hebrew, Thai,
 // CJK, emoji, code); every line must give exactly the ids that Hugging
 // Face's `tokenizers` library gave (data/split_refs.jsonl, written by
@@ -50,8 +51,8 @@ llvm::StringMap<std::vector<test::ReferenceLine>> readReferences() {
   return cases;
 }
 
-/// The case's tokenizer: refdata's file, its pre-tokenizer replaced when
-/// the case gives one.
+/// The case's tokenizer: refdata's file, its pre-tokenizer and normalizer
+/// replaced when the case gives them.
 std::unique_ptr<Tokenizer> loadCase(const llvm::json::Object &testCase) {
   std::string file = llmc::test::getRefdataPath(
       ("tokenizer/" + *testCase.getString("tokenizer") + "/tokenizer.json")
@@ -60,8 +61,9 @@ std::unique_ptr<Tokenizer> loadCase(const llvm::json::Object &testCase) {
   llvm::json::Object *object = json.getAsObject();
   if (!object)
     return nullptr;
-  if (const llvm::json::Value *preTokenizer = testCase.get("pre_tokenizer"))
-    (*object)["pre_tokenizer"] = *preTokenizer;
+  for (llvm::StringRef section : {"pre_tokenizer", "normalizer"})
+    if (const llvm::json::Value *replacement = testCase.get(section))
+      (*object)[section] = *replacement;
   std::string text;
   llvm::raw_string_ostream(text) << json;
   llvm::Expected<std::unique_ptr<Tokenizer>> tokenizer =
