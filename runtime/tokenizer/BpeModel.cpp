@@ -69,10 +69,7 @@ std::unique_ptr<BpeModel> BpeModel::parse(const llvm::json::Object &object,
 
   model->byteIds.fill(-1);
   for (unsigned byte = 0; byte < 256; ++byte) {
-    std::string name;
-    llvm::raw_string_ostream(name)
-        << "<0x" << llvm::format_hex_no_prefix(byte, 2, /*Upper=*/true) << ">";
-    auto it = model->vocab.find(name);
+    auto it = model->vocab.find(getByteFallbackToken(byte));
     if (it != model->vocab.end())
       model->byteIds[byte] = it->second;
   }

@@ -11,6 +11,7 @@
 #define LLMC_RUNTIME_TOKENIZER_BPEMODEL_H
 
 #include "runtime/tokenizer/JsonReader.h"
+#include "runtime/tokenizer/TokenModel.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
@@ -23,7 +24,7 @@
 
 namespace llmc::tokenizer {
 
-class BpeModel {
+class BpeModel : public TokenModel {
 public:
   /// The model that the `model` section `object` (at `path`) describes; null
   /// on error (recorded in `reader`).
@@ -31,10 +32,8 @@ public:
                                          JsonReader &reader,
                                          const llvm::Twine &path);
 
-  /// Appends the ids of the pre-tokenized piece `word`. Thread-safe.
-  void tokenize(llvm::StringRef word, std::vector<int32_t> &ids) const;
-
-  const llvm::StringMap<int32_t> &getVocab() const { return vocab; }
+  void tokenize(llvm::StringRef word, std::vector<int32_t> &ids) const override;
+  const llvm::StringMap<int32_t> &getVocab() const override { return vocab; }
 
 private:
   struct Merge {

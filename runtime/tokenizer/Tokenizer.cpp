@@ -9,6 +9,7 @@
 #include "runtime/tokenizer/Normalizer.h"
 #include "runtime/tokenizer/PostProcessor.h"
 #include "runtime/tokenizer/PreTokenizer.h"
+#include "runtime/tokenizer/UnigramModel.h"
 #include "runtime/tokenizer/Utf8.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -74,12 +75,16 @@ Tokenizer::fromJson(llvm::StringRef json, llvm::StringRef sourceName) {
     return reader.takeError();
   std::string modelType =
       reader.getString(*modelObject, "type", "model", "BPE");
-  if (modelType != "BPE")
-    reader.fail("model.type",
-                "'" + modelType + "' is not supported (only BPE models are)");
+  if (modelType == "BPE")
+    tokenizer->model = BpeModel::parse(*modelObject, reader, "model");
+  else if (modelType == "Unigram")
+    tokenizer->model = UnigramModel::parse(*modelObject, reader, "model");
+  else
+    reader.fail("model.type", "'" + modelType +
+                                  "' is not supported (supported: BPE, "
+                                  "Unigram)");
   if (reader.failed())
     return reader.takeError();
-  tokenizer->model = BpeModel::parse(*modelObject, reader, "model");
   tokenizer->normalizer =
       parseNormalizer(reader.find(*top, "normalizer"), reader, "normalizer");
   tokenizer->preTokenizer = parsePreTokenizer(
@@ -200,8 +205,8 @@ Tokenizer::encode(llvm::StringRef text, bool addSpecialTokens,
       ids.push_back(*segment.addedId);
       continue;
     }
-    bool hasPlainText = overlapsAny(plain, segment.begin,
-                                    segment.begin + segment.text.size());
+    bool hasPlainText =
+        overlapsAny(plain, segment.begin, segment.begin + segment.text.size());
     if (normalizer)
       normalizer->normalize(segment.text);
     std::vector<TextRange> wholeSegment;

@@ -27,7 +27,7 @@
 namespace llmc::tokenizer {
 
 class AddedTokenMatcher;
-class BpeModel;
+class TokenModel;
 class Decoder;
 class JsonReader;
 class Normalizer;
@@ -88,7 +88,7 @@ private:
   std::string runDecoder(llvm::ArrayRef<int32_t> ids, bool skipSpecial,
                          bool raw) const;
 
-  std::unique_ptr<BpeModel> model;
+  std::unique_ptr<TokenModel> model;
   std::unique_ptr<Normalizer> normalizer;
   std::unique_ptr<PreTokenizer> preTokenizer;
   std::unique_ptr<Decoder> decoder;

@@ -179,8 +179,16 @@ TEST(TokenizerJsonTest, MalformedFilesNameTheFileAndTheField) {
   EXPECT_EQ(loadError("[]"), "bad.json: not a JSON object");
   EXPECT_EQ(loadError("{}"), "bad.json: model is missing");
   EXPECT_EQ(loadError(R"({"model": {"type": "WordPiece", "vocab": {}}})"),
-            "bad.json: model.type 'WordPiece' is not supported (only BPE "
-            "models are)");
+            "bad.json: model.type 'WordPiece' is not supported (supported: "
+            "BPE, Unigram)");
+  EXPECT_EQ(loadError(R"({"model": {"type": "Unigram", "vocab": []}})"),
+            "bad.json: model.vocab is empty");
+  EXPECT_EQ(
+      loadError(R"({"model": {"type": "Unigram", "vocab": [["a", "x"]]}})"),
+      "bad.json: model.vocab[0] must be [\"token\", score]");
+  EXPECT_EQ(loadError(R"({"model": {"type": "Unigram", "unk_id": 1,
+                                    "vocab": [["a", -1.0]]}})"),
+            "bad.json: model.unk_id 1 is not a token id");
   EXPECT_EQ(loadError(charModel(R"(["a b", "ab zz"]})")),
             "bad.json: model.merges[1] merges 'ab' and 'zz', but 'zz' is "
             "not in the vocabulary");

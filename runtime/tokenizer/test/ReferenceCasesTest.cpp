@@ -1,13 +1,14 @@
-//===- SplitReferenceTest.cpp - split patterns against HF tokenizers ------===//
+//===- ReferenceCasesTest.cpp - tokenizer variants against HF tokenizers --===//
 //
-// The cases of data/split_cases.json run a reference tokenizer.json with its
+// The cases of data/cases.json run a reference tokenizer.json with its
 // own split pattern or with another that real files carry (GPT-4o's o200k, a
 // Sequence of Splits, ByteLevel's use_regex), or with normalizers it lacks
-// (Strip, Lowercase, a regex Replace), over refdata's corpus and
+// (Strip, Lowercase, a regex Replace), or a Unigram model over its vocabulary
+// (with and without byte fallback), over refdata's corpus and
 // data/scripts_corpus.jsonl (combining marks, Indic, Arabic, Hebrew, Thai,
 // CJK, emoji, code); every line must give exactly the ids that Hugging
-// Face's `tokenizers` library gave (data/split_refs.jsonl, written by
-// tools/tokenizers/make_split_refs.js).
+// Face's `tokenizers` library gave (data/case_refs.jsonl, written by
+// tools/tokenizers/make_case_refs.js).
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,13 +47,34 @@ llvm::json::Value readJson(llvm::StringRef path) {
 llvm::StringMap<std::vector<test::ReferenceLine>> readReferences() {
   llvm::StringMap<std::vector<test::ReferenceLine>> cases;
   for (test::ReferenceLine &line :
-       test::readReferenceFile((kDataDir + "split_refs.jsonl").str()))
+       test::readReferenceFile((kDataDir + "case_refs.jsonl").str()))
     cases[line.caseName].push_back(std::move(line));
   return cases;
 }
 
+/// A Unigram model over the BPE vocabulary `vocab` ({token: id}): token i
+/// scores -(1 + (i % 7) / 2 + i / 4096), as make_case_refs.js computes it.
+llvm::json::Value makeUnigram(const llvm::json::Object &vocab,
+                              const llvm::json::Object &options) {
+  std::vector<std::pair<int64_t, std::string>> tokens;
+  for (const auto &[token, id] : vocab)
+    tokens.push_back({*id.getAsInteger(), token.str()});
+  llvm::sort(tokens);
+  llvm::json::Array entries;
+  for (const auto &[id, token] : tokens)
+    entries.push_back(
+        llvm::json::Array{token, -(1 + static_cast<double>(id % 7) / 2 +
+                                   static_cast<double>(id) / 4096)});
+  return llvm::json::Object{
+      {"type", "Unigram"},
+      {"unk_id", *options.getInteger("unk_id")},
+      {"byte_fallback", *options.getBoolean("byte_fallback")},
+      {"vocab", std::move(entries)}};
+}
+
 /// The case's tokenizer: refdata's file, its pre-tokenizer and normalizer
-/// replaced when the case gives them.
+/// replaced when the case gives them, its model by a Unigram one when it
+/// asks.
 std::unique_ptr<Tokenizer> loadCase(const llvm::json::Object &testCase) {
   std::string file = llmc::test::getRefdataPath(
       ("tokenizer/" + *testCase.getString("tokenizer") + "/tokenizer.json")
@@ -64,6 +86,10 @@ std::unique_ptr<Tokenizer> loadCase(const llvm::json::Object &testCase) {
   for (llvm::StringRef section : {"pre_tokenizer", "normalizer"})
     if (const llvm::json::Value *replacement = testCase.get(section))
       (*object)[section] = *replacement;
+  if (const llvm::json::Object *unigram =
+          testCase.getObject("unigram_from_vocab"))
+    (*object)["model"] =
+        makeUnigram(*object->getObject("model")->getObject("vocab"), *unigram);
   std::string text;
   llvm::raw_string_ostream(text) << json;
   llvm::Expected<std::unique_ptr<Tokenizer>> tokenizer =
@@ -75,8 +101,8 @@ std::unique_ptr<Tokenizer> loadCase(const llvm::json::Object &testCase) {
   return std::move(*tokenizer);
 }
 
-TEST(SplitReferenceTest, EveryCaseEncodesLikeHfTokenizers) {
-  llvm::json::Value cases = readJson((kDataDir + "split_cases.json").str());
+TEST(ReferenceCasesTest, EveryCaseEncodesLikeHfTokenizers) {
+  llvm::json::Value cases = readJson((kDataDir + "cases.json").str());
   llvm::StringMap<std::vector<test::ReferenceLine>> references =
       readReferences();
   const llvm::json::Array *list = cases.getAsArray();
