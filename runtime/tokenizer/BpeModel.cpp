@@ -6,8 +6,6 @@
 
 #include "llvm/ADT/STLExtras.h"
 
-#include "llvm/Support/Format.h"
-
 #include <queue>
 
 namespace llmc::tokenizer {
