@@ -5,9 +5,14 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <set>
+#include <string>
+#include <utility>
 
 #if defined(__x86_64__)
 #include <cpuid.h>
+#include <sched.h>
 #endif
 
 namespace llmc::host {
@@ -153,6 +158,39 @@ const char *getIsaName(Isa isa) {
     return "avx512vnni";
   }
   return "unknown";
+}
+
+/// The integer in a one-line /sys file, or -1.
+static long readSysNumber(const std::string &path) {
+  std::ifstream file(path);
+  long value = -1;
+  if (!(file >> value))
+    return -1;
+  return value;
+}
+
+unsigned getPhysicalCoreCount() {
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0)
+    return 1;
+  unsigned cpus = 0;
+  std::set<std::pair<long, long>> cores;
+  bool topology = true;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (!CPU_ISSET(cpu, &allowed))
+      continue;
+    ++cpus;
+    std::string base =
+        "/sys/devices/system/cpu/cpu" + std::to_string(cpu) + "/topology/";
+    long package = readSysNumber(base + "physical_package_id");
+    long core = readSysNumber(base + "core_id");
+    if (package < 0 || core < 0)
+      topology = false;
+    cores.insert({package, core});
+  }
+  unsigned count = topology ? static_cast<unsigned>(cores.size()) : cpus;
+  return count ? count : 1;
 }
 
 } // namespace llmc::host

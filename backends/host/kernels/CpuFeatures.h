@@ -52,6 +52,13 @@ Isa clampIsa(Isa isa);
 /// "scalar", "avx2", "avx512" or "avx512vnni".
 const char *getIsaName(Isa isa);
 
+/// The physical cores the process may run on: the CPUs of its affinity
+/// mask, counting the hardware threads of one core (SMT siblings) once, as
+/// Linux's topology files in /sys describe them. Compute-bound kernels gain
+/// nothing from a core's second thread, which shares its vector units. The
+/// allowed CPUs when the topology cannot be read; at least 1.
+unsigned getPhysicalCoreCount();
+
 } // namespace llmc::host
 
 #endif // LLMC_BACKENDS_HOST_KERNELS_CPUFEATURES_H

@@ -12,6 +12,8 @@
 
 #include "backends/host/kernels/WorkerPool.h"
 
+#include "backends/host/kernels/CpuFeatures.h"
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -72,7 +74,7 @@ static constexpr uint64_t kChunkMask = (uint64_t(1) << kChunkBits) - 1;
 WorkerPool::WorkerPool(unsigned threads, unsigned spinMicroseconds)
     : state(std::make_unique<State>()) {
   if (threads == 0)
-    threads = std::max(1u, std::thread::hardware_concurrency());
+    threads = getPhysicalCoreCount();
   threadCount = std::min<unsigned>(threads, kChunkMask);
   state->spin = std::chrono::microseconds(spinMicroseconds);
   for (unsigned w = 1; w < threadCount; ++w)

@@ -28,8 +28,8 @@ namespace llmc::host {
 
 class WorkerPool {
 public:
-  /// `threads` workers including the caller; 0 means
-  /// std::thread::hardware_concurrency(). Idle workers spin for
+  /// `threads` workers including the caller; 0 means one per physical core
+  /// the process may run on (getPhysicalCoreCount). Idle workers spin for
   /// `spinMicroseconds` before they sleep.
   explicit WorkerPool(unsigned threads = 0, unsigned spinMicroseconds = 2000);
   ~WorkerPool();

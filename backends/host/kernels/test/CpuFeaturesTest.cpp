@@ -5,6 +5,8 @@
 #include "gtest/gtest.h"
 
 #include <cstdlib>
+#include <sched.h>
+#include <thread>
 
 namespace llmc::host {
 namespace {
@@ -45,6 +47,23 @@ TEST(CpuFeaturesTest, EnvironmentLowersTheIsa) {
     unsetenv("LLMC_HOST_ISA");
   EXPECT_STREQ(getIsaName(Isa::Avx2), "avx2");
   EXPECT_STREQ(getIsaName(Isa::Avx512Vnni), "avx512vnni");
+}
+
+TEST(CpuFeaturesTest, PhysicalCoresAreAtMostTheAllowedCpus) {
+  unsigned cores = getPhysicalCoreCount();
+  EXPECT_GE(cores, 1u);
+  EXPECT_LE(cores, std::thread::hardware_concurrency());
+  // Restricted to one CPU, the process has one core whatever the machine.
+  cpu_set_t saved, one;
+  ASSERT_EQ(sched_getaffinity(0, sizeof(saved), &saved), 0);
+  int first = 0;
+  while (!CPU_ISSET(first, &saved))
+    ++first;
+  CPU_ZERO(&one);
+  CPU_SET(first, &one);
+  ASSERT_EQ(sched_setaffinity(0, sizeof(one), &one), 0);
+  EXPECT_EQ(getPhysicalCoreCount(), 1u);
+  ASSERT_EQ(sched_setaffinity(0, sizeof(saved), &saved), 0);
 }
 
 } // namespace
