@@ -517,6 +517,8 @@ llvm::Error Importer::importComputation(const ::onnx::NodeProto &node) {
     }
     SmallVector<int64_t> shape;
     if (type == "Expand") {
+      if (shapes.size() < 2 || !shapes[1])
+        return failNode(node, "lacks input 1");
       llvm::Expected<SmallVector<int64_t>> target =
           broadcastShapes(probe.shape, shapes[1]->ints);
       if (!target)
