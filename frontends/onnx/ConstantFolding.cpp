@@ -11,6 +11,7 @@
 #include <cstring>
 #include <functional>
 #include <optional>
+#include <string>
 
 namespace llmc::onnx {
 
@@ -271,10 +272,15 @@ elementwise(const ::onnx::NodeProto &node,
     for (auto [arg, input] : llvm::zip(args, inputs))
       arg = input->getDouble(broadcastIndex(input->shape, shape, i));
     double value = op(args);
-    if (isFloat)
+    if (isFloat) {
       result.floats.push_back(value);
-    else
-      result.ints.push_back(static_cast<int64_t>(value));
+      continue;
+    }
+    // [-2^63, 2^63): what converts to int64 (a NaN fails both tests).
+    if (!(value >= -0x1p63 && value < 0x1p63))
+      return foldError(node, "computes " + std::to_string(value) +
+                                 ", which is not a 64-bit integer");
+    result.ints.push_back(static_cast<int64_t>(value));
   }
   return result;
 }
