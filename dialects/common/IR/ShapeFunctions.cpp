@@ -351,7 +351,8 @@ FailureOr<Shape> inferSliceShape(ArrayRef<int64_t> input,
                   << size;
       return failure();
     }
-    result.push_back((end - start + steps[i] - 1) / steps[i]);
+    // ceil((end - start) / step), without overflowing for a huge step.
+    result.push_back(end == start ? 0 : (end - start - 1) / steps[i] + 1);
   }
   return result;
 }
