@@ -51,14 +51,8 @@ public:
       : pattern(std::move(pattern)), regex(std::move(regex)),
         content(std::move(content)) {}
   void normalize(std::string &text) const override {
-    std::vector<std::pair<size_t, size_t>> matches;
-    if (regex) {
-      matches = regex->findMatches(text);
-    } else if (!pattern.empty()) {
-      for (size_t found = text.find(pattern); found != std::string::npos;
-           found = text.find(pattern, found + pattern.size()))
-        matches.emplace_back(found, found + pattern.size());
-    }
+    std::vector<std::pair<size_t, size_t>> matches =
+        regex ? regex->findMatches(text) : findLiteral(text, pattern);
     if (matches.empty())
       return;
     std::string out;

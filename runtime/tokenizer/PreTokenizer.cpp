@@ -105,18 +105,6 @@ void splitPieces(std::vector<PreToken> &pieces, MatchFinder findMatches,
   pieces = std::move(result);
 }
 
-/// Every non-overlapping occurrence of `literal`, left to right.
-std::vector<std::pair<size_t, size_t>> findLiteral(llvm::StringRef text,
-                                                   llvm::StringRef literal) {
-  std::vector<std::pair<size_t, size_t>> matches;
-  if (literal.empty())
-    return matches;
-  for (size_t found = text.find(literal); found != llvm::StringRef::npos;
-       found = text.find(literal, found + literal.size()))
-    matches.emplace_back(found, found + literal.size());
-  return matches;
-}
-
 class SplitPreTokenizer : public PreTokenizer {
 public:
   SplitPreTokenizer(std::shared_ptr<const SplitRegex> regex,

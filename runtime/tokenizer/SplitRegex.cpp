@@ -2,6 +2,8 @@
 
 #include "runtime/tokenizer/SplitRegex.h"
 
+#include "runtime/tokenizer/Utf8.h"
+
 #include <pcre2.h>
 
 #include <string>
@@ -88,12 +90,20 @@ SplitRegex::findMatches(llvm::StringRef text) const {
     // An empty match: move on by one character.
     if (begin >= text.size())
       break;
-    start = begin + 1;
-    while (start < text.size() &&
-           (static_cast<unsigned char>(text[start]) & 0xC0) == 0x80)
-      ++start;
+    start = begin + readUtf8(text, begin).length;
   }
   pcre2_match_data_free(data);
+  return matches;
+}
+
+std::vector<std::pair<size_t, size_t>> findLiteral(llvm::StringRef text,
+                                                   llvm::StringRef literal) {
+  std::vector<std::pair<size_t, size_t>> matches;
+  if (literal.empty())
+    return matches;
+  for (size_t found = text.find(literal); found != llvm::StringRef::npos;
+       found = text.find(literal, found + literal.size()))
+    matches.emplace_back(found, found + literal.size());
   return matches;
 }
 

@@ -46,6 +46,12 @@ private:
   std::unique_ptr<Code> code;
 };
 
+/// The [begin, end) byte ranges of every non-overlapping occurrence of
+/// `literal` in `text`, left to right (none for an empty literal): what a
+/// String pattern matches where a Regex one would run.
+std::vector<std::pair<size_t, size_t>> findLiteral(llvm::StringRef text,
+                                                   llvm::StringRef literal);
+
 } // namespace llmc::tokenizer
 
 #endif // LLMC_RUNTIME_TOKENIZER_SPLITREGEX_H

@@ -2,6 +2,8 @@
 
 #include "runtime/tokenizer/UnigramModel.h"
 
+#include "runtime/tokenizer/Utf8.h"
+
 #include <limits>
 
 namespace llmc::tokenizer {
@@ -65,14 +67,8 @@ UnigramModel::segment(llvm::StringRef word) const {
   best[0].start = 0;
   for (size_t start = 0; start < size;) {
     double score = best[start].score;
-    // The character at `start` (its bytes; ill-formed bytes one at a time).
-    unsigned char lead = static_cast<unsigned char>(word[start]);
-    size_t charBytes = lead < 0x80    ? 1
-                       : lead >= 0xF0 ? 4
-                       : lead >= 0xE0 ? 3
-                       : lead >= 0xC0 ? 2
-                                      : 1;
-    charBytes = std::min(charBytes, size - start);
+    // The text is well-formed UTF-8 (the tokenizer repairs it first).
+    size_t charBytes = readUtf8(word, start).length;
     bool singleCharacter = false;
     size_t longest = std::min(maxTokenBytes, size - start);
     for (size_t length = 1; length <= longest; ++length) {
