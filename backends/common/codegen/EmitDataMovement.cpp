@@ -546,14 +546,6 @@ llvm::Error emitHeldGather(Emitter &emitter, const ValuePlacement &placement,
           views))
     return error;
   emitter.gather(views[0], views[1], output);
-  // With keep-values (llmc compare) the held rows have a global range too.
-  if (op->getAttr("addr")) {
-    llvm::Expected<cmd::GlobalTensor> to =
-        placement.view(gather.getResult(), output.cols());
-    if (!to)
-      return to.takeError();
-    emitter.store(output, *to);
-  }
   return llvm::Error::success();
 }
 

@@ -45,8 +45,7 @@ holdResult(Emitter &emitter, Operation *op, cmd::Layout layout) {
   int64_t lanes = emitter.getLanes();
   cmd::LocalTensor output =
       layout == cmd::LAYOUT_REPLICATED
-          ? emitter.replicated(rows, cols, *dtype,
-                               static_cast<uint32_t>(lanes))
+          ? emitter.replicated(rows, cols, *dtype, static_cast<uint32_t>(lanes))
           : emitter.rowsLayout(rows, cols, *dtype,
                                llvm::divideCeil(rows, lanes));
   output.set_address(lg.getLocalAddr());
@@ -84,15 +83,22 @@ emitHeldNorm(Emitter &emitter, const ValuePlacement &placement, Operation *op,
   if (llvm::Error error =
           emitReplicatedRowwise(emitter, norm.compute, inputs, *output))
     return std::move(error);
-  // With keep-values (llmc compare) the held value has a global range too.
-  if (op->getAttr("addr")) {
-    llvm::Expected<cmd::GlobalTensor> to =
-        placement.view(op->getResult(0), cols);
-    if (!to)
-      return to.takeError();
-    emitter.store(*output, *to);
-  }
   return output;
+}
+
+/// With keep-values (llmc compare) a held value has a global range too:
+/// `held` is stored there.
+static llvm::Error storeIfPlaced(Emitter &emitter,
+                                 const ValuePlacement &placement, Operation *op,
+                                 const cmd::LocalTensor &held) {
+  if (!op->getAttr("addr"))
+    return llvm::Error::success();
+  llvm::Expected<cmd::GlobalTensor> to =
+      placement.view(op->getResult(0), held.cols());
+  if (!to)
+    return to.takeError();
+  emitter.store(held, *to);
+  return llvm::Error::success();
 }
 
 llvm::Error emitGroupOp(SectionWriter &sections,
@@ -118,6 +124,9 @@ llvm::Error emitGroupOp(SectionWriter &sections,
           emitHeldNorm(emitter, placement, &inner, *norm);
       if (!output)
         return output.takeError();
+      if (llvm::Error error =
+              storeIfPlaced(emitter, placement, &inner, *output))
+        return error;
       held[inner.getResult(0)] = *output;
       continue;
     }
@@ -127,6 +136,8 @@ llvm::Error emitGroupOp(SectionWriter &sections,
       if (!rows)
         return rows.takeError();
       if (llvm::Error error = emitHeldGather(emitter, placement, &inner, *rows))
+        return error;
+      if (llvm::Error error = storeIfPlaced(emitter, placement, &inner, *rows))
         return error;
       held[inner.getResult(0)] = *rows;
       continue;

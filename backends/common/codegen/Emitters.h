@@ -147,7 +147,7 @@ llvm::Error emitRowwiseOp(Emitter &emitter, const ValuePlacement &placement,
                           const HeldValues *held = nullptr);
 
 /// Gathers `op`'s rows (a tpu.Gather) into `output`, rows over the lanes,
-/// which its layer group holds: nothing is stored.
+/// which its layer group holds.
 llvm::Error emitHeldGather(Emitter &emitter, const ValuePlacement &placement,
                            mlir::Operation *op, const cmd::LocalTensor &output);
 
