@@ -1,0 +1,145 @@
+//===- JinjaTemplate.cpp - a checkpoint's own Jinja chat template ---------===//
+//
+// The engine reports faults by exceptions; they stop at this file's
+// boundary and leave it as llvm::Errors.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/chat/JinjaTemplate.h"
+
+#include "runtime/chat/ChatTemplate.h"
+
+#include "jinja/lexer.h"
+#include "jinja/parser.h"
+#include "jinja/runtime.h"
+
+#include "llvm/ADT/Twine.h"
+
+#include <nlohmann/json.hpp>
+
+#include <limits>
+
+namespace llmc::chat {
+
+struct JinjaTemplate::Compiled {
+  std::string source;
+  std::string origin;
+  jinja::program program;
+};
+
+static llvm::Error makeError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message.str());
+}
+
+JinjaTemplate::JinjaTemplate(std::shared_ptr<const Compiled> compiled)
+    : compiled(std::move(compiled)) {}
+
+const std::string &JinjaTemplate::getSource() const {
+  return compiled->source;
+}
+
+llvm::Expected<JinjaTemplate> JinjaTemplate::compile(std::string source,
+                                                     llvm::StringRef origin) {
+  auto compiled = std::make_shared<Compiled>();
+  compiled->source = std::move(source);
+  compiled->origin = origin.str();
+  try {
+    jinja::lexer lexer;
+    compiled->program =
+        jinja::parse_from_tokens(lexer.tokenize(compiled->source));
+  } catch (const std::exception &error) {
+    return makeError(origin + ": the chat template does not parse: " +
+                     error.what());
+  }
+  return JinjaTemplate(std::move(compiled));
+}
+
+/// `json` as a template value; strings are marked as the caller's text
+/// when `isContent`.
+static jinja::value toValue(const nlohmann::ordered_json &json,
+                            bool isContent) {
+  switch (json.type()) {
+  case nlohmann::ordered_json::value_t::boolean:
+    return jinja::mk_val<jinja::value_bool>(json.get<bool>());
+  case nlohmann::ordered_json::value_t::number_integer:
+    return jinja::mk_val<jinja::value_int>(json.get<int64_t>());
+  case nlohmann::ordered_json::value_t::number_unsigned:
+    if (json.get<uint64_t>() <=
+        static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+      return jinja::mk_val<jinja::value_int>(json.get<int64_t>());
+    return jinja::mk_val<jinja::value_float>(json.get<double>());
+  case nlohmann::ordered_json::value_t::number_float:
+    return jinja::mk_val<jinja::value_float>(json.get<double>());
+  case nlohmann::ordered_json::value_t::string: {
+    auto text = jinja::mk_val<jinja::value_string>(json.get<std::string>());
+    if (isContent)
+      text->mark_input();
+    return text;
+  }
+  case nlohmann::ordered_json::value_t::array: {
+    auto array = jinja::mk_val<jinja::value_array>();
+    for (const nlohmann::ordered_json &item : json)
+      array->push_back(toValue(item, isContent));
+    return array;
+  }
+  case nlohmann::ordered_json::value_t::object: {
+    auto object = jinja::mk_val<jinja::value_object>();
+    for (const auto &[key, item] : json.items())
+      object->insert(key, toValue(item, isContent));
+    return object;
+  }
+  default:
+    return jinja::mk_val<jinja::value_none>();
+  }
+}
+
+/// A message as a template value: every string in it but its role is the
+/// caller's text. Templates build special tokens out of roles
+/// ('<|' + message['role'] + '|>'), which must stay markup.
+static jinja::value toMessageValue(const nlohmann::ordered_json &message) {
+  if (!message.is_object())
+    return toValue(message, /*isContent=*/true);
+  auto object = jinja::mk_val<jinja::value_object>();
+  for (const auto &[key, item] : message.items())
+    object->insert(key, toValue(item, /*isContent=*/key != "role"));
+  return object;
+}
+
+llvm::Expected<ChatPrompt>
+JinjaTemplate::render(const nlohmann::ordered_json &context,
+                      std::optional<std::time_t> now) const {
+  if (!context.is_object())
+    return makeError(compiled->origin +
+                     ": the template's context is not a JSON object");
+  ChatPrompt prompt;
+  try {
+    jinja::context variables(compiled->source);
+    if (now)
+      variables.current_time = *now;
+    for (const auto &[name, json] : context.items()) {
+      if (name != "messages" || !json.is_array()) {
+        variables.set_val(name, toValue(json, /*isContent=*/false));
+        continue;
+      }
+      auto messages = jinja::mk_val<jinja::value_array>();
+      for (const nlohmann::ordered_json &message : json)
+        messages->push_back(toMessageValue(message));
+      variables.set_val(name, messages);
+    }
+    jinja::runtime runtime(variables);
+    jinja::value_string output = jinja::runtime::gather_string_parts(
+        runtime.execute(compiled->program));
+    for (const jinja::string_part &part : output->val_str.parts) {
+      if (part.is_input)
+        prompt.appendContent(part.val);
+      else
+        prompt.appendMarkup(part.val);
+    }
+  } catch (const std::exception &error) {
+    return makeError(compiled->origin +
+                     ": rendering the chat template failed: " + error.what());
+  }
+  return prompt;
+}
+
+} // namespace llmc::chat
