@@ -417,6 +417,7 @@ void ModelCompiler::fillManifest() {
   generation.set_repetition_penalty(1.0);
   generation.set_max_new_tokens(options.build.seqLength);
   manifest.set_chat_template(spec.chatTemplate);
+  manifest.set_chat_eos_token(spec.chatEosToken);
   if (std::optional<binary::VisionInfo> vision = describeVision(spec))
     *manifest.mutable_vision() = std::move(*vision);
   manifest.set_compiler_version("llmc 0.1");

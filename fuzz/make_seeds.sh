@@ -18,7 +18,7 @@ llmc=bazel-bin/tools/llmc/llmc
 
 # Regression inputs stay; every other seed is written again.
 find "$corpus" -type f ! -name 'regression-*' -delete 2>/dev/null || true
-mkdir -p "$corpus"/{llmc_binary,command_stream,safetensors,tokenizer,gguf,onnx,chat}
+mkdir -p "$corpus"/{llmc_binary,command_stream,safetensors,tokenizer,gguf,onnx,chat,chat_template}
 
 # .llmc binaries of the micro model, quantized and float.
 for mode in W4BF16 F16; do
@@ -80,4 +80,7 @@ printf 'l\0user\0What is 2+2?\0assistant\0Four.\0user\0And 3+3?\0' \
   >"$corpus/chat/llama3-turns"
 printf '2\0system\0Be kind.\0user\0[INST] hi [/INST]\0' >"$corpus/chat/llama2"
 printf 'r\0user\0plain text\0' >"$corpus/chat/raw"
+
+# Chat templates: the real ones the renderer is tested on.
+cp runtime/chat/test/data/templates/*.jinja "$corpus/chat_template/"
 du -sh "$corpus"/*

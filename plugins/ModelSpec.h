@@ -185,6 +185,9 @@ struct ModelSpec {
   std::vector<int64_t> eosTokenIds;
   int64_t bosTokenId = -1;
   std::string chatTemplate;
+  /// The eos_token the chat template reads, when the checkpoint names one
+  /// apart from its stop tokens (a tokenizer config's `eos_token`).
+  std::string chatEosToken;
   /// The tokenizer as the checkpoint ships it (`tokenizer.json` text).
   std::string tokenizerJson;
 

@@ -238,6 +238,22 @@ llvm::Expected<std::string> readChatTemplateField(llvm::StringRef file) {
   return chatTemplate;
 }
 
+/// The tokenizer config's `eos_token`, which chat templates read: a string,
+/// or an AddedToken object whose `content` is one; "" when absent.
+llvm::Expected<std::string> readEosTokenField(llvm::StringRef file) {
+  llvm::Expected<llvm::json::Object> config = readJsonObject(file);
+  if (!config)
+    return config.takeError();
+  if (const llvm::json::Object *token = config->getObject("eos_token"))
+    if (std::optional<llvm::StringRef> content = token->getString("content"))
+      return content->str();
+  JsonFields fields(*config, file);
+  std::string eosToken = fields.getString("eos_token", "");
+  if (llvm::Error error = fields.takeError())
+    return std::move(error);
+  return eosToken;
+}
+
 /// Newer transformers releases save the template as `chat_template.jinja`
 /// and prefer it over the tokenizer config's field.
 llvm::Error readChatTemplate(llvm::StringRef directory, ModelSpec &spec) {
@@ -251,6 +267,12 @@ llvm::Error readChatTemplate(llvm::StringRef directory, ModelSpec &spec) {
   if (!chatTemplate)
     return chatTemplate.takeError();
   spec.chatTemplate = std::move(*chatTemplate);
+  if (!llvm::sys::fs::exists(tokenizerConfig))
+    return llvm::Error::success();
+  llvm::Expected<std::string> eosToken = readEosTokenField(tokenizerConfig);
+  if (!eosToken)
+    return eosToken.takeError();
+  spec.chatEosToken = std::move(*eosToken);
   return llvm::Error::success();
 }
 

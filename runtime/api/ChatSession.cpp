@@ -63,14 +63,7 @@ ChatSession::renderTurn(const ChatMessage &user) const {
   // message, which nothing has fed yet.
   if (!conversation.getPendingToken())
     return renderOpening(user);
-  llvm::Expected<chat::ChatPrompt> continuation =
-      chatTemplate.renderContinuation(messages, user, true);
-  if (!continuation)
-    return continuation.takeError();
-  chat::ChatPrompt prompt;
-  prompt.appendMarkup(chatTemplate.getReplySuffix());
-  prompt.append(*continuation);
-  return prompt;
+  return chatTemplate.renderAfterReply(messages, user, true);
 }
 
 llvm::Expected<GenerateResult>

@@ -46,6 +46,53 @@ static chat::ChatTemplate detectChatTemplate(const binary::Manifest &manifest,
   return *detected;
 }
 
+/// The texts of the BOS token and of the EOS token the binary's template
+/// reads: the checkpoint's eos_token, else the first stop token.
+static std::pair<std::string, std::string>
+getTemplateTokens(const binary::Manifest &manifest,
+                  const tokenizer::Tokenizer &tok) {
+  const binary::GenerationDefaults &generation = manifest.generation();
+  std::string bos, eos = manifest.chat_eos_token();
+  if (generation.bos_token_id() >= 0)
+    bos = tok.idToToken(generation.bos_token_id());
+  if (eos.empty() && !generation.stop_token_ids().empty())
+    eos = tok.idToToken(generation.stop_token_ids(0));
+  return {std::move(bos), std::move(eos)};
+}
+
+void Model::loadChatTemplate() {
+  const binary::Manifest &manifest = getManifest();
+  chatTemplate = detectChatTemplate(manifest, tokenizer.get());
+  if (manifest.chat_template().empty() || !tokenizer)
+    return;
+  std::string origin = (binary->name() + ": chat_template").str();
+  llvm::Expected<chat::JinjaTemplate> jinja =
+      chat::JinjaTemplate::compile(manifest.chat_template(), origin);
+  if (!jinja) {
+    chatTemplateProblem = llvm::toString(jinja.takeError());
+    return;
+  }
+  llvm::Expected<chat::ChatTemplate> rendering =
+      makeJinjaChatTemplate(std::move(*jinja));
+  if (!rendering) {
+    chatTemplateProblem = llvm::toString(rendering.takeError());
+    if (!llvm::StringRef(chatTemplateProblem).starts_with(origin))
+      chatTemplateProblem = origin + ": " + chatTemplateProblem;
+    return;
+  }
+  chatTemplate = std::move(*rendering);
+}
+
+llvm::Expected<chat::ChatTemplate>
+Model::makeJinjaChatTemplate(chat::JinjaTemplate jinja) const {
+  if (!tokenizer)
+    return modelError(binary->name() + " holds no tokenizer, so it cannot "
+                                       "render a chat template");
+  auto [bos, eos] = getTemplateTokens(getManifest(), *tokenizer);
+  return detectChatTemplate(getManifest(), tokenizer.get())
+      .withJinja(std::move(jinja), std::move(bos), std::move(eos));
+}
+
 llvm::Error Model::loadTokenizer() {
   if (binary->tokenizerJson().empty())
     return llvm::Error::success();
@@ -125,7 +172,7 @@ Model::load(llvm::StringRef path, const ModelOptions &options) {
     return std::move(error);
   if (llvm::Error error = model->loadVision())
     return std::move(error);
-  model->chatTemplate = detectChatTemplate(manifest, model->tokenizer.get());
+  model->loadChatTemplate();
   const binary::GenerationDefaults &generation = manifest.generation();
   model->stopTokens.assign(generation.stop_token_ids().begin(),
                            generation.stop_token_ids().end());

@@ -137,9 +137,18 @@ public:
   const binary::Manifest &getManifest() const { return binary->manifest(); }
   /// The binary's tokenizer; null when it holds none.
   const tokenizer::Tokenizer *getTokenizer() const { return tokenizer.get(); }
-  /// The chat template its manifest's chat_template names, or else its model
-  /// family's (runtime/chat's ChatTemplate::detect).
+  /// The binary's chat template: the checkpoint's Jinja chat_template when
+  /// it has one that renders, with the format ChatTemplate::detect finds for
+  /// stop strings and fallback, else that format alone.
   const chat::ChatTemplate &getChatTemplate() const { return chatTemplate; }
+  /// Why the binary's Jinja chat_template is not used (it does not parse, or
+  /// cannot render a turn and its reply); empty when it is, or there is
+  /// none. Chat then falls back on the detected format.
+  llvm::StringRef getChatTemplateProblem() const { return chatTemplateProblem; }
+  /// A chat template rendering through `jinja` (`llmc chat
+  /// --template-file`) with the binary's BOS and EOS tokens.
+  llvm::Expected<chat::ChatTemplate>
+  makeJinjaChatTemplate(chat::JinjaTemplate jinja) const;
   /// The ids that end a turn: the generation config's stop tokens and the
   /// chat template's end-of-turn tokens.
   llvm::ArrayRef<int32_t> getStopTokens() const { return stopTokens; }
@@ -182,12 +191,15 @@ private:
   /// Reads and checks the manifest's vision against the vision piece and
   /// the tokenizer.
   llvm::Error loadVision();
+  /// The Jinja chat template when it renders, else the detected format.
+  void loadChatTemplate();
 
   std::unique_ptr<binary::LoadedBinary> binary;
   std::unique_ptr<device::BinaryRunner> runner;
   std::optional<DeviceSampling> deviceSampling;
   std::unique_ptr<tokenizer::Tokenizer> tokenizer;
   chat::ChatTemplate chatTemplate;
+  std::string chatTemplateProblem;
   std::vector<int32_t> stopTokens;
   std::optional<vision::VisionConfig> visionConfig;
   std::optional<int32_t> imagePlaceholderId;

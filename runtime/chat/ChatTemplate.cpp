@@ -206,6 +206,9 @@ static llvm::Error renderLlama2(llvm::ArrayRef<ChatMessage> messages,
 llvm::Expected<ChatPrompt>
 ChatTemplate::render(llvm::ArrayRef<ChatMessage> messages,
                      bool addGenerationPrompt) const {
+  if (jinja)
+    return jinja->renderChat(messages, addGenerationPrompt, bosToken,
+                             eosToken);
   ChatPrompt out;
   switch (format) {
   case ChatFormat::Raw:
@@ -241,13 +244,60 @@ ChatTemplate::renderContinuation(llvm::ArrayRef<ChatMessage> history,
   // Every format renders message by message, so the history's text is a
   // prefix; the check guards that property.
   if (!llvm::StringRef(after->text).starts_with(before->text))
-    return makeError("chat: the " + stringifyChatFormat(format) +
+    return makeError("chat: the " +
+                     (jinja ? llvm::StringRef("checkpoint's")
+                            : stringifyChatFormat(format)) +
                      " template renders the history differently once new "
                      "messages follow it");
   return after->dropFront(before->text.size());
 }
 
+/// Stands in for a reply's text so that it can be found in the render:
+/// private-use code points around a word, which no template trims, splits
+/// or writes itself.
+static constexpr llvm::StringLiteral kReplyStandIn =
+    "\xF3\xB0\x80\x80reply\xF3\xB0\x80\x80";
+
+llvm::Expected<ChatPrompt>
+ChatTemplate::renderAfterReply(llvm::ArrayRef<ChatMessage> history,
+                               llvm::ArrayRef<ChatMessage> newMessages,
+                               bool addGenerationPrompt) const {
+  if (history.empty() || history.back().role != Role::Assistant)
+    return makeError("chat: a conversation continues after an assistant "
+                     "reply, and this one does not end with one");
+  std::vector<ChatMessage> all(history.begin(), history.end());
+  all.back().content = kReplyStandIn.str();
+  all.insert(all.end(), newMessages.begin(), newMessages.end());
+  llvm::Expected<ChatPrompt> rendered = render(all, addGenerationPrompt);
+  if (!rendered)
+    return rendered.takeError();
+  size_t at = rendered->text.find(kReplyStandIn.str());
+  if (at == std::string::npos ||
+      rendered->text.find(kReplyStandIn.str(), at + 1) != std::string::npos)
+    return makeError("chat: the template rewrites the assistant's reply, so "
+                     "the conversation cannot go on after the reply the KV "
+                     "cache holds");
+  return rendered->dropFront(at + kReplyStandIn.size());
+}
+
+llvm::Expected<ChatTemplate>
+ChatTemplate::withJinja(JinjaTemplate jinjaTemplate, std::string bos,
+                        std::string eos) const {
+  ChatTemplate chat = *this;
+  chat.jinja = std::move(jinjaTemplate);
+  chat.bosToken = std::move(bos);
+  chat.eosToken = std::move(eos);
+  llvm::Expected<ChatPrompt> suffix = chat.renderAfterReply(
+      {{Role::User, "Hi"}, {Role::Assistant, "Hello"}}, {}, false);
+  if (!suffix)
+    return suffix.takeError();
+  chat.jinjaReplySuffix = std::move(suffix->text);
+  return chat;
+}
+
 llvm::StringRef ChatTemplate::getReplySuffix() const {
+  if (jinja)
+    return jinjaReplySuffix;
   switch (format) {
   case ChatFormat::Raw:
     return "";

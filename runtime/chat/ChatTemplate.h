@@ -1,8 +1,9 @@
 //===- ChatTemplate.h - chat messages into a model's prompt text -*- C++
 //-*-===//
 //
-// The prompt formats of the supported families, written out in C++ rather
-// than by evaluating the Jinja `chat_template` of a checkpoint:
+// A chat template renders through the checkpoint's own Jinja
+// `chat_template` when it has one (withJinja), and otherwise through one of
+// the prompt formats of the supported families, written out in C++:
 //
 //   chatml  Qwen 2, 2.5 and 3:
 //           <|im_start|>{role}\n{content}<|im_end|>\n ...
@@ -28,12 +29,14 @@
 #ifndef LLMC_RUNTIME_CHAT_CHATTEMPLATE_H
 #define LLMC_RUNTIME_CHAT_CHATTEMPLATE_H
 
+#include "runtime/chat/JinjaTemplate.h"
 #include "runtime/tokenizer/TextRange.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -103,10 +106,21 @@ public:
   static llvm::Expected<ChatTemplate>
   detect(llvm::StringRef tokenizerConfigJson, llvm::StringRef modelType);
 
+  /// This template rendering through `jinja`, a checkpoint's own template,
+  /// whose bos_token and eos_token are `bosToken` and `eosToken`; the format
+  /// still gives stopStrings(). Fails when the template cannot render a user
+  /// turn and its reply, or rewrites the reply's text.
+  llvm::Expected<ChatTemplate> withJinja(JinjaTemplate jinja,
+                                         std::string bosToken,
+                                         std::string eosToken) const;
+  /// The checkpoint's template this one renders through, if any.
+  const std::optional<JinjaTemplate> &getJinja() const { return jinja; }
+
   /// The prompt text of `messages`; with `addGenerationPrompt`, followed by
-  /// what opens the assistant's reply. Fails on a conversation the format
-  /// cannot express (Llama 2: a system message after the first, or turns
-  /// that do not alternate user/assistant starting with user).
+  /// what opens the assistant's reply. Fails on a conversation the template
+  /// cannot express (it raises an exception; Llama 2: a system message after
+  /// the first, or turns that do not alternate user/assistant starting with
+  /// user).
   llvm::Expected<ChatPrompt> render(llvm::ArrayRef<ChatMessage> messages,
                                     bool addGenerationPrompt) const;
 
@@ -121,6 +135,21 @@ public:
   renderContinuation(llvm::ArrayRef<ChatMessage> history,
                      llvm::ArrayRef<ChatMessage> newMessages,
                      bool addGenerationPrompt) const;
+
+  /// What follows the assistant reply that ends `history`, for a runtime
+  /// whose KV cache holds the conversation up to that reply's last token:
+  /// what the template writes after the reply, then `newMessages`, then
+  /// with `addGenerationPrompt` what opens the next reply. Rendered from the
+  /// whole conversation, so it holds also for templates that render earlier
+  /// turns differently once more follow (Qwen3 drops an old reply's empty
+  /// thinking block); where the history renders the same, it equals
+  /// getReplySuffix() + renderContinuation(...). Fails when `history` does
+  /// not end with an assistant message, or the template rewrites the
+  /// reply's text.
+  llvm::Expected<ChatPrompt>
+  renderAfterReply(llvm::ArrayRef<ChatMessage> history,
+                   llvm::ArrayRef<ChatMessage> newMessages,
+                   bool addGenerationPrompt) const;
 
   /// What the template writes right after an assistant reply's content:
   /// "<|im_end|>\n", "<|eot_id|>", " </s>", or nothing for raw.
@@ -137,6 +166,10 @@ public:
 private:
   ChatFormat format;
   std::string defaultSystemPrompt;
+  std::optional<JinjaTemplate> jinja;
+  std::string bosToken, eosToken;
+  /// getReplySuffix() of the Jinja template.
+  std::string jinjaReplySuffix;
 };
 
 } // namespace llmc::chat

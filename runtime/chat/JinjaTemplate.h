@@ -11,6 +11,7 @@
 #ifndef LLMC_RUNTIME_CHAT_JINJATEMPLATE_H
 #define LLMC_RUNTIME_CHAT_JINJATEMPLATE_H
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -23,6 +24,7 @@
 
 namespace llmc::chat {
 
+struct ChatMessage;
 struct ChatPrompt;
 
 class JinjaTemplate {
@@ -41,6 +43,14 @@ public:
   /// meets a value it cannot use.
   llvm::Expected<ChatPrompt> render(const nlohmann::ordered_json &context,
                                     std::optional<std::time_t> now = {}) const;
+
+  /// Renders `messages` as `apply_chat_template(messages,
+  /// add_generation_prompt=addGenerationPrompt)` does for a tokenizer whose
+  /// BOS and EOS tokens are `bosToken` and `eosToken`.
+  llvm::Expected<ChatPrompt> renderChat(llvm::ArrayRef<ChatMessage> messages,
+                                        bool addGenerationPrompt,
+                                        llvm::StringRef bosToken,
+                                        llvm::StringRef eosToken) const;
 
   const std::string &getSource() const;
 

@@ -1,6 +1,7 @@
 //===- ChatCommand.cpp - llmc chat: a conversation with a binary ----------===//
 //
-//   llmc chat -m model.llmc [--system "You are terse."] [--template chatml]
+//   llmc chat -m model.llmc [--system "You are terse."]
+//             [--template chatml | --template-file T.jinja]
 //             [--max-new-tokens N] [--temperature 0.7 ...] [--ids-out F]
 //
 // Reads one user turn per line of stdin, until its end or a line `/exit`;
@@ -26,6 +27,7 @@
 
 #include "runtime/vision/ImageFile.h"
 
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
@@ -42,9 +44,14 @@ static cl::opt<std::string>
                  cl::sub(getChatCommand()));
 static cl::opt<std::string> templateName(
     "template",
-    cl::desc("The chat template: raw, chatml, qwen2, qwen2.5, qwen3, llama2 "
-             "or llama3 (default: the binary's)"),
+    cl::desc("A built-in chat format: raw, chatml, qwen2, qwen2.5, qwen3, "
+             "llama2 or llama3 (default: the binary's template)"),
     cl::sub(getChatCommand()));
+static cl::opt<std::string> templateFile(
+    "template-file",
+    cl::desc("A Jinja chat template to render the conversation with "
+             "instead of the binary's"),
+    cl::value_desc("path"), cl::sub(getChatCommand()));
 
 /// Sends `text`; when the conversation has grown too long for the KV cache
 /// to take it but a new one would, says so, starts over and sends it again.
@@ -102,8 +109,38 @@ static llvm::Expected<GenerateOptions> getChatOptions(const Model &model) {
   return options;
 }
 
+/// The template --template-file names, rendering with the binary's tokens.
+static llvm::Expected<chat::ChatTemplate> readTemplateFile(const Model &model) {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> source =
+      llvm::MemoryBuffer::getFile(templateFile, /*IsText=*/false);
+  if (!source)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "%s: cannot read: %s", templateFile.c_str(),
+                                   source.getError().message().c_str());
+  llvm::Expected<chat::JinjaTemplate> jinja = chat::JinjaTemplate::compile(
+      (*source)->getBuffer().str(), templateFile);
+  if (!jinja)
+    return jinja.takeError();
+  return model.makeJinjaChatTemplate(std::move(*jinja));
+}
+
 static llvm::Expected<std::unique_ptr<ChatSession>> startChat(Model &model) {
   std::optional<chat::ChatTemplate> chosen;
+  if (!templateName.empty() && !templateFile.empty())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "--template and --template-file exclude "
+                                   "each other");
+  if (!templateFile.empty()) {
+    llvm::Expected<chat::ChatTemplate> read = readTemplateFile(model);
+    if (!read)
+      return read.takeError();
+    chosen = std::move(*read);
+  } else if (!model.getChatTemplateProblem().empty()) {
+    llvm::WithColor::warning(llvm::errs(), "llmc")
+        << model.getChatTemplateProblem() << "; using the built-in "
+        << chat::stringifyChatFormat(model.getChatTemplate().getFormat())
+        << " format instead\n";
+  }
   if (!templateName.empty()) {
     llvm::Expected<chat::ChatTemplate> named =
         chat::ChatTemplate::get(templateName);
@@ -112,6 +149,16 @@ static llvm::Expected<std::unique_ptr<ChatSession>> startChat(Model &model) {
     chosen = *named;
   }
   return model.startChat(systemPrompt, chosen);
+}
+
+/// "the checkpoint's chat template" or "the built-in chatml format".
+static std::string describeTemplate(const chat::ChatTemplate &chatTemplate) {
+  if (chatTemplate.getJinja())
+    return templateFile.empty() ? "the checkpoint's chat template"
+                                : templateFile + " as chat template";
+  return "the built-in " +
+         chat::stringifyChatFormat(chatTemplate.getFormat()).str() +
+         " format";
 }
 
 int runChatCommand(const plugins::Registry &registry) {
@@ -128,9 +175,7 @@ int runChatCommand(const plugins::Registry &registry) {
   llvm::errs() << (*model)->getBinary().name() << ": "
                << manifest.model().family() << " for " << manifest.chip() << " "
                << manifest.precision() << ", "
-               << chat::stringifyChatFormat(
-                      (*chat)->getChatTemplate().getFormat())
-               << " template, " << (*chat)->getConversation().getCapacity()
+               << describeTemplate((*chat)->getChatTemplate()) << ", " << (*chat)->getConversation().getCapacity()
                << "-token KV cache; /reset starts over, /exit quits"
                << ((*model)->getVisionConfig() ? ", /image F adds an image"
                                                : "")

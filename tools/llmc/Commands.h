@@ -22,6 +22,7 @@ llvm::cl::SubCommand &getChatCommand();
 llvm::cl::SubCommand &getInspectCommand();
 llvm::cl::SubCommand &getServeCommand();
 llvm::cl::SubCommand &getCompareCommand();
+llvm::cl::SubCommand &getTemplateCommand();
 
 /// `llmc pieces`: prints the top IR of a model's pieces.
 int runPiecesCommand(const plugins::Registry &registry);
@@ -47,6 +48,8 @@ int runServeCommand(const plugins::Registry &registry);
 /// `llmc compare`: one piece's ops on a chip's device against the top
 /// interpreter; 0 when every op is within tolerance, 2 when one is not.
 int runCompareCommand(const plugins::Registry &registry);
+/// `llmc template`: renders a Jinja chat template with given variables.
+int runTemplateCommand();
 /// Prints `error` as `llmc: error: ...` and returns exit code 1.
 int reportError(llvm::Error error);
 

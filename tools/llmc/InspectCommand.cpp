@@ -116,10 +116,15 @@ static void printSummary(llvm::raw_ostream &os, const BinarySummary &summary) {
   else
     os << "tokenizer: none (generate from token ids only)\n";
   const chat::ChatTemplate &chat = model.getChatTemplate();
-  os << "chat template: " << chat::stringifyChatFormat(chat.getFormat())
-     << (manifest.chat_template().empty()
-             ? " (from the model family; the binary holds no chat_template)"
-             : " (the binary holds a chat_template)");
+  if (chat.getJinja())
+    os << "chat template: the binary's Jinja chat_template (stop strings of "
+       << chat::stringifyChatFormat(chat.getFormat()) << ")";
+  else
+    os << "chat template: " << chat::stringifyChatFormat(chat.getFormat())
+       << (manifest.chat_template().empty()
+               ? " (from the model family; the binary holds no chat_template)"
+               : " (the binary's chat_template is not used: " +
+                     model.getChatTemplateProblem().str() + ")");
   if (!chat.getDefaultSystemPrompt().empty())
     os << ", default system message \"" << chat.getDefaultSystemPrompt()
        << "\"";

@@ -140,7 +140,9 @@ llvm::json::Value summaryToJson(const BinarySummary &summary) {
        llvm::json::Object{
            {"format", chat::stringifyChatFormat(chat.getFormat())},
            {"default_system_prompt", chat.getDefaultSystemPrompt()},
-           {"in_binary", !manifest.chat_template().empty()}}},
+           {"in_binary", !manifest.chat_template().empty()},
+           {"jinja", chat.getJinja().has_value()},
+           {"problem", model.getChatTemplateProblem()}}},
       {"generation", generationToJson(model)},
       {"vision", manifest.has_vision()
                      ? llvm::json::Value(llvm::json::Object{

@@ -12,6 +12,7 @@
 //   llmc inspect <model.llmc> [--json]
 //   llmc compare -m <checkpoint> -c <chip> -q <mode> --piece NAME [--dump DIR]
 //   llmc tokenize -m <checkpoint dir | tokenizer.json> --text-file F.jsonl
+//   llmc template --template-file T.jinja --context C.json [--date D]
 //
 //===----------------------------------------------------------------------===//
 
@@ -45,6 +46,13 @@ cl::SubCommand &getPiecesCommand() {
 cl::SubCommand &getEvalCommand() {
   static cl::SubCommand command(
       "eval", "Generate greedily with the top interpreter (the golden model)");
+  return command;
+}
+
+cl::SubCommand &getTemplateCommand() {
+  static cl::SubCommand command(
+      "template", "Render a Jinja chat template with the variables of a JSON "
+                  "file, as apply_chat_template does");
   return command;
 }
 
@@ -173,6 +181,8 @@ int main(int argc, char **argv) {
     return llmc::runCompareCommand(**registry);
   if (llmc::getTokenizeCommand())
     return llmc::runTokenizeCommand(**registry);
+  if (llmc::getTemplateCommand())
+    return llmc::runTemplateCommand();
   if (listPlugins) {
     llvm::outs() << (*registry)->describe();
     return 0;

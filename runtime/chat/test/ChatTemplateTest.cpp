@@ -227,6 +227,92 @@ TEST(ChatTemplateTest, ReplySuffixClosesAGeneratedReply) {
   }
 }
 
+/// Qwen3's template, cut to what matters here: the last reply opens with
+/// an empty thinking block, which earlier replies lose once a user turn
+/// follows them.
+constexpr llvm::StringLiteral kThinkingTemplate =
+    "{% for m in messages %}<|im_start|>{{ m.role }}\n"
+    "{% if m.role == 'assistant' and loop.last %}<think>\n\n</think>\n\n"
+    "{% endif %}{{ m.content }}<|im_end|>\n{% endfor %}"
+    "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}";
+
+ChatTemplate jinjaOrFail(llvm::StringRef source) {
+  llvm::Expected<JinjaTemplate> jinja =
+      JinjaTemplate::compile(source.str(), "test.jinja");
+  if (!jinja) {
+    ADD_FAILURE() << llvm::toString(jinja.takeError());
+    return ChatTemplate();
+  }
+  llvm::Expected<ChatTemplate> chat =
+      ChatTemplate(ChatFormat::ChatML).withJinja(*jinja, "<s>", "</s>");
+  if (!chat) {
+    ADD_FAILURE() << llvm::toString(chat.takeError());
+    return ChatTemplate();
+  }
+  return *chat;
+}
+
+TEST(ChatTemplateTest, AfterReplyIsSuffixPlusContinuationForBuiltInFormats) {
+  std::vector<ChatMessage> history = {kSystem, kHi, kHello};
+  for (llvm::StringRef id : {"raw", "qwen2.5", "qwen3", "llama2", "llama3"}) {
+    ChatTemplate chat = getOrFail(id);
+    llvm::Expected<ChatPrompt> after =
+        chat.renderAfterReply(history, kQuestion, true);
+    llvm::Expected<ChatPrompt> continuation =
+        chat.renderContinuation(history, kQuestion, true);
+    ASSERT_TRUE(after && continuation) << id.str();
+    EXPECT_EQ(after->text, chat.getReplySuffix().str() + continuation->text)
+        << id.str();
+    EXPECT_EQ(contentsOf(*after), std::vector<std::string>{kQuestion.content})
+        << id.str();
+  }
+}
+
+TEST(ChatTemplateTest, AfterReplyHoldsForTemplatesThatRewriteHistory) {
+  ChatTemplate chat = jinjaOrFail(kThinkingTemplate);
+  std::vector<ChatMessage> history = {kHi, kHello};
+  // The history renders differently once a turn follows it...
+  llvm::Expected<ChatPrompt> continuation =
+      chat.renderContinuation(history, kQuestion, true);
+  ASSERT_FALSE(static_cast<bool>(continuation));
+  llvm::consumeError(continuation.takeError());
+  // ...but what follows the reply is well defined.
+  llvm::Expected<ChatPrompt> after =
+      chat.renderAfterReply(history, kQuestion, true);
+  ASSERT_TRUE(static_cast<bool>(after)) << llvm::toString(after.takeError());
+  EXPECT_EQ(after->text, "<|im_end|>\n<|im_start|>user\nWhat is 2+2?"
+                         "<|im_end|>\n<|im_start|>assistant\n");
+  EXPECT_EQ(chat.getReplySuffix(), "<|im_end|>\n");
+  EXPECT_TRUE(chat.getJinja().has_value());
+  EXPECT_EQ(chat.stopStrings(), getOrFail("chatml").stopStrings());
+}
+
+TEST(ChatTemplateTest, AfterReplyNeedsAReplyTheTemplateKeeps) {
+  llvm::Expected<ChatPrompt> noReply =
+      getOrFail("chatml").renderAfterReply({kHi}, kQuestion, true);
+  ASSERT_FALSE(static_cast<bool>(noReply));
+  EXPECT_NE(llvm::toString(noReply.takeError()).find("does not end with"),
+            std::string::npos);
+  // A template that writes replies twice cannot say where one ends.
+  llvm::Expected<JinjaTemplate> twice = JinjaTemplate::compile(
+      "{% for m in messages %}{{ m.content }}{{ m.content }}{% endfor %}",
+      "twice.jinja");
+  ASSERT_TRUE(static_cast<bool>(twice));
+  llvm::Expected<ChatTemplate> chat =
+      ChatTemplate().withJinja(*twice, "", "");
+  ASSERT_FALSE(static_cast<bool>(chat));
+  EXPECT_NE(llvm::toString(chat.takeError()).find("rewrites the assistant"),
+            std::string::npos);
+}
+
+TEST(ChatTemplateTest, JinjaRendersWithTheTokensItIsGiven) {
+  ChatTemplate chat = jinjaOrFail(
+      "{{ bos_token }}{% for m in messages %}{{ m.content }}{{ eos_token }}"
+      "{% endfor %}");
+  EXPECT_EQ(renderOrFail(chat, {kHi, kHello}), "<s>Hi</s>Hello!</s>");
+  EXPECT_EQ(chat.getReplySuffix(), "</s>");
+}
+
 TEST(ChatTemplateTest, StopStrings) {
   EXPECT_EQ(getOrFail("qwen2").stopStrings(),
             (std::vector<std::string>{"<|im_end|>", "<|endoftext|>"}));

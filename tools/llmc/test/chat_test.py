@@ -32,6 +32,18 @@ def tokenize(llmc, text):
     return json.loads(result.stdout)["ids"]
 
 
+def check_second_turn(llmc, turns, after_reply, what, failures):
+    """The second turn feeds `after_reply`, what the template writes after
+    the first reply, preceded by the reply's last token unless that token
+    was the end of the turn, which the template writes itself."""
+    first, second = turns
+    ended = first["generated"][-1] in (4093, 4095)
+    after = tokenize(llmc, after_reply)
+    expected = after if ended else [first["generated"][-1]] + after
+    failures.check(second["input_ids"] == expected,
+                   f"{what}the second turn fed {second['input_ids']}, expected {expected}")
+
+
 def check_two_turns(llmc, binary, failures):
     result, turns = chat(llmc, binary, [FIRST, SECOND], "--max-new-tokens", "48")
     if not failures.check(result.returncode == 0 and len(turns) == 2,
@@ -48,14 +60,10 @@ def check_two_turns(llmc, binary, failures):
                 f"<|im_start|>user\n{FIRST}<|im_end|>\n<|im_start|>assistant\n")
     failures.check(turns[0]["input_ids"] == tokenize(llmc, rendered),
                    "the first turn is not the rendered prompt")
-    first, second = turns
-    ended = first["generated"][-1] in (4093, 4095)
-    continuation = tokenize(llmc, f"<|im_end|>\n<|im_start|>user\n{SECOND}<|im_end|>\n"
-                                  "<|im_start|>assistant\n")
-    expected = continuation if ended else [first["generated"][-1]] + continuation
-    failures.check(second["input_ids"] == expected,
-                   f"the second turn fed {second['input_ids']}, expected {expected}")
+    check_second_turn(llmc, turns, f"<|im_end|>\n<|im_start|>user\n{SECOND}<|im_end|>\n"
+                                   "<|im_start|>assistant\n", "", failures)
 
+    first, second = turns
     # The whole conversation as one prompt, through prefill, generates what
     # the second turn generated through prefill_kv.
     history = first["input_ids"] + first["generated"][:-1] + second["input_ids"]
@@ -99,6 +107,30 @@ def check_typed_markers(llmc, binary, failures):
                            f"and {fed.count(im_end)} <|im_end|>, expected {starts} and {ends}")
 
 
+def check_template_file(llmc, binary, failures):
+    # --template-file renders with another Jinja template; the second turn
+    # feeds what follows the reply in it.
+    path = os.path.join(scratch_directory(), "plain.jinja")
+    with open(path, "w") as f:
+        f.write("{% for m in messages %}<|im_start|>{{ m.role }}: {{ m.content }}<|im_end|>"
+                "{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant: {% endif %}")
+    result, turns = chat(llmc, binary, [FIRST, SECOND], "--max-new-tokens", "8",
+                         "--template-file", path)
+    if not failures.check(result.returncode == 0 and len(turns) == 2,
+                          f"--template-file: rc={result.returncode} {result.stderr.strip()}"):
+        return
+    failures.check("plain.jinja as chat template" in result.stderr,
+                   f"the chat does not name its template: {result.stderr.strip()}")
+    failures.check(turns[0]["input_ids"] ==
+                   tokenize(llmc, f"<|im_start|>user: {FIRST}<|im_end|><|im_start|>assistant: "),
+                   "--template-file: the first turn is not the template's render")
+    check_second_turn(llmc, turns, f"<|im_end|><|im_start|>user: {SECOND}<|im_end|>"
+                                   "<|im_start|>assistant: ", "--template-file: ", failures)
+    both = run_llmc(llmc, "chat", "-m", binary, "--template", "chatml",
+                    "--template-file", path, stdin="")
+    failures.expect_error(both, "exclude each other", "--template with --template-file")
+
+
 def check_overflow(llmc, small, failures):
     # S = 64. After the first exchange (35 + 8 tokens) the longer second
     # message no longer fits: the chat starts over with it. 80 words never
@@ -131,6 +163,7 @@ def test(options, failures):
     check_two_turns(llmc, binary, failures)
     check_commands(llmc, binary, failures)
     check_typed_markers(llmc, binary, failures)
+    check_template_file(llmc, binary, failures)
     check_overflow(llmc, small, failures)
 
 

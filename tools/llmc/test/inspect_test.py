@@ -54,7 +54,8 @@ def check_json(report, binary, failures):
     failures.check(report["tokenizer"] == {"present": True, "vocab_size": 4096},
                    f"tokenizer: {report['tokenizer']}")
     chat = report["chat_template"]
-    failures.check(chat["format"] == "chatml" and chat["in_binary"]
+    failures.check(chat["format"] == "chatml" and chat["in_binary"] and chat["jinja"]
+                   and chat["problem"] == ""
                    and chat["default_system_prompt"] == "You are a helpful assistant.",
                    f"chat template: {chat}")
     generation = report["generation"]
@@ -73,7 +74,8 @@ def test(options, failures):
     text = run_llmc(llmc, "inspect", binary)
     for line in ("chip: bm1684x", "precision: W4BF16, group size 64", "model: qwen2, 6 layers",
                  "block.5.prefill_kv [prefill_kv]", "tokenizer: yes, vocabulary 4096",
-                 "chat template: chatml", "generation defaults: stop tokens 4093",
+                 "chat template: the binary's Jinja chat_template (stop strings of chatml)",
+                 "generation defaults: stop tokens 4093",
                  "weights: ", "tokens/s"):
         failures.check(line in text.stdout, f"the report lacks '{line}'")
 
