@@ -65,6 +65,10 @@ for model in tiny-qwen2 tiny-llama; do
   head -c 24576 "$refdata/models/$model/model-q4_0.gguf" \
     >"$corpus/gguf/$model-q4_0-head.gguf"
 done
+# and complete small models: the reference files with every tensor cut to
+# one block, one tensor of each type, three families built from scratch.
+bazel run //frontends/gguf/test:write_fuzz_seeds -- \
+  "$(pwd)/$corpus/gguf" "$refdata" >/dev/null 2>&1
 
 # ONNX: the micro model's pieces as PyTorch exports them.
 /usr/bin/python3 tools/onnx/export_onnx.py -m "$work/micro" -o "$work/onnx" \
