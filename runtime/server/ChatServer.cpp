@@ -129,14 +129,30 @@ private:
     double firstTokenSeconds = 0;
     uint64_t decodeTokens = 0;
     double decodeSeconds = 0;
+    uint64_t rejectedRequests = 0;
     std::atomic<int64_t> waiting{0};
   };
+  /// Holds a place among the `slots + queue` completion requests in flight;
+  /// gives it back when destroyed (a streamed reply's ends with its stream).
+  class Admission {
+  public:
+    explicit Admission(std::atomic<int64_t> &inFlight) : inFlight(inFlight) {}
+    Admission(const Admission &) = delete;
+    Admission &operator=(const Admission &) = delete;
+    ~Admission() { --inFlight; }
+
+  private:
+    std::atomic<int64_t> &inFlight;
+  };
+  /// A place for one more completion request, or null when all are taken.
+  std::shared_ptr<Admission> admit();
   std::string renderMetrics();
 
   Model &model;
   ServerOptions options;
   httplib::Server server;
   Metrics metrics;
+  std::atomic<int64_t> inFlight{0};
   /// Guards the device and the slots: one generation at a time.
   std::mutex generation;
   std::vector<Slot> slots;
@@ -279,12 +295,31 @@ ChatServer::Impl::generate(const CompletionRequest &request,
   return generated;
 }
 
+std::shared_ptr<ChatServer::Impl::Admission> ChatServer::Impl::admit() {
+  int64_t limit = std::max(1, options.slots) + std::max(0, options.queue);
+  if (++inFlight > limit) {
+    --inFlight;
+    std::lock_guard<std::mutex> counting(metrics.lock);
+    ++metrics.rejectedRequests;
+    return nullptr;
+  }
+  return std::make_shared<Admission>(inFlight);
+}
+
 void ChatServer::Impl::complete(const httplib::Request &httpRequest,
                                 httplib::Response &response, bool chat) {
   llvm::Expected<CompletionRequest> request =
       parseCompletionRequest(httpRequest.body, chat, RequestLimits());
   if (!request)
     return setError(response, 400, llvm::toString(request.takeError()));
+  std::shared_ptr<Admission> admission = admit();
+  if (!admission) {
+    response.set_header("Retry-After", "1");
+    return setError(response, 503,
+                    "the server is busy: every slot and queue place is "
+                    "taken; retry later",
+                    "server_error");
+  }
   std::string id = (chat ? "chatcmpl-" : "cmpl-") + std::to_string(nextId++);
   if (!request->stream) {
     std::string text;
@@ -312,7 +347,7 @@ void ChatServer::Impl::complete(const httplib::Request &httpRequest,
   CompletionRequest streamed = std::move(*request);
   response.set_chunked_content_provider(
       "text/event-stream",
-      [this, chat, streamed, id](size_t, httplib::DataSink &sink) {
+      [this, chat, streamed, id, admission](size_t, httplib::DataSink &sink) {
         auto send = [&](const llvm::json::Value &value) {
           std::string event = "data: " + toText(value) + "\n\n";
           return sink.write(event.data(), event.size());
@@ -394,12 +429,20 @@ std::string ChatServer::Impl::renderMetrics() {
          "Host time of those decode steps.", metrics.decodeSeconds);
   metric("requests_waiting", "gauge",
          "Requests waiting for the one generation at a time.", waiting);
+  metric("requests_rejected_total", "counter",
+         "Completion requests answered 503: every slot and queue place was "
+         "taken.",
+         metrics.rejectedRequests);
   return text;
 }
 
 void ChatServer::Impl::routes() {
   server.set_payload_max_length(options.maxBodyBytes);
-  server.new_task_queue = [threads = options.threads] {
+  // A worker for every admitted request and two for quick routes, so a
+  // request beyond the queue is answered 503 instead of waiting unseen in
+  // the socket's backlog.
+  server.new_task_queue = [threads = std::max(1, options.slots) +
+                                     std::max(0, options.queue) + 2] {
     return new httplib::ThreadPool(threads);
   };
   server.set_pre_routing_handler(

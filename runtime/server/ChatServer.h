@@ -12,7 +12,8 @@
 // Errors are OpenAI-style JSON with the HTTP status. With an API key every
 // route but /health needs `Authorization: Bearer <key>`. People's words are
 // never read as special tokens. One request generates at a time; others
-// wait for it. Each runs on one of a few kept conversations: the one whose
+// wait for it, up to `slots + queue` requests in all: beyond, the server
+// answers 503 with Retry-After at once rather than let them pile up. Each runs on one of a few kept conversations: the one whose
 // tokens share the longest prefix with its prompt (else the least recently
 // used), rewound to that prefix, so a follow-up turn sent with its whole
 // history runs only its new tokens (usage.prompt_tokens_details.
@@ -43,11 +44,12 @@ struct ServerOptions {
   std::string modelName = "llmc";
   /// Largest request body accepted (413 beyond).
   size_t maxBodyBytes = 1 << 20;
-  /// HTTP worker threads.
-  int threads = 4;
   /// Conversations whose KV caches are kept: a request whose prompt starts
   /// with one's tokens feeds only the rest.
   int slots = 4;
+  /// Completion requests that may wait beyond `slots` for the one
+  /// generation at a time; further ones are answered 503 with Retry-After.
+  int queue = 8;
 };
 
 class ChatServer {

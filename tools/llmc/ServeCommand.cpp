@@ -1,6 +1,7 @@
 //===- ServeCommand.cpp - llmc serve: OpenAI's HTTP API over a binary -----===//
 //
 //   llmc serve -m model.llmc [--host 127.0.0.1] [--port 8080] [--api-key K]
+//              [--parallel N] [--queue Q]
 //
 // Loads the binary on its chip's device and answers the chat-completions
 // protocol (runtime/server/ChatServer.h) until it is stopped. It prints
@@ -30,6 +31,11 @@ static cl::opt<int> parallel(
     "parallel",
     cl::desc("Conversations whose KV caches are kept between requests"),
     cl::init(4), cl::sub(getServeCommand()));
+static cl::opt<int> queue(
+    "queue",
+    cl::desc("Requests that may wait beyond --parallel for the one "
+             "generation at a time; more are answered 503"),
+    cl::init(8), cl::sub(getServeCommand()));
 static cl::opt<std::string> apiKey(
     "api-key",
     cl::desc("Require `Authorization: Bearer <key>` on every route but "
@@ -51,6 +57,11 @@ int runServeCommand(const plugins::Registry &registry) {
   options.port = port;
   options.apiKey = apiKey;
   options.slots = parallel;
+  options.queue = queue;
+  if (parallel < 1 || queue < 0)
+    return reportError(llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "--parallel must be at least 1 and --queue at least 0"));
   options.modelName =
       llvm::sys::path::stem((*model)->getBinary().name()).str();
   server::ChatServer chatServer(**model, options);

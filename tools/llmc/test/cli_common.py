@@ -1,6 +1,8 @@
 """What the llmc CLI tests share: the demo checkpoint in the repository,
 converting it, running llmc, and collecting failures."""
 
+import http.client
+import json
 import os
 import subprocess
 import sys
@@ -31,6 +33,52 @@ def convert_demo(llmc, output, *extra, checkpoint=DEMO):
 
 def run_llmc(llmc, *args, stdin=None):
     return subprocess.run([llmc, *args], input=stdin, capture_output=True, text=True)
+
+
+class Server:
+    """`llmc serve` on a free loopback port, stopped on exit."""
+
+    def __init__(self, llmc, binary, *extra):
+        self.process = subprocess.Popen(
+            [llmc, "serve", "-m", binary, "--port", "0", *extra],
+            stderr=subprocess.PIPE, text=True)
+        line = self.process.stderr.readline()
+        if "listening on http://127.0.0.1:" not in line:
+            self.process.kill()
+            raise RuntimeError(f"llmc serve did not start: {line}")
+        self.port = int(line.rsplit(":", 1)[1])
+
+    def exchange(self, method, path, body=None, headers=None):
+        """(status, reply headers, body text); safe from several threads."""
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=120)
+        payload = body if isinstance(body, (bytes, str)) or body is None else json.dumps(body)
+        connection.request(method, path, body=payload, headers=headers or {})
+        response = connection.getresponse()
+        data = response.read().decode()
+        connection.close()
+        return response.status, dict(response.getheaders()), data
+
+    def request(self, method, path, body=None, headers=None):
+        status, _, data = self.exchange(method, path, body, headers)
+        return status, data
+
+    def events(self, path, body):
+        """The `data:` payloads of a streamed reply, in order."""
+        status, data = self.request("POST", path, body)
+        return status, [line[len("data: "):] for line in data.split("\n")
+                        if line.startswith("data: ")]
+
+    def rss_kib(self):
+        """The server's resident set size, from /proc."""
+        with open(f"/proc/{self.process.pid}/status") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+        raise RuntimeError("no VmRSS in /proc status")
+
+    def stop(self):
+        self.process.kill()
+        self.process.wait()
 
 
 class Failures:

@@ -7,48 +7,12 @@ stop strings, a follow-up turn that reuses its conversation's KV cache
 OpenAI-style errors with their status codes, the API key, and user text
 never read as special tokens."""
 
-import http.client
 import json
 import os
-import subprocess
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
-from cli_common import convert_demo, main, run_llmc, scratch_directory  # noqa: E402
-
-
-class Server:
-    """`llmc serve` on a free loopback port, stopped on exit."""
-
-    def __init__(self, llmc, binary, *extra):
-        self.process = subprocess.Popen(
-            [llmc, "serve", "-m", binary, "--port", "0", *extra],
-            stderr=subprocess.PIPE, text=True)
-        line = self.process.stderr.readline()
-        if "listening on http://127.0.0.1:" not in line:
-            self.process.kill()
-            raise RuntimeError(f"llmc serve did not start: {line}")
-        self.port = int(line.rsplit(":", 1)[1])
-
-    def request(self, method, path, body=None, headers=None):
-        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
-        payload = body if isinstance(body, (bytes, str)) or body is None else json.dumps(body)
-        connection.request(method, path, body=payload, headers=headers or {})
-        response = connection.getresponse()
-        data = response.read().decode()
-        connection.close()
-        return response.status, data
-
-    def events(self, path, body):
-        """The `data:` payloads of a streamed reply, in order."""
-        status, data = self.request("POST", path, body)
-        return status, [line[len("data: "):] for line in data.split("\n")
-                        if line.startswith("data: ")]
-
-    def stop(self):
-        self.process.kill()
-        self.process.wait()
+from cli_common import Server, convert_demo, main, run_llmc, scratch_directory  # noqa: E402
 
 
 def check_replies(llmc, binary, server, failures):
