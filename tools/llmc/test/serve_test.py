@@ -5,10 +5,12 @@ same reply as the plain one (role first, finish reason, usage, [DONE]),
 stop strings, a follow-up turn that reuses its conversation's KV cache
 (in its usage and in /metrics),
 OpenAI-style errors with their status codes, the API key, and user text
-never read as special tokens."""
+never read as special tokens. curl, as the README calls it, gets the same
+replies plain and streamed."""
 
 import json
 import os
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
@@ -63,6 +65,24 @@ def check_replies(llmc, binary, server, failures):
                        and chunks[-1]["usage"]["prompt_tokens_details"]["cached_tokens"] > 0,
                        f"stream usage: {chunks[-1]}")
         failures.check(len({c["id"] for c in chunks}) == 1, "stream: chunks of several ids")
+
+    # curl, as the README calls it: the same reply, plain and streamed.
+    url = f"http://127.0.0.1:{server.port}/v1/chat/completions"
+    curled = subprocess.run(["curl", "-sS", url, "-d", json.dumps(chat)],
+                            capture_output=True, text=True)
+    failures.check(curled.returncode == 0 and plain and
+                   json.loads(curled.stdout)["choices"][0]["message"] ==
+                   plain["choices"][0]["message"], f"curl: {curled.stdout} {curled.stderr}")
+    curled = subprocess.run(["curl", "-sSN", url, "-d", json.dumps(dict(chat, stream=True))],
+                            capture_output=True, text=True)
+    lines = [line[len("data: "):] for line in curled.stdout.split("\n")
+             if line.startswith("data: ")]
+    if failures.check(curled.returncode == 0 and lines and lines[-1] == "[DONE]",
+                      f"curl -N: {curled.stdout[-200:]} {curled.stderr}"):
+        text = "".join(json.loads(line)["choices"][0]["delta"].get("content", "")
+                       for line in lines[:-1])
+        failures.check(plain and text == plain["choices"][0]["message"]["content"],
+                       f"curl -N streamed {text!r}")
 
     # A stop string ends the reply before it.
     whole = plain["choices"][0]["message"]["content"] if plain else ""
