@@ -5,6 +5,8 @@
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/ADT/Twine.h"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <optional>
 
@@ -208,7 +210,7 @@ ChatTemplate::render(llvm::ArrayRef<ChatMessage> messages,
                      bool addGenerationPrompt) const {
   if (jinja)
     return jinja->renderChat(messages, addGenerationPrompt, bosToken,
-                             eosToken);
+                             eosToken, variables.get());
   ChatPrompt out;
   switch (format) {
   case ChatFormat::Raw:
@@ -287,11 +289,36 @@ ChatTemplate::withJinja(JinjaTemplate jinjaTemplate, std::string bos,
   chat.jinja = std::move(jinjaTemplate);
   chat.bosToken = std::move(bos);
   chat.eosToken = std::move(eos);
-  llvm::Expected<ChatPrompt> suffix = chat.renderAfterReply(
+  if (llvm::Error error = chat.findJinjaReplySuffix())
+    return std::move(error);
+  return chat;
+}
+
+llvm::Error ChatTemplate::findJinjaReplySuffix() {
+  llvm::Expected<ChatPrompt> suffix = renderAfterReply(
       {{Role::User, "Hi"}, {Role::Assistant, "Hello"}}, {}, false);
   if (!suffix)
     return suffix.takeError();
-  chat.jinjaReplySuffix = std::move(suffix->text);
+  jinjaReplySuffix = std::move(suffix->text);
+  return llvm::Error::success();
+}
+
+llvm::Expected<ChatTemplate>
+ChatTemplate::withVariables(const nlohmann::ordered_json &extra) const {
+  if (!jinja)
+    return makeError("chat: the built-in " + stringifyChatFormat(format) +
+                     " format reads no template variables");
+  if (!extra.is_object())
+    return makeError("chat: template variables must be a JSON object");
+  for (llvm::StringRef reserved :
+       {"messages", "add_generation_prompt", "bos_token", "eos_token"})
+    if (extra.contains(reserved.str()))
+      return makeError("chat: the template variable '" + reserved +
+                       "' is set by the renderer itself");
+  ChatTemplate chat = *this;
+  chat.variables = std::make_shared<const nlohmann::ordered_json>(extra);
+  if (llvm::Error error = chat.findJinjaReplySuffix())
+    return std::move(error);
   return chat;
 }
 

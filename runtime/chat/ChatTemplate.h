@@ -36,6 +36,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -115,6 +116,14 @@ public:
                                          std::string eosToken) const;
   /// The checkpoint's template this one renders through, if any.
   const std::optional<JinjaTemplate> &getJinja() const { return jinja; }
+  /// This template passing the keywords of `variables`, a JSON object
+  /// (`{"enable_thinking": false}`), to the Jinja template, as
+  /// apply_chat_template passes extra keyword arguments. Fails when it is
+  /// not an object, names a variable the renderer sets itself (messages,
+  /// add_generation_prompt, bos_token, eos_token), or this template is a
+  /// built-in format, which reads no variables.
+  llvm::Expected<ChatTemplate>
+  withVariables(const nlohmann::ordered_json &variables) const;
 
   /// The prompt text of `messages`; with `addGenerationPrompt`, followed by
   /// what opens the assistant's reply. Fails on a conversation the template
@@ -164,10 +173,15 @@ public:
   llvm::StringRef getDefaultSystemPrompt() const { return defaultSystemPrompt; }
 
 private:
+  /// Sets jinjaReplySuffix from a render of a turn and its reply.
+  llvm::Error findJinjaReplySuffix();
+
   ChatFormat format;
   std::string defaultSystemPrompt;
   std::optional<JinjaTemplate> jinja;
   std::string bosToken, eosToken;
+  /// Extra keywords for the Jinja template; null for none.
+  std::shared_ptr<const nlohmann::ordered_json> variables;
   /// getReplySuffix() of the Jinja template.
   std::string jinjaReplySuffix;
 };

@@ -145,15 +145,21 @@ JinjaTemplate::render(const nlohmann::ordered_json &context,
 llvm::Expected<ChatPrompt>
 JinjaTemplate::renderChat(llvm::ArrayRef<ChatMessage> messages,
                           bool addGenerationPrompt, llvm::StringRef bosToken,
-                          llvm::StringRef eosToken) const {
+                          llvm::StringRef eosToken,
+                          const nlohmann::ordered_json *variables) const {
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
   for (const ChatMessage &message : messages)
     list.push_back({{"role", stringifyRole(message.role).str()},
                     {"content", message.content}});
-  return render({{"messages", std::move(list)},
-                 {"add_generation_prompt", addGenerationPrompt},
-                 {"bos_token", bosToken.str()},
-                 {"eos_token", eosToken.str()}});
+  nlohmann::ordered_json context = {
+      {"messages", std::move(list)},
+      {"add_generation_prompt", addGenerationPrompt},
+      {"bos_token", bosToken.str()},
+      {"eos_token", eosToken.str()}};
+  if (variables)
+    for (const auto &[name, value] : variables->items())
+      context[name] = value;
+  return render(context);
 }
 
 } // namespace llmc::chat

@@ -45,12 +45,14 @@ public:
                                     std::optional<std::time_t> now = {}) const;
 
   /// Renders `messages` as `apply_chat_template(messages,
-  /// add_generation_prompt=addGenerationPrompt)` does for a tokenizer whose
-  /// BOS and EOS tokens are `bosToken` and `eosToken`.
-  llvm::Expected<ChatPrompt> renderChat(llvm::ArrayRef<ChatMessage> messages,
-                                        bool addGenerationPrompt,
-                                        llvm::StringRef bosToken,
-                                        llvm::StringRef eosToken) const;
+  /// add_generation_prompt=addGenerationPrompt, **variables)` does for a
+  /// tokenizer whose BOS and EOS tokens are `bosToken` and `eosToken`;
+  /// `variables`, when given, is a JSON object of extra keywords
+  /// (`enable_thinking`, ...).
+  llvm::Expected<ChatPrompt>
+  renderChat(llvm::ArrayRef<ChatMessage> messages, bool addGenerationPrompt,
+             llvm::StringRef bosToken, llvm::StringRef eosToken,
+             const nlohmann::ordered_json *variables = nullptr) const;
 
   const std::string &getSource() const;
 

@@ -10,6 +10,7 @@
 #include "llvm/Support/Format.h"
 
 #include <httplib.h>
+#include <nlohmann/json.hpp>
 
 #include <atomic>
 #include <ctime>
@@ -59,6 +60,15 @@ void setError(httplib::Response &response, int status,
               llvm::StringRef message,
               llvm::StringRef type = "invalid_request_error") {
   setJson(response, makeError(message, type, status), status);
+}
+
+/// The binary's chat template with the request's chat_template_kwargs.
+llvm::Expected<chat::ChatTemplate>
+getChatTemplate(const Model &model, const CompletionRequest &request) {
+  if (request.templateVariables.empty())
+    return model.getChatTemplate();
+  return model.getChatTemplate().withVariables(
+      nlohmann::ordered_json::parse(request.templateVariables));
 }
 
 std::string toText(const llvm::json::Value &value) {
@@ -220,8 +230,12 @@ ChatServer::Impl::generate(const CompletionRequest &request,
   if (request.messages.empty()) {
     ids = model.encodePrompt(request.prompt, /*parseSpecialTokens=*/false);
   } else {
+    llvm::Expected<chat::ChatTemplate> chatTemplate =
+        getChatTemplate(model, request);
+    if (!chatTemplate)
+      return chatTemplate.takeError();
     llvm::Expected<chat::ChatPrompt> prompt =
-        model.getChatTemplate().render(request.messages, true);
+        chatTemplate->render(request.messages, true);
     if (!prompt)
       return prompt.takeError();
     // The rendered text holds the BOS token where the template puts one.

@@ -139,6 +139,12 @@ parseCompletionRequest(llvm::StringRef body, bool chat,
 
   if (std::optional<bool> stream = object->getBoolean("stream"))
     request.stream = *stream;
+  if (const llvm::json::Value *variables = object->get("chat_template_kwargs")) {
+    if (!chat || !variables->getAsObject())
+      return requestError("'chat_template_kwargs' must be an object, in a "
+                          "chat request");
+    llvm::raw_string_ostream(request.templateVariables) << *variables;
+  }
   if (const llvm::json::Object *options = object->getObject("stream_options"))
     request.includeUsage = options->getBoolean("include_usage").value_or(false);
   if (const llvm::json::Value *stop = object->get("stop")) {

@@ -37,6 +37,9 @@ struct CompletionRequest {
   bool includeUsage = false;
   /// Texts that end the reply when it produces one (left out of it).
   std::vector<std::string> stop;
+  /// chat_template_kwargs (as vLLM and llama.cpp's server name it): extra
+  /// keywords for the chat template, as JSON object text; "" for none.
+  std::string templateVariables;
 };
 
 /// Limits on what a request may hold.

@@ -2,6 +2,7 @@
 //
 //   llmc chat -m model.llmc [--system "You are terse."]
 //             [--template chatml | --template-file T.jinja]
+//             [--template-vars '{"enable_thinking": false}']
 //             [--max-new-tokens N] [--temperature 0.7 ...] [--ids-out F]
 //
 // Reads one user turn per line of stdin, until its end or a line `/exit`;
@@ -32,6 +33,8 @@
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <nlohmann/json.hpp>
+
 #include <iostream>
 #include <string>
 
@@ -52,6 +55,12 @@ static cl::opt<std::string> templateFile(
     cl::desc("A Jinja chat template to render the conversation with "
              "instead of the binary's"),
     cl::value_desc("path"), cl::sub(getChatCommand()));
+
+static cl::opt<std::string> templateVariables(
+    "template-vars",
+    cl::desc("Extra keywords for the Jinja chat template, as a JSON object "
+             "(for Qwen3: '{\"enable_thinking\": false}')"),
+    cl::value_desc("json"), cl::sub(getChatCommand()));
 
 /// Sends `text`; when the conversation has grown too long for the KV cache
 /// to take it but a new one would, says so, starts over and sends it again.
@@ -147,6 +156,19 @@ static llvm::Expected<std::unique_ptr<ChatSession>> startChat(Model &model) {
     if (!named)
       return named.takeError();
     chosen = *named;
+  }
+  if (!templateVariables.empty()) {
+    nlohmann::ordered_json variables = nlohmann::ordered_json::parse(
+        templateVariables.getValue(), /*cb=*/nullptr,
+        /*allow_exceptions=*/false);
+    if (variables.is_discarded())
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "--template-vars is not JSON");
+    llvm::Expected<chat::ChatTemplate> withVariables =
+        chosen.value_or(model.getChatTemplate()).withVariables(variables);
+    if (!withVariables)
+      return withVariables.takeError();
+    chosen = std::move(*withVariables);
   }
   return model.startChat(systemPrompt, chosen);
 }

@@ -2,6 +2,8 @@
 
 #include "runtime/chat/ChatTemplate.h"
 
+#include <nlohmann/json.hpp>
+
 #include <gtest/gtest.h>
 
 using namespace llmc::chat;
@@ -311,6 +313,36 @@ TEST(ChatTemplateTest, JinjaRendersWithTheTokensItIsGiven) {
       "{% endfor %}");
   EXPECT_EQ(renderOrFail(chat, {kHi, kHello}), "<s>Hi</s>Hello!</s>");
   EXPECT_EQ(chat.getReplySuffix(), "</s>");
+}
+
+TEST(ChatTemplateTest, VariablesReachTheJinjaTemplate) {
+  ChatTemplate chat = jinjaOrFail(
+      "{% for m in messages %}{{ m.content }}{% endfor %}"
+      "{% if add_generation_prompt %}>{% if enable_thinking is defined and "
+      "not enable_thinking %}<think></think>{% endif %}{% endif %}");
+  EXPECT_EQ(renderOrFail(chat, {kHi}), "Hi>");
+  llvm::Expected<ChatTemplate> quiet =
+      chat.withVariables(nlohmann::ordered_json{{"enable_thinking", false}});
+  ASSERT_TRUE(static_cast<bool>(quiet)) << llvm::toString(quiet.takeError());
+  EXPECT_EQ(renderOrFail(*quiet, {kHi}), "Hi><think></think>");
+  llvm::Expected<ChatPrompt> after =
+      quiet->renderAfterReply({kHi, kHello}, kQuestion, true);
+  ASSERT_TRUE(static_cast<bool>(after));
+  EXPECT_EQ(after->text, "What is 2+2?><think></think>");
+
+  for (const nlohmann::ordered_json &bad :
+       {nlohmann::ordered_json{{"messages", 1}},
+        nlohmann::ordered_json{{"bos_token", "x"}},
+        nlohmann::ordered_json::array()}) {
+    llvm::Expected<ChatTemplate> refused = chat.withVariables(bad);
+    EXPECT_FALSE(static_cast<bool>(refused)) << bad.dump();
+    llvm::consumeError(refused.takeError());
+  }
+  llvm::Expected<ChatTemplate> builtIn = getOrFail("chatml").withVariables(
+      nlohmann::ordered_json{{"enable_thinking", false}});
+  ASSERT_FALSE(static_cast<bool>(builtIn));
+  EXPECT_NE(llvm::toString(builtIn.takeError()).find("reads no template"),
+            std::string::npos);
 }
 
 TEST(ChatTemplateTest, StopStrings) {

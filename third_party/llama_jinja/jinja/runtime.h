@@ -138,16 +138,22 @@ private:
 
 // Type Checking Utilities
 
+// llmc: a template may break these invariants (`x | 1`), so they are
+// errors, not assertions.
 template<typename T>
 static void chk_type(const statement_ptr & ptr) {
     if (!ptr) return; // Allow null for optional fields
-    assert(dynamic_cast<T *>(ptr.get()) != nullptr);
+    if (dynamic_cast<T *>(ptr.get()) == nullptr) {
+        throw std::runtime_error("unexpected " + ptr->type() + " in the template");
+    }
 }
 
 template<typename T, typename U>
 static void chk_type(const statement_ptr & ptr) {
     if (!ptr) return;
-    assert(dynamic_cast<T *>(ptr.get()) != nullptr || dynamic_cast<U *>(ptr.get()) != nullptr);
+    if (dynamic_cast<T *>(ptr.get()) == nullptr && dynamic_cast<U *>(ptr.get()) == nullptr) {
+        throw std::runtime_error("unexpected " + ptr->type() + " in the template");
+    }
 }
 
 // Base Types

@@ -130,6 +130,22 @@ def check_template_file(llmc, binary, failures):
                     "--template-file", path, stdin="")
     failures.expect_error(both, "exclude each other", "--template with --template-file")
 
+    # --template-vars: keywords the template reads, as apply_chat_template's.
+    with open(path, "w") as f:
+        f.write("{% for m in messages %}<|im_start|>{{ m.content }}<|im_end|>{% endfor %}"
+                "{% if add_generation_prompt %}{{ opening }}{% endif %}")
+    result, turns = chat(llmc, binary, [FIRST], "--max-new-tokens", "1",
+                         "--template-file", path, "--template-vars", '{"opening": "A:"}')
+    if failures.check(result.returncode == 0, f"--template-vars: {result.stderr.strip()}"):
+        failures.check(turns[0]["input_ids"] ==
+                       tokenize(llmc, f"<|im_start|>{FIRST}<|im_end|>A:"),
+                       "--template-vars: the variable is not in the prompt")
+    for variables, message in (('{"messages": []}', "set by the renderer itself"),
+                               ("{", "--template-vars is not JSON")):
+        failures.expect_error(run_llmc(llmc, "chat", "-m", binary, "--template-vars",
+                                       variables, stdin=""), message,
+                              f"--template-vars {variables}")
+
 
 def check_overflow(llmc, small, failures):
     # S = 64. After the first exchange (35 + 8 tokens) the longer second

@@ -148,6 +148,12 @@ def check_follow_up(llmc, binary, server, failures):
 
 def check_errors(server, failures):
     cases = [
+        ("POST", "/v1/chat/completions",
+         {"messages": [{"role": "user", "content": "x"}], "chat_template_kwargs": 1}, 400,
+         "'chat_template_kwargs' must be an object"),
+        ("POST", "/v1/chat/completions",
+         {"messages": [{"role": "user", "content": "x"}],
+          "chat_template_kwargs": {"messages": []}}, 400, "set by the renderer itself"),
         ("POST", "/v1/chat/completions", "{bad", 400, "not JSON"),
         ("POST", "/v1/chat/completions", {"messages": []}, 400, "'messages'"),
         ("POST", "/v1/chat/completions",
