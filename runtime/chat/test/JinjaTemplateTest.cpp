@@ -156,4 +156,45 @@ TEST(JinjaTemplateTest, ErrorsNameTheTemplateAndTheFault) {
             std::string::npos);
 }
 
+/// Templates from strangers fail with an error, never undefined behaviour,
+/// a hang or a stack overflow (each found by //fuzz:chat_template).
+TEST(JinjaTemplateTest, HostileTemplatesFailWithAnError) {
+  const std::pair<std::string, std::string> cases[] = {
+      {"{{ x | 1 }}", "unexpected"},
+      {"{{ 7 % 0 }}", "integer modulo by zero"},
+      {"{{ 9223372036854775807 + 1 }}", "integer overflow"},
+      {"{{ range(1000000000) | length }}", "range() is too big"},
+      {"{{ " + std::string(1000, '(') + "1" + std::string(1000, ')') + " }}",
+       "nests deeper than 200"},
+      {"{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}",
+       "recurses too deep"},
+      {"{% for a in range(100000) %}{% for b in range(100000) %}{% endfor %}"
+       "{% endfor %}",
+       "runs too long"},
+      {"{{ 'ab' * 9000000000 }}", "string repetition too long"},
+  };
+  for (const auto &[source, expected] : cases) {
+    llvm::Expected<JinjaTemplate> jinja =
+        JinjaTemplate::compile(source, "hostile.jinja");
+    std::string message;
+    if (!jinja) {
+      message = llvm::toString(jinja.takeError());
+    } else {
+      llvm::Expected<ChatPrompt> prompt = jinja->render(ordered_json::object());
+      ASSERT_FALSE(static_cast<bool>(prompt)) << source.substr(0, 60);
+      message = llvm::toString(prompt.takeError());
+    }
+    EXPECT_NE(message.find(expected), std::string::npos)
+        << source.substr(0, 60) << ": " << message;
+    EXPECT_NE(message.find("hostile.jinja"), std::string::npos) << message;
+  }
+  // Python's integer semantics: the divisor's sign.
+  llvm::Expected<JinjaTemplate> modulo =
+      JinjaTemplate::compile("{{ -7 % 3 }} {{ 7 % -3 }}", "modulo.jinja");
+  ASSERT_TRUE(static_cast<bool>(modulo));
+  llvm::Expected<ChatPrompt> remainders = modulo->render(ordered_json::object());
+  ASSERT_TRUE(static_cast<bool>(remainders));
+  EXPECT_EQ(remainders->text, "2 -2");
+}
+
 } // namespace

@@ -22,6 +22,22 @@ class parser {
     const std::vector<token> & tokens;
     size_t current = 0;
 
+    // llmc: nesting deeper than any real template ((((x)))), not not x,
+    // blocks in blocks) fails the parse instead of overflowing the stack.
+    static constexpr int max_depth = 200;
+    int depth = 0;
+    struct depth_guard {
+        parser & p;
+        explicit depth_guard(parser & p) : p(p) {
+            if (++p.depth > max_depth) {
+                --p.depth;
+                throw std::runtime_error("the template nests deeper than " +
+                                         std::to_string(max_depth) + " levels");
+            }
+        }
+        ~depth_guard() { --p.depth; }
+    };
+
     std::string source; // for error reporting
 
 public:
@@ -94,6 +110,7 @@ private:
     }
 
     statement_ptr parse_any() {
+        depth_guard guard(*this);
         size_t start_pos = current;
         switch (peek().t) {
             case token::comment:
@@ -325,6 +342,7 @@ private:
     }
 
     statement_ptr parse_expression() {
+        depth_guard guard(*this);
         // Choose parse function with lowest precedence
         return parse_if_expression();
     }
@@ -371,6 +389,7 @@ private:
     }
 
     statement_ptr parse_logical_negation_expression() {
+        depth_guard guard(*this);
         // Try parse unary operators
         if (is_identifier("not")) {
             size_t start_pos = current;
@@ -450,6 +469,7 @@ private:
     }
 
     statement_ptr parse_unary_expression() {
+        depth_guard guard(*this);
         if (is(token::unary_operator)) {
             size_t start_pos = current;
             auto op = next();

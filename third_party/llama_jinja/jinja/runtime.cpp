@@ -52,6 +52,17 @@ static void ensure_key_type_allowed(const value & val) {
 
 // execute with error handling
 value statement::execute(context & ctx) const {
+    execution_budget & budget = *ctx.budget;
+    if (--budget.steps_left < 0) {
+        throw std::runtime_error("the template runs too long (over 500000 steps)");
+    }
+    if (budget.depth >= execution_budget::max_depth) {
+        throw std::runtime_error("the template recurses too deep");
+    }
+    struct depth_guard {
+        int & depth;
+        ~depth_guard() { --depth; }
+    } guard{++budget.depth};
     try {
         return execute_impl(ctx);
     } catch (const continue_statement::signal & /* ex */) {
@@ -182,6 +193,37 @@ value binary_expression::execute_impl(context & ctx) const {
         throw std::runtime_error("Cannot perform operation on null values");
     }
 
+    // llmc: integers compute as integers, as Python's do (the double path
+    // below lost precision past 2^53 and cast out-of-range results to
+    // int64, which is undefined); overflow and modulo by zero are errors.
+    if (is_val<value_int>(left_val) && is_val<value_int>(right_val) &&
+        (op.value == "+" || op.value == "-" || op.value == "*" || op.value == "%")) {
+        int64_t a = left_val->as_int();
+        int64_t b = right_val->as_int();
+        int64_t res = 0;
+        bool overflow = false;
+        if (op.value == "+") {
+            overflow = __builtin_add_overflow(a, b, &res);
+        } else if (op.value == "-") {
+            overflow = __builtin_sub_overflow(a, b, &res);
+        } else if (op.value == "*") {
+            overflow = __builtin_mul_overflow(a, b, &res);
+        } else {
+            if (b == 0) {
+                throw std::runtime_error("integer modulo by zero");
+            }
+            // The sign of the divisor, as in Python.
+            res = b == -1 ? 0 : a % b;
+            if (res != 0 && ((res < 0) != (b < 0))) {
+                res += b;
+            }
+        }
+        if (overflow) {
+            throw std::runtime_error("integer overflow in '" + op.value + "'");
+        }
+        return mk_val<value_int>(res);
+    }
+
     // Float operations
     if ((is_val<value_int>(left_val) || is_val<value_float>(left_val)) &&
         (is_val<value_int>(right_val) || is_val<value_float>(right_val))) {
@@ -267,6 +309,10 @@ value binary_expression::execute_impl(context & ctx) const {
         auto res = mk_val<value_string>();
         if (repeat <= 0) {
             return res;
+        }
+        // llmc: no prompt needs a repetition past 16 MiB.
+        if (static_cast<uint64_t>(repeat) > (16u << 20) / std::max<size_t>(1, str.length())) {
+            throw std::runtime_error("string repetition too long");
         }
         for (int64_t i = 0; i < repeat; ++i) {
             res->val_str.append(str);
@@ -537,6 +583,12 @@ value for_statement::execute_impl(context & ctx) const {
 
     std::vector<value> filtered_items;
     for (size_t i = 0; i < items.size(); ++i) {
+        // llmc: an iteration spends steps even when its body is empty: one,
+        // and one for each variable its scope copies.
+        ctx.budget->steps_left -= 1 + static_cast<int64_t>(scope.count_vals());
+        if (ctx.budget->steps_left < 0) {
+            throw std::runtime_error("the template runs too long (over 500000 steps)");
+        }
         context loop_scope(scope);
 
         value current = items[i];

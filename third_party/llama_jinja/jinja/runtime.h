@@ -52,8 +52,18 @@ void enable_debug(bool enable);
 using visitor_pair = std::pair<std::string, std::vector<const statement *>>;
 using visitor_fn = std::function<void(bool, const statement *, std::vector<visitor_pair>)>;
 
+// llmc: what a render may spend, shared by a render's scopes: a template
+// that loops too long or recurses too deep (a macro calling itself) fails
+// instead of hanging or overflowing the stack.
+struct execution_budget {
+    int64_t steps_left = 500000;
+    int depth = 0;
+    static constexpr int max_depth = 400;
+};
+
 struct context {
     std::shared_ptr<std::string> src; // for debugging; use shared_ptr to avoid copying on scope creation
+    std::shared_ptr<execution_budget> budget = std::make_shared<execution_budget>();
     std::time_t current_time; // for functions that need current time
 
     bool is_get_stats = false; // whether to collect stats
@@ -83,6 +93,12 @@ struct context {
         current_time = parent.current_time;
         is_get_stats = parent.is_get_stats;
         src = parent.src;
+        budget = parent.budget;
+    }
+
+    // llmc: what copying this scope costs, for the execution budget.
+    size_t count_vals() const {
+        return env->as_ordered_object().size();
     }
 
     value get_val(const std::string & name) {

@@ -405,13 +405,16 @@ const func_builtins & global_builtins() {
             if (step == 0) {
                 throw raised_exception("range() step argument must not be zero");
             }
-            if (step > 0) {
-                for (int64_t i = start; i < stop; i += step) {
-                    out->push_back(mk_val<value_int>(i));
+            // llmc: at most 100000 items, as Jinja2's sandbox allows
+            // (MAX_RANGE), and no signed overflow stepping past the end.
+            constexpr size_t max_range = 100000;
+            for (int64_t i = start; step > 0 ? i < stop : i > stop;) {
+                if (out->as_array().size() >= max_range) {
+                    throw raised_exception("range() is too big: at most 100000 items");
                 }
-            } else {
-                for (int64_t i = start; i > stop; i += step) {
-                    out->push_back(mk_val<value_int>(i));
+                out->push_back(mk_val<value_int>(i));
+                if (__builtin_add_overflow(i, step, &i)) {
+                    break;
                 }
             }
             return out;
@@ -565,7 +568,7 @@ const func_builtins & value_float_t::get_builtins() const {
         }},
         {"int", [](const func_args & args) -> value {
             args.ensure_vals<value_float>();
-            int64_t val = static_cast<int64_t>(args.get_pos(0)->as_float());
+            int64_t val = to_int64_checked(args.get_pos(0)->as_float());
             return mk_val<value_int>(val);
         }},
         {"float", [](const func_args & args) -> value {

@@ -182,11 +182,23 @@ struct value_equality {
 // primitive value types
 //
 
+// llmc: converting a double outside int64's range is undefined behaviour;
+// these check the range first.
+inline bool fits_int64(double v) {
+    return v >= -9223372036854775808.0 && v < 9223372036854775808.0;
+}
+inline int64_t to_int64_checked(double v) {
+    if (!fits_int64(v)) {
+        throw std::runtime_error("the number is outside the integer range");
+    }
+    return static_cast<int64_t>(v);
+}
+
 struct value_int_t : public value_t {
     value_int_t(int64_t v) {
         val_int = v;
         val_flt = static_cast<double>(v);
-        if (static_cast<int64_t>(val_flt) != v) {
+        if (!fits_int64(val_flt) || static_cast<int64_t>(val_flt) != v) {
             val_flt = v < 0 ? -INFINITY : INFINITY;
         }
     }
@@ -220,7 +232,7 @@ struct value_float_t : public value_t {
     value val;
     value_float_t(double v) {
         val_flt = v;
-        val_int = std::isfinite(v) ? static_cast<int64_t>(v) : 0;
+        val_int = fits_int64(v) ? static_cast<int64_t>(v) : 0;
         val = mk_val<value_int>(val_int);
     }
     virtual std::string type() const override { return "Float"; }
