@@ -94,6 +94,7 @@ BinaryWriter makeSampleWriter() {
   generation.set_max_new_tokens(256);
   manifest.set_chat_template("{% for m in messages %}{{ m.content }}"
                              "{% endfor %}");
+  manifest.set_chat_eos_token("<|im_end|>");
   manifest.set_compiler_version("llmc 0.1.0");
   VisionInfo &vision = *manifest.mutable_vision();
   vision.set_preprocessing("internvl");
