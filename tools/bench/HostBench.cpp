@@ -9,9 +9,11 @@
 // the roofline those bytes allow at the measured bandwidth and the fraction
 // of it reached (over all the timed steps, and over the fastest 8 in a row,
 // as the bandwidth is the best of several passes), and a prompt's prefill
-// tokens/s with the GFLOP/s of its projections and attention.
+// tokens/s with the GFLOP/s of its projections and attention, and the time
+// to the first token of a --turn-token follow-up turn after the prompt.
 //
 //   host_bench f16.llmc w8.llmc w4.llmc [--prompt-tokens 512] [--decode 32]
+//              [--turn 16] [--json]
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,6 +33,7 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/TargetParser/Host.h"
@@ -62,6 +65,15 @@ static cl::opt<bool> profileDecode(
     cl::desc("After the table, per binary, where a timed decode step's time "
              "goes, by kind of command"),
     cl::cat(toolCategory));
+static cl::opt<int64_t> turnTokens(
+    "turn",
+    cl::desc("Tokens of a follow-up turn timed after the prompt's history "
+             "(its time to the first token); 0 skips it"),
+    cl::init(16), cl::cat(toolCategory));
+static cl::opt<bool> printJson(
+    "json",
+    cl::desc("Also print one JSON line of figures per binary (for scripts)"),
+    cl::cat(toolCategory));
 static cl::opt<unsigned> threads("host-threads",
                                  cl::desc("Threads (0: every hardware thread)"),
                                  cl::init(0), cl::cat(toolCategory));
@@ -81,6 +93,8 @@ struct Figures {
   double decodeBytes = 0;
   double prefillTokensPerSecond = 0;
   double prefillFlops = 0;
+  /// A --turn-token turn after the prompt: its time to the first token.
+  double turnSeconds = 0;
   /// With --profile, the timed decode steps' commands.
   cmodel::CommandProfile decodeProfile;
 };
@@ -111,13 +125,15 @@ static llvm::Expected<Figures> benchmark(const binary::LoadedBinary &binary,
     return runner.takeError();
   session::ModelDims dims = (*runner)->getModelDims();
   if (promptTokens > dims.maxInputLength ||
-      promptTokens + decodeTokens + 1 > dims.seqLength)
+      promptTokens + std::max<int64_t>(decodeTokens + 1, turnTokens) >
+          dims.seqLength)
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
         binary.name() + ": a prompt of " + llvm::Twine(promptTokens) +
             " tokens and " + llvm::Twine(decodeTokens) +
-            " decode steps need --max-input-length >= the prompt and "
-            "--seq-length above both");
+            " decode steps (or a turn of " + llvm::Twine(turnTokens) +
+            ") need --max-input-length >= the prompt and --seq-length above "
+            "both");
 
   llvm::StringMap<const binary::WeightBlob *> blobs;
   for (const binary::WeightBlob &blob : manifest.weights())
@@ -213,6 +229,21 @@ static llvm::Expected<Figures> benchmark(const binary::LoadedBinary &binary,
                                        stepSeconds.begin() + i + window, 0.0));
   figures.bestDecodeTokensPerSecond = window ? window / fastest : 0.0;
   figures.decodeProfile = std::move(profile);
+  if (turnTokens > 0) {
+    // A follow-up turn: the prompt is the history in the cache, and the
+    // turn's tokens run through prefill_kv after it.
+    session::Session turn(**runner, dims);
+    if (llvm::Expected<std::vector<float>> history = turn.feed(prompt);
+        !history)
+      return history.takeError();
+    std::vector<int32_t> ids(turnTokens);
+    for (int32_t &id : ids)
+      id = static_cast<int32_t>(random() % dims.vocabSize);
+    start = host::now();
+    if (llvm::Expected<std::vector<float>> first = turn.feed(ids); !first)
+      return first.takeError();
+    figures.turnSeconds = host::now() - start;
+  }
   return figures;
 }
 
@@ -265,9 +296,10 @@ int main(int argc, char **argv) {
       "decode;\nFMA peak: float32 FMAs on %u threads, before its prefill\n\n",
       pool.size(), pool.size());
   llvm::outs() << llvm::format(
-      "%-10s %6s %9s %7s %9s %9s %8s %6s | %11s %9s %9s %8s\n", "precision",
-      "GB/s", "decode t/s", "best 8", "MB/token", "roofline", "of roof", "best",
-      "prefill t/s", "GFLOP/s", "FMA peak", "of peak");
+      "%-10s %6s %9s %7s %9s %9s %8s %6s | %11s %9s %9s %8s | %8s\n",
+      "precision", "GB/s", "decode t/s", "best 8", "MB/token", "roofline",
+      "of roof", "best", "prefill t/s", "GFLOP/s", "FMA peak", "of peak",
+      "turn ms");
   std::vector<Figures> profiled;
   for (const std::string &path : binaryPaths) {
     llvm::Expected<std::unique_ptr<binary::LoadedBinary>> binary =
@@ -287,14 +319,25 @@ int main(int argc, char **argv) {
                            figures->prefillTokensPerSecond / promptTokens / 1e9;
     llvm::outs() << llvm::format(
         "%-10s %6.1f %10.1f %7.1f %9.1f %9.1f %7.0f%% %5.0f%% | %11.1f %9.1f "
-        "%9.1f %7.0f%%\n",
+        "%9.1f %7.0f%% | %8.2f\n",
         (*binary)->manifest().precision().c_str(), figures->bandwidth,
         figures->decodeTokensPerSecond, figures->bestDecodeTokensPerSecond,
         figures->decodeBytes / 1e6, roofline,
         100 * figures->decodeTokensPerSecond / roofline,
         100 * figures->bestDecodeTokensPerSecond / roofline,
         figures->prefillTokensPerSecond, prefillGflops, figures->fmaPeak,
-        figures->fmaPeak > 0 ? 100 * prefillGflops / figures->fmaPeak : 0.0);
+        figures->fmaPeak > 0 ? 100 * prefillGflops / figures->fmaPeak : 0.0,
+        figures->turnSeconds * 1e3);
+    if (printJson)
+      llvm::outs() << llvm::formatv(
+          "{{\"engine\":\"llmc\",\"model\":\"{0}\",\"precision\":\"{1}\","
+          "\"threads\":{2},\"pp_tps\":{3:f2},\"tg_tps\":{4:f2},"
+          "\"turn_ms\":{5:f3},\"bandwidth_gbs\":{6:f2},"
+          "\"fma_peak_gflops\":{7:f1},\"cpu\":\"{8}\",\"isa\":\"{9}\"}\n",
+          path, (*binary)->manifest().precision(), pool.size(),
+          figures->prefillTokensPerSecond, figures->decodeTokensPerSecond,
+          figures->turnSeconds * 1e3, figures->bandwidth, figures->fmaPeak,
+          llvm::sys::getHostCPUName(), host::getIsaName(host::selectIsa()));
     if (profileDecode)
       profiled.push_back(std::move(*figures));
   }
