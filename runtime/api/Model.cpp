@@ -89,8 +89,9 @@ Model::makeJinjaChatTemplate(chat::JinjaTemplate jinja) const {
     return modelError(binary->name() + " holds no tokenizer, so it cannot "
                                        "render a chat template");
   auto [bos, eos] = getTemplateTokens(getManifest(), *tokenizer);
-  return detectChatTemplate(getManifest(), tokenizer.get())
-      .withJinja(std::move(jinja), std::move(bos), std::move(eos));
+  // The detected format (stop strings, fallback) stays what it is.
+  return chatTemplate.withJinja(std::move(jinja), std::move(bos),
+                                std::move(eos));
 }
 
 llvm::Error Model::loadTokenizer() {

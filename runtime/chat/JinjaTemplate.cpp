@@ -14,6 +14,7 @@
 #include "jinja/runtime.h"
 
 #include "llvm/ADT/Twine.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 #include <nlohmann/json.hpp>
 
@@ -52,6 +53,14 @@ llvm::Expected<JinjaTemplate> JinjaTemplate::compile(std::string source,
                      error.what());
   }
   return JinjaTemplate(std::move(compiled));
+}
+
+llvm::Expected<JinjaTemplate> JinjaTemplate::fromFile(llvm::StringRef path) {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> source =
+      llvm::MemoryBuffer::getFileOrSTDIN(path, /*IsText=*/false);
+  if (!source)
+    return makeError(path + ": cannot read: " + source.getError().message());
+  return compile((*source)->getBuffer().str(), path);
 }
 
 /// `json` as a template value; strings are marked as the caller's text

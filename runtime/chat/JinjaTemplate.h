@@ -33,6 +33,9 @@ public:
   /// template") and the line and column of the fault.
   static llvm::Expected<JinjaTemplate> compile(std::string source,
                                                llvm::StringRef origin);
+  /// Reads the template file at `path` ("-": standard input) and compiles
+  /// it; errors name the file.
+  static llvm::Expected<JinjaTemplate> fromFile(llvm::StringRef path);
 
   /// Renders with the variables of `context`, a JSON object holding what
   /// `apply_chat_template` passes: `messages`, `add_generation_prompt`,

@@ -154,6 +154,10 @@ private:
   private:
     std::atomic<int64_t> &inFlight;
   };
+  /// Completion requests in flight at most: every slot and queue place.
+  int getAdmissionLimit() const {
+    return std::max(1, options.slots) + std::max(0, options.queue);
+  }
   /// A place for one more completion request, or null when all are taken.
   std::shared_ptr<Admission> admit();
   std::string renderMetrics();
@@ -310,8 +314,7 @@ ChatServer::Impl::generate(const CompletionRequest &request,
 }
 
 std::shared_ptr<ChatServer::Impl::Admission> ChatServer::Impl::admit() {
-  int64_t limit = std::max(1, options.slots) + std::max(0, options.queue);
-  if (++inFlight > limit) {
+  if (++inFlight > getAdmissionLimit()) {
     --inFlight;
     std::lock_guard<std::mutex> counting(metrics.lock);
     ++metrics.rejectedRequests;
@@ -455,8 +458,7 @@ void ChatServer::Impl::routes() {
   // A worker for every admitted request and two for quick routes, so a
   // request beyond the queue is answered 503 instead of waiting unseen in
   // the socket's backlog.
-  server.new_task_queue = [threads = std::max(1, options.slots) +
-                                     std::max(0, options.queue) + 2] {
+  server.new_task_queue = [threads = getAdmissionLimit() + 2] {
     return new httplib::ThreadPool(threads);
   };
   server.set_pre_routing_handler(

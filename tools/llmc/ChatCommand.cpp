@@ -28,7 +28,6 @@
 
 #include "runtime/vision/ImageFile.h"
 
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
@@ -120,14 +119,8 @@ static llvm::Expected<GenerateOptions> getChatOptions(const Model &model) {
 
 /// The template --template-file names, rendering with the binary's tokens.
 static llvm::Expected<chat::ChatTemplate> readTemplateFile(const Model &model) {
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> source =
-      llvm::MemoryBuffer::getFile(templateFile, /*IsText=*/false);
-  if (!source)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "%s: cannot read: %s", templateFile.c_str(),
-                                   source.getError().message().c_str());
-  llvm::Expected<chat::JinjaTemplate> jinja = chat::JinjaTemplate::compile(
-      (*source)->getBuffer().str(), templateFile);
+  llvm::Expected<chat::JinjaTemplate> jinja =
+      chat::JinjaTemplate::fromFile(templateFile);
   if (!jinja)
     return jinja.takeError();
   return model.makeJinjaChatTemplate(std::move(*jinja));
@@ -197,7 +190,8 @@ int runChatCommand(const plugins::Registry &registry) {
   llvm::errs() << (*model)->getBinary().name() << ": "
                << manifest.model().family() << " for " << manifest.chip() << " "
                << manifest.precision() << ", "
-               << describeTemplate((*chat)->getChatTemplate()) << ", " << (*chat)->getConversation().getCapacity()
+               << describeTemplate((*chat)->getChatTemplate()) << ", "
+               << (*chat)->getConversation().getCapacity()
                << "-token KV cache; /reset starts over, /exit quits"
                << ((*model)->getVisionConfig() ? ", /image F adds an image"
                                                : "")

@@ -72,11 +72,8 @@ static llvm::Error renderTemplate() {
   llvm::Expected<std::optional<std::time_t>> now = parseDate();
   if (!now)
     return now.takeError();
-  llvm::Expected<std::string> source = readFile(templateFile);
-  if (!source)
-    return source.takeError();
   llvm::Expected<chat::JinjaTemplate> jinja =
-      chat::JinjaTemplate::compile(std::move(*source), templateFile);
+      chat::JinjaTemplate::fromFile(templateFile);
   if (!jinja)
     return jinja.takeError();
   llvm::Expected<std::string> contextText = readFile(contextFile);

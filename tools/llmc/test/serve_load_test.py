@@ -12,12 +12,12 @@ chat demo model compiled for the host:
 
 import json
 import os
+import subprocess
 import sys
 import threading
 
 sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
 from cli_common import Server, main, scratch_directory  # noqa: E402
-import subprocess  # noqa: E402
 
 CHAT_DEMO = os.path.join("models", "demo", "fortune-qwen2-chat")
 SLOTS = 2
