@@ -17,6 +17,7 @@
 #include "dialects/tpu/IR/TpuOps.h"
 #include "dialects/tpu/IR/TpuTraits.h"
 #include "driver/QuantizedTables.h"
+#include "pieces/ChunkLengths.h"
 #include "runtime/format/BinaryWriter.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -400,6 +401,8 @@ void ModelCompiler::fillManifest() {
   model.set_head_dim(spec.headDim);
   model.set_seq_length(options.build.seqLength);
   model.set_max_input_length(options.build.maxInputLength);
+  for (int64_t length : options.build.prefillLengths)
+    model.add_prefill_lengths(length);
   binary::KvCacheLayout &cache = *manifest.mutable_kv_cache();
   // The history the pieces read and write is in the mode's activation type.
   cache.set_dtype(quant::stringifyFloatType(
@@ -437,8 +440,10 @@ void ModelCompiler::fillManifest() {
     bool head = job.name == "lm_head" || job.name == "greedy_head";
     if (job.phase == llm::Phase::Decode || job.name == "embed.decode" || head)
       result.decodeSeconds += seconds;
-    if (job.phase == llm::Phase::Prefill || job.name == "embed.prefill" ||
-        head)
+    // A prefill of L tokens: the shorter chunks' pieces are not part of it.
+    if ((job.phase == llm::Phase::Prefill &&
+         !pieces::getChunkLengthOfName(job.name)) ||
+        job.name == "embed.prefill" || head)
       result.prefillSeconds += seconds;
   }
 }

@@ -3,6 +3,7 @@
 #include "driver/PieceInputs.h"
 
 #include "dialects/top/IR/TopOps.h"
+#include "pieces/ChunkLengths.h"
 #include "pieces/Masks.h"
 
 #include "llvm/ADT/StringMap.h"
@@ -20,9 +21,13 @@ std::vector<top::Tensor> makePieceInputs(func::FuncOp function,
   std::mt19937 random(7);
   std::normal_distribution<float> normal;
   std::vector<top::Tensor> inputs;
-  int64_t s = seqLength, l = maxInputLength;
-  bool decode = function.getName().ends_with("decode");
-  bool prefillKV = function.getName().ends_with("prefill_kv");
+  // A shorter chunk's piece (`block.0.prefill_kv.16`) has its own L.
+  llvm::StringRef name = function.getName();
+  std::optional<int64_t> chunk = pieces::getChunkLengthOfName(name);
+  llvm::StringRef base = chunk ? name.rsplit('.').first : name;
+  int64_t s = seqLength, l = chunk.value_or(maxInputLength);
+  bool decode = base.ends_with("decode");
+  bool prefillKV = base.ends_with("prefill_kv");
   function.walk([&](top::InputOp input) {
     auto type = cast<RankedTensorType>(input.getType());
     llvm::SmallVector<int64_t> shape(type.getShape());

@@ -18,7 +18,7 @@
 namespace llmc::driver {
 
 /// One input per top.Input of `function`, a piece built with `seqLength`
-/// and `maxInputLength`, by role: token ids below `vocab`, positions of a
+/// and `maxInputLength` (or the prefill length its name ends in), by role: token ids below `vocab`, positions of a
 /// prompt (prefill), of a prompt behind half the cache (prefill_kv) or of
 /// the middle of the cache (decode) with their masks, recent ids with
 /// empty slots (-1) and repeats, fixed sampling parameters, and normal

@@ -15,6 +15,7 @@
 #include "frontends/llm/GraphBuilder.h"
 #include "frontends/llm/PieceEmitter.h"
 #include "frontends/llm/RopeTables.h"
+#include "pieces/ChunkLengths.h"
 
 #include <cmath>
 
@@ -96,18 +97,23 @@ top::Activation activationOf(llvm::StringRef hiddenAct) {
 
 } // namespace
 
-Piece GraphBuilder::buildBlock(int64_t layer, Phase phase) const {
+Piece GraphBuilder::buildBlock(int64_t layer, Phase phase,
+                               int64_t chunkLength) const {
   Piece piece;
-  piece.name = "block." + std::to_string(layer) + "." +
-               stringifyPhase(phase).str();
+  std::string base =
+      "block." + std::to_string(layer) + "." + stringifyPhase(phase).str();
+  piece.name = phase == Phase::Decode
+                   ? base
+                   : pieces::getChunkPieceName(base, chunkLength,
+                                               options.maxInputLength);
   piece.phase = phase;
   piece.layer = layer;
   PieceEmitter emit(*context, spec, piece);
   OpBuilder &b = emit.getBuilder();
 
-  int64_t length = getQueryLength(phase);
-  int64_t history = getHistoryLength(phase);
-  int64_t keys = getKeyLength(phase);
+  int64_t length = getQueryLength(phase, chunkLength);
+  int64_t history = getHistoryLength(phase, chunkLength);
+  int64_t keys = getKeyLength(phase, chunkLength);
   int64_t hiddenSize = spec.hiddenSize;
   int64_t qWidth = spec.numHeads * spec.headDim;
   int64_t kvWidth = spec.numKvHeads * spec.headDim;

@@ -6,6 +6,7 @@
 #include "frontends/llm/InternVision.h"
 #include "frontends/llm/MiniCPMVision.h"
 #include "frontends/llm/PieceEmitter.h"
+#include "pieces/ChunkLengths.h"
 
 #include "llvm/ADT/StringExtras.h"
 
@@ -32,6 +33,9 @@ llvm::Expected<GraphBuilder> GraphBuilder::create(MLIRContext &context,
                    ") must exceed --max-input-length (" +
                    llvm::Twine(options.maxInputLength) +
                    ") so that prefill_kv has room for history");
+  if (std::optional<std::string> problem = pieces::checkPrefillLengths(
+          options.prefillLengths, options.maxInputLength))
+    return invalid(*problem);
   if (options.penaltyWindow < 1 || options.sampleTopK < 1)
     return invalid("the penalty window and the sampling top-k must be at "
                    "least 1");
@@ -39,22 +43,28 @@ llvm::Expected<GraphBuilder> GraphBuilder::create(MLIRContext &context,
   return GraphBuilder(context, spec, options);
 }
 
-int64_t GraphBuilder::getQueryLength(Phase phase) const {
-  return phase == Phase::Decode ? 1 : options.maxInputLength;
+int64_t GraphBuilder::getQueryLength(Phase phase, int64_t length) const {
+  return phase == Phase::Decode ? 1 : length;
 }
 
-int64_t GraphBuilder::getHistoryLength(Phase phase) const {
+int64_t GraphBuilder::getHistoryLength(Phase phase, int64_t length) const {
   switch (phase) {
   case Phase::None:
   case Phase::Prefill: return 0;
-  case Phase::PrefillKV: return options.seqLength - options.maxInputLength;
+  case Phase::PrefillKV: return options.seqLength - length;
   case Phase::Decode: return options.seqLength;
   }
   llvm_unreachable("unknown phase");
 }
 
-int64_t GraphBuilder::getKeyLength(Phase phase) const {
-  return getHistoryLength(phase) + getQueryLength(phase);
+int64_t GraphBuilder::getKeyLength(Phase phase, int64_t length) const {
+  return getHistoryLength(phase, length) + getQueryLength(phase, length);
+}
+
+std::vector<int64_t> GraphBuilder::getChunkLengths() const {
+  std::vector<int64_t> lengths = options.prefillLengths;
+  lengths.push_back(options.maxInputLength);
+  return lengths;
 }
 
 int64_t GraphBuilder::getSampleTopK() const {
@@ -62,11 +72,21 @@ int64_t GraphBuilder::getSampleTopK() const {
 }
 
 std::vector<std::string> GraphBuilder::getPieceNames() const {
-  std::vector<std::string> names = {"embed.prefill", "embed.decode"};
-  for (int64_t layer = 0; layer < spec.numLayers; ++layer)
-    for (Phase phase : {Phase::Prefill, Phase::PrefillKV, Phase::Decode})
-      names.push_back("block." + std::to_string(layer) + "." +
-                      stringifyPhase(phase).str());
+  int64_t l = options.maxInputLength;
+  std::vector<std::string> names = {"embed.prefill"};
+  for (int64_t length : options.prefillLengths)
+    names.push_back(pieces::getChunkPieceName("embed.prefill", length, l));
+  names.push_back("embed.decode");
+  for (int64_t layer = 0; layer < spec.numLayers; ++layer) {
+    std::string block = "block." + std::to_string(layer) + ".";
+    for (Phase phase : {Phase::Prefill, Phase::PrefillKV}) {
+      std::string base = block + stringifyPhase(phase).str();
+      names.push_back(base);
+      for (int64_t length : options.prefillLengths)
+        names.push_back(pieces::getChunkPieceName(base, length, l));
+    }
+    names.push_back(block + stringifyPhase(Phase::Decode).str());
+  }
   names.push_back("lm_head");
   names.push_back("greedy_head");
   names.push_back("sample_head");
@@ -76,10 +96,18 @@ std::vector<std::string> GraphBuilder::getPieceNames() const {
 }
 
 llvm::Expected<Piece> GraphBuilder::build(llvm::StringRef name) const {
+  // A shorter chunk's piece is its L-length piece at that length (only
+  // prefill pieces' names take a length).
+  int64_t length = options.maxInputLength;
+  if (std::optional<int64_t> chunk = pieces::getChunkLengthOfName(name);
+      chunk && llvm::is_contained(options.prefillLengths, *chunk)) {
+    length = *chunk;
+    name = name.rsplit('.').first;
+  }
   if (name == "embed.prefill")
-    return buildEmbedding(Phase::Prefill);
+    return buildEmbedding(Phase::Prefill, length);
   if (name == "embed.decode")
-    return buildEmbedding(Phase::Decode);
+    return buildEmbedding(Phase::Decode, length);
   if (name == "lm_head")
     return buildLmHead();
   if (name == "greedy_head")
@@ -98,19 +126,22 @@ llvm::Expected<Piece> GraphBuilder::build(llvm::StringRef name) const {
       layer < spec.numLayers) {
     for (Phase phase : {Phase::Prefill, Phase::PrefillKV, Phase::Decode})
       if (parts[2] == stringifyPhase(phase))
-        return buildBlock(layer, phase);
+        return buildBlock(layer, phase, length);
   }
   return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                  "no piece named '%s' in this model",
                                  name.str().c_str());
 }
 
-Piece GraphBuilder::buildEmbedding(Phase phase) const {
+Piece GraphBuilder::buildEmbedding(Phase phase, int64_t chunkLength) const {
   Piece piece;
-  piece.name = phase == Phase::Decode ? "embed.decode" : "embed.prefill";
+  piece.name = phase == Phase::Decode
+                   ? "embed.decode"
+                   : pieces::getChunkPieceName("embed.prefill", chunkLength,
+                                               options.maxInputLength);
   piece.phase = phase;
   PieceEmitter emit(*context, spec, piece);
-  int64_t length = getQueryLength(phase);
+  int64_t length = getQueryLength(phase, chunkLength);
   Value ids = emit.input(IORole::InputIds, {1, length}, /*isInteger=*/true);
   Value table = emit.weight(TensorRole::TokenEmbedding, 0,
                             {spec.vocabSize, spec.hiddenSize});

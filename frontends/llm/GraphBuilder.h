@@ -16,6 +16,8 @@
 
 #include "llvm/Support/Error.h"
 
+#include <vector>
+
 namespace mlir {
 class MLIRContext;
 } // namespace mlir
@@ -28,6 +30,10 @@ struct BuildOptions {
   /// L: the tokens one prefill or prefill_kv piece processes; longer
   /// prompts run in chunks.
   int64_t maxInputLength = 128;
+  /// Shorter chunk lengths whose embedding, prefill and prefill_kv pieces
+  /// are built beside L's, ascending, each below L
+  /// (pieces/ChunkLengths.h): a chunk runs in the shortest that holds it.
+  std::vector<int64_t> prefillLengths;
   /// W: the recent tokens sample_head's repetition penalty looks at.
   int64_t penaltyWindow = 64;
   /// K: the candidates sample_head keeps (at most the vocabulary size).
@@ -42,16 +48,20 @@ public:
                                              const plugins::ModelSpec &spec,
                                              BuildOptions options);
 
-  /// Every piece of the model in a fixed order: embed.prefill, embed.decode,
-  /// block.<i>.{prefill,prefill_kv,decode} per layer, lm_head, greedy_head,
+  /// Every piece of the model in a fixed order: embed.prefill (then its
+  /// shorter lengths, embed.prefill.<n>), embed.decode, per layer
+  /// block.<i>.prefill, block.<i>.prefill.<n>, block.<i>.prefill_kv,
+  /// block.<i>.prefill_kv.<n>, block.<i>.decode, then lm_head, greedy_head,
   /// sample_head, and for a vision-language model vision.
   std::vector<std::string> getPieceNames() const;
 
   /// Builds the piece called `name` (one of getPieceNames()).
   llvm::Expected<Piece> build(llvm::StringRef name) const;
 
-  Piece buildEmbedding(Phase phase) const;
-  Piece buildBlock(int64_t layer, Phase phase) const;
+  /// The embedding or block of `phase` for chunks of `length` tokens (L or
+  /// one of the prefill lengths; decode ignores it).
+  Piece buildEmbedding(Phase phase, int64_t length) const;
+  Piece buildBlock(int64_t layer, Phase phase, int64_t length) const;
   Piece buildLmHead() const;
   Piece buildGreedyHead() const;
   Piece buildSampleHead() const;
@@ -59,12 +69,17 @@ public:
   const BuildOptions &getOptions() const { return options; }
   const plugins::ModelSpec &getSpec() const { return spec; }
 
-  /// The token count a block of `phase` processes (L, or 1 for decode), and
-  /// the keys it attends over (L, S, or S + 1 for decode).
-  int64_t getQueryLength(Phase phase) const;
-  int64_t getKeyLength(Phase phase) const;
-  /// The cached history slots a block of `phase` reads (0, S - L or S).
-  int64_t getHistoryLength(Phase phase) const;
+  /// The token count a block of `phase` for chunks of `length` processes
+  /// (`length`, or 1 for decode), and the keys it attends over (`length`,
+  /// S, or S + 1 for decode).
+  int64_t getQueryLength(Phase phase, int64_t length) const;
+  int64_t getKeyLength(Phase phase, int64_t length) const;
+  /// The cached history slots a block of `phase` reads (0, S - `length` or
+  /// S).
+  int64_t getHistoryLength(Phase phase, int64_t length) const;
+  /// The chunk lengths of the prefill phases, ascending: the prefill
+  /// lengths, then L.
+  std::vector<int64_t> getChunkLengths() const;
   /// The candidates sample_head returns: K capped at the vocabulary size.
   int64_t getSampleTopK() const;
 

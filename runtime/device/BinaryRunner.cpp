@@ -24,6 +24,8 @@ session::ModelDims getModelDims(const binary::ModelInfo &model) {
   dims.vocabSize = model.vocab_size();
   dims.seqLength = model.seq_length();
   dims.maxInputLength = model.max_input_length();
+  dims.prefillLengths.assign(model.prefill_lengths().begin(),
+                             model.prefill_lengths().end());
   return dims;
 }
 

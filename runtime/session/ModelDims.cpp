@@ -2,6 +2,7 @@
 
 #include "runtime/session/ModelDims.h"
 
+#include "pieces/ChunkLengths.h"
 #include "runtime/session/HostMemory.h"
 
 namespace llmc::session {
@@ -34,6 +35,9 @@ llvm::Error ModelDims::validate() const {
   if (maxInputLength > seqLength)
     return dimsError("max_input_length (" + llvm::Twine(maxInputLength) +
                      ") exceeds seq_length (" + llvm::Twine(seqLength) + ")");
+  if (std::optional<std::string> problem =
+          pieces::checkPrefillLengths(prefillLengths, maxInputLength))
+    return dimsError(*problem);
   return checkFitsInMemory("the KV cache of seq_length " +
                                llvm::Twine(seqLength) + " (" +
                                llvm::Twine(numLayers) + " layers)",

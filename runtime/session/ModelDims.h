@@ -12,6 +12,7 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <vector>
 
 namespace llmc::session {
 
@@ -38,9 +39,13 @@ struct ModelDims {
   int64_t seqLength = 0;
   /// L: the tokens one prefill or prefill_kv piece processes.
   int64_t maxInputLength = 0;
+  /// Shorter chunk lengths whose prefill pieces the model also has,
+  /// ascending, each below L (pieces/ChunkLengths.h).
+  std::vector<int64_t> prefillLengths;
 
   /// Fails unless every size is positive and within its limit, L <= S,
-  /// and a session's KV cache fits in this machine's memory.
+  /// the prefill lengths ascend below L, and a session's KV cache fits in
+  /// this machine's memory.
   llvm::Error validate() const;
 
   /// Bytes of a session's host copy of the KV cache (K and V, f32).

@@ -2,6 +2,7 @@
 
 #include "runtime/session/Session.h"
 
+#include "pieces/ChunkLengths.h"
 #include "pieces/Masks.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -59,20 +60,32 @@ void Session::truncate(int64_t length) {
   historyOwner = takeHistoryOwner();
 }
 
-int64_t Session::getQueryLength(Phase phase) const {
-  return phase == Phase::Decode ? 1 : dims.maxInputLength;
-}
-
-int64_t Session::getHistorySlots(Phase phase) const {
+int64_t Session::getHistorySlots(Phase phase, int64_t length) const {
   switch (phase) {
   case Phase::Prefill:
     return 0;
   case Phase::PrefillKV:
-    return dims.seqLength - dims.maxInputLength;
+    return dims.seqLength - length;
   case Phase::Decode:
     return dims.seqLength;
   }
   return 0;
+}
+
+std::optional<int64_t> Session::chooseChunkLength(int64_t pending) const {
+  int64_t history = getHistoryLength();
+  int64_t wanted = std::min(pending, dims.maxInputLength);
+  std::vector<int64_t> lengths = dims.prefillLengths;
+  lengths.push_back(dims.maxInputLength);
+  std::optional<int64_t> longestWithRoom;
+  for (int64_t length : lengths) {
+    if (history > getHistorySlots(Phase::PrefillKV, length))
+      continue;
+    if (length >= wanted)
+      return length;
+    longestWithRoom = length;
+  }
+  return longestWithRoom;
 }
 
 llvm::StringRef Session::getPhaseName(Phase phase) {
@@ -132,11 +145,10 @@ llvm::Error Session::checkPlaced(const PlacedEmbeddings &placed,
 }
 
 llvm::Expected<std::vector<float>>
-Session::runChunk(llvm::ArrayRef<int32_t> chunk, Phase phase, int64_t offset,
-                  const PlacedEmbeddings *placed) {
+Session::runChunk(llvm::ArrayRef<int32_t> chunk, Phase phase, int64_t length,
+                  int64_t offset, const PlacedEmbeddings *placed) {
   int64_t history = getHistoryLength();
-  int64_t length = getQueryLength(phase);
-  int64_t historySlots = getHistorySlots(phase);
+  int64_t historySlots = getHistorySlots(phase, length);
   int64_t count = static_cast<int64_t>(chunk.size());
 
   std::vector<int32_t> ids(length, 0), positions(length);
@@ -149,8 +161,13 @@ Session::runChunk(llvm::ArrayRef<int32_t> chunk, Phase phase, int64_t offset,
           ? pieces::buildPrefillKVMask(length, historySlots, history)
           : pieces::buildDecodeMask(historySlots, history);
 
+  auto pieceName = [&](llvm::StringRef base) {
+    return phase == Phase::Decode
+               ? base.str()
+               : pieces::getChunkPieceName(base, length, dims.maxInputLength);
+  };
   llvm::Expected<std::vector<Tensor>> embedded = runPiece(
-      runner, phase == Phase::Decode ? "embed.decode" : "embed.prefill",
+      runner, phase == Phase::Decode ? "embed.decode" : pieceName("embed.prefill"),
       {Tensor::fromI32({1, length}, ids)}, 1);
   if (!embedded)
     return embedded.takeError();
@@ -183,8 +200,8 @@ Session::runChunk(llvm::ArrayRef<int32_t> chunk, Phase phase, int64_t offset,
 
   for (int64_t layer = 0; layer < dims.numLayers; ++layer) {
     inputs.resize(kSharedInputs);
-    std::string name =
-        "block." + std::to_string(layer) + "." + getPhaseName(phase).str();
+    std::string name = pieceName("block." + std::to_string(layer) + "." +
+                                 getPhaseName(phase).str());
     std::optional<HistoryFrom> historyFrom;
     if (historySlots > 0 && runner.keepsHistory()) {
       // The runner gets the rows of the history it lacks. The slots past
@@ -240,21 +257,20 @@ Session::feed(llvm::ArrayRef<int32_t> newTokens,
   std::vector<float> last;
   int64_t offset = 0;
   while (!newTokens.empty()) {
-    int64_t history = getHistoryLength();
-    Phase phase;
-    llvm::ArrayRef<int32_t> part;
-    // prefill_kv holds S - L history slots; a prompt arriving after more
-    // history than that goes through decode one token at a time.
-    bool fitsPrefillKV = history <= getHistorySlots(Phase::PrefillKV);
-    if (history > 0 && (newTokens.size() == 1 || !fitsPrefillKV)) {
-      phase = Phase::Decode;
-      part = newTokens.take_front(1);
-    } else {
-      phase = history == 0 ? Phase::Prefill : Phase::PrefillKV;
-      part = newTokens.take_front(dims.maxInputLength);
-    }
+    int64_t pending = static_cast<int64_t>(newTokens.size());
+    bool fresh = getHistoryLength() == 0;
+    // A single token after history runs through decode, and so does a
+    // prompt arriving after more history than any prefill_kv holds.
+    std::optional<int64_t> length;
+    if (fresh || pending > 1)
+      length = chooseChunkLength(pending);
+    Phase phase = !length ? Phase::Decode
+                  : fresh ? Phase::Prefill
+                          : Phase::PrefillKV;
+    llvm::ArrayRef<int32_t> part =
+        newTokens.take_front(length ? static_cast<size_t>(*length) : 1);
     llvm::Expected<std::vector<float>> hidden =
-        runChunk(part, phase, offset, placed);
+        runChunk(part, phase, length.value_or(1), offset, placed);
     if (!hidden)
       return hidden.takeError();
     last = std::move(*hidden);

@@ -5,7 +5,9 @@
 // follows"): the first prompt through prefill in chunks of L (prefill, then
 // prefill_kv), every later prompt through prefill_kv after the history,
 // single tokens (and prompts arriving after more history than prefill_kv
-// holds) through decode; the logits of the last token through lm_head.
+// holds) through decode; the logits of the last token through lm_head. A
+// chunk runs in the shortest of the model's chunk lengths (its prefill
+// lengths, then L) that holds it, so a short turn is not padded to L.
 //
 //   Session session(runner, dims);
 //   llvm::Expected<std::vector<float>> logits = session.feed(promptIds);
@@ -22,6 +24,7 @@
 #include "runtime/session/PieceRunner.h"
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace llmc::session {
@@ -94,18 +97,24 @@ private:
   /// The phase as block piece names spell it (`block.<i>.prefill_kv`).
   static llvm::StringRef getPhaseName(Phase phase);
 
-  /// Runs one chunk of at most L tokens (or one decode token) through every
-  /// layer, the rows of `placed` whose positions fall in the chunk (which
-  /// starts at `offset` of the fed tokens) replacing their embeddings;
-  /// returns the hidden state of its last token.
+  /// Runs one chunk of at most `length` tokens (one of the chunk lengths,
+  /// or 1 for a decode token) through every layer, the rows of `placed`
+  /// whose positions fall in the chunk (which starts at `offset` of the fed
+  /// tokens) replacing their embeddings; returns the hidden state of its
+  /// last token.
   llvm::Expected<std::vector<float>> runChunk(llvm::ArrayRef<int32_t> chunk,
-                                              Phase phase, int64_t offset,
+                                              Phase phase, int64_t length,
+                                              int64_t offset,
                                               const PlacedEmbeddings *placed);
   /// Checks `placed` against the `count` tokens fed with it.
   llvm::Error checkPlaced(const PlacedEmbeddings &placed, int64_t count) const;
-  /// Tokens a piece of `phase` processes, and the history slots it reads.
-  int64_t getQueryLength(Phase phase) const;
-  int64_t getHistorySlots(Phase phase) const;
+  /// The chunk length the next `pending` tokens run in after the history:
+  /// the shortest that holds min(pending, L) tokens and whose prefill_kv
+  /// has room for the history, else the longest with room (a shorter
+  /// chunk), else none (decode, token by token).
+  std::optional<int64_t> chooseChunkLength(int64_t pending) const;
+  /// The history slots a piece of `phase` for chunks of `length` reads.
+  int64_t getHistorySlots(Phase phase, int64_t length) const;
 
   PieceRunner &runner;
   ModelDims dims;

@@ -21,6 +21,7 @@
 #include "backends/host/kernels/WorkerPool.h"
 #include "backends/host/kernels/bench/ComputePeak.h"
 #include "backends/host/kernels/bench/ReadBandwidth.h"
+#include "pieces/ChunkLengths.h"
 #include "plugins/LinkedPlugins.h"
 #include "plugins/Registry.h"
 #include "runtime/device/BinaryRunner.h"
@@ -144,7 +145,8 @@ static llvm::Expected<Figures> benchmark(const binary::LoadedBinary &binary,
     bool embedding = llvm::StringRef(piece.name()).starts_with("embed.");
     bool decode = (piece.phase() == "decode" && !embedding) ||
                   piece.name() == "lm_head" || piece.name() == "greedy_head";
-    bool prefill = piece.phase() == "prefill" && !embedding;
+    bool prefill = piece.phase() == "prefill" && !embedding &&
+                   !pieces::getChunkLengthOfName(piece.name());
     for (const std::string &name : piece.weights()) {
       const binary::WeightBlob *blob = blobs.lookup(name);
       if (!blob)

@@ -14,6 +14,7 @@
 
 #include "backends/common/cmodel/CModel.h"
 #include "backends/common/cmodel/StreamBuilder.h"
+#include "pieces/ChunkLengths.h"
 #include "plugins/LinkedPlugins.h"
 #include "plugins/Registry.h"
 #include "runtime/format/BinaryReader.h"
@@ -113,8 +114,11 @@ int main(int argc, char **argv) {
     bool head = piece.name() == "lm_head" || piece.name() == "greedy_head";
     bool decode =
         piece.phase() == "decode" || piece.name() == "embed.decode" || head;
-    bool prefill =
-        piece.phase() == "prefill" || piece.name() == "embed.prefill" || head;
+    // Prefill and prefill_kv of L tokens: the shorter chunks' pieces are
+    // timed but not summed.
+    bool chunkOfL = !pieces::getChunkLengthOfName(piece.name());
+    bool prefill = (piece.phase() == "prefill" && chunkOfL) ||
+                   piece.name() == "embed.prefill" || head;
     if (decode) {
       decodeSeconds += stats->seconds;
       decodeDdr += stats->ddrBytes;
@@ -133,7 +137,7 @@ int main(int argc, char **argv) {
       prefillSeconds += stats->seconds;
       prefillMacs += stats->macs;
     }
-    if (piece.phase() == "prefill_kv") {
+    if (piece.phase() == "prefill_kv" && chunkOfL) {
       prefillKVSeconds += stats->seconds;
       prefillKVMacs += stats->macs;
     }

@@ -21,17 +21,56 @@ _PHASES = ["prefill", "prefill_kv", "decode"]
 # would make the copy a package of its own.
 _SKIPPED = ["BUILD", "BUILD.bazel", "WORKSPACE", "README.md"]
 
-def llmc_piece_names(num_layers):
+# llm::BuildOptions' defaults and pieces::getDefaultPrefillLengths' rule,
+# which decide the pieces when the flags do not.
+_DEFAULT_MAX_INPUT_LENGTH = 128
+_SHORTEST_DEFAULT_PREFILL_LENGTH = 16
+
+def _flag_value(flags, name):
+    """The value of `--name=V` or `--name V` in flags, the last one given."""
+    value = None
+    for i, flag in enumerate(flags):
+        if flag.startswith("--%s=" % name):
+            value = flag.partition("=")[2]
+        elif flag == "--" + name and i + 1 < len(flags):
+            value = flags[i + 1]
+    return value
+
+def llmc_prefill_lengths(flags):
+    """The chunk lengths below L whose prefill pieces `llmc convert` compiles
+    with these flags (`--max-input-length`, `--prefill-lengths`)."""
+    max_input_length = int(_flag_value(flags, "max-input-length") or _DEFAULT_MAX_INPUT_LENGTH)
+    value = _flag_value(flags, "prefill-lengths") or "auto"
+    if value == "none":
+        return []
+    if value != "auto":
+        return [int(length) for length in value.split(",")]
+    lengths = []
+    length = _SHORTEST_DEFAULT_PREFILL_LENGTH
+
+    # Starlark has no while loop; 32 quadruplings pass any L.
+    for _ in range(32):
+        if length >= max_input_length:
+            break
+        lengths.append(length)
+        length *= 4
+    return lengths
+
+def _with_chunks(base, prefill_lengths):
+    return [base] + ["%s.%d" % (base, length) for length in prefill_lengths]
+
+def llmc_piece_names(num_layers, prefill_lengths = []):
     """The pieces of a model, in the order `llmc convert` compiles them.
 
     The same list as llm::GraphBuilder::getPieceNames; the test of this rule
     checks the two agree (a piece missing here fails `llmc merge`'s output
     comparison).
     """
-    names = ["embed.prefill", "embed.decode"]
+    names = _with_chunks("embed.prefill", prefill_lengths) + ["embed.decode"]
     for layer in range(num_layers):
         for phase in _PHASES:
-            names.append("block.%d.%s" % (layer, phase))
+            block = "block.%d.%s" % (layer, phase)
+            names += _with_chunks(block, prefill_lengths) if phase != "decode" else [block]
     return names + ["lm_head", "greedy_head", "sample_head"]
 
 def _fail(rctx, message):
@@ -79,7 +118,7 @@ def _llmc_model_impl(rctx):
     layers = config.get("num_hidden_layers")
     if type(layers) != "int" or layers < 1:
         _fail(rctx, "%s/config.json has no positive num_hidden_layers" % directory)
-    pieces = llmc_piece_names(layers)
+    pieces = llmc_piece_names(layers, llmc_prefill_lengths(rctx.attr.flags))
     for piece in rctx.attr.piece_modes:
         if piece not in pieces:
             _fail(rctx, "piece_modes names '%s', which is no piece of this model (%s)" %

@@ -59,7 +59,10 @@ int runCalibrateCommand(const plugins::Registry &registry) {
   options.threads =
       threads ? threads : llvm::hardware_concurrency().compute_thread_count();
   options.progress = printCalibrationProgress;
-  llm::BuildOptions build = getBuildOptions();
+  llvm::Expected<llm::BuildOptions> buildOptions = getBuildOptions();
+  if (!buildOptions)
+    return reportError(buildOptions.takeError());
+  llm::BuildOptions build = std::move(*buildOptions);
   llvm::Expected<LoadedModel> model = loadSelectedModel(registry, build);
   if (!model)
     return reportError(model.takeError());

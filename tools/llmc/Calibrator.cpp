@@ -85,6 +85,7 @@ public:
     // A prefill piece of exactly the prompt's length: no padding rows.
     llm::BuildOptions options = build;
     options.maxInputLength = static_cast<int64_t>(prompt.size());
+    options.prefillLengths.clear();
     SessionOverrides overrides;
     overrides.preparePiece = [](llm::Piece &piece) {
       return lowering::decomposeMLPs(*piece.module);

@@ -136,7 +136,10 @@ int runCompareCommand(const plugins::Registry &registry) {
       getLoweringOptions(nullptr, &backend->getDescriptor());
   if (!lowering)
     return reportError(lowering.takeError());
-  llm::BuildOptions build = getBuildOptions();
+  llvm::Expected<llm::BuildOptions> buildOptions = getBuildOptions();
+  if (!buildOptions)
+    return reportError(buildOptions.takeError());
+  llm::BuildOptions build = std::move(*buildOptions);
   llvm::Expected<LoadedModel> model = loadSelectedModel(registry, build);
   if (!model)
     return reportError(model.takeError());

@@ -112,7 +112,10 @@ int runConvertCommand(const plugins::Registry &registry) {
   if (!backend)
     return reportError(backend.takeError());
   driver::ConvertOptions options;
-  options.build = getBuildOptions();
+  llvm::Expected<llm::BuildOptions> build = getBuildOptions();
+  if (!build)
+    return reportError(build.takeError());
+  options.build = std::move(*build);
   options.threads = threads;
   if (threads != 0)
     llvm::parallel::strategy = llvm::hardware_concurrency(threads);

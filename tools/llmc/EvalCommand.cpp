@@ -46,7 +46,10 @@ int runEvalCommand(const plugins::Registry &registry) {
     return reportError(llvm::createStringError(
         llvm::inconvertibleErrorCode(), "--input-ids: give at least one turn"));
 
-  llm::BuildOptions options = getBuildOptions();
+  llvm::Expected<llm::BuildOptions> buildOptions = getBuildOptions();
+  if (!buildOptions)
+    return reportError(buildOptions.takeError());
+  llm::BuildOptions options = std::move(*buildOptions);
   llvm::Expected<LoadedModel> model = loadSelectedModel(registry, options);
   if (!model)
     return reportError(model.takeError());

@@ -16,6 +16,7 @@
 #include "tools/llmc/Commands.h"
 #include "tools/llmc/InspectSummary.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
@@ -86,7 +87,15 @@ static void printSummary(llvm::raw_ostream &os, const BinarySummary &summary) {
      << info.head_dim() << ", vocabulary " << info.vocab_size() << "\n";
   os << "KV cache: " << info.seq_length() << " tokens (S), "
      << manifest.kv_cache().dtype() << "; prefill pieces take "
-     << info.max_input_length() << " tokens (L)\n";
+     << info.max_input_length() << " tokens (L)";
+  if (!info.prefill_lengths().empty())
+    os << ", shorter chunks "
+       << llvm::join(llvm::map_range(info.prefill_lengths(),
+                                     [](int64_t length) {
+                                       return std::to_string(length);
+                                     }),
+                     ", ");
+  os << "\n";
   if (manifest.has_vision()) {
     const binary::VisionInfo &vision = manifest.vision();
     os << "vision: " << vision.preprocessing() << " tiles of "

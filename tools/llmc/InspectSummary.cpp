@@ -2,6 +2,7 @@
 
 #include "tools/llmc/InspectSummary.h"
 
+#include "pieces/ChunkLengths.h"
 #include "runtime/tokenizer/Tokenizer.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -28,7 +29,10 @@ llvm::Expected<BinarySummary> summarizeBinary(const Model &model) {
     bool head = piece.name() == "lm_head" || piece.name() == "greedy_head";
     if (piece.phase() == "decode" || piece.name() == "embed.decode" || head)
       summary.decodeSeconds += piece.modelled_seconds();
-    if (piece.phase() == "prefill" || piece.name() == "embed.prefill" || head)
+    // A prefill of L tokens: the shorter chunks' pieces are not part of it.
+    if ((piece.phase() == "prefill" &&
+         !pieces::getChunkLengthOfName(piece.name())) ||
+        piece.name() == "embed.prefill" || head)
       summary.prefillSeconds += piece.modelled_seconds();
   }
   return summary;
@@ -118,7 +122,9 @@ llvm::json::Value summaryToJson(const BinarySummary &summary) {
                           {"num_kv_heads", info.num_kv_heads()},
                           {"head_dim", info.head_dim()},
                           {"seq_length", info.seq_length()},
-                          {"max_input_length", info.max_input_length()}}},
+                          {"max_input_length", info.max_input_length()},
+                          {"prefill_lengths",
+                           llvm::json::Array(info.prefill_lengths())}}},
       {"kv_cache", llvm::json::Object{{"dtype", manifest.kv_cache().dtype()},
                                       {"slots", manifest.kv_cache().slots()}}},
       {"pieces", piecesToJson(summary)},

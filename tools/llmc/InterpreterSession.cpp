@@ -18,6 +18,7 @@ session::ModelDims getModelDims(const plugins::ModelSpec &spec,
   dims.vocabSize = spec.vocabSize;
   dims.seqLength = options.seqLength;
   dims.maxInputLength = options.maxInputLength;
+  dims.prefillLengths = options.prefillLengths;
   return dims;
 }
 

@@ -4,6 +4,7 @@
 
 #include "llvm/Support/WithColor.h"
 
+#include "pieces/ChunkLengths.h"
 #include "tools/llmc/Commands.h"
 
 namespace cl = llvm::cl;
@@ -48,12 +49,51 @@ static cl::opt<int64_t> penaltyWindow(
     cl::init(llm::BuildOptions().penaltyWindow), cl::sub(getPiecesCommand()),
     cl::sub(getEvalCommand()), cl::sub(getConvertCommand()), cl::sub(getCompareCommand()));
 
-llm::BuildOptions getBuildOptions() {
+static cl::opt<std::string> prefillLengths(
+    "prefill-lengths",
+    cl::desc("Shorter prompt chunk lengths compiled beside L, comma-separated "
+             "(a chunk runs in the shortest that holds it); 'auto': 16, 64, "
+             "256, ... below L; 'none': L only"),
+    cl::init("auto"), cl::sub(getPiecesCommand()), cl::sub(getEvalCommand()),
+    cl::sub(getConvertCommand()), cl::sub(getCompareCommand()));
+
+static llvm::Expected<std::vector<int64_t>>
+parsePrefillLengths(llvm::StringRef text, int64_t maxInputLength) {
+  if (text == "auto")
+    return pieces::getDefaultPrefillLengths(maxInputLength);
+  std::vector<int64_t> lengths;
+  if (text == "none")
+    return lengths;
+  llvm::SmallVector<llvm::StringRef> items;
+  text.split(items, ',');
+  for (llvm::StringRef item : items) {
+    int64_t length;
+    if (item.trim().getAsInteger(10, length))
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "--prefill-lengths: '%s' is not a length (give lengths such as "
+          "16,64, or auto, or none)",
+          item.str().c_str());
+    lengths.push_back(length);
+  }
+  if (std::optional<std::string> problem =
+          pieces::checkPrefillLengths(lengths, maxInputLength))
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "--prefill-lengths: " + *problem);
+  return lengths;
+}
+
+llvm::Expected<llm::BuildOptions> getBuildOptions() {
   llm::BuildOptions options;
   options.seqLength = seqLength;
   options.maxInputLength = maxInputLength;
   options.sampleTopK = sampleTopK;
   options.penaltyWindow = penaltyWindow;
+  llvm::Expected<std::vector<int64_t>> lengths =
+      parsePrefillLengths(prefillLengths, maxInputLength);
+  if (!lengths)
+    return lengths.takeError();
+  options.prefillLengths = std::move(*lengths);
   return options;
 }
 

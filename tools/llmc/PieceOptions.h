@@ -12,7 +12,9 @@
 
 namespace llmc {
 
-llm::BuildOptions getBuildOptions();
+/// The shapes -s, --max-input-length, --prefill-lengths, --sample-top-k and
+/// --penalty-window ask for; fails on prefill lengths that do not parse.
+llvm::Expected<llm::BuildOptions> getBuildOptions();
 /// Loads the checkpoint of -m for pieces built with `options`, printing what
 /// its frontend warns about.
 llvm::Expected<LoadedModel> loadSelectedModel(const plugins::Registry &registry,

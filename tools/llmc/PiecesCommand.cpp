@@ -36,7 +36,10 @@ static void printIO(llvm::raw_ostream &os, llvm::ArrayRef<llm::PieceIO> ios) {
 }
 
 int runPiecesCommand(const plugins::Registry &registry) {
-  llm::BuildOptions options = getBuildOptions();
+  llvm::Expected<llm::BuildOptions> buildOptions = getBuildOptions();
+  if (!buildOptions)
+    return reportError(buildOptions.takeError());
+  llm::BuildOptions options = std::move(*buildOptions);
   llvm::Expected<LoadedModel> model = loadSelectedModel(registry, options);
   if (!model)
     return reportError(model.takeError());

@@ -37,9 +37,18 @@ std::vector<int32_t> iota(int32_t first, int32_t count) {
   return ids;
 }
 
-class SessionTest : public ::testing::Test {
-protected:
+/// The fake with shorter chunk lengths beside L = 4: 1 and 2.
+ModelDims getChunkedDims() {
   ModelDims dims = getFakeDims();
+  dims.prefillLengths = {1, 2};
+  return dims;
+}
+
+/// A session on a fake runner that records its calls.
+template <ModelDims (*makeDims)()>
+class RecordedSessionTest : public ::testing::Test {
+protected:
+  ModelDims dims = makeDims();
   FakeRunner runner{dims};
   Session session{runner, dims};
 
@@ -52,6 +61,9 @@ protected:
     return found;
   }
 };
+
+using SessionTest = RecordedSessionTest<getFakeDims>;
+using ChunkLengthTest = RecordedSessionTest<getChunkedDims>;
 
 TEST_F(SessionTest, ShortPromptIsOnePrefill) {
   llvm::Expected<std::vector<float>> logits = session.feed({7, 8, 9});
@@ -312,6 +324,54 @@ TEST_F(SessionTest, ResetAndOtherSessionsResendTheHistory) {
   EXPECT_EQ(callsOf("block.0.decode").back()->historyFrom, 0);
 }
 
+TEST_F(ChunkLengthTest, ShortPromptRunsInTheShortestChunkThatHoldsIt) {
+  ASSERT_TRUE(static_cast<bool>(session.feed({7, 8})));
+  EXPECT_EQ(runner.getPieceNames(),
+            concat({chunkPieces("embed.prefill.2", "prefill.2"), {"lm_head"}}));
+  // No padding: two ids, two positions, a 2 x 2 causal mask.
+  EXPECT_THAT(runner.calls[0].inputs[0].getI32(), ElementsAre(7, 8));
+  EXPECT_THAT(runner.calls[1].inputs[1].getI32(), ElementsAre(0, 1));
+  EXPECT_THAT(runner.calls[1].inputs[2].getF32(),
+              ElementsAreArray(pieces::buildPrefillMask(2)));
+  runner.calls.clear();
+  // Three tokens need L; one token after history is a decode step.
+  ASSERT_TRUE(static_cast<bool>(session.feed({1, 2, 3})));
+  ASSERT_TRUE(static_cast<bool>(session.feed({4})));
+  EXPECT_EQ(runner.getPieceNames(),
+            concat({chunkPieces("embed.prefill", "prefill_kv"), {"lm_head"},
+                    chunkPieces("embed.decode", "decode"), {"lm_head"}}));
+  EXPECT_EQ(session.getHistoryLength(), 6);
+}
+
+TEST_F(ChunkLengthTest, LaterTurnRunsItsOwnLengthAgainstMoreHistory) {
+  ASSERT_TRUE(static_cast<bool>(session.feed(iota(1, 4))));
+  runner.calls.clear();
+  ASSERT_TRUE(static_cast<bool>(session.feed({20, 21})));
+  EXPECT_EQ(runner.getPieceNames(),
+            concat({chunkPieces("embed.prefill.2", "prefill_kv.2"),
+                    {"lm_head"}}));
+  // prefill_kv.2 reads S - 2 = 14 history slots, of which 4 hold tokens.
+  const RecordedCall &block = runner.calls[1];
+  EXPECT_THAT(block.inputs[1].getI32(), ElementsAre(4, 5));
+  EXPECT_THAT(block.inputs[2].getF32(),
+              ElementsAreArray(pieces::buildPrefillKVMask(2, 14, 4)));
+  EXPECT_THAT(block.inputs[3].getShape(), ElementsAre(1, 14, 2, 3));
+}
+
+TEST_F(ChunkLengthTest, HistoryBeyondLsPrefillKVTakesAShorterChunk) {
+  // 13 tokens of history exceed the S - L = 12 slots of prefill_kv but fit
+  // prefill_kv.2's 14: of three new tokens, two run there and the last
+  // through decode.
+  ASSERT_TRUE(static_cast<bool>(session.feed(iota(1, 12))));
+  ASSERT_TRUE(static_cast<bool>(session.feed({1})));
+  runner.calls.clear();
+  ASSERT_TRUE(static_cast<bool>(session.feed({20, 21, 22})));
+  EXPECT_EQ(runner.getPieceNames(),
+            concat({chunkPieces("embed.prefill.2", "prefill_kv.2"),
+                    chunkPieces("embed.decode", "decode"), {"lm_head"}}));
+  EXPECT_EQ(session.getHistoryLength(), 16);
+}
+
 TEST(ModelDimsTest, Validate) {
   ModelDims dims = getFakeDims();
   EXPECT_FALSE(static_cast<bool>(dims.validate()));
@@ -322,6 +382,11 @@ TEST(ModelDimsTest, Validate) {
   dims.headDim = 0;
   EXPECT_EQ(llvm::toString(dims.validate()),
             "model size head_dim must be positive, not 0");
+  dims = getFakeDims();
+  dims.prefillLengths = {2, 4};
+  EXPECT_EQ(llvm::toString(dims.validate()),
+            "prefill length 4 is outside [1, 4): every one must be shorter "
+            "than the max input length");
 }
 
 TEST(ModelDimsTest, RefusesSizesBeyondTheLimits) {

@@ -29,9 +29,12 @@ llmc_model(
     path = "{checkpoint}",
     chips = ["bm1684x"],
     modes = ["W8F16"],
+    flags = {flags},
     piece_modes = {piece_modes},
 )
 """
+# Options that change the pieces, in both spellings the rule reads.
+FLAGS = ["--max-input-length", "64", "--prefill-lengths=8,32"]
 TARGET = "@fortune//:bm1684x_w8f16"
 
 
@@ -49,7 +52,7 @@ def make_workspace(root, options, piece_modes):
             build.write('exports_files(["llmc"])\n')
     with open(os.path.join(root, "WORKSPACE"), "w") as workspace:
         workspace.write(WORKSPACE.format(checkpoint=os.path.abspath(options["checkpoint"]),
-                                         piece_modes=repr(piece_modes)))
+                                         flags=repr(FLAGS), piece_modes=repr(piece_modes)))
 
 
 def bazel_build(root, user_root, log):
@@ -82,7 +85,7 @@ def describe(spawn):
 
 def convert(options, output, *extra):
     subprocess.run([options["llmc"], "convert", "-m", options["checkpoint"], "-c", "bm1684x",
-                    "-q", "W8F16", "--quiet", "-o", output, *extra], check=True,
+                    "-q", "W8F16", "--quiet", "-o", output, *FLAGS, *extra], check=True,
                    capture_output=True)
     return output
 
@@ -98,7 +101,9 @@ def main():
     seconds, spawns, binary = bazel_build(root, user_root, os.path.join(scratch, "cold.json"))
     pieces = [spawn for spawn in spawns if spawn.get("mnemonic") == "LlmcPiece"]
     print(f"cold build: {len(spawns)} spawns ({len(pieces)} pieces) in {seconds:.1f} s")
-    failures.check(len(pieces) == 5 + 3 * 6, f"cold build ran {len(pieces)} piece actions")
+    # embed.prefill in 64, 8 and 32, embed.decode and three heads; in each of
+    # 6 layers prefill and prefill_kv in each length, and decode.
+    failures.check(len(pieces) == 7 + 7 * 6, f"cold build ran {len(pieces)} piece actions")
     whole = convert(options, os.path.join(scratch, "whole.llmc"))
     failures.check(filecmp.cmp(binary, whole, shallow=False),
                    "the build's binary differs from llmc convert's")

@@ -22,13 +22,18 @@ def check_json(report, binary, failures):
         failures.check(model[key] == config[config_key],
                        f"model.{key} {model[key]}, config {config[config_key]}")
     failures.check(model["family"] == "qwen2" and model["seq_length"] == 512
-                   and model["max_input_length"] == 128, f"model: {model}")
+                   and model["max_input_length"] == 128 and model["prefill_lengths"] == [16, 64],
+                   f"model: {model}")
     failures.check(report["file_bytes"] == os.path.getsize(binary), "file_bytes")
 
     pieces = {piece["name"]: piece for piece in report["pieces"]}
     layers = config["num_hidden_layers"]
-    expected = {"embed.prefill", "embed.decode", "lm_head", "greedy_head", "sample_head"} | {
-        f"block.{i}.{phase}" for i in range(layers) for phase in ("prefill", "prefill_kv", "decode")}
+    lengths = ("", ".16", ".64")
+    expected = {"embed.decode", "lm_head", "greedy_head", "sample_head"} | {
+        f"embed.prefill{length}" for length in lengths} | {
+        f"block.{i}.{phase}" for i in range(layers) for phase in ("prefill", "prefill_kv", "decode")
+    } | {f"block.{i}.{phase}{length}" for i in range(layers) for phase in ("prefill", "prefill_kv")
+         for length in lengths}
     failures.check(set(pieces) == expected, f"pieces: {sorted(set(pieces) ^ expected)}")
     for name, piece in pieces.items():
         failures.check(piece["stream_bytes"] > 0 and piece["modelled_us"] > 0,
@@ -36,6 +41,12 @@ def check_json(report, binary, failures):
         for tensor in piece["inputs"] + piece["outputs"]:
             failures.check(tensor["dtype"] in ("f32", "bf16", "f16", "i32") and tensor["shape"],
                            f"{name}: tensor {tensor}")
+    chunk = pieces["block.2.prefill_kv.16"]
+    failures.check(chunk["phase"] == "prefill_kv" and chunk["layer"] == 2,
+                   f"block.2.prefill_kv.16: {chunk['phase']} {chunk['layer']}")
+    # 16 new tokens after S - 16 history slots.
+    failures.check([t["shape"][1] for t in chunk["inputs"] if t["role"] == "history_k"] == [496],
+                   f"block.2.prefill_kv.16 inputs: {chunk['inputs']}")
     decode = pieces["block.0.decode"]
     failures.check(decode["phase"] == "decode" and decode["layer"] == 0,
                    f"block.0.decode: {decode['phase']} {decode['layer']}")
@@ -73,7 +84,8 @@ def test(options, failures):
         check_json(json.loads(result.stdout), binary, failures)
     text = run_llmc(llmc, "inspect", binary)
     for line in ("chip: bm1684x", "precision: W4BF16, group size 64", "model: qwen2, 6 layers",
-                 "block.5.prefill_kv [prefill_kv]", "tokenizer: yes, vocabulary 4096",
+                 "block.5.prefill_kv [prefill_kv]",
+                 "prefill pieces take 128 tokens (L), shorter chunks 16, 64", "tokenizer: yes, vocabulary 4096",
                  "chat template: the binary's Jinja chat_template (stop strings of chatml)",
                  "generation defaults: stop tokens 4093",
                  "weights: ", "tokens/s"):

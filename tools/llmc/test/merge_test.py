@@ -67,7 +67,9 @@ def check_errors(llmc, directory, paths, failures):
 def test(options, failures):
     llmc = options["llmc"]
     names = piece_names(llmc)
-    failures.check(len(names) == 5 + 3 * 6, f"pieces: {names}")
+    # embed.prefill in L, 16 and 64, embed.decode, three heads, and per layer
+    # prefill and prefill_kv in each length, and decode.
+    failures.check(len(names) == 7 + 7 * 6, f"pieces: {names}")
     directory = scratch_directory()
     paths = check_merge_equals_convert(llmc, directory, names, failures, "-q", "W8F16")
     check_merge_equals_convert(llmc, scratch_directory(), names, failures, "-q", "W8F16",
