@@ -85,6 +85,40 @@ LLMC_AVX512 inline void transpose16(const void *in, int64_t first,
       _mm512_storeu_ps(out + (4 * q + kPerm[i]) * outStride, t[i + 4 * q]);
 }
 
+/// A microkernel's tile of Rows x 32 accumulators: loaded from c, or zero.
+template <int Rows>
+LLMC_AVX512 LLMC_INLINE void startTile(const float *c, int64_t cStride,
+                                       bool load, __m512 (&acc)[Rows][2]) {
+#pragma GCC unroll 16
+  for (int r = 0; r < Rows; ++r) {
+    acc[r][0] = load ? _mm512_loadu_ps(c + r * cStride) : _mm512_setzero_ps();
+    acc[r][1] =
+        load ? _mm512_loadu_ps(c + r * cStride + 16) : _mm512_setzero_ps();
+  }
+}
+
+/// Stores a tile of Rows x 32 accumulators to c, plus `bias` (32 values)
+/// unless it is null.
+template <int Rows>
+LLMC_AVX512 LLMC_INLINE void finishTile(__m512 (&acc)[Rows][2],
+                                        const float *bias, float *c,
+                                        int64_t cStride) {
+  if (bias) {
+    const __m512 bias0 = _mm512_loadu_ps(bias),
+                 bias1 = _mm512_loadu_ps(bias + 16);
+#pragma GCC unroll 16
+    for (int r = 0; r < Rows; ++r) {
+      acc[r][0] = _mm512_add_ps(acc[r][0], bias0);
+      acc[r][1] = _mm512_add_ps(acc[r][1], bias1);
+    }
+  }
+#pragma GCC unroll 16
+  for (int r = 0; r < Rows; ++r) {
+    _mm512_storeu_ps(c + r * cStride, acc[r][0]);
+    _mm512_storeu_ps(c + r * cStride + 16, acc[r][1]);
+  }
+}
+
 /// The dword lanes of 16 bytes (fewer, zero-filled, when n < 16).
 LLMC_AVX512 LLMC_INLINE __m512i loadBytes(const uint8_t *at, int64_t n,
                                           bool isSigned) {

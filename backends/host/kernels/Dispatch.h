@@ -100,6 +100,29 @@ constexpr int64_t getXBlockStride(int64_t kc) { return kc + 16; }
 using DequantizeFn = void (*)(const Weights &w, int64_t j, int64_t c0,
                               int64_t len, float *out);
 
+/// A matrix-matrix path: tiles of mr rows by nr columns, K in blocks of (at
+/// most) kc, x and the weights each laid out as its microkernel reads them.
+struct GemmKernels {
+  int64_t mr, nr, kc;
+  /// The bytes between rows of the block of x, and of a packed panel.
+  int64_t xRowBytes, panelBytes;
+  /// Lays out columns [0, kc) of a row of x as a row of the block; a row of
+  /// zero bytes stands for a row of zeros.
+  void (*layoutRow)(const float *x, int64_t kc, void *row);
+  /// Packs columns [j0, j0 + cols) of w, K block [c0, c0 + kc), into a
+  /// panel; the columns from cols to nr give zeros.
+  void (*packPanel)(const Weights &w, int64_t j0, int64_t cols, int64_t c0,
+                    int64_t kc, void *panel);
+  /// c[mr, nr] (+)= xb[mr, kc] * panel[kc, nr] for one K block: `load`
+  /// starts from c instead of zero, and a non-null `bias` (nr values) is
+  /// added at the end.
+  void (*microkernel)(const void *xb, const void *panel, int64_t kc, float *c,
+                      int64_t cStride, bool load, const float *bias);
+};
+
+/// GemmKernels::layoutRow of the float32 paths: a copy.
+void copyFloatRow(const float *x, int64_t kc, void *row);
+
 struct IsaKernels {
   Isa isa;
 
@@ -121,18 +144,11 @@ struct IsaKernels {
   int64_t gemvMaxRows;
   void (*gemv)(const LinearArgs &args, ColumnClaims &claims);
 
-  /// The matrix-matrix path: tiles of mr rows by nr columns, K in blocks of
-  /// (at most) kc. The microkernel computes c[mr, nr] (+)= xb[mr, kc] *
-  /// panel[kc, nr] for one K block: xb has row stride getXBlockStride(kc),
-  /// `load` starts from c instead of zero, and a non-null `bias` (nr values)
-  /// is added at the end.
-  int64_t mr, nr, kc;
-  void (*microkernel)(const float *xb, const float *panel, int64_t kc, float *c,
-                      int64_t cStride, bool load, const float *bias);
-  /// panel[kk * nr + jj] = dequant(w)[j0 + jj, c0 + kk] for kk < kc and
-  /// jj < cols; the columns from cols to nr are zero.
-  void (*packPanel)(const Weights &w, int64_t j0, int64_t cols, int64_t c0,
-                    int64_t kc, float *panel);
+  /// The matrix-matrix path on float32 panels.
+  GemmKernels gemm;
+  /// The matrix-matrix path for the weights it takes better than `gemm`
+  /// (null: none), or null.
+  const GemmKernels *(*selectQuantizedGemm)(const Weights &w);
 
   /// Attention for query rows [i0, i1) of every query head that shares
   /// key/value head `kvHead`.
@@ -265,6 +281,9 @@ void dequantizeAvx512(const Weights &w, int64_t j, int64_t c0, int64_t len,
 void gemvAvx512(const LinearArgs &args, ColumnClaims &claims);
 /// gemvAvx512, with 8- and 4-bit weights by integer dot products.
 void gemvAvx512Vnni(const LinearArgs &args, ColumnClaims &claims);
+/// The blocked product by integer dot products, for symmetric 8- and 4-bit
+/// weights whose groups span whole 64-column blocks; else null.
+const GemmKernels *selectGemmAvx512Vnni(const Weights &w);
 
 /// hidden[b] = 1 when key block b (keys [b * blockKeys, (b + 1) *
 /// blockKeys)) is hidden from every query row in [i0, i1): masked at -inf,
@@ -281,9 +300,9 @@ void attentionRowsAvx2(const AttentionArgs &args, int64_t kvHead, int64_t i0,
 void attentionRowsAvx512(const AttentionArgs &args, int64_t kvHead, int64_t i0,
                          int64_t i1);
 
-/// IsaKernels::packPanel for the paths without a transposing one (nr
-/// columns a panel): a weight row at a time through `dequantize`, scattered
-/// into the panel.
+/// GemmKernels::packPanel of the float32 paths without a transposing one
+/// (nr columns a panel): panel[kk * nr + jj] = dequant(w)[j0 + jj, c0 + kk],
+/// a weight row at a time through `dequantize`, scattered into the panel.
 void packPanelByRows(DequantizeFn dequantize, int64_t nr, const Weights &w,
                      int64_t j0, int64_t cols, int64_t c0, int64_t kc,
                      float *panel);

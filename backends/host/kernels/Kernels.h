@@ -80,8 +80,13 @@ void dequantizeRow(const Weights &w, int64_t j, float *out);
 ///
 /// Up to 4 rows of x (decode) stream the weights once, converting quantized
 /// ones to exact integers in float32 and applying scales and zero points
-/// once per group (s * (sum x q - zp * sum x)); more rows run a blocked
-/// GEMM on weights dequantized as above. Either way x stays float32.
+/// once per group (s * (sum x q - zp * sum x)); up to 16 rows stream them
+/// once per 4. More rows run a blocked GEMM on weights dequantized to
+/// float32 panels, x staying float32. With AVX-512 VNNI, 8- and 4-bit
+/// weights take integer dot products instead, with x in two byte pieces
+/// per 64-column block (about 15 bits of the block's largest value): in
+/// the matrix-vector path for any group size that tiles the blocks, in the
+/// blocked one for symmetric weights whose groups span whole blocks.
 void linear(const float *x, int64_t m, int64_t xStride, const Weights &w,
             const float *bias, float *y, int64_t yStride, bool accumulate,
             WorkerPool &pool);

@@ -2,10 +2,12 @@
 //
 // A product with few rows of x (decode) is memory-bound: the table's gemv
 // streams the weights once, each thread taking a contiguous range of output
-// columns. A product with many rows (prefill) is compute-bound and runs as a
-// blocked GEMM: for each K block of kc columns, a thread dequantizes a panel
-// of nr weight rows to float32 once ([kc][nr], fitting L1) and sweeps it
-// over every row tile of x with the table's register-tiled microkernel. The
+// columns; up to 16 rows stream them once per 4. A product with many rows
+// (prefill) is compute-bound and runs as a blocked GEMM: x is laid out once
+// in blocks of kc columns as the path's microkernel reads them (float32, or
+// byte pieces for integer dot products), then for each K block a thread
+// packs a panel of nr weight rows once ([kc][nr], fitting L1) and sweeps it
+// over every row tile of x with the path's register-tiled microkernel. The
 // threads split the output columns in whole panels; the K blocking is a
 // constant of the path, so every output element gets the same operations in
 // the same order whatever the thread count.
@@ -14,6 +16,8 @@
 
 #include "backends/host/kernels/Dispatch.h"
 #include "backends/host/kernels/Scalar.h"
+
+#include "llvm/ADT/SmallVector.h"
 
 #include <algorithm>
 #include <cassert>
@@ -36,6 +40,10 @@ const IsaKernels &getKernels(Isa isa) {
   return getScalarKernels();
 }
 
+void copyFloatRow(const float *x, int64_t kc, void *row) {
+  std::memcpy(row, x, sizeof(float) * kc);
+}
+
 void packPanelByRows(DequantizeFn dequantize, int64_t nr, const Weights &w,
                      int64_t j0, int64_t cols, int64_t c0, int64_t kc,
                      float *panel) {
@@ -49,9 +57,19 @@ void packPanelByRows(DequantizeFn dequantize, int64_t nr, const Weights &w,
   }
 }
 
+/// The matrix-matrix path of `kernels` for weights `w`.
+static const GemmKernels &selectGemm(const IsaKernels &kernels,
+                                     const Weights &w) {
+  const GemmKernels *quantized =
+      kernels.selectQuantizedGemm ? kernels.selectQuantizedGemm(w) : nullptr;
+  return quantized ? *quantized : kernels.gemm;
+}
+
 /// Output columns [j0, j1) of product `p` of a call with many rows.
-static void gemmColumns(const IsaKernels &kernels, const LinearArgs &a,
-                        const LinearProduct &p, int64_t j0, int64_t j1) {
+static void gemmColumns(const IsaKernels &isaKernels,
+                        const GemmKernels &kernels, const LinearArgs &a,
+                        const uint8_t *laidOut, const LinearProduct &p,
+                        int64_t j0, int64_t j1) {
   const int64_t mr = kernels.mr, nr = kernels.nr, kcMax = kernels.kc;
   const int64_t m = a.m, k = p.w->k;
   const bool gated = a.up != nullptr;
@@ -62,23 +80,19 @@ static void gemmColumns(const IsaKernels &kernels, const LinearArgs &a,
   const int64_t blockCols = gated ? 4 * nr : 16 * nr;
   const int64_t paddedM = (m + mr - 1) / mr * mr;
 
-  const int64_t xStride = getXBlockStride(kcMax);
-  float *xb = getScratchAs<float>(Scratch::X, paddedM * xStride);
-  float *panel = getScratchAs<float>(Scratch::Panel, kcMax * nr);
+  const int64_t xStride = kernels.xRowBytes;
+  void *panel = getScratch(Scratch::Panel, kernels.panelBytes);
   float *tile = getScratchAs<float>(Scratch::Tile, mr * nr + nr);
   float *paddedBias = tile + mr * nr;
   float *upTile =
       gated ? getScratchAs<float>(Scratch::Up, paddedM * blockCols) : nullptr;
-  std::memset(xb + m * xStride, 0, sizeof(float) * (paddedM - m) * xStride);
 
   for (int64_t jb = j0; jb < j1; jb += blockCols) {
     int64_t je = std::min(j1, jb + blockCols);
     for (int64_t c0 = 0; c0 < k; c0 += kcMax) {
       int64_t kc = std::min(kcMax, k - c0);
       bool first = c0 == 0, last = c0 + kc == k;
-      for (int64_t i = 0; i < m; ++i)
-        std::memcpy(xb + i * xStride, a.x + i * a.xStride + c0,
-                    sizeof(float) * kc);
+      const uint8_t *xb = laidOut + c0 / kcMax * paddedM * xStride;
       for (int64_t jp = jb; jp < je; jp += nr) {
         int64_t cols = std::min(nr, je - jp);
         for (int matrix = 0; matrix < (gated ? 2 : 1); ++matrix) {
@@ -118,10 +132,14 @@ static void gemmColumns(const IsaKernels &kernels, const LinearArgs &a,
     }
     if (gated)
       for (int64_t i = 0; i < m; ++i)
-        kernels.gate(a.act, p.y + i * p.yStride + jb, upTile + i * blockCols,
-                     je - jb);
+        isaKernels.gate(a.act, p.y + i * p.yStride + jb,
+                        upTile + i * blockCols, je - jb);
   }
 }
+
+/// Up to this many streams of the weights by the matrix-vector path beat
+/// the blocked GEMM, whose panels are dequantized on every call.
+constexpr int64_t kGemvPasses = 4;
 
 /// Splits a product over the pool.
 static void runLinear(const LinearArgs &a, WorkerPool &pool, Isa isa) {
@@ -140,16 +158,41 @@ static void runLinear(const LinearArgs &a, WorkerPool &pool, Isa isa) {
     return;
   }
   const IsaKernels &kernels = getKernels(isa);
-  if (m <= kernels.gemvMaxRows) {
-    ColumnClaims claims(n, pool.size());
-    pool.parallelFor(pool.size(), 1,
-                     [&](int64_t, int64_t) { kernels.gemv(a, claims); });
+  if (m <= kernels.gemvMaxRows * kGemvPasses) {
+    llvm::SmallVector<LinearProduct, 4> rows(a.products);
+    for (int64_t i = 0; i < m; i += kernels.gemvMaxRows) {
+      LinearArgs pass = a;
+      pass.x = a.x + i * a.xStride;
+      pass.m = std::min(kernels.gemvMaxRows, m - i);
+      for (size_t p = 0; p < rows.size(); ++p)
+        rows[p].y = a.products[p].y + i * a.products[p].yStride;
+      pass.products = rows;
+      ColumnClaims claims(n, pool.size());
+      pool.parallelFor(pool.size(), 1,
+                       [&](int64_t, int64_t) { kernels.gemv(pass, claims); });
+    }
     return;
   }
-  // Many rows are bound by compute: one product after another.
+  // Many rows are bound by compute: x is laid out once, in blocks of kc
+  // columns by paddedM rows, then the products run one after another.
+  const GemmKernels &gemm = selectGemm(kernels, a.getLeadWeights());
+  const int64_t paddedM = (m + gemm.mr - 1) / gemm.mr * gemm.mr;
+  const int64_t blocks = (k + gemm.kc - 1) / gemm.kc;
+  const int64_t blockBytes = paddedM * gemm.xRowBytes;
+  uint8_t *laidOut = getScratchAs<uint8_t>(Scratch::X, blocks * blockBytes);
+  pool.parallelFor(m, 1, [&](int64_t i0, int64_t i1) {
+    for (int64_t b = 0; b < blocks; ++b)
+      for (int64_t i = i0; i < i1; ++i)
+        gemm.layoutRow(a.x + i * a.xStride + b * gemm.kc,
+                       std::min(gemm.kc, k - b * gemm.kc),
+                       laidOut + b * blockBytes + i * gemm.xRowBytes);
+  });
+  for (int64_t b = 0; b < blocks; ++b)
+    std::memset(laidOut + b * blockBytes + m * gemm.xRowBytes, 0,
+                (paddedM - m) * gemm.xRowBytes);
   for (const LinearProduct &p : a.products)
-    pool.parallelFor(p.w->n, kernels.nr, [&](int64_t j0, int64_t j1) {
-      gemmColumns(kernels, a, p, j0, j1);
+    pool.parallelFor(p.w->n, gemm.nr, [&](int64_t j0, int64_t j1) {
+      gemmColumns(kernels, gemm, a, laidOut, p, j0, j1);
     });
 }
 

@@ -104,9 +104,12 @@ LLMC_AVX2 void dequantizeAvx2(const Weights &w, int64_t j, int64_t c0,
 
 constexpr int64_t kMr = 6, kNr = 16, kKc = 256;
 
-LLMC_AVX2 static void microkernelAvx2(const float *xb, const float *panel,
-                                      int64_t kc, float *c, int64_t cStride,
-                                      bool load, const float *bias) {
+LLMC_AVX2 static void microkernelAvx2(const void *xbBytes,
+                                      const void *panelBytes, int64_t kc,
+                                      float *c, int64_t cStride, bool load,
+                                      const float *bias) {
+  const float *xb = static_cast<const float *>(xbBytes);
+  const float *panel = static_cast<const float *>(panelBytes);
   __m256 acc[kMr][2];
 #pragma GCC unroll 6
   for (int r = 0; r < kMr; ++r) {
@@ -136,8 +139,9 @@ LLMC_AVX2 static void microkernelAvx2(const float *xb, const float *panel,
 }
 
 static void packPanelAvx2(const Weights &w, int64_t j0, int64_t cols,
-                          int64_t c0, int64_t kc, float *panel) {
-  packPanelByRows(dequantizeAvx2, kNr, w, j0, cols, c0, kc, panel);
+                          int64_t c0, int64_t kc, void *panelBytes) {
+  packPanelByRows(dequantizeAvx2, kNr, w, j0, cols, c0, kc,
+                  static_cast<float *>(panelBytes));
 }
 
 const IsaKernels &getAvx2Kernels() {
@@ -151,11 +155,10 @@ const IsaKernels &getAvx2Kernels() {
       dequantizeAvx2,
       /*gemvMaxRows=*/4,
       gemvAvx2,
-      kMr,
-      kNr,
-      kKc,
-      microkernelAvx2,
-      packPanelAvx2,
+      {kMr, kNr, kKc, getXBlockStride(kKc) * int64_t(sizeof(float)),
+       kKc * kNr * int64_t(sizeof(float)), copyFloatRow, packPanelAvx2,
+       microkernelAvx2},
+      /*selectQuantizedGemm=*/nullptr,
       attentionRowsAvx2,
   };
   return kernels;

@@ -101,16 +101,14 @@ LLMC_AVX512 void dequantizeAvx512(const Weights &w, int64_t j, int64_t c0,
 
 constexpr int64_t kMr = 14, kNr = 32, kKc = 256;
 
-LLMC_AVX512 static void microkernelAvx512(const float *xb, const float *panel,
-                                          int64_t kc, float *c, int64_t cStride,
-                                          bool load, const float *bias) {
+LLMC_AVX512 static void microkernelAvx512(const void *xbBytes,
+                                          const void *panelBytes, int64_t kc,
+                                          float *c, int64_t cStride, bool load,
+                                          const float *bias) {
+  const float *xb = static_cast<const float *>(xbBytes);
+  const float *panel = static_cast<const float *>(panelBytes);
   __m512 acc[kMr][2];
-#pragma GCC unroll 14
-  for (int r = 0; r < kMr; ++r) {
-    acc[r][0] = load ? _mm512_loadu_ps(c + r * cStride) : _mm512_setzero_ps();
-    acc[r][1] =
-        load ? _mm512_loadu_ps(c + r * cStride + 16) : _mm512_setzero_ps();
-  }
+  startTile(c, cStride, load, acc);
   for (int64_t kk = 0; kk < kc; ++kk) {
     __m512 b0 = _mm512_load_ps(panel + kk * kNr);
     __m512 b1 = _mm512_load_ps(panel + kk * kNr + 16);
@@ -121,19 +119,7 @@ LLMC_AVX512 static void microkernelAvx512(const float *xb, const float *panel,
       acc[r][1] = _mm512_fmadd_ps(x, b1, acc[r][1]);
     }
   }
-  if (bias) {
-    __m512 bias0 = _mm512_loadu_ps(bias), bias1 = _mm512_loadu_ps(bias + 16);
-#pragma GCC unroll 14
-    for (int r = 0; r < kMr; ++r) {
-      acc[r][0] = _mm512_add_ps(acc[r][0], bias0);
-      acc[r][1] = _mm512_add_ps(acc[r][1], bias1);
-    }
-  }
-#pragma GCC unroll 14
-  for (int r = 0; r < kMr; ++r) {
-    _mm512_storeu_ps(c + r * cStride, acc[r][0]);
-    _mm512_storeu_ps(c + r * cStride + 16, acc[r][1]);
-  }
+  finishTile(acc, bias, c, cStride);
 }
 
 /// packPanel: 16 weight rows at a time dequantized, then transposed 16 x 16
@@ -141,7 +127,8 @@ LLMC_AVX512 static void microkernelAvx512(const float *xb, const float *panel,
 /// about a tenth of a prefill product's time, measured).
 LLMC_AVX512 static void packPanelAvx512(const Weights &w, int64_t j0,
                                         int64_t cols, int64_t c0, int64_t kc,
-                                        float *panel) {
+                                        void *panelBytes) {
+  float *panel = static_cast<float *>(panelBytes);
   static_assert(kNr % 16 == 0, "a panel holds whole 16-column blocks");
   float *rows = getScratchAs<float>(Scratch::Rows, 16 * kc);
   for (int64_t jj = 0; jj < kNr; jj += 16) {
@@ -169,11 +156,10 @@ const IsaKernels &getAvx512Kernels() {
       dequantizeAvx512,
       /*gemvMaxRows=*/4,
       gemvAvx512,
-      kMr,
-      kNr,
-      kKc,
-      microkernelAvx512,
-      packPanelAvx512,
+      {kMr, kNr, kKc, getXBlockStride(kKc) * int64_t(sizeof(float)),
+       kKc * kNr * int64_t(sizeof(float)), copyFloatRow, packPanelAvx512,
+       microkernelAvx512},
+      /*selectQuantizedGemm=*/nullptr,
       attentionRowsAvx512,
   };
   return kernels;
@@ -184,6 +170,7 @@ const IsaKernels &getAvx512VnniKernels() {
     IsaKernels table = getAvx512Kernels();
     table.isa = Isa::Avx512Vnni;
     table.gemv = gemvAvx512Vnni;
+    table.selectQuantizedGemm = selectGemmAvx512Vnni;
     return table;
   }();
   return kernels;

@@ -102,9 +102,11 @@ static void gemvScalar(const LinearArgs &a, ColumnClaims &claims) {
 
 constexpr int64_t kMr = 4, kNr = 16, kKc = 256;
 
-static void microkernelScalar(const float *xb, const float *panel, int64_t kc,
-                              float *c, int64_t cStride, bool load,
+static void microkernelScalar(const void *xbBytes, const void *panelBytes,
+                              int64_t kc, float *c, int64_t cStride, bool load,
                               const float *bias) {
+  const float *xb = static_cast<const float *>(xbBytes);
+  const float *panel = static_cast<const float *>(panelBytes);
   float acc[kMr][kNr];
   for (int64_t r = 0; r < kMr; ++r)
     for (int64_t j = 0; j < kNr; ++j)
@@ -121,8 +123,9 @@ static void microkernelScalar(const float *xb, const float *panel, int64_t kc,
 }
 
 static void packPanelScalar(const Weights &w, int64_t j0, int64_t cols,
-                            int64_t c0, int64_t kc, float *panel) {
-  packPanelByRows(dequantizeScalar, kNr, w, j0, cols, c0, kc, panel);
+                            int64_t c0, int64_t kc, void *panelBytes) {
+  packPanelByRows(dequantizeScalar, kNr, w, j0, cols, c0, kc,
+                  static_cast<float *>(panelBytes));
 }
 
 const IsaKernels &getScalarKernels() {
@@ -136,11 +139,10 @@ const IsaKernels &getScalarKernels() {
       dequantizeScalar,
       /*gemvMaxRows=*/4,
       gemvScalar,
-      kMr,
-      kNr,
-      kKc,
-      microkernelScalar,
-      packPanelScalar,
+      {kMr, kNr, kKc, getXBlockStride(kKc) * int64_t(sizeof(float)),
+       kKc * kNr * int64_t(sizeof(float)), copyFloatRow, packPanelScalar,
+       microkernelScalar},
+      /*selectQuantizedGemm=*/nullptr,
       attentionRowsScalar,
   };
   return kernels;

@@ -2,7 +2,7 @@
 //
 // Every weight type, scale and zero-point type, group sizes the fast paths
 // take and the ones they leave to the fallback, odd shapes (both the
-// matrix-vector path, m <= 4, and the blocked one), bias and accumulate,
+// matrix-vector path, m <= 16, and the blocked ones), bias and accumulate,
 // under every instruction set the host has; bit-identical results for 1, 2
 // and 3 threads; and products of one x in one call giving the bits of one
 // call each.
@@ -156,6 +156,22 @@ TEST_F(LinearTest, ManyRowsOfOneInput) {
             rng);
 }
 
+TEST_F(LinearTest, ManyRowsOfSymmetricIntegerWeights) {
+  // Prefill products that run by integer dot products where the host has
+  // AVX-512 VNNI: groups spanning whole 64-column blocks, K blocks of 256
+  // with a short last one (k = 576), edge tiles of rows and columns.
+  for (WeightType type :
+       {WeightType::I8, WeightType::U8, WeightType::I4, WeightType::U4})
+    for (auto [group, k] : {std::pair<int64_t, int64_t>{64, 576},
+                            {128, 768},
+                            {256, 768},
+                            {0, 320}})
+      for (int64_t m : {17, 31})
+        check({type, ParamType::BF16, ParamType::None, group, m, 70, k,
+               m == 17, group == 128},
+              pool, rng);
+}
+
 TEST_F(LinearTest, OddShapes) {
   for (WeightType type :
        {WeightType::F32, WeightType::F16, WeightType::I8, WeightType::I4})
@@ -182,7 +198,7 @@ TEST_F(LinearTest, NonFiniteInputsGiveNonFiniteOutputs) {
   // Every kernel turns x into something else first (laid out, in pieces,
   // packed): a NaN or infinity must still reach every output it touches.
   for (WeightType type : {WeightType::F16, WeightType::I8, WeightType::I4})
-    for (int64_t m : {1, 6})
+    for (int64_t m : {1, 6, 19})
       for (float bad : {std::numeric_limits<float>::quiet_NaN(),
                         std::numeric_limits<float>::infinity()}) {
         const int64_t n = 19, k = 256;
@@ -239,6 +255,9 @@ TEST(LinearThreads, BitIdenticalForAnyThreadCount) {
                     rng);
   checkThreadCounts(
       {WeightType::F32, ParamType::None, ParamType::None, 0, 9, 150, 70}, rng);
+  checkThreadCounts({WeightType::I4, ParamType::F16, ParamType::None, 128, 29,
+                     133, 512, true},
+                    rng);
 }
 
 /// linearProducts of `c`'s layout with products of n = 40, 8 and 200 (the
