@@ -136,6 +136,7 @@ LLMC_AVX512_VNNI LLMC_INLINE void dotPiece(const uint8_t *xb,
                                            const uint8_t *weights, int64_t b,
                                            int piece, __m512i (&acc)[kMr][2]) {
   const uint8_t *x = xb + b * 2 * kBlockColumns + piece * kBlockColumns;
+#pragma GCC unroll 16
   for (int s = 0; s < 16; ++s) {
     const __m512i w0 = _mm512_load_si512(weights + s * 4 * kNr);
     const __m512i w1 = _mm512_load_si512(weights + s * 4 * kNr + 64);
