@@ -18,11 +18,12 @@
 namespace llmc::driver {
 
 /// One input per top.Input of `function`, a piece built with `seqLength`
-/// and `maxInputLength` (or the prefill length its name ends in), by role: token ids below `vocab`, positions of a
-/// prompt (prefill), of a prompt behind half the cache (prefill_kv) or of
-/// the middle of the cache (decode) with their masks, recent ids with
-/// empty slots (-1) and repeats, fixed sampling parameters, and normal
-/// values for the rest (logits three times wider). The same call gives the
+/// and `maxInputLength` (or the prefill length its name ends in), by role:
+/// token ids below `vocab`, positions of a prompt (prefill), of a prompt
+/// behind half the cache (prefill_kv) or of the middle of the cache
+/// (decode) with their masks, recent ids with empty slots (-1) and repeats,
+/// fixed sampling parameters, and normal values for the rest (logits three
+/// times wider). The same call gives the
 /// same inputs.
 std::vector<top::Tensor> makePieceInputs(mlir::func::FuncOp function,
                                          int64_t seqLength,

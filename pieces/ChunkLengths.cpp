@@ -19,6 +19,13 @@ std::vector<int64_t> getDefaultPrefillLengths(int64_t maxInputLength) {
   return lengths;
 }
 
+std::vector<int64_t> getChunkLengths(const std::vector<int64_t> &prefillLengths,
+                                     int64_t maxInputLength) {
+  std::vector<int64_t> lengths = prefillLengths;
+  lengths.push_back(maxInputLength);
+  return lengths;
+}
+
 std::optional<std::string>
 checkPrefillLengths(const std::vector<int64_t> &lengths,
                     int64_t maxInputLength) {

@@ -30,6 +30,11 @@ inline constexpr int64_t kShortestDefaultPrefillLength = 16;
 /// shared).
 std::vector<int64_t> getDefaultPrefillLengths(int64_t maxInputLength);
 
+/// The chunk lengths of the prefill phases, ascending: the prefill lengths,
+/// then L.
+std::vector<int64_t> getChunkLengths(const std::vector<int64_t> &prefillLengths,
+                                     int64_t maxInputLength);
+
 /// An error message when `lengths` is not a strictly ascending list of
 /// lengths in [1, L), else nullopt.
 std::optional<std::string>

@@ -61,12 +61,6 @@ int64_t GraphBuilder::getKeyLength(Phase phase, int64_t length) const {
   return getHistoryLength(phase, length) + getQueryLength(phase, length);
 }
 
-std::vector<int64_t> GraphBuilder::getChunkLengths() const {
-  std::vector<int64_t> lengths = options.prefillLengths;
-  lengths.push_back(options.maxInputLength);
-  return lengths;
-}
-
 int64_t GraphBuilder::getSampleTopK() const {
   return std::min(options.sampleTopK, spec.vocabSize);
 }

@@ -77,9 +77,6 @@ public:
   /// The cached history slots a block of `phase` reads (0, S - `length` or
   /// S).
   int64_t getHistoryLength(Phase phase, int64_t length) const;
-  /// The chunk lengths of the prefill phases, ascending: the prefill
-  /// lengths, then L.
-  std::vector<int64_t> getChunkLengths() const;
   /// The candidates sample_head returns: K capped at the vocabulary size.
   int64_t getSampleTopK() const;
 

@@ -75,10 +75,9 @@ int64_t Session::getHistorySlots(Phase phase, int64_t length) const {
 std::optional<int64_t> Session::chooseChunkLength(int64_t pending) const {
   int64_t history = getHistoryLength();
   int64_t wanted = std::min(pending, dims.maxInputLength);
-  std::vector<int64_t> lengths = dims.prefillLengths;
-  lengths.push_back(dims.maxInputLength);
   std::optional<int64_t> longestWithRoom;
-  for (int64_t length : lengths) {
+  for (int64_t length :
+       pieces::getChunkLengths(dims.prefillLengths, dims.maxInputLength)) {
     if (history > getHistorySlots(Phase::PrefillKV, length))
       continue;
     if (length >= wanted)
@@ -167,7 +166,8 @@ Session::runChunk(llvm::ArrayRef<int32_t> chunk, Phase phase, int64_t length,
                : pieces::getChunkPieceName(base, length, dims.maxInputLength);
   };
   llvm::Expected<std::vector<Tensor>> embedded = runPiece(
-      runner, phase == Phase::Decode ? "embed.decode" : pieceName("embed.prefill"),
+      runner,
+      pieceName(phase == Phase::Decode ? "embed.decode" : "embed.prefill"),
       {Tensor::fromI32({1, length}, ids)}, 1);
   if (!embedded)
     return embedded.takeError();
