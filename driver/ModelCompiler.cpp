@@ -403,6 +403,7 @@ void ModelCompiler::fillManifest() {
   model.set_max_input_length(options.build.maxInputLength);
   for (int64_t length : options.build.prefillLengths)
     model.add_prefill_lengths(length);
+  model.set_sliding_window(spec.slidingWindow);
   binary::KvCacheLayout &cache = *manifest.mutable_kv_cache();
   // The history the pieces read and write is in the mode's activation type.
   cache.set_dtype(quant::stringifyFloatType(

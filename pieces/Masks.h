@@ -19,17 +19,23 @@ namespace llmc::pieces {
 /// finite in F16 so masked rows never produce inf - inf.
 inline constexpr float kMaskedScore = -10000.0f;
 
+/// Every mask takes `window`: with a sliding window W > 0 a query at
+/// position p sees no key before p - W + 1 (W positions, its own included,
+/// as transformers and llama.cpp mask); 0 leaves the whole context. History
+/// slot h holds position h.
+
 /// [1, L, L]: query i sees keys j <= i (padding rows stay causal).
-std::vector<float> buildPrefillMask(int64_t length);
+std::vector<float> buildPrefillMask(int64_t length, int64_t window = 0);
 
 /// [1, L, H + L]: query i sees the first `history` of the H history slots
 /// and new keys j <= i.
 std::vector<float> buildPrefillKVMask(int64_t length, int64_t historySlots,
-                                      int64_t history);
+                                      int64_t history, int64_t window = 0);
 
 /// [1, 1, S + 1]: the token sees the first `history` of the S cache slots
 /// and itself (the last key).
-std::vector<float> buildDecodeMask(int64_t cacheSlots, int64_t history);
+std::vector<float> buildDecodeMask(int64_t cacheSlots, int64_t history,
+                                   int64_t window = 0);
 
 } // namespace llmc::pieces
 

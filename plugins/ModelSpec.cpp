@@ -72,6 +72,15 @@ llvm::Error ModelSpec::validate() const {
     return invalid("rope_theta must be positive");
   if (ropeScaling.type != RopeScalingType::None && !(ropeScaling.factor > 0))
     return invalid("rope_scaling.factor must be positive");
+  if (ropeScaling.type == RopeScalingType::PerFrequency &&
+      static_cast<int64_t>(ropeScaling.frequencyFactors.size()) !=
+          rotaryDim / 2)
+    return invalid("the rotary frequency factors are " +
+                   llvm::Twine(ropeScaling.frequencyFactors.size()) +
+                   ", not one per rotary pair (" + llvm::Twine(rotaryDim / 2) +
+                   ")");
+  if (slidingWindow < 0)
+    return invalid("the sliding window must not be negative");
   static const char *const activations[] = {"silu", "gelu", "gelu_tanh",
                                             "relu"};
   if (!llvm::is_contained(activations, hiddenAct))

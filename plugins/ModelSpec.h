@@ -27,7 +27,14 @@ namespace llmc::plugins {
 
 /// How positions are rescaled before the rotary angles are computed (the
 /// `rope_scaling.rope_type` of a Hugging Face config).
-enum class RopeScalingType { None, Linear, Llama3 };
+enum class RopeScalingType {
+  None,
+  Linear,
+  Llama3,
+  /// One factor per rotary pair divides its frequency (the factors
+  /// llama.cpp stores in a GGUF's `rope_freqs.weight`).
+  PerFrequency,
+};
 
 struct RopeScaling {
   RopeScalingType type = RopeScalingType::None;
@@ -36,6 +43,8 @@ struct RopeScaling {
   double lowFreqFactor = 1.0;
   double highFreqFactor = 4.0;
   int64_t originalMaxPositions = 8192;
+  /// PerFrequency only: rotaryDim / 2 positive factors.
+  std::vector<double> frequencyFactors;
 };
 
 /// How a rotary embedding pairs channels in the checkpoint's Q/K layout.
@@ -133,7 +142,8 @@ struct MiniCPMVisionSpec {
 };
 
 struct ModelSpec {
-  /// The checkpoint's model family (`llama`, `qwen2`, `qwen3`).
+  /// The checkpoint's model family (frontends/llm/families: `llama`,
+  /// `qwen2`, ...).
   std::string family;
   /// Where the model came from, for messages (a directory or a file).
   std::string source;
@@ -158,6 +168,9 @@ struct ModelSpec {
   bool attentionBias = false;
   /// Q and K are RMS-normalized per head before the rotary embedding (Qwen3).
   bool qkNorm = false;
+  /// Each query attends to at most this many positions, its own included
+  /// (Mistral's `sliding_window`); 0 for the whole context.
+  int64_t slidingWindow = 0;
   /// The LM head reuses the token embedding (no separate tensor).
   bool tieWordEmbeddings = false;
   /// `silu`, `gelu`, `gelu_tanh` or `relu`.

@@ -1,10 +1,10 @@
 //===- GgufSpec.cpp - a GGUF file's model description ---------------------===//
 //
-// Keys and defaults follow llama.cpp's loader (llama-model.cpp) for the three
-// architectures: what it requires is required here, what it defaults is
-// defaulted the same way. Settings llmc cannot honour (mixture of experts,
-// per-frequency rope factors, YaRN) are errors rather than silently
-// different numerics.
+// Keys and defaults follow llama.cpp's loader (llama-model.cpp) for the
+// architectures of the family table (frontends/llm/families): what it
+// requires is required here, what it defaults is defaulted the same way.
+// Settings llmc cannot honour (mixture of experts, YaRN) are errors rather
+// than silently different numerics.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,7 +12,10 @@
 
 #include "frontends/gguf/GgufTokenizer.h"
 #include "frontends/gguf/MetadataFields.h"
+#include "frontends/llm/families/Family.h"
 
+#include <cmath>
+#include <cstring>
 #include <limits>
 
 using llmc::plugins::ModelSpec;
@@ -23,36 +26,48 @@ using llmc::plugins::TensorRole;
 namespace llmc::gguf {
 namespace {
 
-void nameTensors(ModelSpec &spec) {
-  std::map<TensorRole, std::string> &names = spec.tensorNames;
-  names[TensorRole::TokenEmbedding] = "token_embd.weight";
-  names[TensorRole::FinalNorm] = "output_norm.weight";
-  if (!spec.tieWordEmbeddings)
-    names[TensorRole::LmHead] = "output.weight";
-  const std::string layer = "blk.{layer}.";
-  names[TensorRole::AttentionNorm] = layer + "attn_norm.weight";
-  names[TensorRole::QueryWeight] = layer + "attn_q.weight";
-  names[TensorRole::KeyWeight] = layer + "attn_k.weight";
-  names[TensorRole::ValueWeight] = layer + "attn_v.weight";
-  names[TensorRole::OutputWeight] = layer + "attn_output.weight";
-  if (spec.attentionBias) {
-    names[TensorRole::QueryBias] = layer + "attn_q.bias";
-    names[TensorRole::KeyBias] = layer + "attn_k.bias";
-    names[TensorRole::ValueBias] = layer + "attn_v.bias";
+/// Llama 3.1's rope scaling as llama.cpp stores it: not metadata but tensor
+/// `rope_freqs.weight`, one F32 factor per rotary pair dividing its
+/// frequency.
+void readFrequencyFactors(MetadataFields &fields, const std::string &typeKey,
+                          ModelSpec &spec) {
+  const GgufFile &file = fields.getFile();
+  const TensorEntry *tensor = file.findTensor("rope_freqs.weight");
+  if (!tensor)
+    return;
+  int64_t pairs = spec.rotaryDim / 2;
+  if (tensor->type != GgmlType::F32 || tensor->ne.size() != 1 ||
+      tensor->numElements != pairs) {
+    fields.fail(typeKey, "is accompanied by tensor 'rope_freqs.weight', "
+                         "which is not " +
+                             llvm::Twine(pairs) +
+                             " F32 factors (one per rotary pair)");
+    return;
   }
-  if (spec.qkNorm) {
-    names[TensorRole::QueryNorm] = layer + "attn_q_norm.weight";
-    names[TensorRole::KeyNorm] = layer + "attn_k_norm.weight";
+  if (spec.ropeScaling.type != RopeScalingType::None) {
+    fields.fail(typeKey, "and tensor 'rope_freqs.weight' both scale the "
+                         "rotary frequencies");
+    return;
   }
-  names[TensorRole::MlpNorm] = layer + "ffn_norm.weight";
-  names[TensorRole::GateWeight] = layer + "ffn_gate.weight";
-  names[TensorRole::UpWeight] = layer + "ffn_up.weight";
-  names[TensorRole::DownWeight] = layer + "ffn_down.weight";
+  llvm::ArrayRef<uint8_t> bytes = file.getBytes(*tensor);
+  std::vector<double> factors(pairs);
+  for (int64_t i = 0; i < pairs; ++i) {
+    float factor;
+    std::memcpy(&factor, bytes.data() + i * sizeof(float), sizeof(float));
+    if (!(factor > 0.0f) || !std::isfinite(factor)) {
+      fields.fail(typeKey, "is accompanied by tensor 'rope_freqs.weight' "
+                           "whose factor " +
+                               llvm::Twine(i) + " is not a positive number");
+      return;
+    }
+    factors[i] = factor;
+  }
+  spec.ropeScaling.type = RopeScalingType::PerFrequency;
+  spec.ropeScaling.frequencyFactors = std::move(factors);
 }
 
 /// `<arch>.rope.scaling.*`: llama.cpp writes `none`, `linear`, `yarn` or
-/// `longrope`; Llama 3 scaling is not metadata but a `rope_freqs.weight`
-/// tensor of per-frequency factors.
+/// `longrope`; Llama 3's scaling comes as a tensor (readFrequencyFactors).
 void readRopeScaling(MetadataFields &fields, const std::string &arch,
                      ModelSpec &spec) {
   std::string typeKey = arch + "rope.scaling.type";
@@ -65,10 +80,7 @@ void readRopeScaling(MetadataFields &fields, const std::string &arch,
                              "' is not supported (llmc reads none and "
                              "linear)");
   }
-  if (fields.getFile().findTensor("rope_freqs.weight"))
-    fields.fail(typeKey, "is accompanied by tensor 'rope_freqs.weight' "
-                         "(per-frequency rope factors), which llmc does not "
-                         "support");
+  readFrequencyFactors(fields, typeKey, spec);
 }
 
 /// A dimension: an integer that products of two cannot overflow (llama.cpp
@@ -83,8 +95,9 @@ int64_t getSize(MetadataFields &fields, const std::string &key,
   return size;
 }
 
-void readArchitecture(MetadataFields &fields, ModelSpec &spec) {
-  const std::string arch = spec.family + ".";
+void readArchitecture(MetadataFields &fields, const std::string &architecture,
+                      const families::Family &family, ModelSpec &spec) {
+  const std::string arch = architecture + ".";
   spec.numLayers = getSize(fields, arch + "block_count");
   spec.hiddenSize = getSize(fields, arch + "embedding_length");
   spec.intermediateSize = getSize(fields, arch + "feed_forward_length");
@@ -110,19 +123,17 @@ void readArchitecture(MetadataFields &fields, ModelSpec &spec) {
                            "supported");
   readRopeScaling(fields, arch, spec);
 
-  // llama.cpp permutes Llama's Q/K rows at conversion so that each rotary
-  // pair is two adjacent channels; running with the interleaved pairing on
-  // the permuted rows gives the same attention scores as the original model.
+  // Where llama.cpp permuted the Q/K rows so that each rotary pair is two
+  // adjacent channels, running with the interleaved pairing on the permuted
+  // rows gives the same attention scores as the original model.
   spec.ropePairing =
-      spec.family == "llama" ? RopePairing::Interleaved : RopePairing::Half;
+      family.ggufPermutesQK ? RopePairing::Interleaved : RopePairing::Half;
   spec.hiddenAct = "silu";
-  // Qwen2 always has Q/K/V biases; Llama models may (llama.cpp loads them
-  // when present); Qwen3 has none but normalizes Q and K per head.
   spec.attentionBias =
-      spec.family == "qwen2" ||
-      (spec.family == "llama" &&
+      family.attentionBias == families::AttentionBias::Always ||
+      (family.attentionBias == families::AttentionBias::Optional &&
        fields.getFile().findTensor("blk.0.attn_q.bias"));
-  spec.qkNorm = spec.family == "qwen3";
+  spec.qkNorm = family.qkNorm;
   // Without `output.weight` llama.cpp reuses the token embedding.
   spec.tieWordEmbeddings = !fields.getFile().findTensor("output.weight");
 }
@@ -145,24 +156,25 @@ llvm::Expected<ModelSpec> readModelSpec(const GgufFile &file) {
   MetadataFields fields(file);
   ModelSpec spec;
   spec.source = file.getPath().str();
-  spec.family = fields.getString("general.architecture");
+  std::string architecture = fields.getString("general.architecture");
   if (llvm::Error error = fields.takeError())
     return std::move(error);
-  if (spec.family != "llama" && spec.family != "qwen2" &&
-      spec.family != "qwen3") {
+  const families::Family *family = families::findGgufFamily(architecture);
+  if (!family) {
     fields.fail("general.architecture",
-                "'" + spec.family +
-                    "' is not supported (llmc reads llama, qwen2 and qwen3)");
+                "'" + architecture + "' is not supported (llmc reads " +
+                    families::listGgufArchitectures() + ")");
     return fields.takeError();
   }
-  readArchitecture(fields, spec);
+  spec.family = family->name.str();
+  readArchitecture(fields, architecture, *family, spec);
   size_t tokens = fields.getStringArray("tokenizer.ggml.tokens").size();
-  spec.vocabSize = getSize(fields, spec.family + ".vocab_size",
+  spec.vocabSize = getSize(fields, architecture + ".vocab_size",
                            static_cast<int64_t>(tokens));
   readTokenIds(fields, spec);
   if (llvm::Error error = fields.takeError())
     return std::move(error);
-  nameTensors(spec);
+  family->nameGgufTensors(spec);
 
   llvm::Expected<std::string> tokenizer = buildTokenizerJson(file);
   if (!tokenizer)

@@ -1,10 +1,11 @@
 //===- HfConfig.cpp - a Hugging Face checkpoint's description -------------===//
 //
 // Defaults follow the transformers configuration classes of each family
-// (LlamaConfig, Qwen2Config, Qwen3Config), so a config that omits a field
-// means here what it means there. Settings llmc cannot honour (MLP biases,
-// sliding-window attention, other RoPE scalings) are errors rather than
-// silently different numerics.
+// (LlamaConfig, Qwen2Config, ...), so a config that omits a field means here
+// what it means there; the family table (frontends/llm/families) says which
+// model types exist and what each needs. Settings llmc cannot honour (MLP
+// biases, per-layer sliding windows, other RoPE scalings) are errors rather
+// than silently different numerics.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +14,7 @@
 #include "frontends/hf/InternVLConfig.h"
 #include "frontends/hf/JsonFields.h"
 #include "frontends/hf/MiniCPMVConfig.h"
+#include "frontends/llm/families/Family.h"
 
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FileSystem.h"
@@ -90,6 +92,33 @@ void readTokenIds(JsonFields &fields, ModelSpec &spec) {
     spec.eosTokenIds = std::move(eos);
 }
 
+/// The attention window the family's config keys give: none (0) unless the
+/// family has one and the config turns it on. A window no shorter than the
+/// context changes nothing and is none.
+void readSlidingWindow(JsonFields &fields, const families::Family &family,
+                       ModelSpec &spec) {
+  int64_t window = 0;
+  switch (family.slidingWindow) {
+  case families::SlidingWindowKey::None:
+    return;
+  case families::SlidingWindowKey::Gated:
+    // Qwen's window applies from layer max_window_layers on, each layer
+    // its own mask, which the pieces do not take yet.
+    if (fields.getBool("use_sliding_window", false))
+      fields.fail("use_sliding_window",
+                  "is not supported for " + family.name +
+                      " (full attention in every layer)");
+    return;
+  case families::SlidingWindowKey::Direct:
+    window = fields.getInt("sliding_window", 0);
+    break;
+  }
+  if (window < 0)
+    fields.fail("sliding_window", "is negative");
+  else if (window < spec.maxPositions)
+    spec.slidingWindow = window;
+}
+
 /// The language model described by `config` (config.json, or its
 /// `llm_config` when `prefix` says so).
 llvm::Error readLanguageModel(const llvm::json::Object &config,
@@ -98,15 +127,19 @@ llvm::Error readLanguageModel(const llvm::json::Object &config,
                               std::optional<llvm::StringRef> family = {}) {
   JsonFields fields(config, file, prefix);
 
-  spec.family = family ? family->str() : fields.getString("model_type");
+  std::string modelType =
+      family ? family->str() : fields.getString("model_type");
   if (llvm::Error error = fields.takeError())
     return error;
-  if (spec.family != "llama" && spec.family != "qwen2" &&
-      spec.family != "qwen3")
-    fields.fail("model_type", "'" + spec.family +
-                                  "' is not supported (llmc reads llama, "
-                                  "qwen2, qwen3, internvl_chat and "
-                                  "minicpmv)");
+  const families::Family *entry = families::findHfFamily(modelType);
+  if (!entry) {
+    fields.fail("model_type",
+                "'" + modelType + "' is not supported (llmc reads " +
+                    families::listHfModelTypes({"internvl_chat", "minicpmv"}) +
+                    ")");
+    return fields.takeError();
+  }
+  spec.family = entry->name.str();
 
   spec.hiddenSize = fields.getInt("hidden_size");
   spec.intermediateSize = fields.getInt("intermediate_size");
@@ -129,15 +162,14 @@ llvm::Error readLanguageModel(const llvm::json::Object &config,
   else
     fields.fail("hidden_act", "'" + activation + "' is not supported");
 
-  // Qwen2 always has Q/K/V biases; its config has no field for them.
   spec.attentionBias =
-      spec.family == "qwen2" || fields.getBool("attention_bias", false);
-  spec.qkNorm = spec.family == "qwen3";
+      entry->attentionBias == families::AttentionBias::Always ||
+      (entry->attentionBias == families::AttentionBias::Optional &&
+       fields.getBool("attention_bias", false));
+  spec.qkNorm = entry->qkNorm;
   if (fields.getBool("mlp_bias", false))
     fields.fail("mlp_bias", "is not supported (MLP projections without bias)");
-  if (fields.getBool("use_sliding_window", false))
-    fields.fail("use_sliding_window",
-                "is not supported (full attention in every layer)");
+  readSlidingWindow(fields, *entry, spec);
 
   readTokenIds(fields, spec);
   if (llvm::Error error = fields.takeError())
@@ -146,7 +178,7 @@ llvm::Error readLanguageModel(const llvm::json::Object &config,
   if (!scaling)
     return scaling.takeError();
   spec.ropeScaling = *scaling;
-  nameTensors(spec);
+  entry->nameHfTensors(spec);
   return llvm::Error::success();
 }
 
@@ -277,33 +309,6 @@ llvm::Error readChatTemplate(llvm::StringRef directory, ModelSpec &spec) {
 }
 
 } // namespace
-
-void nameTensors(ModelSpec &spec) {
-  std::map<TensorRole, std::string> &names = spec.tensorNames;
-  names[TensorRole::TokenEmbedding] = "model.embed_tokens.weight";
-  names[TensorRole::FinalNorm] = "model.norm.weight";
-  if (!spec.tieWordEmbeddings)
-    names[TensorRole::LmHead] = "lm_head.weight";
-  const std::string layer = "model.layers.{layer}.";
-  names[TensorRole::AttentionNorm] = layer + "input_layernorm.weight";
-  names[TensorRole::QueryWeight] = layer + "self_attn.q_proj.weight";
-  names[TensorRole::KeyWeight] = layer + "self_attn.k_proj.weight";
-  names[TensorRole::ValueWeight] = layer + "self_attn.v_proj.weight";
-  names[TensorRole::OutputWeight] = layer + "self_attn.o_proj.weight";
-  if (spec.attentionBias) {
-    names[TensorRole::QueryBias] = layer + "self_attn.q_proj.bias";
-    names[TensorRole::KeyBias] = layer + "self_attn.k_proj.bias";
-    names[TensorRole::ValueBias] = layer + "self_attn.v_proj.bias";
-  }
-  if (spec.qkNorm) {
-    names[TensorRole::QueryNorm] = layer + "self_attn.q_norm.weight";
-    names[TensorRole::KeyNorm] = layer + "self_attn.k_norm.weight";
-  }
-  names[TensorRole::MlpNorm] = layer + "post_attention_layernorm.weight";
-  names[TensorRole::GateWeight] = layer + "mlp.gate_proj.weight";
-  names[TensorRole::UpWeight] = layer + "mlp.up_proj.weight";
-  names[TensorRole::DownWeight] = layer + "mlp.down_proj.weight";
-}
 
 llvm::Expected<ModelSpec> readModelSpec(llvm::StringRef directory) {
   ModelSpec spec;

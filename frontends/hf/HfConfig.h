@@ -1,8 +1,8 @@
 //===- HfConfig.h - a Hugging Face checkpoint's description ----*- C++ -*-===//
 //
 // Turns the JSON files of a Hugging Face checkpoint directory into a
-// plugins::ModelSpec for the families llmc builds (`llama`, `qwen2`,
-// `qwen3`), with the checkpoint's tensor names.
+// plugins::ModelSpec for the families of the family table
+// (frontends/llm/families), with the checkpoint's tensor names.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,10 +19,6 @@ namespace llmc::hf {
 /// (the chat template) and `tokenizer.json` (kept verbatim). The result is
 /// validated; errors name the file and the field.
 llvm::Expected<plugins::ModelSpec> readModelSpec(llvm::StringRef directory);
-
-/// Sets the tensor name of every role `spec` uses (after its flags:
-/// attentionBias, qkNorm, tieWordEmbeddings) to the Hugging Face name.
-void nameTensors(plugins::ModelSpec &spec);
 
 /// Reads what a model directory may hold besides its weights and config:
 /// generation defaults (generation_config.json), the chat template

@@ -23,6 +23,10 @@ std::vector<double> computeInverseFrequencies(const plugins::ModelSpec &spec) {
     for (double &frequency : frequencies)
       frequency /= scaling.factor;
     break;
+  case RopeScalingType::PerFrequency:
+    for (int64_t i = 0; i < pairs; ++i)
+      frequencies[i] /= scaling.frequencyFactors[i];
+    break;
   case RopeScalingType::Llama3: {
     // Long wavelengths are slowed by `factor`, short ones kept, and the band
     // between interpolated smoothly (Llama 3.1's rope scaling).

@@ -5,6 +5,7 @@
 #include "dialects/top/IR/TopDialect.h"
 #include "dialects/top/Transforms/Passes.h"
 #include "frontends/hf/HfConfig.h"
+#include "frontends/llm/families/Family.h"
 #include "frontends/onnx/OnnxImporter.h"
 #include "frontends/onnx/PieceWeights.h"
 
@@ -176,7 +177,14 @@ buildCheckpoint(llvm::StringRef path, llvm::StringRef directory,
   spec.rmsNormEps = first.rmsNormEps;
   spec.attentionBias = first.tensors.count(TensorRole::QueryBias);
   spec.qkNorm = first.tensors.count(TensorRole::QueryNorm);
-  spec.family = spec.qkNorm ? "qwen3" : spec.attentionBias ? "qwen2" : "llama";
+  // An export names no family: it reads as the first whose features it has.
+  const families::Family *family =
+      families::matchFamily(spec.attentionBias, spec.qkNorm);
+  if (!family)
+    return checkpointError(path +
+                           ": no model family has both attention biases and "
+                           "Q/K norms");
+  spec.family = family->name.str();
   spec.hiddenAct = "silu";
   spec.ropePairing = plugins::RopePairing::Half;
 
@@ -199,7 +207,7 @@ buildCheckpoint(llvm::StringRef path, llvm::StringRef directory,
   // The tables hold the positions the export supports.
   spec.maxPositions = positions;
 
-  hf::nameTensors(spec);
+  family->nameHfTensors(spec);
   auto add = [&](TensorRole role, int64_t layer, size_t file,
                  const InitializerRef &source) -> llvm::Error {
     return weights->addTensor(llvm::cantFail(spec.tensorName(role, layer)),

@@ -26,6 +26,7 @@ session::ModelDims getModelDims(const binary::ModelInfo &model) {
   dims.maxInputLength = model.max_input_length();
   dims.prefillLengths.assign(model.prefill_lengths().begin(),
                              model.prefill_lengths().end());
+  dims.slidingWindow = model.sliding_window();
   return dims;
 }
 

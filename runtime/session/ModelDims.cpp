@@ -35,6 +35,9 @@ llvm::Error ModelDims::validate() const {
   if (maxInputLength > seqLength)
     return dimsError("max_input_length (" + llvm::Twine(maxInputLength) +
                      ") exceeds seq_length (" + llvm::Twine(seqLength) + ")");
+  if (slidingWindow < 0)
+    return dimsError("the sliding window must not be negative, not " +
+                     llvm::Twine(slidingWindow));
   if (std::optional<std::string> problem =
           pieces::checkPrefillLengths(prefillLengths, maxInputLength))
     return dimsError(*problem);

@@ -42,6 +42,9 @@ struct ModelDims {
   /// Shorter chunk lengths whose prefill pieces the model also has,
   /// ascending, each below L (pieces/ChunkLengths.h).
   std::vector<int64_t> prefillLengths;
+  /// Each query attends to at most this many positions, its own included;
+  /// 0 for the whole context (pieces/Masks.h).
+  int64_t slidingWindow = 0;
 
   /// Fails unless every size is positive and within its limit, L <= S,
   /// the prefill lengths ascend below L, and a session's KV cache fits in

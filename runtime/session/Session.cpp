@@ -154,11 +154,12 @@ Session::runChunk(llvm::ArrayRef<int32_t> chunk, Phase phase, int64_t length,
   std::copy(chunk.begin(), chunk.end(), ids.begin());
   for (int64_t i = 0; i < length; ++i)
     positions[i] = static_cast<int32_t>(history + i);
+  int64_t window = dims.slidingWindow;
   std::vector<float> mask =
-      phase == Phase::Prefill ? pieces::buildPrefillMask(length)
+      phase == Phase::Prefill ? pieces::buildPrefillMask(length, window)
       : phase == Phase::PrefillKV
-          ? pieces::buildPrefillKVMask(length, historySlots, history)
-          : pieces::buildDecodeMask(historySlots, history);
+          ? pieces::buildPrefillKVMask(length, historySlots, history, window)
+          : pieces::buildDecodeMask(historySlots, history, window);
 
   auto pieceName = [&](llvm::StringRef base) {
     return phase == Phase::Decode

@@ -41,6 +41,10 @@ MEASURED_BOUNDS = {
     "run_tiny_internvl_cv186x_w8f16": ("0.999862", None),  # cosine 0.99995382, no near tie, 8 rows
     "run_tiny_internvl_host_w4bf16": ("0.9645", "0.5"),  # cosine 0.98809572, widest near tie 4.69e-01, 3-8 rows
     "run_tiny_internvl_host_w8f16": ("0.999862", None),  # cosine 0.99995382, no near tie, 8 rows
+    "run_tiny_llama31_bm1684x_w8f16": ("0.99925", "0.48"),  # cosine 0.99975099, widest near tie 1.60e-01, 9-28 rows
+    "run_tiny_llama31_bm1688_w8f16": ("0.99925", "0.48"),  # cosine 0.99975099, widest near tie 1.60e-01, 9-28 rows
+    "run_tiny_llama31_cv186x_w8f16": ("0.99925", "0.48"),  # cosine 0.99975099, widest near tie 1.60e-01, 9-28 rows
+    "run_tiny_llama31_host_w8f16": ("0.99926", "0.47"),  # cosine 0.99975510, widest near tie 1.56e-01, 9-28 rows
     "run_tiny_llama_bm1684x_int8": ("0.99641", "0.0062"),  # cosine 0.99880080, widest near tie 2.08e-03, 2-16 rows
     "run_tiny_llama_bm1684x_int8_asym": ("0.99658", "0.016"),  # cosine 0.99885655, widest near tie 5.37e-03, 2-16 rows
     "run_tiny_llama_bm1684x_w4bf16": ("0.900", "0.5"),  # cosine 0.92357688, widest near tie 1.72e-01, 1-3 rows
@@ -62,6 +66,10 @@ MEASURED_BOUNDS = {
     "run_tiny_minicpmv_cv186x_w8f16": ("0.99985", "0.05"),  # cosine 0.99994760, widest near tie 4.30e-02, 3-8 rows
     "run_tiny_minicpmv_host_w4bf16": ("0.9541", "0.9"),  # cosine 0.98469219, widest near tie 8.43e-01, 1-8 rows
     "run_tiny_minicpmv_host_w8f16": ("0.99985", "0.05"),  # cosine 0.99994760, widest near tie 4.30e-02, 3-8 rows
+    "run_tiny_mistral_bm1684x_w8f16": ("0.99923", "0.32"),  # cosine 0.99974396, widest near tie 1.05e-01, 3-4 rows
+    "run_tiny_mistral_bm1688_w8f16": ("0.99923", "0.32"),  # cosine 0.99974396, widest near tie 1.05e-01, 3-4 rows
+    "run_tiny_mistral_cv186x_w8f16": ("0.99923", "0.32"),  # cosine 0.99974396, widest near tie 1.05e-01, 3-4 rows
+    "run_tiny_mistral_host_w8f16": ("0.99923", "0.32"),  # cosine 0.99974600, widest near tie 1.05e-01, 3-4 rows
     "run_tiny_qwen2_bm1684x_int8": ("0.99772", "0.07"),  # cosine 0.99923558, widest near tie 2.46e-02, 6-16 rows
     "run_tiny_qwen2_bm1684x_int8_asym": ("0.99770", "0.0088"),  # cosine 0.99923123, widest near tie 2.93e-03, 6-16 rows
     "run_tiny_qwen2_bm1684x_w4bf16": ("0.900", "0.5"),  # cosine 0.96444523, widest near tie 2.54e-01, 1-5 rows

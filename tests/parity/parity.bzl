@@ -2,9 +2,11 @@
 
 load(":measured_bounds.bzl", "MEASURED_BOUNDS")
 
-def parity_test(name, model, refs, cases, command, max_abs = None, extra_args = [], convert_args = [], onnx = None, vlm = None, max_abs_vision = None, **kwargs):
+def parity_test(name, model, refs, cases, command, max_abs = None, extra_args = [], convert_args = [], onnx = None, vlm = None, max_abs_vision = None, families = False, **kwargs):
     """The cosine and near-tie bounds of a target whose outputs are not
-    exact come from MEASURED_BOUNDS; every other target must meet max_abs."""
+    exact come from MEASURED_BOUNDS; every other target must meet max_abs.
+    `families`: the model and references are the repository's own
+    (tests/families) rather than ../shared/refdata's."""
     min_cosine, near_tie = MEASURED_BOUNDS.get(name, (None, None))
     if not min_cosine and not max_abs:
         fail("parity_test %s: neither max_abs nor a measured bound in measured_bounds.bzl" % name)
@@ -28,6 +30,9 @@ def parity_test(name, model, refs, cases, command, max_abs = None, extra_args = 
     if near_tie:
         args.append("--near-tie=" + near_tie)
     data = ["//tests/parity:parity.py", "//tools/llmc"]
+    if families:
+        args.append("--data-root=families")
+        data.append("//tests/families:data")
     # Export the Hugging Face `model` to ONNX in layout `onnx` (pieces or
     # decoder) and run that.
     if onnx:

@@ -36,13 +36,22 @@ import tempfile
 import numpy as np
 
 
-def refdata_root():
+def repository_root():
     repo = os.path.dirname(os.path.realpath(__file__))
     while not os.path.exists(os.path.join(repo, "WORKSPACE")):
         parent = os.path.dirname(repo)
         if parent == repo:
             sys.exit("cannot find the repository root above " + __file__)
         repo = parent
+    return repo
+
+
+def refdata_root(data_root="refdata"):
+    """Where --model and --refs are found: ../shared/refdata, or the
+    repository's own tests/families (data_root "families")."""
+    repo = repository_root()
+    if data_root == "families":
+        return os.path.join(repo, "tests", "families")
     root = os.environ.get("LLMC_REFDATA") or os.path.join(repo, "..", "shared", "refdata")
     if not os.path.isdir(root):
         sys.exit(f"reference data not found at {root}")
@@ -187,9 +196,11 @@ def main():
                         "(tools/onnx/export_onnx.py) and run the ONNX files")
     parser.add_argument("--onnx-layout", default="pieces",
                         choices=["pieces", "decoder"])
+    parser.add_argument("--data-root", choices=["refdata", "families"], default="refdata",
+                        help="where the model and references live")
     parser.add_argument("extra", nargs="*", help="more llmc arguments (after --)")
     args = parser.parse_args()
-    root = refdata_root()
+    root = refdata_root(args.data_root)
     with tempfile.TemporaryDirectory(dir=os.environ.get("TEST_TMPDIR")) as scratch:
         model = (export_onnx(args, root, scratch) if args.export_onnx
                  else os.path.join(root, args.model))

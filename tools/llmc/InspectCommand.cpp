@@ -96,6 +96,9 @@ static void printSummary(llvm::raw_ostream &os, const BinarySummary &summary) {
                                      }),
                      ", ");
   os << "\n";
+  if (info.sliding_window() > 0)
+    os << "attention: sliding window of " << info.sliding_window()
+       << " positions\n";
   if (manifest.has_vision()) {
     const binary::VisionInfo &vision = manifest.vision();
     os << "vision: " << vision.preprocessing() << " tiles of "

@@ -19,6 +19,7 @@ session::ModelDims getModelDims(const plugins::ModelSpec &spec,
   dims.seqLength = options.seqLength;
   dims.maxInputLength = options.maxInputLength;
   dims.prefillLengths = options.prefillLengths;
+  dims.slidingWindow = spec.slidingWindow;
   return dims;
 }
 

@@ -133,6 +133,17 @@ TEST(GgufCheckpointTest, ReadsOptionalHyperparameters) {
   EXPECT_FALSE(spec->hasTensor(TensorRole::QueryBias));
 }
 
+/// Llama 3.1 in GGUF: its rope scaling is the rope_freqs tensor.
+TEST(GgufCheckpointTest, ReadsPerFrequencyRopeFactors) {
+  llvm::Expected<ModelSpec> spec = readSpec(
+      tinyMetadata("llama")
+          .addF32Tensor("rope_freqs.weight", {2}, {1.0f, 8.0f})
+          .build());
+  ASSERT_TRUE(static_cast<bool>(spec)) << llvm::toString(spec.takeError());
+  EXPECT_EQ(spec->ropeScaling.type, RopeScalingType::PerFrequency);
+  EXPECT_THAT(spec->ropeScaling.frequencyFactors, ElementsAre(1.0, 8.0));
+}
+
 TEST(GgufCheckpointTest, RejectsWhatLlmcCannotHonour) {
   auto error = [](GgufBuilder builder) {
     std::string message = errorMessage(readSpec(builder.build()));
@@ -142,8 +153,8 @@ TEST(GgufCheckpointTest, RejectsWhatLlmcCannotHonour) {
   EXPECT_THAT(error(GgufBuilder()), HasSubstr("metadata 'general.architecture' "
                                               "is missing"));
   EXPECT_THAT(error(tinyMetadata("gemma")),
-              HasSubstr("'gemma' is not supported (llmc reads llama, qwen2 "
-                        "and qwen3)"));
+              HasSubstr("'gemma' is not supported (llmc reads qwen2, qwen3 "
+                        "and llama)"));
   GgufBuilder noLayers;
   noLayers.addString("general.architecture", "qwen2");
   EXPECT_THAT(error(noLayers), HasSubstr("metadata 'qwen2.block_count' is "
@@ -152,9 +163,18 @@ TEST(GgufCheckpointTest, RejectsWhatLlmcCannotHonour) {
                   "llama.rope.scaling.type", "yarn")),
               HasSubstr("'llama.rope.scaling.type' 'yarn' is not supported"));
   EXPECT_THAT(error(tinyMetadata("llama").addF32Tensor("rope_freqs.weight",
-                                                        {2}, {1, 1})),
-              HasSubstr("tensor 'rope_freqs.weight' (per-frequency rope "
-                        "factors)"));
+                                                        {3}, {1, 1, 1})),
+              HasSubstr("tensor 'rope_freqs.weight', which is not 2 F32 "
+                        "factors (one per rotary pair)"));
+  EXPECT_THAT(error(tinyMetadata("llama").addF32Tensor("rope_freqs.weight",
+                                                        {2}, {1, 0})),
+              HasSubstr("whose factor 1 is not a positive number"));
+  EXPECT_THAT(error(tinyMetadata("llama")
+                        .addString("llama.rope.scaling.type", "linear")
+                        .addF32("llama.rope.scaling.factor", 2.0f)
+                        .addF32Tensor("rope_freqs.weight", {2}, {1, 1})),
+              HasSubstr("and tensor 'rope_freqs.weight' both scale the rotary "
+                        "frequencies"));
   EXPECT_THAT(error(tinyMetadata("llama").addU32("llama.expert_count", 8)),
               HasSubstr("'llama.expert_count' is positive"));
   EXPECT_THAT(error(tinyMetadata("qwen3").addU32(

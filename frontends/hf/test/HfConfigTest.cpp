@@ -336,10 +336,13 @@ TEST_F(HfConfigTest, MissingModelType) {
 
 TEST_F(HfConfigTest, UnknownModelType) {
   llvm::json::Object config = llamaConfig();
-  config["model_type"] = "mistral";
+  config["model_type"] = "gemma2";
   writeConfig(std::move(config));
   EXPECT_THAT(readError(), AllOf(HasSubstr(configPath + ": field 'model_type'"),
-                                 HasSubstr("'mistral' is not supported")));
+                                 HasSubstr("'gemma2' is not supported (llmc "
+                                           "reads qwen2, qwen3, llama, "
+                                           "mistral, internvl_chat and "
+                                           "minicpmv)")));
 }
 
 TEST_F(HfConfigTest, UnsupportedActivation) {
@@ -355,6 +358,67 @@ TEST_F(HfConfigTest, MlpBiasUnsupported) {
   config["mlp_bias"] = true;
   writeConfig(std::move(config));
   EXPECT_THAT(readError(), HasSubstr(configPath + ": field 'mlp_bias'"));
+}
+
+//===----------------------------------------------------------------------===//
+// Sliding windows
+//===----------------------------------------------------------------------===//
+
+TEST_F(HfConfigTest, MistralSlidingWindow) {
+  llvm::json::Object config = llamaConfig();
+  config["model_type"] = "mistral";
+  config["sliding_window"] = 32;
+  config["attention_bias"] = true;
+  writeConfig(std::move(config));
+  ModelSpec spec = read();
+  EXPECT_EQ(spec.family, "mistral");
+  EXPECT_EQ(spec.slidingWindow, 32);
+  EXPECT_FALSE(spec.attentionBias) << "Mistral has no Q/K/V biases";
+  EXPECT_EQ(llvm::cantFail(spec.tensorName(TensorRole::GateWeight, 1)),
+            "model.layers.1.mlp.gate_proj.weight");
+}
+
+/// Mistral v0.2 on: null; a window as long as the context changes nothing.
+TEST_F(HfConfigTest, MistralWithoutAWindow) {
+  for (std::optional<int64_t> window : {std::optional<int64_t>(),
+                                        std::optional<int64_t>(256),
+                                        std::optional<int64_t>(4096)}) {
+    llvm::json::Object config = llamaConfig();
+    config["model_type"] = "mistral";
+    config["sliding_window"] =
+        window ? llvm::json::Value(*window) : llvm::json::Value(nullptr);
+    writeConfig(std::move(config));
+    EXPECT_EQ(read().slidingWindow, 0) << window.value_or(-1);
+  }
+}
+
+TEST_F(HfConfigTest, NegativeSlidingWindow) {
+  llvm::json::Object config = llamaConfig();
+  config["model_type"] = "mistral";
+  config["sliding_window"] = -1;
+  writeConfig(std::move(config));
+  EXPECT_THAT(readError(), HasSubstr(configPath + ": field 'sliding_window' "
+                                                  "is negative"));
+}
+
+/// Llama has no window: the keys mean nothing there, as in transformers.
+TEST_F(HfConfigTest, LlamaIgnoresWindowKeys) {
+  llvm::json::Object config = llamaConfig();
+  config["sliding_window"] = 16;
+  config["use_sliding_window"] = true;
+  writeConfig(std::move(config));
+  EXPECT_EQ(read().slidingWindow, 0);
+}
+
+/// Qwen2's window is gated and starts at max_window_layers; off, its
+/// sliding_window means nothing.
+TEST_F(HfConfigTest, QwenWindowOffByDefault) {
+  llvm::json::Object config = llamaConfig();
+  config["model_type"] = "qwen2";
+  config["sliding_window"] = 16;
+  config["use_sliding_window"] = false;
+  writeConfig(std::move(config));
+  EXPECT_EQ(read().slidingWindow, 0);
 }
 
 TEST_F(HfConfigTest, SlidingWindowUnsupported) {

@@ -44,6 +44,13 @@ ModelDims getChunkedDims() {
   return dims;
 }
 
+/// The fake with a sliding window of 3 positions.
+ModelDims getWindowedDims() {
+  ModelDims dims = getFakeDims();
+  dims.slidingWindow = 3;
+  return dims;
+}
+
 /// A session on a fake runner that records its calls.
 template <ModelDims (*makeDims)()>
 class RecordedSessionTest : public ::testing::Test {
@@ -64,6 +71,7 @@ protected:
 
 using SessionTest = RecordedSessionTest<getFakeDims>;
 using ChunkLengthTest = RecordedSessionTest<getChunkedDims>;
+using WindowTest = RecordedSessionTest<getWindowedDims>;
 
 TEST_F(SessionTest, ShortPromptIsOnePrefill) {
   llvm::Expected<std::vector<float>> logits = session.feed({7, 8, 9});
@@ -414,6 +422,28 @@ TEST(ModelDimsTest, RefusesAKvCacheLargerThanTheMachine) {
               HasSubstr("the KV cache of seq_length 4194304 (4096 layers) "
                         "would take 562949953421312 bytes, more than this "
                         "machine's memory"));
+}
+
+/// Every phase's mask is the windowed one for the query positions it runs.
+TEST_F(WindowTest, EveryPhaseMasksPastTheWindow) {
+  ASSERT_TRUE(static_cast<bool>(session.feed(iota(1, 6))));
+  ASSERT_TRUE(static_cast<bool>(session.feed({20})));
+  std::vector<const RecordedCall *> prefill = callsOf("block.0.prefill");
+  std::vector<const RecordedCall *> kv = callsOf("block.0.prefill_kv");
+  std::vector<const RecordedCall *> decode = callsOf("block.0.decode");
+  ASSERT_EQ(prefill.size(), 1u);
+  ASSERT_EQ(kv.size(), 1u);
+  ASSERT_EQ(decode.size(), 1u);
+  EXPECT_THAT(prefill[0]->inputs[2].getF32(),
+              ElementsAreArray(pieces::buildPrefillMask(4, 3)));
+  EXPECT_THAT(kv[0]->inputs[2].getF32(),
+              ElementsAreArray(pieces::buildPrefillKVMask(4, 12, 4, 3)));
+  EXPECT_THAT(decode[0]->inputs[2].getF32(),
+              ElementsAreArray(pieces::buildDecodeMask(16, 6, 3)));
+  // The decode at position 6 sees slots 4 and 5 and itself, nothing older.
+  llvm::ArrayRef<float> mask = decode[0]->inputs[2].getF32();
+  EXPECT_EQ(mask[3], pieces::kMaskedScore);
+  EXPECT_EQ(mask[4], 0.0f);
 }
 
 } // namespace

@@ -1,0 +1,99 @@
+//===- Family.h - what each model family means to the frontends -*- C++ -*-===//
+//
+// One entry per decoder family llmc builds: the names the checkpoint formats
+// give it, which graph features it needs, and how each format names its
+// tensors. The Hugging Face, GGUF and ONNX frontends look families up here
+// instead of testing family names, so a family is added in one small file
+// (Llama.cpp, Qwen2.cpp, ...) and its entry in Families.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLMC_FRONTENDS_LLM_FAMILIES_FAMILY_H
+#define LLMC_FRONTENDS_LLM_FAMILIES_FAMILY_H
+
+#include "plugins/ModelSpec.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <string>
+
+namespace llmc::families {
+
+/// Where a family's Q/K/V biases come from.
+enum class AttentionBias {
+  /// Never present.
+  None,
+  /// Always present, with no config field for them (Qwen2).
+  Always,
+  /// Present when the config says so (`attention_bias`) or, in GGUF, when
+  /// the file has them (llama.cpp loads them when present).
+  Optional,
+};
+
+/// How a Hugging Face config asks for sliding-window attention.
+enum class SlidingWindowKey {
+  /// The family has none.
+  None,
+  /// `use_sliding_window: true` turns `sliding_window` on (Qwen2); false or
+  /// absent leaves full attention, whatever `sliding_window` holds.
+  Gated,
+  /// `sliding_window` alone: an integer is the window, null none (Mistral).
+  Direct,
+};
+
+struct Family {
+  /// ModelSpec::family, and the name binaries record.
+  llvm::StringRef name;
+  /// config.json `model_type` values that are this family.
+  llvm::ArrayRef<llvm::StringLiteral> hfModelTypes;
+  /// GGUF `general.architecture` values that are this family. llama.cpp
+  /// writes some families as another's architecture (Mistral as `llama`);
+  /// those list none and read as that family.
+  llvm::ArrayRef<llvm::StringLiteral> ggufArchitectures;
+  AttentionBias attentionBias = AttentionBias::None;
+  /// Q and K are RMS-normalized per head before the rotary embedding.
+  bool qkNorm = false;
+  SlidingWindowKey slidingWindow = SlidingWindowKey::None;
+  /// llama.cpp permutes Q/K rows at conversion so each rotary pair is two
+  /// adjacent channels: the GGUF file's pairing is interleaved.
+  bool ggufPermutesQK = false;
+  /// Sets the tensor name of every role `spec` uses (after its flags:
+  /// attentionBias, qkNorm, tieWordEmbeddings), as the Hugging Face layout
+  /// (also the ONNX exports') and GGUF name them.
+  void (*nameHfTensors)(plugins::ModelSpec &spec) = nullptr;
+  void (*nameGgufTensors)(plugins::ModelSpec &spec) = nullptr;
+};
+
+/// Every family, in the order ONNX's structural match tries them.
+llvm::ArrayRef<const Family *> getFamilies();
+
+/// The family a config.json `model_type` or a GGUF architecture names, null
+/// for none.
+const Family *findHfFamily(llvm::StringRef modelType);
+const Family *findGgufFamily(llvm::StringRef architecture);
+/// The family named `name` (ModelSpec::family), null for none.
+const Family *findFamily(llvm::StringRef name);
+/// The first family whose features are `attentionBias` and `qkNorm`: what an
+/// ONNX export, which names no family, is read as.
+const Family *matchFamily(bool attentionBias, bool qkNorm);
+
+/// "a, b and c": the accepted `model_type`s (and `more`, types a frontend
+/// reads around the table's) or architectures, for errors.
+std::string listHfModelTypes(llvm::ArrayRef<llvm::StringRef> more = {});
+std::string listGgufArchitectures();
+
+/// The tensor names of the Llama layout, which the Qwen and Mistral
+/// families share (LlamaLayout.cpp).
+void nameLlamaHfTensors(plugins::ModelSpec &spec);
+void nameLlamaGgufTensors(plugins::ModelSpec &spec);
+
+/// The families' entries (one file each).
+const Family &getLlamaFamily();
+const Family &getMistralFamily();
+const Family &getQwen2Family();
+const Family &getQwen3Family();
+
+} // namespace llmc::families
+
+#endif // LLMC_FRONTENDS_LLM_FAMILIES_FAMILY_H

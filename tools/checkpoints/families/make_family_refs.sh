@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+#===- tools/checkpoints/families/make_family_refs.sh - tests/families ----===#
+#
+# (Re)makes everything in tests/families (its README.md describes the files):
+# the tiny-llama31 and tiny-mistral checkpoints (HF files and F32 GGUF), and
+# their reference logits from two implementations llmc did not write:
+#   tiny-llama31.f32.*       llama.cpp on model-f32.gguf;
+#   tiny-mistral-gguf.f32.*  llama.cpp on tiny-mistral's GGUF, which carries
+#                            no sliding window (full causal attention);
+#   tiny-mistral.f32.*       reference_forward.py (the float64 port of HF's
+#                            modeling) with the window of 32.
+# The cases and their prompt ids are those of ../shared/refdata's tiny-llama
+# references (short, long, turns). Then it checks the float64 port against
+# llama.cpp (tiny-llama31; tiny-mistral without its window; the shared
+# tiny-llama and its references) to max |dlogit| <= 1e-5 with the same
+# greedy ids, and that the window changes tiny-mistral's long case.
+#
+#   tools/checkpoints/families/make_family_refs.sh
+#
+# Environment: REFDATA (../shared/refdata beside the repository), OUT
+# (tests/families), CACHE (~/.cache/llmc/families: llamacpp_logits and the
+# checks' outputs), LLAMACPP_CACHE (~/.cache/llmc/bench/llamacpp, where
+# tools/bench/llamacpp/build.sh installs llama.cpp's prebuilt libraries and
+# clones its source; needs npm and the network the first time), PYTHON
+# (/usr/bin/python3, with numpy). Same bytes on every run on one machine; the
+# llama.cpp logits may differ in their last bits on a CPU for which ggml
+# picks another backend variant.
+#
+#===-----------------------------------------------------------------------===#
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../../.." && pwd)
+refdata=$(cd "${REFDATA:-$root/../shared/refdata}" && pwd)
+out=${OUT:-$root/tests/families}
+cache=${CACHE:-$HOME/.cache/llmc/families}
+llamacpp_cache=${LLAMACPP_CACHE:-$HOME/.cache/llmc/bench/llamacpp}
+python=${PYTHON:-/usr/bin/python3}
+export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
+
+release=v0.5.0
+tolerance=1e-5
+cases=(short long turns)
+for case in "${cases[@]}"; do
+  [[ -f "$refdata/refs/tiny-llama.f32.$case.json" ]] ||
+    { echo "make_family_refs.sh: no $refdata/refs/tiny-llama.f32.$case.json" >&2; exit 1; }
+done
+
+# (a) llama.cpp: the libraries and source (build.sh skips what is there),
+# then llamacpp_logits against them.
+"$root/tools/bench/llamacpp/build.sh" "$llamacpp_cache" >/dev/null
+bins="$llamacpp_cache/npm/node_modules/@node-llama-cpp/linux-x64/bins/linux-x64"
+source="$llamacpp_cache/llama.cpp"
+gguf_py="$source/gguf-py"
+logits="$cache/llamacpp_logits"
+mkdir -p "$cache"
+if [[ ! -x "$logits" || "$here/LlamaCppLogits.cpp" -nt "$logits" ||
+      "$bins/libllama.$release.so" -nt "$logits" ]]; then
+  echo "make_family_refs.sh: compiling $logits" >&2
+  g++ -O2 -std=c++17 -Wall -I"$source/include" -I"$source/ggml/include" \
+    "$here/LlamaCppLogits.cpp" -o "$logits.partial" \
+    -L"$bins" -l:"libllama.$release.so" -l:"libggml.$release.so" \
+    -l:libggml-base.so -ldl -Wl,-rpath,"$bins"
+  mv "$logits.partial" "$logits"
+fi
+
+# llamacpp_logits's --turn and --gen options for a reference's turns.
+turn_options() {
+  "$python" - "$1" <<'EOF'
+import json, sys
+turns = json.load(open(sys.argv[1]))["turns"]
+counts = {len(turn["generated"]) for turn in turns}
+assert len(counts) == 1, "turns generate different numbers of tokens"
+print(" ".join("--turn " + ",".join(map(str, turn["input_ids"])) for turn in turns),
+      "--gen", counts.pop())
+EOF
+}
+
+llamacpp() {  # MODEL.gguf CASE OUT_PREFIX
+  # shellcheck disable=SC2046
+  "$logits" "$1" -o "$3" --threads 1 \
+    $(turn_options "$refdata/refs/tiny-llama.f32.$2.json") 2>>"$cache/llamacpp.log"
+}
+
+float64() {  # MODEL_DIR CASE OUT_PREFIX [--no-window]
+  "$python" "$here/reference_forward.py" run "$1" \
+    --ids "$refdata/refs/tiny-llama.f32.$2.json" -o "$3" "${@:4}"
+}
+
+compare() {
+  "$python" "$here/reference_forward.py" compare "$@"
+}
+
+# (b) The checkpoints.
+for family in tiny-llama31 tiny-mistral; do
+  "$python" "$here/make_family_checkpoint.py" --family "$family" \
+    -o "$out/models/$family" --tokenizer-from "$refdata/models/tiny-llama" \
+    --gguf-py "$gguf_py" --check-tokenizer "$refdata/models/tiny-llama/model-f32.gguf"
+done
+
+# (c) The references.
+: >"$cache/llamacpp.log"
+mkdir -p "$out/refs"
+for case in "${cases[@]}"; do
+  llamacpp "$out/models/tiny-llama31/model-f32.gguf" "$case" "$out/refs/tiny-llama31.f32.$case"
+  llamacpp "$out/models/tiny-mistral/model-f32.gguf" "$case" "$out/refs/tiny-mistral-gguf.f32.$case"
+  float64 "$out/models/tiny-mistral" "$case" "$out/refs/tiny-mistral.f32.$case"
+done
+grep -m1 "CPU backend" "$cache/llamacpp.log" >&2
+
+# (d) The checks: the float64 port against llama.cpp, then the window.
+check="$cache/check"
+rm -rf "$check"
+mkdir -p "$check"
+failed=0
+for case in "${cases[@]}"; do
+  float64 "$out/models/tiny-llama31" "$case" "$check/tiny-llama31.f64.$case"
+  compare "$check/tiny-llama31.f64.$case" "$out/refs/tiny-llama31.f32.$case" \
+    --tolerance "$tolerance" || failed=1
+  float64 "$out/models/tiny-mistral" "$case" "$check/tiny-mistral-nowindow.f64.$case" --no-window
+  compare "$check/tiny-mistral-nowindow.f64.$case" "$out/refs/tiny-mistral-gguf.f32.$case" \
+    --tolerance "$tolerance" || failed=1
+  float64 "$refdata/models/tiny-llama" "$case" "$check/tiny-llama.f64.$case"
+  compare "$check/tiny-llama.f64.$case" "$refdata/refs/tiny-llama.f32.$case" \
+    --tolerance "$tolerance" || failed=1
+  # llamacpp_logits reproduces the shared references themselves.
+  llamacpp "$refdata/models/tiny-llama/model-f32.gguf" "$case" "$check/tiny-llama.llamacpp.$case"
+  compare "$check/tiny-llama.llamacpp.$case" "$refdata/refs/tiny-llama.f32.$case" \
+    --tolerance "$tolerance" || failed=1
+done
+compare "$out/refs/tiny-mistral.f32.long" "$check/tiny-mistral-nowindow.f64.long" \
+  --expect-change 1e-3 || failed=1
+if [[ $failed -ne 0 ]]; then
+  echo "make_family_refs.sh: a check failed (outputs kept in $check)" >&2
+  exit 1
+fi
+echo "make_family_refs.sh: wrote $out; all checks passed" >&2
