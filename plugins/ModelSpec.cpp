@@ -72,13 +72,24 @@ llvm::Error ModelSpec::validate() const {
     return invalid("rope_theta must be positive");
   if (ropeScaling.type != RopeScalingType::None && !(ropeScaling.factor > 0))
     return invalid("rope_scaling.factor must be positive");
-  if (ropeScaling.type == RopeScalingType::PerFrequency &&
-      static_cast<int64_t>(ropeScaling.frequencyFactors.size()) !=
-          rotaryDim / 2)
-    return invalid("the rotary frequency factors are " +
-                   llvm::Twine(ropeScaling.frequencyFactors.size()) +
-                   ", not one per rotary pair (" + llvm::Twine(rotaryDim / 2) +
-                   ")");
+  bool perPair = ropeScaling.type == RopeScalingType::PerFrequency ||
+                 ropeScaling.type == RopeScalingType::LongRope;
+  for (const std::vector<double> *factors :
+       {&ropeScaling.frequencyFactors, &ropeScaling.longFrequencyFactors}) {
+    if (!perPair ||
+        (factors == &ropeScaling.longFrequencyFactors &&
+         ropeScaling.type != RopeScalingType::LongRope))
+      continue;
+    if (static_cast<int64_t>(factors->size()) != rotaryDim / 2)
+      return invalid("the rotary frequency factors are " +
+                     llvm::Twine(factors->size()) +
+                     ", not one per rotary pair (" +
+                     llvm::Twine(rotaryDim / 2) + ")");
+    if (!llvm::all_of(*factors, [](double factor) { return factor > 0; }))
+      return invalid("a rotary frequency factor is not positive");
+  }
+  if (!(ropeScaling.attentionFactor > 0))
+    return invalid("the rotary attention factor must be positive");
   if (slidingWindow < 0)
     return invalid("the sliding window must not be negative");
   static const char *const activations[] = {"silu", "gelu", "gelu_tanh",

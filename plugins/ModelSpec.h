@@ -34,6 +34,11 @@ enum class RopeScalingType {
   /// One factor per rotary pair divides its frequency (the factors
   /// llama.cpp stores in a GGUF's `rope_freqs.weight`).
   PerFrequency,
+  /// Phi-3's LongRoPE: per-pair factors, one set for contexts up to
+  /// originalMaxPositions and one beyond (chosen by the compiled context,
+  /// as llama.cpp chooses by its context), and cos and sin scaled by
+  /// attentionFactor.
+  LongRope,
 };
 
 struct RopeScaling {
@@ -43,8 +48,13 @@ struct RopeScaling {
   double lowFreqFactor = 1.0;
   double highFreqFactor = 4.0;
   int64_t originalMaxPositions = 8192;
-  /// PerFrequency only: rotaryDim / 2 positive factors.
+  /// PerFrequency and LongRope (its short factors): rotaryDim / 2 positive
+  /// factors.
   std::vector<double> frequencyFactors;
+  /// LongRope only: the factors beyond originalMaxPositions, and the
+  /// magnitude of cos and sin.
+  std::vector<double> longFrequencyFactors;
+  double attentionFactor = 1.0;
 };
 
 /// How a rotary embedding pairs channels in the checkpoint's Q/K layout.

@@ -5,6 +5,7 @@
 #include "frontends/gguf/Dequantize.h"
 #include "frontends/gguf/GgufSpec.h"
 #include "frontends/gguf/GgufWeights.h"
+#include "frontends/llm/families/Family.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -31,7 +32,8 @@ std::string printShape(llvm::ArrayRef<int64_t> shape) {
 /// The graph builder reads tensors by role without re-checking them, so a
 /// file whose tensors disagree with its metadata is rejected here, where the
 /// message can still name the file.
-llvm::Error checkTensors(const ModelSpec &spec, const GgufWeights &weights) {
+llvm::Error checkTensors(const ModelSpec &spec, const GgufWeights &file,
+                         const plugins::WeightSource &weights) {
   for (const auto &[role, pattern] : spec.tensorNames) {
     llvm::SmallVector<int64_t> expected = plugins::getExpectedShape(spec, role);
     bool perLayer = llvm::StringRef(pattern).contains("{layer}");
@@ -45,7 +47,8 @@ llvm::Error checkTensors(const ModelSpec &spec, const GgufWeights &weights) {
                                            plugins::stringifyTensorRole(role) +
                                            ") " + problem);
       };
-      if (!weights.getFile().findTensor(name))
+      if (!file.getFile().findTensor(
+              plugins::getStoredTensorName(weights, name)))
         return fail("is missing from the file");
       llvm::Expected<TensorInfo> info = weights.getTensorInfo(name);
       if (!info)
@@ -66,15 +69,17 @@ llvm::Error checkTensors(const ModelSpec &spec, const GgufWeights &weights) {
 /// not compile as stored (q4_1, q5_*, the k-quants): they are dequantized, so
 /// a weight-only mode requantizes them with its own scheme.
 std::optional<std::string>
-describeConvertedTensors(const ModelSpec &spec, const GgufWeights &weights) {
+describeConvertedTensors(const ModelSpec &spec, const GgufWeights &file,
+                         const plugins::WeightSource &weights) {
   std::map<std::string, int64_t> countByType;
   std::set<std::string> seen;
   for (const auto &[role, pattern] : spec.tensorNames)
     for (int64_t layer = 0; layer < spec.numLayers; ++layer) {
-      std::string name = llvm::cantFail(spec.tensorName(role, layer));
-      const TensorEntry *tensor = weights.getFile().findTensor(name);
-      if (!seen.insert(name).second || !isDequantizable(tensor->type) ||
-          weights.getStoredQuantization(name))
+      std::string roleName = llvm::cantFail(spec.tensorName(role, layer));
+      llvm::StringRef name = plugins::getStoredTensorName(weights, roleName);
+      const TensorEntry *tensor = file.getFile().findTensor(name);
+      if (!seen.insert(name.str()).second || !isDequantizable(tensor->type) ||
+          file.getStoredQuantization(name))
         continue;
       ++countByType[stringifyGgmlType(tensor->type).str()];
     }
@@ -122,14 +127,23 @@ llvm::Expected<plugins::Checkpoint> loadCheckpoint(llvm::StringRef path) {
   if (!spec)
     return spec.takeError();
   auto weights = std::make_unique<GgufWeights>(std::move(*file));
-  if (llvm::Error error = checkTensors(*spec, *weights))
+  const GgufWeights &stored = *weights;
+  // The family says which tensors the file fuses (phi3's attn_qkv); their
+  // parts are served as tensors of their own.
+  llvm::Expected<std::unique_ptr<plugins::WeightSource>> sliced =
+      families::sliceFusedTensors(
+          std::move(weights),
+          families::findFamily(spec->family)->getGgufSlices, *spec);
+  if (!sliced)
+    return sliced.takeError();
+  if (llvm::Error error = checkTensors(*spec, stored, **sliced))
     return std::move(error);
   plugins::Checkpoint checkpoint;
   if (std::optional<std::string> warning =
-          describeConvertedTensors(*spec, *weights))
+          describeConvertedTensors(*spec, stored, **sliced))
     checkpoint.warnings.push_back(std::move(*warning));
   checkpoint.spec = std::move(*spec);
-  checkpoint.weights = std::move(weights);
+  checkpoint.weights = std::move(*sliced);
   return checkpoint;
 }
 

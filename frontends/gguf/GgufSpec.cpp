@@ -26,28 +26,36 @@ using llmc::plugins::TensorRole;
 namespace llmc::gguf {
 namespace {
 
-/// Llama 3.1's rope scaling as llama.cpp stores it: not metadata but tensor
-/// `rope_freqs.weight`, one F32 factor per rotary pair dividing its
-/// frequency.
-void readFrequencyFactors(MetadataFields &fields, const std::string &typeKey,
-                          ModelSpec &spec) {
+/// A dimension: an integer that products of two cannot overflow (llama.cpp
+/// stores them as u32); ModelSpec::validate checks that it is positive.
+int64_t getSize(MetadataFields &fields, const std::string &key,
+                std::optional<int64_t> fallback = std::nullopt) {
+  int64_t size = fields.getInt(key, fallback);
+  if (size > std::numeric_limits<int32_t>::max()) {
+    fields.fail(key, "is " + llvm::Twine(size) + ", out of range");
+    return 0;
+  }
+  return size;
+}
+
+/// Tensor `name`'s rotaryDim / 2 positive F32 factors, one per rotary
+/// pair; std::nullopt when the file has no such tensor or it is malformed
+/// (recorded on `typeKey`).
+std::optional<std::vector<double>> readPairFactors(MetadataFields &fields,
+                                                   const std::string &typeKey,
+                                                   llvm::StringRef name,
+                                                   const ModelSpec &spec) {
   const GgufFile &file = fields.getFile();
-  const TensorEntry *tensor = file.findTensor("rope_freqs.weight");
+  const TensorEntry *tensor = file.findTensor(name);
   if (!tensor)
-    return;
+    return std::nullopt;
   int64_t pairs = spec.rotaryDim / 2;
   if (tensor->type != GgmlType::F32 || tensor->ne.size() != 1 ||
       tensor->numElements != pairs) {
-    fields.fail(typeKey, "is accompanied by tensor 'rope_freqs.weight', "
-                         "which is not " +
-                             llvm::Twine(pairs) +
+    fields.fail(typeKey, "is accompanied by tensor '" + name +
+                             "', which is not " + llvm::Twine(pairs) +
                              " F32 factors (one per rotary pair)");
-    return;
-  }
-  if (spec.ropeScaling.type != RopeScalingType::None) {
-    fields.fail(typeKey, "and tensor 'rope_freqs.weight' both scale the "
-                         "rotary frequencies");
-    return;
+    return std::nullopt;
   }
   llvm::ArrayRef<uint8_t> bytes = file.getBytes(*tensor);
   std::vector<double> factors(pairs);
@@ -55,15 +63,53 @@ void readFrequencyFactors(MetadataFields &fields, const std::string &typeKey,
     float factor;
     std::memcpy(&factor, bytes.data() + i * sizeof(float), sizeof(float));
     if (!(factor > 0.0f) || !std::isfinite(factor)) {
-      fields.fail(typeKey, "is accompanied by tensor 'rope_freqs.weight' "
-                           "whose factor " +
-                               llvm::Twine(i) + " is not a positive number");
-      return;
+      fields.fail(typeKey, "is accompanied by tensor '" + name +
+                               "' whose factor " + llvm::Twine(i) +
+                               " is not a positive number");
+      return std::nullopt;
     }
     factors[i] = factor;
   }
-  spec.ropeScaling.type = RopeScalingType::PerFrequency;
-  spec.ropeScaling.frequencyFactors = std::move(factors);
+  return factors;
+}
+
+/// Rope scaling llama.cpp stores as tensors: Llama 3.1's `rope_freqs`
+/// (per-pair factors), Phi-3's `rope_factors_short` and `_long` (LongRoPE,
+/// with its original context and magnitude in metadata).
+void readFactorTensors(MetadataFields &fields, const std::string &arch,
+                       const std::string &typeKey, ModelSpec &spec) {
+  std::optional<std::vector<double>> perPair =
+      readPairFactors(fields, typeKey, "rope_freqs.weight", spec);
+  std::optional<std::vector<double>> shortFactors =
+      readPairFactors(fields, typeKey, "rope_factors_short.weight", spec);
+  std::optional<std::vector<double>> longFactors =
+      readPairFactors(fields, typeKey, "rope_factors_long.weight", spec);
+  if (!perPair && !shortFactors && !longFactors)
+    return;
+  if (spec.ropeScaling.type != RopeScalingType::None ||
+      (perPair && (shortFactors || longFactors))) {
+    fields.fail(typeKey, "and the rope factor tensors both scale the rotary "
+                         "frequencies");
+    return;
+  }
+  if (perPair) {
+    spec.ropeScaling.type = RopeScalingType::PerFrequency;
+    spec.ropeScaling.frequencyFactors = std::move(*perPair);
+    return;
+  }
+  if (!shortFactors || !longFactors) {
+    fields.fail(typeKey, "is accompanied by only one of tensors "
+                         "'rope_factors_short.weight' and "
+                         "'rope_factors_long.weight'");
+    return;
+  }
+  spec.ropeScaling.type = RopeScalingType::LongRope;
+  spec.ropeScaling.frequencyFactors = std::move(*shortFactors);
+  spec.ropeScaling.longFrequencyFactors = std::move(*longFactors);
+  spec.ropeScaling.originalMaxPositions =
+      getSize(fields, arch + "rope.scaling.original_context_length");
+  spec.ropeScaling.attentionFactor =
+      fields.getFloat(arch + "rope.scaling.attn_factor", 1.0);
 }
 
 /// `<arch>.rope.scaling.*`: llama.cpp writes `none`, `linear`, `yarn` or
@@ -80,19 +126,7 @@ void readRopeScaling(MetadataFields &fields, const std::string &arch,
                              "' is not supported (llmc reads none and "
                              "linear)");
   }
-  readFrequencyFactors(fields, typeKey, spec);
-}
-
-/// A dimension: an integer that products of two cannot overflow (llama.cpp
-/// stores them as u32); ModelSpec::validate checks that it is positive.
-int64_t getSize(MetadataFields &fields, const std::string &key,
-                std::optional<int64_t> fallback = std::nullopt) {
-  int64_t size = fields.getInt(key, fallback);
-  if (size > std::numeric_limits<int32_t>::max()) {
-    fields.fail(key, "is " + llvm::Twine(size) + ", out of range");
-    return 0;
-  }
-  return size;
+  readFactorTensors(fields, arch, typeKey, spec);
 }
 
 void readArchitecture(MetadataFields &fields, const std::string &architecture,
@@ -134,6 +168,13 @@ void readArchitecture(MetadataFields &fields, const std::string &architecture,
       (family.attentionBias == families::AttentionBias::Optional &&
        fields.getFile().findTensor("blk.0.attn_q.bias"));
   spec.qkNorm = family.qkNorm;
+  // llama.cpp reads phi3's window and then runs full attention; llmc keeps
+  // the attention the model was trained with, as from its HF files.
+  if (family.slidingWindow == families::SlidingWindowKey::Direct) {
+    int64_t window = getSize(fields, arch + "attention.sliding_window", 0);
+    if (window < spec.maxPositions)
+      spec.slidingWindow = window;
+  }
   // Without `output.weight` llama.cpp reuses the token embedding.
   spec.tieWordEmbeddings = !fields.getFile().findTensor("output.weight");
 }

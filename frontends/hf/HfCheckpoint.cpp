@@ -5,6 +5,7 @@
 #include "frontends/hf/HfConfig.h"
 #include "frontends/hf/JsonFields.h"
 #include "frontends/hf/PrequantizedWeights.h"
+#include "frontends/llm/families/Family.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -42,9 +43,11 @@ openWeights(llvm::StringRef directory) {
 
 /// The graph builder reads tensors by role without re-checking them, so a
 /// checkpoint that disagrees with its config is rejected here, where the
-/// message can still name the file.
+/// message can still name the file. `files` says which file holds a tensor
+/// (of a part of a fused tensor: the fused one's).
 template <typename Source>
-llvm::Error checkTensors(const ModelSpec &spec, const Source &weights) {
+llvm::Error checkTensors(const ModelSpec &spec, const Source &files,
+                         const plugins::WeightSource &weights) {
   for (const auto &[role, pattern] : spec.tensorNames) {
     llvm::SmallVector<int64_t> expected =
         plugins::getExpectedShape(spec, role);
@@ -52,7 +55,8 @@ llvm::Error checkTensors(const ModelSpec &spec, const Source &weights) {
     for (int64_t layer = 0, e = perLayer ? spec.numLayers : 1; layer < e;
          ++layer) {
       std::string name = llvm::cantFail(spec.tensorName(role, layer));
-      llvm::StringRef file = weights.getTensorFile(name);
+      llvm::StringRef file =
+          files.getTensorFile(plugins::getStoredTensorName(weights, name));
       auto fail = [&](llvm::StringRef where, const llvm::Twine &problem) {
         return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                        where + ": tensor '" + name + "' (" +
@@ -95,20 +99,33 @@ llvm::Expected<plugins::Checkpoint> loadCheckpoint(llvm::StringRef directory) {
   if (!quantization)
     return quantization.takeError();
 
+  // The family says which tensors the checkpoint fuses; its parts are
+  // served as tensors of their own over the unpacked weights.
+  auto getSlices = families::findFamily(spec->family)->getHfSlices;
   plugins::Checkpoint checkpoint;
   if (*quantization) {
     llvm::Expected<std::unique_ptr<PrequantizedWeights>> packed =
         PrequantizedWeights::open(**quantization, std::move(*weights));
     if (!packed)
       return packed.takeError();
-    if (llvm::Error error = checkTensors(*spec, **packed))
+    const PrequantizedWeights &files = **packed;
+    llvm::Expected<std::unique_ptr<plugins::WeightSource>> sliced =
+        families::sliceFusedTensors(std::move(*packed), getSlices, *spec);
+    if (!sliced)
+      return sliced.takeError();
+    if (llvm::Error error = checkTensors(*spec, files, **sliced))
       return std::move(error);
-    checkpoint.weights = std::move(*packed);
+    checkpoint.weights = std::move(*sliced);
     spec->floatWeightsByChoice = true;
   } else {
-    if (llvm::Error error = checkTensors(*spec, **weights))
+    const SafetensorsSource &files = **weights;
+    llvm::Expected<std::unique_ptr<plugins::WeightSource>> sliced =
+        families::sliceFusedTensors(std::move(*weights), getSlices, *spec);
+    if (!sliced)
+      return sliced.takeError();
+    if (llvm::Error error = checkTensors(*spec, files, **sliced))
       return std::move(error);
-    checkpoint.weights = std::move(*weights);
+    checkpoint.weights = std::move(*sliced);
   }
   checkpoint.spec = std::move(*spec);
   return checkpoint;

@@ -17,6 +17,8 @@
 #include "frontends/llm/families/Family.h"
 
 #include "llvm/ADT/StringSwitch.h"
+
+#include <cmath>
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -45,11 +47,41 @@ std::optional<llvm::StringRef> mapActivation(llvm::StringRef name) {
       .Default(std::nullopt);
 }
 
+/// Phi-3's LongRoPE (`longrope`, earlier `su`): short and long factors, and
+/// the magnitude transformers' `_compute_longrope_parameters` gives cos and
+/// sin unless the config sets `attention_factor`.
+void readLongRope(JsonFields &config, JsonFields &params,
+                  const ModelSpec &spec, RopeScaling &scaling) {
+  scaling.type = RopeScalingType::LongRope;
+  scaling.frequencyFactors = params.getNumberList("short_factor");
+  scaling.longFrequencyFactors = params.getNumberList("long_factor");
+  scaling.originalMaxPositions =
+      params.has("original_max_position_embeddings")
+          ? params.getInt("original_max_position_embeddings")
+          : config.getInt("original_max_position_embeddings");
+  if (scaling.originalMaxPositions <= 1) {
+    params.fail("original_max_position_embeddings", "must exceed 1");
+    return;
+  }
+  double factor = static_cast<double>(spec.maxPositions) /
+                  static_cast<double>(scaling.originalMaxPositions);
+  scaling.attentionFactor =
+      params.has("attention_factor") ? params.getNumber("attention_factor")
+      : factor <= 1.0
+          ? 1.0
+          : std::sqrt(1.0 + std::log(factor) /
+                                std::log(static_cast<double>(
+                                    scaling.originalMaxPositions)));
+}
+
 /// `rope_scaling`: null, or an object whose `rope_type` (older configs:
-/// `type`) selects the scaling and its parameters.
+/// `type`) selects the scaling and its parameters. `dynamic` (NTK) scaling
+/// changes nothing within max_position_embeddings, which bounds the
+/// compiled context.
 llvm::Expected<RopeScaling> readRopeScaling(const llvm::json::Object &config,
                                             llvm::StringRef file,
-                                            llvm::StringRef prefix) {
+                                            llvm::StringRef prefix,
+                                            const ModelSpec &spec) {
   RopeScaling scaling;
   JsonFields fields(config, file, prefix);
   if (!fields.has("rope_scaling"))
@@ -73,11 +105,15 @@ llvm::Expected<RopeScaling> readRopeScaling(const llvm::json::Object &config,
     scaling.highFreqFactor = params.getNumber("high_freq_factor");
     scaling.originalMaxPositions =
         params.getInt("original_max_position_embeddings");
-  } else if (!type.empty() && type != "default") {
+  } else if (type == "longrope" || type == "su") {
+    readLongRope(fields, params, spec, scaling);
+  } else if (!type.empty() && type != "default" && type != "dynamic") {
     params.fail(typeKey, "'" + type +
-                             "' is not supported (llmc reads linear and "
-                             "llama3)");
+                             "' is not supported (llmc reads linear, llama3, "
+                             "longrope and dynamic)");
   }
+  if (llvm::Error error = fields.takeError())
+    return std::move(error);
   if (llvm::Error error = params.takeError())
     return std::move(error);
   return scaling;
@@ -150,7 +186,10 @@ llvm::Error readLanguageModel(const llvm::json::Object &config,
   spec.maxPositions = fields.getInt("max_position_embeddings");
   spec.headDim = fields.getInt(
       "head_dim", spec.numHeads > 0 ? spec.hiddenSize / spec.numHeads : 0);
-  spec.rotaryDim = spec.headDim;
+  // Phi-3 and others rotate only part of each head.
+  spec.rotaryDim = static_cast<int64_t>(
+      static_cast<double>(spec.headDim) *
+      fields.getNumber("partial_rotary_factor", 1.0));
   spec.ropePairing = plugins::RopePairing::Half;
   spec.rmsNormEps = fields.getNumber("rms_norm_eps", 1e-6);
   spec.ropeTheta = fields.getNumber("rope_theta", 10000.0);
@@ -169,12 +208,17 @@ llvm::Error readLanguageModel(const llvm::json::Object &config,
   spec.qkNorm = entry->qkNorm;
   if (fields.getBool("mlp_bias", false))
     fields.fail("mlp_bias", "is not supported (MLP projections without bias)");
+  for (llvm::StringRef flag : entry->refusedHfFlags)
+    if (fields.getBool(flag, false))
+      fields.fail(flag, "is not supported for " + entry->name +
+                            " (projections without bias)");
   readSlidingWindow(fields, *entry, spec);
 
   readTokenIds(fields, spec);
   if (llvm::Error error = fields.takeError())
     return error;
-  llvm::Expected<RopeScaling> scaling = readRopeScaling(config, file, prefix);
+  llvm::Expected<RopeScaling> scaling =
+      readRopeScaling(config, file, prefix, spec);
   if (!scaling)
     return scaling.takeError();
   spec.ropeScaling = *scaling;

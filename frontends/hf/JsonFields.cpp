@@ -111,6 +111,25 @@ std::vector<int64_t> JsonFields::getIntList(llvm::StringRef key) {
   return {};
 }
 
+std::vector<double> JsonFields::getNumberList(llvm::StringRef key) {
+  const llvm::json::Value *value = find(key, /*required=*/true);
+  if (!value)
+    return {};
+  std::vector<double> result;
+  if (const llvm::json::Array *list = value->getAsArray()) {
+    for (const llvm::json::Value &element : *list) {
+      std::optional<double> number = element.getAsNumber();
+      if (!number)
+        break;
+      result.push_back(*number);
+    }
+    if (result.size() == list->size())
+      return result;
+  }
+  failType(key, "a list of numbers", *value);
+  return {};
+}
+
 void JsonFields::fail(llvm::StringRef key, const llvm::Twine &problem) {
   if (!firstError)
     firstError =

@@ -47,6 +47,8 @@ public:
                         std::optional<llvm::StringRef> fallback = std::nullopt);
   /// An optional integer or list of integers (token ids); empty when absent.
   std::vector<int64_t> getIntList(llvm::StringRef key);
+  /// A required list of numbers (rope factors).
+  std::vector<double> getNumberList(llvm::StringRef key);
 
   /// Records a problem with field `key` unless an earlier one is recorded.
   void fail(llvm::StringRef key, const llvm::Twine &problem);

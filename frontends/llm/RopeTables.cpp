@@ -8,7 +8,8 @@ namespace llmc::llm {
 
 using plugins::RopeScalingType;
 
-std::vector<double> computeInverseFrequencies(const plugins::ModelSpec &spec) {
+std::vector<double> computeInverseFrequencies(const plugins::ModelSpec &spec,
+                                              int64_t positions) {
   int64_t pairs = spec.rotaryDim / 2;
   std::vector<double> frequencies(pairs);
   for (int64_t i = 0; i < pairs; ++i)
@@ -27,6 +28,15 @@ std::vector<double> computeInverseFrequencies(const plugins::ModelSpec &spec) {
     for (int64_t i = 0; i < pairs; ++i)
       frequencies[i] /= scaling.frequencyFactors[i];
     break;
+  case RopeScalingType::LongRope: {
+    const std::vector<double> &factors =
+        positions > scaling.originalMaxPositions
+            ? scaling.longFrequencyFactors
+            : scaling.frequencyFactors;
+    for (int64_t i = 0; i < pairs; ++i)
+      frequencies[i] /= factors[i];
+    break;
+  }
   case RopeScalingType::Llama3: {
     // Long wavelengths are slowed by `factor`, short ones kept, and the band
     // between interpolated smoothly (Llama 3.1's rope scaling).
@@ -52,7 +62,10 @@ std::vector<double> computeInverseFrequencies(const plugins::ModelSpec &spec) {
 
 llvm::Error addRopeTables(const plugins::ModelSpec &spec, int64_t positions,
                           plugins::OverlayWeightSource &weights) {
-  std::vector<double> frequencies = computeInverseFrequencies(spec);
+  std::vector<double> frequencies = computeInverseFrequencies(spec, positions);
+  // LongRoPE scales the rotated vectors' magnitude; every other scaling
+  // leaves it (attentionFactor 1).
+  double magnitude = spec.ropeScaling.attentionFactor;
   int64_t pairs = static_cast<int64_t>(frequencies.size());
   int64_t width = spec.rotaryDim;
   std::vector<float> cosTable(positions * width), sinTable(positions * width);
@@ -65,8 +78,10 @@ llvm::Error addRopeTables(const plugins::ModelSpec &spec, int64_t positions,
       // implementations compute it, so the tables match theirs.
       float angle = static_cast<float>(position) *
                     static_cast<float>(frequencies[i]);
-      float c = static_cast<float>(std::cos(static_cast<double>(angle)));
-      float s = static_cast<float>(std::sin(static_cast<double>(angle)));
+      float c = static_cast<float>(std::cos(static_cast<double>(angle)) *
+                                   magnitude);
+      float s = static_cast<float>(std::sin(static_cast<double>(angle)) *
+                                   magnitude);
       int64_t first = interleaved ? 2 * i : i;
       int64_t second = interleaved ? 2 * i + 1 : i + pairs;
       cosRow[first] = cosRow[second] = c;

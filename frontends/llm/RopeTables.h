@@ -20,8 +20,9 @@ inline constexpr llvm::StringLiteral kRopeCosName = "llmc.rope.cos";
 inline constexpr llvm::StringLiteral kRopeSinName = "llmc.rope.sin";
 
 /// The inverse frequency of each rotated channel pair, after rope_scaling
-/// (Hugging Face's `_compute_*_parameters`).
-std::vector<double> computeInverseFrequencies(const plugins::ModelSpec &spec);
+/// (Hugging Face's `_compute_*_parameters`), for a context of `positions`.
+std::vector<double> computeInverseFrequencies(const plugins::ModelSpec &spec,
+                                              int64_t positions);
 
 /// Adds the cos and sin tables for positions [0, positions) to `weights`,
 /// laid out for the model's channel pairing.

@@ -33,6 +33,10 @@ MEASURED_BOUNDS = {
     "run_fortune_qwen2_host_f16": ("0.999999560", "0.011"),  # cosine 0.99999985, widest near tie 3.81e-03, 19-48 rows
     "run_fortune_qwen2_host_w4bf16": ("0.9840", "0.5"),  # cosine 0.99368411, widest near tie 3.20e-01, 1-5 rows
     "run_fortune_qwen2_host_w8f16": ("0.9999380", "0.046"),  # cosine 0.99997850, widest near tie 4.20e-02, 17-48 rows
+    "run_tiny_internlm2_bm1684x_w8f16": ("0.99952", None),  # cosine 0.99984235, no near tie, 16-32 rows
+    "run_tiny_internlm2_bm1688_w8f16": ("0.99952", None),  # cosine 0.99984235, no near tie, 16-32 rows
+    "run_tiny_internlm2_cv186x_w8f16": ("0.99952", None),  # cosine 0.99984235, no near tie, 16-32 rows
+    "run_tiny_internlm2_host_w8f16": ("0.99952", None),  # cosine 0.99984170, no near tie, 16-32 rows
     "run_tiny_internvl_bm1684x_w4bf16": ("0.9645", "0.5"),  # cosine 0.98809572, widest near tie 4.69e-01, 3-8 rows
     "run_tiny_internvl_bm1684x_w8f16": ("0.999862", None),  # cosine 0.99995382, no near tie, 8 rows
     "run_tiny_internvl_bm1688_w4bf16": ("0.9645", "0.5"),  # cosine 0.98809572, widest near tie 4.69e-01, 3-8 rows
@@ -70,6 +74,10 @@ MEASURED_BOUNDS = {
     "run_tiny_mistral_bm1688_w8f16": ("0.99923", "0.32"),  # cosine 0.99974396, widest near tie 1.05e-01, 3-4 rows
     "run_tiny_mistral_cv186x_w8f16": ("0.99923", "0.32"),  # cosine 0.99974396, widest near tie 1.05e-01, 3-4 rows
     "run_tiny_mistral_host_w8f16": ("0.99923", "0.32"),  # cosine 0.99974600, widest near tie 1.05e-01, 3-4 rows
+    "run_tiny_phi3_bm1684x_w8f16": ("0.99936", "0.18"),  # cosine 0.99978872, widest near tie 6.00e-02, 9-32 rows
+    "run_tiny_phi3_bm1688_w8f16": ("0.99936", "0.18"),  # cosine 0.99978872, widest near tie 6.00e-02, 9-32 rows
+    "run_tiny_phi3_cv186x_w8f16": ("0.99936", "0.18"),  # cosine 0.99978872, widest near tie 6.00e-02, 9-32 rows
+    "run_tiny_phi3_host_w8f16": ("0.99936", "0.18"),  # cosine 0.99978811, widest near tie 6.00e-02, 9-32 rows
     "run_tiny_qwen2_bm1684x_int8": ("0.99772", "0.07"),  # cosine 0.99923558, widest near tie 2.46e-02, 6-16 rows
     "run_tiny_qwen2_bm1684x_int8_asym": ("0.99770", "0.0088"),  # cosine 0.99923123, widest near tie 2.93e-03, 6-16 rows
     "run_tiny_qwen2_bm1684x_w4bf16": ("0.900", "0.5"),  # cosine 0.96444523, widest near tie 2.54e-01, 1-5 rows

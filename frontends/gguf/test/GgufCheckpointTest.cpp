@@ -144,6 +144,36 @@ TEST(GgufCheckpointTest, ReadsPerFrequencyRopeFactors) {
   EXPECT_THAT(spec->ropeScaling.frequencyFactors, ElementsAre(1.0, 8.0));
 }
 
+/// Phi-3.5 in GGUF: LongRoPE as two factor tensors and metadata, and the
+/// window llama.cpp reads (and then does not apply).
+TEST(GgufCheckpointTest, ReadsPhi3LongRopeAndWindow) {
+  llvm::Expected<ModelSpec> spec = readSpec(
+      tinyMetadata("phi3")
+          .addU32("phi3.rope.scaling.original_context_length", 32)
+          .addF32("phi3.rope.scaling.attn_factor", 1.25f)
+          .addU32("phi3.attention.sliding_window", 16)
+          .addF32Tensor("rope_factors_short.weight", {2}, {1.0f, 2.0f})
+          .addF32Tensor("rope_factors_long.weight", {2}, {3.0f, 4.0f})
+          .build());
+  ASSERT_TRUE(static_cast<bool>(spec)) << llvm::toString(spec.takeError());
+  EXPECT_EQ(spec->family, "phi3");
+  EXPECT_EQ(spec->ropePairing, RopePairing::Half);
+  EXPECT_EQ(spec->slidingWindow, 16);
+  EXPECT_EQ(spec->ropeScaling.type, RopeScalingType::LongRope);
+  EXPECT_THAT(spec->ropeScaling.frequencyFactors, ElementsAre(1.0, 2.0));
+  EXPECT_THAT(spec->ropeScaling.longFrequencyFactors, ElementsAre(3.0, 4.0));
+  EXPECT_EQ(spec->ropeScaling.originalMaxPositions, 32);
+  EXPECT_EQ(spec->ropeScaling.attentionFactor, 1.25);
+  EXPECT_EQ(llvm::cantFail(spec->tensorName(TensorRole::ValueWeight, 1)),
+            "blk.1.attn_qkv.weight:v");
+  EXPECT_THAT(errorMessage(readSpec(
+                  tinyMetadata("phi3")
+                      .addF32Tensor("rope_factors_short.weight", {2}, {1, 2})
+                      .build())),
+              HasSubstr("only one of tensors 'rope_factors_short.weight' and "
+                        "'rope_factors_long.weight'"));
+}
+
 TEST(GgufCheckpointTest, RejectsWhatLlmcCannotHonour) {
   auto error = [](GgufBuilder builder) {
     std::string message = errorMessage(readSpec(builder.build()));
@@ -153,8 +183,8 @@ TEST(GgufCheckpointTest, RejectsWhatLlmcCannotHonour) {
   EXPECT_THAT(error(GgufBuilder()), HasSubstr("metadata 'general.architecture' "
                                               "is missing"));
   EXPECT_THAT(error(tinyMetadata("gemma")),
-              HasSubstr("'gemma' is not supported (llmc reads qwen2, qwen3 "
-                        "and llama)"));
+              HasSubstr("'gemma' is not supported (llmc reads qwen2, qwen3, "
+                        "llama, phi3 and internlm2)"));
   GgufBuilder noLayers;
   noLayers.addString("general.architecture", "qwen2");
   EXPECT_THAT(error(noLayers), HasSubstr("metadata 'qwen2.block_count' is "
@@ -173,7 +203,7 @@ TEST(GgufCheckpointTest, RejectsWhatLlmcCannotHonour) {
                         .addString("llama.rope.scaling.type", "linear")
                         .addF32("llama.rope.scaling.factor", 2.0f)
                         .addF32Tensor("rope_freqs.weight", {2}, {1, 1})),
-              HasSubstr("and tensor 'rope_freqs.weight' both scale the rotary "
+              HasSubstr("and the rope factor tensors both scale the rotary "
                         "frequencies"));
   EXPECT_THAT(error(tinyMetadata("llama").addU32("llama.expert_count", 8)),
               HasSubstr("'llama.expert_count' is positive"));

@@ -12,6 +12,8 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
+#include <cmath>
+
 using namespace llmc::hf;
 using namespace llmc::hf::test;
 using llmc::plugins::ModelSpec;
@@ -341,8 +343,8 @@ TEST_F(HfConfigTest, UnknownModelType) {
   EXPECT_THAT(readError(), AllOf(HasSubstr(configPath + ": field 'model_type'"),
                                  HasSubstr("'gemma2' is not supported (llmc "
                                            "reads qwen2, qwen3, llama, "
-                                           "mistral, internvl_chat and "
-                                           "minicpmv)")));
+                                           "mistral, phi3, internlm2, "
+                                           "internvl_chat and minicpmv)")));
 }
 
 TEST_F(HfConfigTest, UnsupportedActivation) {
@@ -358,6 +360,78 @@ TEST_F(HfConfigTest, MlpBiasUnsupported) {
   config["mlp_bias"] = true;
   writeConfig(std::move(config));
   EXPECT_THAT(readError(), HasSubstr(configPath + ": field 'mlp_bias'"));
+}
+
+/// Phi-3.5: fused projections, a window, LongRoPE on part of each head.
+TEST_F(HfConfigTest, Phi3LongRope) {
+  llvm::json::Object config = llamaConfig();
+  config["model_type"] = "phi3";
+  config["max_position_embeddings"] = 256;
+  config["original_max_position_embeddings"] = 128;
+  config["partial_rotary_factor"] = 0.5;
+  config["sliding_window"] = 48;
+  config["rope_scaling"] =
+      llvm::json::Object{{"type", "longrope"},
+                         {"short_factor", llvm::json::Array{1.0, 2.0, 3.0, 4.0}},
+                         {"long_factor", llvm::json::Array{5.0, 6.0, 7.0, 8.0}}};
+  writeConfig(std::move(config));
+  ModelSpec spec = read();
+  EXPECT_EQ(spec.family, "phi3");
+  EXPECT_EQ(spec.rotaryDim, 8) << "half of head_dim 16";
+  EXPECT_EQ(spec.slidingWindow, 48);
+  EXPECT_EQ(spec.ropeScaling.type, RopeScalingType::LongRope);
+  EXPECT_THAT(spec.ropeScaling.frequencyFactors, ElementsAre(1, 2, 3, 4));
+  EXPECT_THAT(spec.ropeScaling.longFrequencyFactors, ElementsAre(5, 6, 7, 8));
+  EXPECT_EQ(spec.ropeScaling.originalMaxPositions, 128);
+  // transformers: sqrt(1 + ln(256 / 128) / ln(128)).
+  EXPECT_DOUBLE_EQ(spec.ropeScaling.attentionFactor,
+                   std::sqrt(1.0 + std::log(2.0) / std::log(128.0)));
+  EXPECT_EQ(llvm::cantFail(spec.tensorName(TensorRole::KeyWeight, 1)),
+            "model.layers.1.self_attn.qkv_proj.weight:k");
+  EXPECT_EQ(llvm::cantFail(spec.tensorName(TensorRole::UpWeight, 0)),
+            "model.layers.0.mlp.gate_up_proj.weight:up");
+}
+
+TEST_F(HfConfigTest, LongRopeNeedsOnePairOfFactorsPerPair) {
+  llvm::json::Object config = llamaConfig();
+  config["model_type"] = "phi3";
+  config["original_max_position_embeddings"] = 128;
+  config["rope_scaling"] =
+      llvm::json::Object{{"rope_type", "longrope"},
+                         {"short_factor", llvm::json::Array{1.0, 2.0}},
+                         {"long_factor", llvm::json::Array{"x"}}};
+  writeConfig(std::move(config));
+  EXPECT_THAT(readError(),
+              HasSubstr("field 'rope_scaling.long_factor' must be a list of "
+                        "numbers"));
+}
+
+TEST_F(HfConfigTest, InternLM2) {
+  llvm::json::Object config = llamaConfig();
+  config["model_type"] = "internlm2";
+  config["bias"] = false;
+  config["rope_scaling"] =
+      llvm::json::Object{{"type", "dynamic"}, {"factor", 2.0}};
+  writeConfig(std::move(config));
+  ModelSpec spec = read();
+  EXPECT_EQ(spec.family, "internlm2");
+  EXPECT_EQ(spec.ropeScaling.type, RopeScalingType::None)
+      << "dynamic NTK scaling changes nothing within the positions";
+  EXPECT_EQ(llvm::cantFail(spec.tensorName(TensorRole::QueryWeight, 0)),
+            "model.layers.0.attention.wqkv.weight:q");
+  EXPECT_EQ(llvm::cantFail(spec.tensorName(TensorRole::DownWeight, 0)),
+            "model.layers.0.feed_forward.w2.weight");
+  EXPECT_EQ(llvm::cantFail(spec.tensorName(TensorRole::LmHead)),
+            "output.weight");
+}
+
+TEST_F(HfConfigTest, InternLM2BiasRefused) {
+  llvm::json::Object config = llamaConfig();
+  config["model_type"] = "internlm2";
+  config["bias"] = true;
+  writeConfig(std::move(config));
+  EXPECT_THAT(readError(), HasSubstr(configPath + ": field 'bias' is not "
+                                                  "supported for internlm2"));
 }
 
 //===----------------------------------------------------------------------===//

@@ -36,8 +36,8 @@ llvm::ArrayRef<const Family *> getFamilies() {
   // norms reads as Qwen2, one with neither as Llama (which Mistral without
   // a window also is).
   static const Family *const kFamilies[] = {
-      &getQwen2Family(), &getQwen3Family(), &getLlamaFamily(),
-      &getMistralFamily()};
+      &getQwen2Family(),   &getQwen3Family(), &getLlamaFamily(),
+      &getMistralFamily(), &getPhi3Family(),  &getInternLM2Family()};
   return kFamilies;
 }
 
@@ -71,6 +71,39 @@ const Family *matchFamily(bool attentionBias, bool qkNorm) {
       return family;
   }
   return nullptr;
+}
+
+std::vector<plugins::RowSlice>
+sliceConsecutiveRows(const plugins::ModelSpec &spec,
+                     llvm::ArrayRef<plugins::TensorRole> roles,
+                     llvm::ArrayRef<int64_t> rows) {
+  std::vector<plugins::RowSlice> slices;
+  for (int64_t layer = 0; layer < spec.numLayers; ++layer) {
+    int64_t first = 0;
+    for (auto [role, count] : llvm::zip_equal(roles, rows)) {
+      plugins::RowSlice slice;
+      slice.name = llvm::cantFail(spec.tensorName(role, layer));
+      slice.source = llvm::StringRef(slice.name).rsplit(':').first.str();
+      slice.rowRanges = {{first, count}};
+      first += count;
+      slices.push_back(std::move(slice));
+    }
+  }
+  return slices;
+}
+
+llvm::Expected<std::unique_ptr<plugins::WeightSource>>
+sliceFusedTensors(std::unique_ptr<plugins::WeightSource> weights,
+                  std::vector<plugins::RowSlice> (*getSlices)(
+                      const plugins::ModelSpec &spec),
+                  const plugins::ModelSpec &spec) {
+  if (!getSlices)
+    return std::move(weights);
+  llvm::Expected<std::unique_ptr<plugins::SlicedWeightSource>> sliced =
+      plugins::SlicedWeightSource::create(std::move(weights), getSlices(spec));
+  if (!sliced)
+    return sliced.takeError();
+  return std::unique_ptr<plugins::WeightSource>(std::move(*sliced));
 }
 
 std::string listHfModelTypes(llvm::ArrayRef<llvm::StringRef> more) {

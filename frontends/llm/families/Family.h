@@ -12,6 +12,7 @@
 #define LLMC_FRONTENDS_LLM_FAMILIES_FAMILY_H
 
 #include "plugins/ModelSpec.h"
+#include "plugins/SlicedWeights.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
@@ -55,6 +56,9 @@ struct Family {
   /// Q and K are RMS-normalized per head before the rotary embedding.
   bool qkNorm = false;
   SlidingWindowKey slidingWindow = SlidingWindowKey::None;
+  /// config.json flags llmc cannot honour when true (InternLM2's `bias`,
+  /// which also puts one on the output projection).
+  llvm::ArrayRef<llvm::StringLiteral> refusedHfFlags;
   /// llama.cpp permutes Q/K rows at conversion so each rotary pair is two
   /// adjacent channels: the GGUF file's pairing is interleaved.
   bool ggufPermutesQK = false;
@@ -63,7 +67,22 @@ struct Family {
   /// (also the ONNX exports') and GGUF name them.
   void (*nameHfTensors)(plugins::ModelSpec &spec) = nullptr;
   void (*nameGgufTensors)(plugins::ModelSpec &spec) = nullptr;
+  /// The parts of the fused tensors a format stores (Phi-3's qkv_proj),
+  /// under the names the naming functions give their roles; null where the
+  /// format fuses nothing.
+  std::vector<plugins::RowSlice> (*getHfSlices)(
+      const plugins::ModelSpec &spec) = nullptr;
+  std::vector<plugins::RowSlice> (*getGgufSlices)(
+      const plugins::ModelSpec &spec) = nullptr;
 };
+
+/// `weights`, with the parts of its fused tensors served as tensors of their
+/// own when `getSlices` (a family's getHfSlices or getGgufSlices) is set.
+llvm::Expected<std::unique_ptr<plugins::WeightSource>>
+sliceFusedTensors(std::unique_ptr<plugins::WeightSource> weights,
+                  std::vector<plugins::RowSlice> (*getSlices)(
+                      const plugins::ModelSpec &spec),
+                  const plugins::ModelSpec &spec);
 
 /// Every family, in the order ONNX's structural match tries them.
 llvm::ArrayRef<const Family *> getFamilies();
@@ -83,14 +102,37 @@ const Family *matchFamily(bool attentionBias, bool qkNorm);
 std::string listHfModelTypes(llvm::ArrayRef<llvm::StringRef> more = {});
 std::string listGgufArchitectures();
 
+/// The names of one layout in one format: a per-layer role's name is
+/// `layer` + its entry, `{layer}` standing for the index.
+struct TensorNames {
+  const char *embedding, *finalNorm, *lmHead, *layer;
+  const char *attentionNorm, *query, *key, *value, *output;
+  const char *queryBias, *keyBias, *valueBias, *queryNorm, *keyNorm;
+  const char *mlpNorm, *gate, *up, *down;
+};
+
+/// Names every role `spec` uses (after its flags: attentionBias, qkNorm,
+/// tieWordEmbeddings) as `names` says.
+void nameTensors(const TensorNames &names, plugins::ModelSpec &spec);
+
 /// The tensor names of the Llama layout, which the Qwen and Mistral
 /// families share (LlamaLayout.cpp).
 void nameLlamaHfTensors(plugins::ModelSpec &spec);
 void nameLlamaGgufTensors(plugins::ModelSpec &spec);
 
+/// The parts of one fused tensor per layer: `roles` name the parts (as
+/// `<fused>:<part>`, whose fused tensor is the name before the colon), each
+/// taking `rows` consecutive rows in order.
+std::vector<plugins::RowSlice>
+sliceConsecutiveRows(const plugins::ModelSpec &spec,
+                     llvm::ArrayRef<plugins::TensorRole> roles,
+                     llvm::ArrayRef<int64_t> rows);
+
 /// The families' entries (one file each).
+const Family &getInternLM2Family();
 const Family &getLlamaFamily();
 const Family &getMistralFamily();
+const Family &getPhi3Family();
 const Family &getQwen2Family();
 const Family &getQwen3Family();
 

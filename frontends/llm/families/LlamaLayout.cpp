@@ -2,7 +2,7 @@
 //
 // Separate Q/K/V/O projections, gate/up/down MLP, a norm before each: the
 // layout Llama, Mistral and Qwen share, as transformers and llama.cpp name
-// its tensors.
+// its tensors; other layouts differ only in the names (nameTensors).
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,17 +12,8 @@ using llmc::plugins::ModelSpec;
 using llmc::plugins::TensorRole;
 
 namespace llmc::families {
-namespace {
 
-/// The names of one format: a role's name is `prefix` + its entry.
-struct LlamaNames {
-  const char *embedding, *finalNorm, *lmHead, *layer;
-  const char *attentionNorm, *query, *key, *value, *output;
-  const char *queryBias, *keyBias, *valueBias, *queryNorm, *keyNorm;
-  const char *mlpNorm, *gate, *up, *down;
-};
-
-void nameTensors(const LlamaNames &names, ModelSpec &spec) {
+void nameTensors(const TensorNames &names, ModelSpec &spec) {
   std::map<TensorRole, std::string> &roles = spec.tensorNames;
   roles[TensorRole::TokenEmbedding] = names.embedding;
   roles[TensorRole::FinalNorm] = names.finalNorm;
@@ -49,10 +40,8 @@ void nameTensors(const LlamaNames &names, ModelSpec &spec) {
   roles[TensorRole::DownWeight] = layer + names.down;
 }
 
-} // namespace
-
 void nameLlamaHfTensors(ModelSpec &spec) {
-  static const LlamaNames kNames = {
+  static const TensorNames kNames = {
       "model.embed_tokens.weight",
       "model.norm.weight",
       "lm_head.weight",
@@ -76,7 +65,7 @@ void nameLlamaHfTensors(ModelSpec &spec) {
 }
 
 void nameLlamaGgufTensors(ModelSpec &spec) {
-  static const LlamaNames kNames = {
+  static const TensorNames kNames = {
       "token_embd.weight",
       "output_norm.weight",
       "output.weight",

@@ -23,23 +23,26 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LlamaCppSupport.h"
+
 #include "ggml-backend.h"
 #include "ggml-cpu.h"
 #include "llama.h"
-
-#include <dlfcn.h>
-#include <link.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
 
+const char llamacpp::programName[] = "llamacpp_bench";
+
 namespace {
+
+using llamacpp::decode;
+using llamacpp::fail;
 
 struct Options {
   std::string modelPath;
@@ -51,11 +54,6 @@ struct Options {
   int poll = 50;
   bool verbose = false;
 };
-
-[[noreturn]] void fail(const std::string &message) {
-  std::fprintf(stderr, "llamacpp_bench: %s\n", message.c_str());
-  std::exit(1);
-}
 
 void usage() {
   std::fprintf(stderr,
@@ -100,103 +98,6 @@ Options parseOptions(int argc, char **argv) {
   if (options.poll > 100)
     fail("--poll is a level from 0 to 100");
   return options;
-}
-
-/// llama.cpp and ggml log every load step at INFO; only warnings and errors
-/// are shown unless --verbose, so a model file's defects stand out.
-struct LogFilter {
-  bool verbose = false;
-  ggml_log_level lastLevel = GGML_LOG_LEVEL_INFO;
-};
-
-void logCallback(ggml_log_level level, const char *text, void *userData) {
-  auto *filter = static_cast<LogFilter *>(userData);
-  // CONT continues the previous message at that message's level.
-  if (level != GGML_LOG_LEVEL_CONT)
-    filter->lastLevel = level;
-  if (filter->verbose || filter->lastLevel >= GGML_LOG_LEVEL_WARN)
-    std::fputs(text, stderr);
-}
-
-/// The directory of the libllama this program runs with: the prebuilt ggml
-/// CPU backends (one .so per instruction-set variant) lie beside it, and
-/// ggml only looks in the executable's and the current directories itself.
-std::string libllamaDirectory() {
-  Dl_info info;
-  if (!dladdr(reinterpret_cast<void *>(&llama_backend_init), &info) ||
-      !info.dli_fname)
-    fail("cannot locate libllama");
-  std::string path = info.dli_fname;
-  size_t slash = path.rfind('/');
-  return slash == std::string::npos ? "." : path.substr(0, slash);
-}
-
-int collectCpuBackendLibrary(dl_phdr_info *info, size_t, void *data) {
-  const char *name =
-      info->dlpi_name ? std::strrchr(info->dlpi_name, '/') : nullptr;
-  if (name && std::strncmp(name + 1, "libggml-cpu", 11) == 0)
-    *static_cast<std::string *>(data) = name + 1;
-  return 0;
-}
-
-/// The ggml CPU backend ggml loaded: the variant (zen4, haswell, ...) whose
-/// score function rates best for this CPU, and the CPU's name.
-struct CpuBackend {
-  std::string variant = "unknown";
-  std::string cpu;
-};
-
-/// ggml's API names only the device, so the variant is read off the
-/// libggml-cpu-VARIANT.so mapped in; its features go to stderr.
-CpuBackend findCpuBackend(const std::string &searchedDirectory) {
-  ggml_backend_dev_t device =
-      ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_CPU);
-  if (!device)
-    fail("no ggml CPU backend could be loaded from " + searchedDirectory);
-  CpuBackend backend;
-  backend.cpu = ggml_backend_dev_description(device);
-  std::string library;
-  dl_iterate_phdr(collectCpuBackendLibrary, &library);
-  const std::string prefix = "libggml-cpu-", suffix = ".so";
-  if (library.size() > prefix.size() + suffix.size() &&
-      library.compare(library.size() - suffix.size(), suffix.size(), suffix) ==
-          0)
-    backend.variant = library.substr(
-        prefix.size(), library.size() - prefix.size() - suffix.size());
-
-  std::string features;
-  ggml_backend_reg_t reg = ggml_backend_dev_backend_reg(device);
-  auto getFeatures = reinterpret_cast<ggml_backend_get_features_t>(
-      ggml_backend_reg_get_proc_address(reg, "ggml_backend_get_features"));
-  for (auto *feature = getFeatures ? getFeatures(reg) : nullptr;
-       feature && feature->name; ++feature)
-    features += std::string(" ") + feature->name + "=" + feature->value;
-  std::fprintf(stderr, "llamacpp_bench: ggml CPU backend %s (%s) on %s:%s\n",
-               backend.variant.c_str(),
-               library.empty() ? "library not found" : library.c_str(),
-               backend.cpu.c_str(), features.c_str());
-  return backend;
-}
-
-/// Decodes tokens at positions firstPosition... of sequence 0, asking for
-/// the last token's logits only (as generation needs), and waits for it.
-void decode(llama_context *ctx, const std::vector<llama_token> &tokens,
-            int firstPosition) {
-  llama_batch batch =
-      llama_batch_init(static_cast<int32_t>(tokens.size()), 0, 1);
-  for (size_t i = 0; i < tokens.size(); ++i) {
-    batch.token[i] = tokens[i];
-    batch.pos[i] = firstPosition + static_cast<int>(i);
-    batch.n_seq_id[i] = 1;
-    batch.seq_id[i][0] = 0;
-    batch.logits[i] = i + 1 == tokens.size();
-  }
-  batch.n_tokens = static_cast<int32_t>(tokens.size());
-  int32_t status = llama_decode(ctx, batch);
-  llama_synchronize(ctx);
-  llama_batch_free(batch);
-  if (status != 0)
-    fail("llama_decode failed (" + std::to_string(status) + ")");
 }
 
 class Bench {
@@ -264,12 +165,12 @@ std::string jsonNumber(double value, bool present) {
 
 int main(int argc, char **argv) {
   Options options = parseOptions(argc, argv);
-  LogFilter logFilter{options.verbose};
-  llama_log_set(logCallback, &logFilter);
-
-  std::string backendDirectory = libllamaDirectory();
-  ggml_backend_load_all_from_path(backendDirectory.c_str());
-  CpuBackend cpuBackend = findCpuBackend(backendDirectory);
+  llamacpp::CpuBackend cpuBackend = llamacpp::loadCpuBackend(options.verbose);
+  std::fprintf(stderr, "llamacpp_bench: ggml CPU backend %s (%s) on %s:%s\n",
+               cpuBackend.variant.c_str(),
+               cpuBackend.library.empty() ? "library not found"
+                                          : cpuBackend.library.c_str(),
+               cpuBackend.cpu.c_str(), cpuBackend.features.c_str());
   llama_backend_init();
 
   llama_model_params modelParams = llama_model_default_params();

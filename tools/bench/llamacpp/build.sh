@@ -7,20 +7,25 @@
 # ...-haswell.so, ...) so the bench runs the variant a release build of
 # llama.cpp picks for this machine, without compiling llama.cpp here.
 #
-#   tools/bench/llamacpp/build.sh CACHE_DIR
+#   tools/bench/llamacpp/build.sh CACHE_DIR [PROGRAM.cpp OUTPUT]
 #
 # Leaves in CACHE_DIR:
 #   npm/        node-llama-cpp and @node-llama-cpp/linux-x64, pinned;
 #   llama.cpp/  the source of that very build, cloned from the git bundle the
 #               package ships (its headers; its gguf-py for make_gguf.py);
 #   llamacpp_bench.
+# With PROGRAM.cpp and OUTPUT it compiles that program into OUTPUT instead
+# of the bench, in the same way (tools/checkpoints/families/
+# make_family_refs.sh builds llamacpp_logits with it). The program may
+# include this directory's LlamaCppSupport.h. Prints the path of the program.
 # Each step is skipped when its result is already there. Needs npm and the
-# network on the first run only; benchmarks alone use it, never a test.
+# network on the first run only; benchmarks and the scripts that make test
+# data use it, never a test.
 #
 #===-----------------------------------------------------------------------===#
 set -euo pipefail
-if [[ $# -ne 1 ]]; then
-  echo "usage: $0 CACHE_DIR" >&2
+if [[ $# -ne 1 && $# -ne 3 ]]; then
+  echo "usage: $0 CACHE_DIR [PROGRAM.cpp OUTPUT]" >&2
   exit 2
 fi
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -35,7 +40,8 @@ modules="$cache/npm/node_modules"
 bins="$modules/@node-llama-cpp/linux-x64/bins/linux-x64"
 bundle="$modules/node-llama-cpp/llama/gitRelease.bundle"
 source="$cache/llama.cpp"
-bench="$cache/llamacpp_bench"
+program=${2:-$here/LlamaCppBench.cpp}
+output=${3:-$cache/llamacpp_bench}
 
 installed_version() {
   node -p "require('$modules/$1/package.json').version" 2>/dev/null || true
@@ -63,15 +69,18 @@ if [[ "$(git -C "$source" rev-parse HEAD 2>/dev/null)" != "$bundle_commit" ]]; t
   mv "$source.partial" "$source"
 fi
 
-# (c) The bench. The rpath finds the libraries without LD_LIBRARY_PATH; the
-# bench asks ggml to load its CPU backends from the same directory.
-if [[ ! -x "$bench" || "$here/LlamaCppBench.cpp" -nt "$bench" ||
-      "$bins/libllama.$release.so" -nt "$bench" ]]; then
-  echo "build.sh: compiling $bench" >&2
-  g++ -O2 -std=c++17 -Wall -I"$source/include" -I"$source/ggml/include" \
-    "$here/LlamaCppBench.cpp" -o "$bench.partial" \
+# (c) The bench (or PROGRAM.cpp). The rpath finds the libraries without
+# LD_LIBRARY_PATH; the program asks ggml to load its CPU backends from the
+# same directory (LlamaCppSupport.h's loadCpuBackend).
+if [[ ! -x "$output" || "$program" -nt "$output" ||
+      "$here/LlamaCppSupport.h" -nt "$output" ||
+      "$bins/libllama.$release.so" -nt "$output" ]]; then
+  echo "build.sh: compiling $output" >&2
+  mkdir -p "$(dirname "$output")"
+  g++ -O2 -std=c++17 -Wall -I"$here" -I"$source/include" \
+    -I"$source/ggml/include" "$program" -o "$output.partial" \
     -L"$bins" -l:"libllama.$release.so" -l:"libggml.$release.so" \
     -l:libggml-base.so -ldl -Wl,-rpath,"$bins"
-  mv "$bench.partial" "$bench"
+  mv "$output.partial" "$output"
 fi
-echo "$bench"
+echo "$output"

@@ -19,77 +19,20 @@ llama.cpp to load the model and decode token ids.
 import argparse
 import json
 import os
-import struct
 import sys
 import time
 
 import numpy as np
 
-TYPES = ("F16", "Q8_0", "Q4_0")
+# checkpoint_io.py lies beside this script, whose directory Python puts on
+# sys.path.
+from checkpoint_io import LAYER_TENSORS, SafetensorsCheckpoint, add_size_keys, import_gguf
 
-# Per-layer tensors: llama.cpp's name (blk.N. prefix) from Hugging Face's
-# (model.layers.N. prefix), as gguf-py's tensor_mapping.py maps them.
-LAYER_TENSORS = [
-    ("attn_norm.weight", "input_layernorm.weight"),
-    ("attn_q.weight", "self_attn.q_proj.weight"),
-    ("attn_q.bias", "self_attn.q_proj.bias"),
-    ("attn_k.weight", "self_attn.k_proj.weight"),
-    ("attn_k.bias", "self_attn.k_proj.bias"),
-    ("attn_v.weight", "self_attn.v_proj.weight"),
-    ("attn_v.bias", "self_attn.v_proj.bias"),
-    ("attn_output.weight", "self_attn.o_proj.weight"),
-    ("ffn_norm.weight", "post_attention_layernorm.weight"),
-    ("ffn_gate.weight", "mlp.gate_proj.weight"),
-    ("ffn_up.weight", "mlp.up_proj.weight"),
-    ("ffn_down.weight", "mlp.down_proj.weight"),
-]
+TYPES = ("F16", "Q8_0", "Q4_0")
 
 
 def log(message):
     print(f"make_gguf: {message}", file=sys.stderr, flush=True)
-
-
-class SafetensorsCheckpoint:
-    """The tensors of model.safetensors (or of the shards its index lists),
-    read through memory maps as float32 arrays, one tensor at a time."""
-
-    DTYPES = {"BF16": np.uint16, "F16": np.float16, "F32": np.float32}
-
-    def __init__(self, directory):
-        index = os.path.join(directory, "model.safetensors.index.json")
-        if os.path.exists(index):
-            with open(index) as f:
-                files = sorted(set(json.load(f)["weight_map"].values()))
-        else:
-            files = ["model.safetensors"]
-        self.entries = {}
-        for name in files:
-            path = os.path.join(directory, name)
-            with open(path, "rb") as f:
-                (header_size,) = struct.unpack("<Q", f.read(8))
-                header = json.loads(f.read(header_size))
-            header.pop("__metadata__", None)
-            data = np.memmap(path, np.uint8, "r", offset=8 + header_size)
-            for tensor, entry in header.items():
-                self.entries[tensor] = (data, entry)
-
-    def __contains__(self, name):
-        return name in self.entries
-
-    def shape(self, name):
-        return tuple(self.entries[name][1]["shape"])
-
-    def read(self, name):
-        data, entry = self.entries[name]
-        dtype = entry["dtype"]
-        if dtype not in self.DTYPES:
-            raise SystemExit(f"make_gguf: {name}: unsupported dtype {dtype}")
-        begin, end = entry["data_offsets"]
-        values = data[begin:end].view(self.DTYPES[dtype]).reshape(entry["shape"])
-        if dtype == "BF16":
-            # BF16 is the upper half of an F32: widen it exactly.
-            return (values.astype(np.uint32) << 16).view(np.float32)
-        return values.astype(np.float32)
 
 
 def bytes_to_unicode():
@@ -188,12 +131,7 @@ def add_metadata(writer, config, name, qtype, gguf):
     writer.add_name(name)
     writer.add_file_type(file_types[qtype.name])
     writer.add_quantization_version(gguf.GGML_QUANT_VERSION)
-    writer.add_block_count(config["num_hidden_layers"])
-    writer.add_context_length(config["max_position_embeddings"])
-    writer.add_embedding_length(config["hidden_size"])
-    writer.add_feed_forward_length(config["intermediate_size"])
-    writer.add_head_count(config["num_attention_heads"])
-    writer.add_head_count_kv(config["num_key_value_heads"])
+    add_size_keys(writer, config)
     head_dim = config.get("head_dim")
     if head_dim and head_dim != config["hidden_size"] // config["num_attention_heads"]:
         writer.add_key_length(head_dim)
@@ -244,13 +182,7 @@ def main():
     parser.add_argument("type", choices=TYPES, help="Type of every 2-D weight")
     parser.add_argument("--gguf-py", help="llama.cpp's gguf-py directory")
     args = parser.parse_args()
-    if args.gguf_py:
-        sys.path.insert(0, args.gguf_py)
-    try:
-        import gguf
-    except ImportError:
-        raise SystemExit("make_gguf: gguf-py not found: pass --gguf-py "
-                         "LLAMA_CPP/gguf-py or put it on PYTHONPATH")
+    gguf = import_gguf(args.gguf_py, "make_gguf")
 
     started = time.monotonic()
     with open(os.path.join(args.checkpoint, "config.json")) as f:
@@ -259,7 +191,7 @@ def main():
         raise SystemExit(f"make_gguf: model_type {config.get('model_type')!r} "
                          "is not qwen2")
     qtype = gguf.GGMLQuantizationType[args.type]
-    checkpoint = SafetensorsCheckpoint(args.checkpoint)
+    checkpoint = SafetensorsCheckpoint(args.checkpoint, "make_gguf")
     plan = tensor_plan(config, checkpoint, qtype, gguf)
 
     # Written to a temporary name: an interrupted run leaves no GGUF that

@@ -11,32 +11,39 @@
 // decoded after the whole history, which includes every token generated
 // before, then --gen tokens are generated one decode at a time. A turn is
 // one llama_decode (one ubatch), as is every generated token. ggml's CPU
-// backend variant for this CPU is reported on stderr.
+// backend variant for this CPU is reported on stderr. The context holds
+// the tokens of all turns, or --ctx if that is more (llama.cpp rounds it up
+// to a multiple of 256; Phi-3's LongRoPE takes its long factors when it
+// exceeds the original context).
 //
 //   llamacpp_logits MODEL.gguf -o OUT_PREFIX --turn IDS [--turn IDS ...]
-//                   [--gen 16] [--threads 1] [--flash-attn] [--verbose]
+//                   [--gen 16] [--threads 1] [--ctx N] [--flash-attn]
+//                   [--verbose]
 //
-// Not built by Bazel: tools/checkpoints/families/make_family_refs.sh
-// compiles it against the prebuilt libraries of node-llama-cpp's npm package
-// (tools/bench/llamacpp/build.sh installs them).
+// Not built by Bazel: tools/checkpoints/families/make_family_refs.sh has
+// tools/bench/llamacpp/build.sh compile it, with that directory's
+// LlamaCppSupport.h, against the prebuilt libraries of node-llama-cpp's npm
+// package.
 //
 //===----------------------------------------------------------------------===//
 
-#include "ggml-backend.h"
-#include "llama.h"
+#include "LlamaCppSupport.h"
 
-#include <dlfcn.h>
-#include <link.h>
+#include "llama.h"
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <string>
 #include <vector>
 
+const char llamacpp::programName[] = "llamacpp_logits";
+
 namespace {
+
+using llamacpp::decode;
+using llamacpp::fail;
 
 struct Options {
   std::string modelPath;
@@ -44,20 +51,16 @@ struct Options {
   std::vector<std::vector<llama_token>> turns;
   int gen = 16;
   int threads = 1;
+  int context = 0;
   bool flashAttention = false;
   bool verbose = false;
 };
 
-[[noreturn]] void fail(const std::string &message) {
-  std::fprintf(stderr, "llamacpp_logits: %s\n", message.c_str());
-  std::exit(1);
-}
-
 void usage() {
   std::fprintf(stderr,
                "usage: llamacpp_logits MODEL.gguf -o OUT_PREFIX --turn IDS "
-               "[--turn IDS ...] [--gen 16] [--threads 1] [--flash-attn] "
-               "[--verbose]\n");
+               "[--turn IDS ...] [--gen 16] [--threads 1] [--ctx N] "
+               "[--flash-attn] [--verbose]\n");
   std::exit(2);
 }
 
@@ -92,7 +95,7 @@ Options parseOptions(int argc, char **argv) {
     } else if (arg == "--flash-attn") {
       options.flashAttention = true;
     } else if (arg == "-o" || arg == "--turn" || arg == "--gen" ||
-               arg == "--threads") {
+               arg == "--threads" || arg == "--ctx") {
       if (i + 1 == argc)
         usage();
       std::string value = argv[++i];
@@ -102,6 +105,8 @@ Options parseOptions(int argc, char **argv) {
         options.turns.push_back(parseIds(value));
       else if (arg == "--gen")
         options.gen = static_cast<int>(parseInteger(value, arg));
+      else if (arg == "--ctx")
+        options.context = static_cast<int>(parseInteger(value, arg));
       else
         options.threads = static_cast<int>(parseInteger(value, arg));
     } else if (arg[0] != '-' && options.modelPath.empty()) {
@@ -116,76 +121,6 @@ Options parseOptions(int argc, char **argv) {
   if (options.threads < 1 || options.gen < 1)
     fail("--threads and --gen must be at least 1");
   return options;
-}
-
-/// llama.cpp and ggml log every load step at INFO; only warnings and errors
-/// are shown unless --verbose.
-struct LogFilter {
-  bool verbose = false;
-  ggml_log_level lastLevel = GGML_LOG_LEVEL_INFO;
-};
-
-void logCallback(ggml_log_level level, const char *text, void *userData) {
-  auto *filter = static_cast<LogFilter *>(userData);
-  // CONT continues the previous message at that message's level.
-  if (level != GGML_LOG_LEVEL_CONT)
-    filter->lastLevel = level;
-  if (filter->verbose || filter->lastLevel >= GGML_LOG_LEVEL_WARN)
-    std::fputs(text, stderr);
-}
-
-/// The directory of the libllama this program runs with: the prebuilt ggml
-/// CPU backends (one .so per instruction-set variant) lie beside it.
-std::string libllamaDirectory() {
-  Dl_info info;
-  if (!dladdr(reinterpret_cast<void *>(&llama_backend_init), &info) ||
-      !info.dli_fname)
-    fail("cannot locate libllama");
-  std::string path = info.dli_fname;
-  size_t slash = path.rfind('/');
-  return slash == std::string::npos ? "." : path.substr(0, slash);
-}
-
-int collectCpuBackendLibrary(dl_phdr_info *info, size_t, void *data) {
-  const char *name =
-      info->dlpi_name ? std::strrchr(info->dlpi_name, '/') : nullptr;
-  if (name && std::strncmp(name + 1, "libggml-cpu", 11) == 0)
-    *static_cast<std::string *>(data) = name + 1;
-  return 0;
-}
-
-/// Reports which libggml-cpu-VARIANT.so ggml loaded for this CPU.
-void reportCpuBackend(const std::string &searchedDirectory) {
-  ggml_backend_dev_t device =
-      ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_CPU);
-  if (!device)
-    fail("no ggml CPU backend could be loaded from " + searchedDirectory);
-  std::string library;
-  dl_iterate_phdr(collectCpuBackendLibrary, &library);
-  std::fprintf(stderr, "llamacpp_logits: ggml CPU backend %s on %s\n",
-               library.empty() ? "(library not found)" : library.c_str(),
-               ggml_backend_dev_description(device));
-}
-
-/// Decodes `tokens` at positions firstPosition... of sequence 0, with the
-/// logits of the last token only.
-void decode(llama_context *ctx, const std::vector<llama_token> &tokens,
-            int firstPosition) {
-  llama_batch batch =
-      llama_batch_init(static_cast<int32_t>(tokens.size()), 0, 1);
-  for (size_t i = 0; i < tokens.size(); ++i) {
-    batch.token[i] = tokens[i];
-    batch.pos[i] = firstPosition + static_cast<int>(i);
-    batch.n_seq_id[i] = 1;
-    batch.seq_id[i][0] = 0;
-    batch.logits[i] = i + 1 == tokens.size();
-  }
-  batch.n_tokens = static_cast<int32_t>(tokens.size());
-  int32_t status = llama_decode(ctx, batch);
-  llama_synchronize(ctx);
-  llama_batch_free(batch);
-  if (status != 0)
-    fail("llama_decode failed (" + std::to_string(status) + ")");
 }
 
 std::string jsonList(const std::vector<llama_token> &ids) {
@@ -230,12 +165,11 @@ void writeText(const std::string &path, const std::string &text) {
 
 int main(int argc, char **argv) {
   Options options = parseOptions(argc, argv);
-  LogFilter logFilter{options.verbose};
-  llama_log_set(logCallback, &logFilter);
-
-  std::string backendDirectory = libllamaDirectory();
-  ggml_backend_load_all_from_path(backendDirectory.c_str());
-  reportCpuBackend(backendDirectory);
+  llamacpp::CpuBackend cpuBackend = llamacpp::loadCpuBackend(options.verbose);
+  std::fprintf(stderr, "llamacpp_logits: ggml CPU backend %s on %s\n",
+               cpuBackend.library.empty() ? "(library not found)"
+                                          : cpuBackend.library.c_str(),
+               cpuBackend.cpu.c_str());
   llama_backend_init();
 
   llama_model_params modelParams = llama_model_default_params();
@@ -252,7 +186,8 @@ int main(int argc, char **argv) {
     longestDecode = std::max(longestDecode, turn.size() + 1);
   }
   llama_context_params contextParams = llama_context_default_params();
-  contextParams.n_ctx = static_cast<uint32_t>(total);
+  contextParams.n_ctx = static_cast<uint32_t>(
+      std::max(total, static_cast<size_t>(options.context)));
   // A turn, with the last token generated before it, is one ubatch.
   contextParams.n_batch = contextParams.n_ubatch =
       static_cast<uint32_t>(longestDecode);

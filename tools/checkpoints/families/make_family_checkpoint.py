@@ -1,41 +1,61 @@
 #!/usr/bin/python3
 """Writes a tiny random-weight checkpoint of a model family, HF and GGUF.
 
-  make_family_checkpoint.py --family {tiny-llama31,tiny-mistral} -o DIR
+  make_family_checkpoint.py --family FAMILY -o DIR
       --tokenizer-from ../shared/refdata/models/tiny-llama
       [--gguf-py LLAMA_CPP/gguf-py] [--check-tokenizer REF.gguf]
 
 Families (tests/families/README.md describes them):
-  tiny-llama31  LlamaForCausalLM with Llama 3.1's rope scaling ("rope_type":
-                "llama3", factor 8, original context 64);
-  tiny-mistral  MistralForCausalLM with "sliding_window": 32.
-Both: vocab 512, hidden 64, 2 layers, 2 heads / 1 KV head of 32, ffn 128,
-rope theta 1e4, no biases, untied embeddings.
+  tiny-llama31    LlamaForCausalLM with Llama 3.1's rope scaling ("rope_type":
+                  "llama3", factor 8, original context 64);
+  tiny-mistral    MistralForCausalLM with "sliding_window": 32;
+  tiny-phi3       Phi3ForCausalLM: fused qkv_proj and gate_up_proj,
+                  "sliding_window": 48, LongRoPE ("type": "longrope", short
+                  and long factors, original context 256 of 512);
+  tiny-internlm2  InternLM2ForCausalLM (remote code): wqkv packed by KV head,
+                  w1/w3/w2, tok_embeddings and output; 4 heads / 2 KV heads
+                  of 16.
+All: vocab 512, hidden 64, 2 layers, ffn 128, rope theta 1e4, no biases,
+untied embeddings; 2 heads / 1 KV head of 32 except tiny-internlm2.
 
 DIR receives the Hugging Face files (config.json, generation_config.json,
 model.safetensors in F32 with HF tensor names, laid out as the safetensors
 library lays them out: names sorted, {"format": "pt"} metadata), the
 tokenizer.json and tokenizer_config.json copied from --tokenizer-from, and
-model-f32.gguf: what llama.cpp's convert_hf_to_gguf.py (LlamaModel, which
-converts Mistral too) writes for these weights in F32:
-  - architecture `llama`; Q and K weight rows permuted by LlamaModel.permute
-    (n_head for Q, n_head_kv for K), llama.cpp's interleaved RoPE;
-  - for rope_type llama3, the rope_freqs.weight factors of
-    LlamaModel.generate_extra_tensors, evaluated in float32 step by step as
-    torch evaluates that code;
-  - no sliding-window key (convert_hf_to_gguf.py writes none for Mistral, so
+model-f32.gguf: what llama.cpp's convert_hf_to_gguf.py writes for these
+weights in F32:
+  - Llama and Mistral (LlamaModel, which converts Mistral too): architecture
+    `llama`; Q and K weight rows permuted by LlamaModel.permute (n_head for
+    Q, n_head_kv for K), llama.cpp's interleaved RoPE; for rope_type llama3,
+    the rope_freqs.weight factors of LlamaModel.generate_extra_tensors,
+    evaluated in float32 step by step as torch evaluates that code; no
+    sliding-window key (convert_hf_to_gguf.py writes none for Mistral, so
     llama.cpp runs tiny-mistral's GGUF with full attention);
-  - the tokenizer as the reference tiny-llama GGUF carries it (tokenizer
-    model "llama", i.e. SentencePiece): scores 0 for special and byte
-    tokens, -rank for a token its BPE merge of that rank makes, -1e6 for the
-    other single characters; types UNKNOWN/CONTROL/BYTE/NORMAL. With
-    --check-tokenizer the tokenizer.* keys are compared with that GGUF's.
+  - Phi-3 (Phi3MiniModel): architecture `phi3`, the fused tensors as they are
+    (blk.N.attn_qkv, blk.N.ffn_up holding gate then up; NEOX RoPE, so no
+    permutation), the keys of Phi3MiniModel.set_gguf_parameters (with
+    phi3.attention.sliding_window, which llama.cpp reads and then disables
+    for phi3) and phi3.rope.scaling.attn_factor, and the LongRoPE factors
+    as rope_factors_long.weight and rope_factors_short.weight;
+  - InternLM2 (InternLM2Model): architecture `internlm2`, wqkv split into
+    attn_q/attn_k/attn_v as InternLM2Model.modify_tensors splits it, Q and K
+    permuted like Llama's; the keys of TextModel.set_gguf_parameters;
+  - for every family, the tokenizer as the reference tiny-llama GGUF carries
+    it (tokenizer model "llama", i.e. SentencePiece): scores 0 for special
+    and byte tokens, -rank for a token its BPE merge of that rank makes,
+    -1e6 for the other single characters; types UNKNOWN/CONTROL/BYTE/NORMAL.
+    With --check-tokenizer the tokenizer.* keys are compared with that
+    GGUF's. (Phi3MiniModel and InternLM2Model read a tokenizer.model, which
+    these checkpoints do not have.)
 
 Weights come from numpy's default_rng with the family's fixed seed: norms
 1 + 0.1 N(0, 1), matrices N(0, sigma) with the per-tensor sigmas of SIGMAS
 (larger than the usual 0.02 so that logits are not flat and positions and
-the window visibly matter). Python 3 and numpy only, plus llama.cpp's gguf-py
-(--gguf-py, or on PYTHONPATH) for the GGUF. Same bytes on every run.
+the window visibly matter). They are drawn as Llama's separate tensors, in
+llama.cpp's order for Llama, then packed into the family's HF tensors (Q, K
+and V rows with their own sigmas inside a fused QKV). Python 3 and numpy
+only, plus llama.cpp's gguf-py (--gguf-py, or on PYTHONPATH) for the GGUF.
+Same bytes on every run.
 """
 import argparse
 import json
@@ -47,6 +67,13 @@ import struct
 import sys
 
 import numpy as np
+
+# tools/bench/llamacpp/checkpoint_io.py: what this script shares with
+# make_gguf.py there.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)),
+                                "..", "..", "bench", "llamacpp"))
+import checkpoint_io  # noqa: E402
+from checkpoint_io import add_size_keys, import_gguf  # noqa: E402
 
 COMMON = dict(
     vocab_size=512, hidden_size=64, intermediate_size=128,
@@ -74,9 +101,16 @@ SIGMAS = {
     "lm_head.weight": 0.2,
 }
 
+# The LongRoPE factors of tiny-phi3, one per pair of rotary dimensions (16):
+# short 1 + 3/16 (i + 1) (1.1875 .. 4), which apply while the sequence stays
+# within original_max_position_embeddings (256, so in every reference), and
+# long 1 + (i + 1) / 2 (1.5 .. 9) beyond it. All are exact in float32.
+PHI3_SHORT_FACTOR = [1 + 0.1875 * (i + 1) for i in range(16)]
+PHI3_LONG_FACTOR = [1 + 0.5 * (i + 1) for i in range(16)]
+
 FAMILIES = {
     "tiny-llama31": dict(
-        seed=31,
+        seed=31, layout="llama",
         config=dict(
             architectures=["LlamaForCausalLM"], model_type="llama",
             **COMMON, attention_bias=False, mlp_bias=False, pretraining_tp=1,
@@ -84,42 +118,105 @@ FAMILIES = {
                           "low_freq_factor": 1.0, "high_freq_factor": 4.0,
                           "original_max_position_embeddings": 64})),
     "tiny-mistral": dict(
-        seed=8,
+        seed=8, layout="llama",
         config=dict(
             architectures=["MistralForCausalLM"], model_type="mistral",
             **COMMON, sliding_window=32)),
+    "tiny-phi3": dict(
+        # The GGUF's general.name avoids "phi3" and "phi-3": llama.cpp's
+        # vocabulary loader sets Phi-3's token attributes for a model whose
+        # lowercased name contains either, and throws std::out_of_range
+        # (token_to_id.at) when the vocabulary lacks "<|endoftext|>", as
+        # the shared one does.
+        seed=3, layout="phi3", gguf_name="tiny Phi 3",
+        config=dict(
+            architectures=["Phi3ForCausalLM"], model_type="phi3",
+            **COMMON, attention_bias=False, embd_pdrop=0.0, resid_pdrop=0.0,
+            original_max_position_embeddings=256, partial_rotary_factor=1.0,
+            sliding_window=48,
+            rope_scaling={"type": "longrope", "short_factor": PHI3_SHORT_FACTOR,
+                          "long_factor": PHI3_LONG_FACTOR})),
+    "tiny-internlm2": dict(
+        seed=2, layout="internlm2",
+        config=dict(
+            architectures=["InternLM2ForCausalLM"], model_type="internlm2",
+            auto_map={
+                "AutoConfig": "configuration_internlm2.InternLM2Config",
+                "AutoModel": "modeling_internlm2.InternLM2ForCausalLM",
+                "AutoModelForCausalLM": "modeling_internlm2.InternLM2ForCausalLM",
+            },
+            # InternLM2Config has no head_dim: hidden_size / heads (16).
+            **dict({key: value for key, value in COMMON.items() if key != "head_dim"},
+                   num_attention_heads=4, num_key_value_heads=2),
+            bias=False, rope_scaling=None)),
 }
 
 # Per-layer tensors: GGUF name (blk.N.) and Hugging Face name
-# (model.layers.N.), in llama.cpp's order.
-LAYER_TENSORS = [
-    ("attn_norm.weight", "input_layernorm.weight"),
-    ("attn_q.weight", "self_attn.q_proj.weight"),
-    ("attn_k.weight", "self_attn.k_proj.weight"),
-    ("attn_v.weight", "self_attn.v_proj.weight"),
-    ("attn_output.weight", "self_attn.o_proj.weight"),
-    ("ffn_norm.weight", "post_attention_layernorm.weight"),
-    ("ffn_gate.weight", "mlp.gate_proj.weight"),
-    ("ffn_up.weight", "mlp.up_proj.weight"),
-    ("ffn_down.weight", "mlp.down_proj.weight"),
-]
+# (model.layers.N.), in llama.cpp's order: checkpoint_io's, without Qwen2's
+# biases. The weights are drawn as these (Llama's) tensors for every family.
+LAYER_TENSORS = [(gguf_name, hf_name) for gguf_name, hf_name in checkpoint_io.LAYER_TENSORS
+                 if not gguf_name.endswith(".bias")]
+
+# Each layout's tensors: the embedding, final norm and output (HF names),
+# and per layer (GGUF name, HF name, the Llama tensors it packs, in
+# order). A fused Phi-3 tensor stacks its parts' rows; InternLM2's wqkv
+# interleaves them by KV head (pack_internlm2_wqkv), and its GGUF name is
+# None: the converter splits it into attn_q, attn_k and attn_v again.
+LAYOUTS = {
+    "llama": dict(
+        arch="llama", embed="model.embed_tokens.weight", norm="model.norm.weight",
+        output="lm_head.weight",
+        layer=[(gguf_name, hf_name, (hf_name,)) for gguf_name, hf_name in LAYER_TENSORS]),
+    "phi3": dict(
+        arch="phi3", embed="model.embed_tokens.weight", norm="model.norm.weight",
+        output="lm_head.weight",
+        layer=[
+            ("attn_norm.weight", "input_layernorm.weight", ("input_layernorm.weight",)),
+            ("attn_qkv.weight", "self_attn.qkv_proj.weight",
+             ("self_attn.q_proj.weight", "self_attn.k_proj.weight", "self_attn.v_proj.weight")),
+            ("attn_output.weight", "self_attn.o_proj.weight", ("self_attn.o_proj.weight",)),
+            ("ffn_norm.weight", "post_attention_layernorm.weight",
+             ("post_attention_layernorm.weight",)),
+            ("ffn_up.weight", "mlp.gate_up_proj.weight",
+             ("mlp.gate_proj.weight", "mlp.up_proj.weight")),
+            ("ffn_down.weight", "mlp.down_proj.weight", ("mlp.down_proj.weight",)),
+        ]),
+    "internlm2": dict(
+        arch="internlm2", embed="model.tok_embeddings.weight", norm="model.norm.weight",
+        output="output.weight",
+        layer=[
+            ("attn_norm.weight", "attention_norm.weight", ("input_layernorm.weight",)),
+            (None, "attention.wqkv.weight",
+             ("self_attn.q_proj.weight", "self_attn.k_proj.weight", "self_attn.v_proj.weight")),
+            ("attn_output.weight", "attention.wo.weight", ("self_attn.o_proj.weight",)),
+            ("ffn_norm.weight", "ffn_norm.weight", ("post_attention_layernorm.weight",)),
+            ("ffn_gate.weight", "feed_forward.w1.weight", ("mlp.gate_proj.weight",)),
+            ("ffn_up.weight", "feed_forward.w3.weight", ("mlp.up_proj.weight",)),
+            ("ffn_down.weight", "feed_forward.w2.weight", ("mlp.down_proj.weight",)),
+        ]),
+}
 
 
 def log(message):
     print(f"make_family_checkpoint: {message}", file=sys.stderr, flush=True)
 
 
+def head_dim(config):
+    return config.get("head_dim") or config["hidden_size"] // config["num_attention_heads"]
+
+
 def tensor_shapes(config):
-    """(HF name, GGUF name, shape) of every tensor, in llama.cpp's order."""
+    """(Llama HF name, GGUF name, shape) of every tensor, in llama.cpp's
+    order."""
     hidden = config["hidden_size"]
     heads, kv_heads = config["num_attention_heads"], config["num_key_value_heads"]
-    head_dim, inner = config["head_dim"], config["intermediate_size"]
+    dim, inner = head_dim(config), config["intermediate_size"]
     shapes = {
         "input_layernorm.weight": (hidden,),
-        "self_attn.q_proj.weight": (heads * head_dim, hidden),
-        "self_attn.k_proj.weight": (kv_heads * head_dim, hidden),
-        "self_attn.v_proj.weight": (kv_heads * head_dim, hidden),
-        "self_attn.o_proj.weight": (hidden, heads * head_dim),
+        "self_attn.q_proj.weight": (heads * dim, hidden),
+        "self_attn.k_proj.weight": (kv_heads * dim, hidden),
+        "self_attn.v_proj.weight": (kv_heads * dim, hidden),
+        "self_attn.o_proj.weight": (hidden, heads * dim),
         "post_attention_layernorm.weight": (hidden,),
         "mlp.gate_proj.weight": (inner, hidden),
         "mlp.up_proj.weight": (inner, hidden),
@@ -137,7 +234,7 @@ def tensor_shapes(config):
 
 
 def random_weights(family):
-    """HF name -> float32 array, drawn in llama.cpp's tensor order."""
+    """Llama HF name -> float32 array, drawn in llama.cpp's tensor order."""
     spec = FAMILIES[family]
     rng = np.random.default_rng(spec["seed"])
     weights = {}
@@ -150,6 +247,37 @@ def random_weights(family):
             values = sigma * rng.standard_normal(shape)
         weights[hf_name] = values.astype(np.float32)
     return weights
+
+
+def pack_internlm2_wqkv(q, k, v, kv_heads):
+    """modeling_internlm2.py's wqkv: output rows (kv_heads, groups + 2,
+    head_dim), i.e. per KV head its `groups` query heads, then its key head,
+    then its value head; query head h * groups + g reads KV head h."""
+    hidden = q.shape[1]
+    dim = k.shape[0] // kv_heads
+    q = q.reshape(kv_heads, -1, dim, hidden)
+    k = k.reshape(kv_heads, 1, dim, hidden)
+    v = v.reshape(kv_heads, 1, dim, hidden)
+    return np.concatenate([q, k, v], axis=1).reshape(-1, hidden)
+
+
+def layout_weights(layout, config, weights):
+    """The family's HF tensors (name -> array) made of Llama's: renamed,
+    and fused where the family fuses them (see LAYOUTS)."""
+    names = LAYOUTS[layout]
+    hf = {names["embed"]: weights["model.embed_tokens.weight"]}
+    for layer in range(config["num_hidden_layers"]):
+        prefix = f"model.layers.{layer}."
+        for _, hf_name, parts in names["layer"]:
+            values = [weights[prefix + part] for part in parts]
+            if hf_name == "attention.wqkv.weight":
+                hf[prefix + hf_name] = pack_internlm2_wqkv(
+                    *values, config["num_key_value_heads"])
+            else:
+                hf[prefix + hf_name] = np.concatenate(values, axis=0)
+    hf[names["norm"]] = weights["model.norm.weight"]
+    hf[names["output"]] = weights["lm_head.weight"]
+    return hf
 
 
 def write_json(path, value):
@@ -261,24 +389,107 @@ def tokenizer_metadata(directory, vocab_size, gguf):
     return tokens, scores, types
 
 
-def write_gguf(path, name, config, weights, directory, gguf):
-    writer = gguf.GGUFWriter(path + ".partial", "llama")
-    writer.add_name(name)
-    writer.add_type("model")
-    # TextModel.set_gguf_parameters, then LlamaModel's additions.
-    writer.add_block_count(config["num_hidden_layers"])
-    writer.add_context_length(config["max_position_embeddings"])
-    writer.add_embedding_length(config["hidden_size"])
-    writer.add_feed_forward_length(config["intermediate_size"])
-    writer.add_head_count(config["num_attention_heads"])
-    writer.add_head_count_kv(config["num_key_value_heads"])
+def longrope_attention_factor(config):
+    """Phi3MiniModel.generate_extra_tensors' attention factor for "su" and
+    "longrope": sqrt(1 + ln(s) / ln(original context)), s = max_position_
+    embeddings / original_max_position_embeddings (transformers'
+    _compute_longrope_parameters computes the same)."""
+    original = config["original_max_position_embeddings"]
+    scale = config["max_position_embeddings"] / original
+    return math.sqrt(1 + math.log(scale) / math.log(original)) if scale > 1.0 else 1.0
+
+
+def write_model_keys(writer, layout, config, gguf):
+    """The model's keys, as convert_hf_to_gguf.py writes them for the layout
+    (after the general.* ones)."""
+    hidden, heads = config["hidden_size"], config["num_attention_heads"]
+    if layout == "phi3":
+        # Phi3MiniModel.set_gguf_parameters, which does not call TextModel's
+        # (so no rope.scaling.type key: llama.cpp keeps its default, linear
+        # with factor 1), then the attention factor generate_extra_tensors
+        # adds for LongRoPE.
+        writer.add_context_length(config["max_position_embeddings"])
+        writer.add_rope_scaling_orig_ctx_len(config["original_max_position_embeddings"])
+        writer.add_embedding_length(hidden)
+        writer.add_feed_forward_length(config["intermediate_size"])
+        writer.add_block_count(config["num_hidden_layers"])
+        writer.add_head_count(heads)
+        writer.add_head_count_kv(config["num_key_value_heads"])
+        writer.add_layer_norm_rms_eps(config["rms_norm_eps"])
+        writer.add_rope_dimension_count(
+            int(config.get("partial_rotary_factor", 1.0) * hidden) // heads)
+        writer.add_rope_freq_base(config["rope_theta"])
+        writer.add_file_type(gguf.LlamaFileType.ALL_F32)
+        writer.add_sliding_window(config.get("sliding_window") or 0)
+        writer.add_rope_scaling_attn_factors(longrope_attention_factor(config))
+        return
+    # TextModel.set_gguf_parameters (InternLM2Model adds nothing; its config
+    # has no head_dim, so no key_length or value_length).
+    add_size_keys(writer, config)
     writer.add_rope_freq_base(config["rope_theta"])
     writer.add_layer_norm_rms_eps(config["rms_norm_eps"])
-    writer.add_key_length(config["head_dim"])
-    writer.add_value_length(config["head_dim"])
+    if "head_dim" in config:
+        writer.add_key_length(config["head_dim"])
+        writer.add_value_length(config["head_dim"])
     writer.add_file_type(gguf.LlamaFileType.ALL_F32)
-    writer.add_vocab_size(config["vocab_size"])
-    writer.add_rope_dimension_count(config["head_dim"])
+    if layout == "llama":
+        # LlamaModel's additions.
+        writer.add_vocab_size(config["vocab_size"])
+        writer.add_rope_dimension_count(head_dim(config))
+
+
+def split_internlm2_wqkv(wqkv, config):
+    """InternLM2Model.modify_tensors' split of wqkv into Q, K and V rows."""
+    num_heads = config["num_attention_heads"]
+    num_kv_heads = config["num_key_value_heads"]
+    n_embd = config["hidden_size"]
+    q_per_kv = num_heads // num_kv_heads
+    dim = n_embd // num_heads
+    num_groups = num_heads // q_per_kv
+    qkv = wqkv.reshape((num_groups, q_per_kv + 2, dim, n_embd))
+    q, k, v = qkv[:, :q_per_kv], qkv[:, -2], qkv[:, -1]
+    return q.reshape((-1, n_embd)), k.reshape((-1, n_embd)), v.reshape((-1, n_embd))
+
+
+def gguf_tensors(layout, config, hf):
+    """(GGUF name, array) of every tensor, as convert_hf_to_gguf.py converts
+    the family's HF tensors `hf`: the extra tensors of generate_extra_tensors
+    first, then the model's in llama.cpp's order."""
+    heads, kv_heads = config["num_attention_heads"], config["num_key_value_heads"]
+    rope = config.get("rope_scaling") or {}
+    tensors = []
+    if rope.get("rope_type") == "llama3":
+        tensors.append(("rope_freqs.weight", llama3_rope_factors(config)))
+    if layout == "phi3" and rope.get("long_factor"):
+        tensors.append(("rope_factors_long.weight", np.array(rope["long_factor"], np.float32)))
+        tensors.append(("rope_factors_short.weight", np.array(rope["short_factor"], np.float32)))
+    names = LAYOUTS[layout]
+    tensors.append(("token_embd.weight", hf[names["embed"]]))
+    for layer in range(config["num_hidden_layers"]):
+        for gguf_name, hf_name, _ in names["layer"]:
+            values = hf[f"model.layers.{layer}.{hf_name}"]
+            if gguf_name is None:
+                # InternLM2: split, then Q and K permuted like Llama's.
+                q, k, v = split_internlm2_wqkv(values, config)
+                tensors += [(f"blk.{layer}.attn_q.weight", permute(q, heads, heads)),
+                            (f"blk.{layer}.attn_k.weight", permute(k, heads, kv_heads)),
+                            (f"blk.{layer}.attn_v.weight", v)]
+                continue
+            if layout == "llama" and gguf_name == "attn_q.weight":
+                values = permute(values, heads, heads)
+            elif layout == "llama" and gguf_name == "attn_k.weight":
+                values = permute(values, heads, kv_heads)
+            tensors.append((f"blk.{layer}.{gguf_name}", values))
+    tensors.append(("output_norm.weight", hf[names["norm"]]))
+    tensors.append(("output.weight", hf[names["output"]]))
+    return tensors
+
+
+def write_gguf(path, name, layout, config, hf, directory, gguf):
+    writer = gguf.GGUFWriter(path + ".partial", LAYOUTS[layout]["arch"])
+    writer.add_name(name)
+    writer.add_type("model")
+    write_model_keys(writer, layout, config, gguf)
     # The vocabulary: "llama" (SentencePiece) as in the reference GGUF, with
     # its special ids and add_bos/add_eos flags from tokenizer_config.json
     # (gguf.SpecialVocab would read the flags off tokenizer.json's
@@ -296,15 +507,7 @@ def write_gguf(path, name, config, weights, directory, gguf):
     writer.add_add_bos_token(tokenizer_config.get("add_bos_token", True))
     writer.add_add_eos_token(tokenizer_config.get("add_eos_token", False))
 
-    heads, kv_heads = config["num_attention_heads"], config["num_key_value_heads"]
-    if (config.get("rope_scaling") or {}).get("rope_type") == "llama3":
-        writer.add_tensor("rope_freqs.weight", llama3_rope_factors(config))
-    for hf_name, gguf_name, _ in tensor_shapes(config):
-        values = weights[hf_name]
-        if hf_name.endswith("q_proj.weight"):
-            values = permute(values, heads, heads)
-        elif hf_name.endswith("k_proj.weight"):
-            values = permute(values, heads, kv_heads)
+    for gguf_name, values in gguf_tensors(layout, config, hf):
         writer.add_tensor(gguf_name, np.ascontiguousarray(values, np.float32))
     writer.write_header_to_file()
     writer.write_kv_data_to_file()
@@ -338,15 +541,10 @@ def main():
     parser.add_argument("--check-tokenizer", metavar="REF.gguf",
                         help="Compare the tokenizer keys with this GGUF's")
     args = parser.parse_args()
-    if args.gguf_py:
-        sys.path.insert(0, args.gguf_py)
-    try:
-        import gguf
-    except ImportError:
-        raise SystemExit("make_family_checkpoint: gguf-py not found: pass "
-                         "--gguf-py LLAMA_CPP/gguf-py or put it on PYTHONPATH")
+    gguf = import_gguf(args.gguf_py, "make_family_checkpoint")
 
     config = FAMILIES[args.family]["config"]
+    layout = FAMILIES[args.family]["layout"]
     os.makedirs(args.output, exist_ok=True)
     write_json(os.path.join(args.output, "config.json"), config)
     write_json(os.path.join(args.output, "generation_config.json"),
@@ -355,10 +553,11 @@ def main():
     for name in ("tokenizer.json", "tokenizer_config.json"):
         shutil.copyfile(os.path.join(args.tokenizer_from, name),
                         os.path.join(args.output, name))
-    weights = random_weights(args.family)
+    weights = layout_weights(layout, config, random_weights(args.family))
     write_safetensors(os.path.join(args.output, "model.safetensors"), weights)
     gguf_path = os.path.join(args.output, "model-f32.gguf")
-    write_gguf(gguf_path, args.family, config, weights, args.output, gguf)
+    write_gguf(gguf_path, FAMILIES[args.family].get("gguf_name", args.family), layout,
+               config, weights, args.output, gguf)
     if args.check_tokenizer:
         check_tokenizer(gguf_path, args.check_tokenizer, gguf)
     log(f"wrote {args.output}: {len(weights)} tensors, "

@@ -2,18 +2,29 @@
 #===- tools/checkpoints/families/make_family_refs.sh - tests/families ----===#
 #
 # (Re)makes everything in tests/families (its README.md describes the files):
-# the tiny-llama31 and tiny-mistral checkpoints (HF files and F32 GGUF), and
-# their reference logits from two implementations llmc did not write:
+# the tiny-llama31, tiny-mistral, tiny-phi3 and tiny-internlm2 checkpoints
+# (HF files and F32 GGUF), and their reference logits from two
+# implementations llmc did not write:
 #   tiny-llama31.f32.*       llama.cpp on model-f32.gguf;
 #   tiny-mistral-gguf.f32.*  llama.cpp on tiny-mistral's GGUF, which carries
 #                            no sliding window (full causal attention);
 #   tiny-mistral.f32.*       reference_forward.py (the float64 port of HF's
-#                            modeling) with the window of 32.
+#                            modeling) with the window of 32;
+#   tiny-phi3-gguf.f32.*     llama.cpp on tiny-phi3's GGUF: LongRoPE as HF
+#                            applies it here, but llama.cpp disables Phi-3's
+#                            sliding window (full causal attention);
+#   tiny-phi3.f32.*          reference_forward.py with the window of 48 and
+#                            LongRoPE;
+#   tiny-internlm2.f32.*     llama.cpp on model-f32.gguf.
 # The cases and their prompt ids are those of ../shared/refdata's tiny-llama
 # references (short, long, turns). Then it checks the float64 port against
-# llama.cpp (tiny-llama31; tiny-mistral without its window; the shared
-# tiny-llama and its references) to max |dlogit| <= 1e-5 with the same
-# greedy ids, and that the window changes tiny-mistral's long case.
+# llama.cpp (tiny-llama31; tiny-mistral and tiny-phi3 without their window;
+# tiny-phi3 with the long LongRoPE factors, which llama.cpp takes with a
+# context of 512; tiny-internlm2; the shared tiny-llama and its references)
+# to max |dlogit| <= 1e-5 with the same greedy ids; that the windows change
+# the long case and the rope scaling the logits; and that in every reference
+# the greedy top two logits are more than 3e-3 apart and no special token is
+# generated.
 #
 #   tools/checkpoints/families/make_family_refs.sh
 #
@@ -37,7 +48,6 @@ llamacpp_cache=${LLAMACPP_CACHE:-$HOME/.cache/llmc/bench/llamacpp}
 python=${PYTHON:-/usr/bin/python3}
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
 
-release=v0.5.0
 tolerance=1e-5
 cases=(short long turns)
 for case in "${cases[@]}"; do
@@ -45,23 +55,13 @@ for case in "${cases[@]}"; do
     { echo "make_family_refs.sh: no $refdata/refs/tiny-llama.f32.$case.json" >&2; exit 1; }
 done
 
-# (a) llama.cpp: the libraries and source (build.sh skips what is there),
-# then llamacpp_logits against them.
-"$root/tools/bench/llamacpp/build.sh" "$llamacpp_cache" >/dev/null
-bins="$llamacpp_cache/npm/node_modules/@node-llama-cpp/linux-x64/bins/linux-x64"
-source="$llamacpp_cache/llama.cpp"
-gguf_py="$source/gguf-py"
+# (a) llama.cpp: the libraries and source, and llamacpp_logits compiled
+# against them (build.sh skips what is there).
+gguf_py="$llamacpp_cache/llama.cpp/gguf-py"
 logits="$cache/llamacpp_logits"
 mkdir -p "$cache"
-if [[ ! -x "$logits" || "$here/LlamaCppLogits.cpp" -nt "$logits" ||
-      "$bins/libllama.$release.so" -nt "$logits" ]]; then
-  echo "make_family_refs.sh: compiling $logits" >&2
-  g++ -O2 -std=c++17 -Wall -I"$source/include" -I"$source/ggml/include" \
-    "$here/LlamaCppLogits.cpp" -o "$logits.partial" \
-    -L"$bins" -l:"libllama.$release.so" -l:"libggml.$release.so" \
-    -l:libggml-base.so -ldl -Wl,-rpath,"$bins"
-  mv "$logits.partial" "$logits"
-fi
+"$root/tools/bench/llamacpp/build.sh" "$llamacpp_cache" "$here/LlamaCppLogits.cpp" \
+  "$logits" >/dev/null
 
 # llamacpp_logits's --turn and --gen options for a reference's turns.
 turn_options() {
@@ -75,13 +75,13 @@ print(" ".join("--turn " + ",".join(map(str, turn["input_ids"])) for turn in tur
 EOF
 }
 
-llamacpp() {  # MODEL.gguf CASE OUT_PREFIX
+llamacpp() {  # MODEL.gguf CASE OUT_PREFIX [--ctx N]
   # shellcheck disable=SC2046
   "$logits" "$1" -o "$3" --threads 1 \
-    $(turn_options "$refdata/refs/tiny-llama.f32.$2.json") 2>>"$cache/llamacpp.log"
+    $(turn_options "$refdata/refs/tiny-llama.f32.$2.json") "${@:4}" 2>>"$cache/llamacpp.log"
 }
 
-float64() {  # MODEL_DIR CASE OUT_PREFIX [--no-window]
+float64() {  # MODEL_DIR CASE OUT_PREFIX [reference_forward.py run options]
   "$python" "$here/reference_forward.py" run "$1" \
     --ids "$refdata/refs/tiny-llama.f32.$2.json" -o "$3" "${@:4}"
 }
@@ -91,7 +91,7 @@ compare() {
 }
 
 # (b) The checkpoints.
-for family in tiny-llama31 tiny-mistral; do
+for family in tiny-llama31 tiny-mistral tiny-phi3 tiny-internlm2; do
   "$python" "$here/make_family_checkpoint.py" --family "$family" \
     -o "$out/models/$family" --tokenizer-from "$refdata/models/tiny-llama" \
     --gguf-py "$gguf_py" --check-tokenizer "$refdata/models/tiny-llama/model-f32.gguf"
@@ -104,10 +104,14 @@ for case in "${cases[@]}"; do
   llamacpp "$out/models/tiny-llama31/model-f32.gguf" "$case" "$out/refs/tiny-llama31.f32.$case"
   llamacpp "$out/models/tiny-mistral/model-f32.gguf" "$case" "$out/refs/tiny-mistral-gguf.f32.$case"
   float64 "$out/models/tiny-mistral" "$case" "$out/refs/tiny-mistral.f32.$case"
+  llamacpp "$out/models/tiny-phi3/model-f32.gguf" "$case" "$out/refs/tiny-phi3-gguf.f32.$case"
+  float64 "$out/models/tiny-phi3" "$case" "$out/refs/tiny-phi3.f32.$case"
+  llamacpp "$out/models/tiny-internlm2/model-f32.gguf" "$case" "$out/refs/tiny-internlm2.f32.$case"
 done
 grep -m1 "CPU backend" "$cache/llamacpp.log" >&2
 
-# (d) The checks: the float64 port against llama.cpp, then the window.
+# (d) The checks: the float64 port against llama.cpp, then the effects of
+# the windows and rope scalings, then the references' greedy margins.
 check="$cache/check"
 rm -rf "$check"
 mkdir -p "$check"
@@ -119,6 +123,20 @@ for case in "${cases[@]}"; do
   float64 "$out/models/tiny-mistral" "$case" "$check/tiny-mistral-nowindow.f64.$case" --no-window
   compare "$check/tiny-mistral-nowindow.f64.$case" "$out/refs/tiny-mistral-gguf.f32.$case" \
     --tolerance "$tolerance" || failed=1
+  float64 "$out/models/tiny-phi3" "$case" "$check/tiny-phi3-nowindow.f64.$case" --no-window
+  compare "$check/tiny-phi3-nowindow.f64.$case" "$out/refs/tiny-phi3-gguf.f32.$case" \
+    --tolerance "$tolerance" || failed=1
+  # llama.cpp takes the long factors when its context exceeds the original
+  # 256 (HF: when the sequence does).
+  llamacpp "$out/models/tiny-phi3/model-f32.gguf" "$case" "$check/tiny-phi3-ctx512.llamacpp.$case" \
+    --ctx 512
+  float64 "$out/models/tiny-phi3" "$case" "$check/tiny-phi3-nowindow-long.f64.$case" \
+    --no-window --longrope-factors long
+  compare "$check/tiny-phi3-nowindow-long.f64.$case" "$check/tiny-phi3-ctx512.llamacpp.$case" \
+    --tolerance "$tolerance" || failed=1
+  float64 "$out/models/tiny-internlm2" "$case" "$check/tiny-internlm2.f64.$case"
+  compare "$check/tiny-internlm2.f64.$case" "$out/refs/tiny-internlm2.f32.$case" \
+    --tolerance "$tolerance" || failed=1
   float64 "$refdata/models/tiny-llama" "$case" "$check/tiny-llama.f64.$case"
   compare "$check/tiny-llama.f64.$case" "$refdata/refs/tiny-llama.f32.$case" \
     --tolerance "$tolerance" || failed=1
@@ -129,6 +147,19 @@ for case in "${cases[@]}"; do
 done
 compare "$out/refs/tiny-mistral.f32.long" "$check/tiny-mistral-nowindow.f64.long" \
   --expect-change 1e-3 || failed=1
+compare "$out/refs/tiny-phi3.f32.long" "$check/tiny-phi3-nowindow.f64.long" \
+  --expect-change 1e-3 || failed=1
+for case in short long; do
+  float64 "$out/models/tiny-llama31" "$case" "$check/tiny-llama31-norope.f64.$case" --no-rope-scaling
+  compare "$out/refs/tiny-llama31.f32.$case" "$check/tiny-llama31-norope.f64.$case" \
+    --expect-change 1e-3 || failed=1
+  float64 "$out/models/tiny-phi3" "$case" "$check/tiny-phi3-norope.f64.$case" --no-rope-scaling
+  compare "$out/refs/tiny-phi3.f32.$case" "$check/tiny-phi3-norope.f64.$case" \
+    --expect-change 1e-3 || failed=1
+done
+# shellcheck disable=SC2046
+"$python" "$here/reference_forward.py" margins \
+  $(for npy in "$out"/refs/*.npy; do echo "${npy%.npy}"; done) || failed=1
 if [[ $failed -ne 0 ]]; then
   echo "make_family_refs.sh: a check failed (outputs kept in $check)" >&2
   exit 1

@@ -1,20 +1,36 @@
 #!/usr/bin/python3
-"""A float64 numpy port of Hugging Face's Llama and Mistral forward passes.
+"""A float64 numpy port of Hugging Face's Llama, Mistral, Phi-3 and InternLM2.
 
-  reference_forward.py run MODEL_DIR --ids CASE.json -o OUT_PREFIX [--no-window]
+  reference_forward.py run MODEL_DIR --ids CASE.json -o OUT_PREFIX
+      [--no-window] [--no-rope-scaling] [--longrope-factors {short,long}]
   reference_forward.py compare PREFIX_A PREFIX_B [--tolerance 1e-5]
+      [--expect-change MIN]
+  reference_forward.py margins PREFIX... [--min-gap 3e-3]
 
 `run` reads MODEL_DIR's config.json and model.safetensors (F32, F16 or BF16,
-HF tensor names) and does what transformers' LlamaForCausalLM and
-MistralForCausalLM do, in float64 throughout:
+HF tensor names) and does what transformers' LlamaForCausalLM,
+MistralForCausalLM and Phi3ForCausalLM, and InternLM2's remote
+modeling_internlm2.py InternLM2ForCausalLM, do, in float64 throughout:
   - RMSNorm: x / sqrt(mean(x^2) + eps) * weight;
-  - rotate_half RoPE with inv_freq = 1 / theta^(2i/d), rescaled for
-    "rope_type": "llama3" as transformers' _compute_llama3_parameters does
-    (no other rope scaling is accepted);
+  - the projections: separate q/k/v_proj (Llama, Mistral); Phi-3's fused
+    qkv_proj (Q, K, then V columns of its output) and gate_up_proj (gate,
+    then up); InternLM2's wqkv, whose output is (kv_heads, groups + 2,
+    head_dim): per KV head its `groups` query heads, its key head and its
+    value head (modeling_internlm2.py's rearrange), w1 (gate), w3 (up), w2;
+  - rotate_half RoPE with inv_freq = 1 / theta^(2i/d), rescaled as
+    transformers' rope init functions do: "llama3"
+    (_compute_llama3_parameters), and "longrope" (_compute_longrope_
+    parameters, Phi-3: inv_freq / short_factor while the sequence is at
+    most original_max_position_embeddings long, / long_factor beyond, as
+    the rotary embedding's dynamic update picks them; cos and sin times
+    sqrt(1 + ln(max_position_embeddings / original) / ln(original))); no
+    other scaling is accepted. --no-rope-scaling ignores the config's
+    rope_scaling; --longrope-factors forces the short or the long factors;
   - grouped-query attention with the causal mask and, for a config with a
-    sliding_window W (Mistral), the window: a query at position p sees the
-    keys at positions p - W < j <= p, W positions including itself
-    (--no-window runs full causal attention instead);
+    sliding_window W (Mistral, Phi-3), the window: a query at position p
+    sees the keys at positions p - W < j <= p, W positions including itself
+    (transformers' sliding_window_overlay; --no-window runs full causal
+    attention instead);
   - the SiLU-gated MLP, the final norm and lm_head (or the tied embedding).
 It then generates greedily (argmax of the float64 logits, the lowest id on a
 tie) under the protocol of ../shared/refdata's references: CASE.json is one
@@ -33,8 +49,14 @@ whether the prompts and greedy ids agree; it exits 1 when they do not, or
 when the difference exceeds --tolerance. With --expect-change MIN it checks
 the opposite, that two runs differ: the first row by more than MIN.
 
+`margins` checks that references are safe for greedy comparison: in every
+row the top two logits are more than --min-gap apart (so float32 noise
+cannot decide a greedy id), and no generated id is a special token (ids 0-2
+of the shared tokenizer: a runtime that stops at EOS still generates every
+token). It prints the smallest gap of each and exits 1 if one fails.
+
 Python 3 and numpy only. tools/checkpoints/families/make_family_refs.sh runs
-both to make and check tests/families/refs.
+them to make and check tests/families/refs.
 """
 import os
 
@@ -45,44 +67,49 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 import argparse
 import json
 import math
-import struct
 import sys
 
 import numpy as np
+
+# tools/bench/llamacpp/checkpoint_io.py, for reading safetensors.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)),
+                                "..", "..", "bench", "llamacpp"))
+from checkpoint_io import SafetensorsCheckpoint  # noqa: E402
 
 
 def log(message):
     print(f"reference_forward: {message}", file=sys.stderr, flush=True)
 
 
-def read_safetensors(path):
-    """Every tensor of a safetensors file, as float64 arrays."""
-    dtypes = {"F32": np.float32, "F16": np.float16, "BF16": np.uint16}
-    with open(path, "rb") as f:
-        (header_size,) = struct.unpack("<Q", f.read(8))
-        header = json.loads(f.read(header_size))
-        data = f.read()
-    header.pop("__metadata__", None)
-    tensors = {}
-    for name, entry in header.items():
-        if entry["dtype"] not in dtypes:
-            raise SystemExit(f"reference_forward: {name}: unsupported dtype {entry['dtype']}")
-        begin, end = entry["data_offsets"]
-        values = np.frombuffer(data[begin:end], dtypes[entry["dtype"]])
-        if entry["dtype"] == "BF16":
-            values = (values.astype(np.uint32) << 16).view(np.float32)
-        tensors[name] = values.reshape(entry["shape"]).astype(np.float64)
-    return tensors
-
-
-def inverse_frequencies(config, head_dim):
-    """transformers' rope init functions: "default" and "llama3"."""
+def rope_parameters(config, head_dim, seq_len, longrope_factors=None):
+    """(inv_freq, attention_scaling) of transformers' rope init functions
+    for a sequence of seq_len positions: "default", "llama3" and
+    "longrope"."""
     base = config.get("rope_theta", 10000.0)
     inv_freq = 1.0 / base ** (np.arange(0, head_dim, 2, dtype=np.float64) / head_dim)
     rope = config.get("rope_scaling") or {}
     rope_type = rope.get("rope_type", rope.get("type", "default"))
     if rope_type == "default":
-        return inv_freq
+        return inv_freq, 1.0
+    if rope_type == "longrope":
+        # _compute_longrope_parameters with Phi-3's config: the factor is
+        # max_position_embeddings / original_max_position_embeddings. The
+        # rotary embedding's longrope update takes the long factors once
+        # max(position_ids) + 1 exceeds the original context.
+        original = config.get("original_max_position_embeddings",
+                              config["max_position_embeddings"])
+        factor = config["max_position_embeddings"] / original
+        attention_factor = rope.get("attention_factor")
+        if attention_factor is None:
+            attention_factor = (1.0 if factor <= 1.0 else
+                                math.sqrt(1 + math.log(factor) / math.log(original)))
+        if longrope_factors is None:
+            longrope_factors = "long" if seq_len > original else "short"
+        ext_factors = np.asarray(rope[longrope_factors + "_factor"], dtype=np.float64)
+        if ext_factors.shape != inv_freq.shape:
+            raise SystemExit(f"reference_forward: {longrope_factors}_factor has "
+                             f"{ext_factors.size} values, not {inv_freq.size}")
+        return 1.0 / (ext_factors * base ** (np.arange(0, head_dim, 2) / head_dim)), attention_factor
     if rope_type != "llama3":
         raise SystemExit(f"reference_forward: rope_type {rope_type!r} is not supported")
     # _compute_llama3_parameters (attention_factor stays 1).
@@ -97,19 +124,37 @@ def inverse_frequencies(config, head_dim):
     smooth_factor = (old_context_len / wavelen - low_freq_factor) / (high_freq_factor - low_freq_factor)
     smoothed_inv_freq = (1 - smooth_factor) * inv_freq_llama / factor + smooth_factor * inv_freq_llama
     is_medium_freq = ~(wavelen < high_freq_wavelen) & ~(wavelen > low_freq_wavelen)
-    return np.where(is_medium_freq, smoothed_inv_freq, inv_freq_llama)
+    return np.where(is_medium_freq, smoothed_inv_freq, inv_freq_llama), 1.0
+
+
+# Each model type's HF tensor names: the embedding, the final norm and the
+# output, then per layer (model.layers.N.) the two norms.
+NAMES = {
+    "llama": ("model.embed_tokens.weight", "model.norm.weight", "lm_head.weight",
+              "input_layernorm.weight", "post_attention_layernorm.weight"),
+    "internlm2": ("model.tok_embeddings.weight", "model.norm.weight", "output.weight",
+                  "attention_norm.weight", "ffn_norm.weight"),
+}
+NAMES["mistral"] = NAMES["phi3"] = NAMES["llama"]
 
 
 class Model:
-    def __init__(self, directory, window=True):
+    def __init__(self, directory, window=True, rope_scaling=True, longrope_factors=None):
         with open(os.path.join(directory, "config.json")) as f:
             self.config = config = json.load(f)
-        if config.get("model_type") not in ("llama", "mistral"):
-            raise SystemExit(f"reference_forward: model_type {config.get('model_type')!r} "
-                             "is neither llama nor mistral")
+        self.model_type = config.get("model_type")
+        if self.model_type not in NAMES:
+            raise SystemExit(f"reference_forward: model_type {self.model_type!r} is not "
+                             f"one of {', '.join(sorted(NAMES))}")
         if config.get("hidden_act", "silu") != "silu":
             raise SystemExit("reference_forward: only hidden_act silu is supported")
-        self.weights = read_safetensors(os.path.join(directory, "model.safetensors"))
+        if config.get("partial_rotary_factor", 1.0) != 1.0:
+            raise SystemExit("reference_forward: only partial_rotary_factor 1 is supported")
+        if not rope_scaling:
+            self.config = config = dict(config, rope_scaling=None)
+        checkpoint = SafetensorsCheckpoint(directory, "reference_forward")
+        self.weights = {name: checkpoint.read(name).astype(np.float64)
+                        for name in checkpoint.entries}
         biases = [name for name in self.weights if name.endswith(".bias")]
         if biases:
             raise SystemExit(f"reference_forward: biases are not supported: {biases[0]}, ...")
@@ -118,10 +163,12 @@ class Model:
         self.head_dim = config.get("head_dim") or config["hidden_size"] // self.heads
         self.eps = config["rms_norm_eps"]
         self.window = config.get("sliding_window") if window else None
-        self.inv_freq = inverse_frequencies(config, self.head_dim)
-        self.lm_head = self.weights.get("lm_head.weight")
+        self.longrope_factors = longrope_factors
+        (self.embed_name, self.norm_name, lm_head_name,
+         self.attention_norm_name, self.ffn_norm_name) = NAMES[self.model_type]
+        self.lm_head = self.weights.get(lm_head_name)
         if self.lm_head is None or config.get("tie_word_embeddings", False):
-            self.lm_head = self.weights["model.embed_tokens.weight"]
+            self.lm_head = self.weights[self.embed_name]
 
     def rms_norm(self, x, weight):
         return x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + self.eps) * weight
@@ -141,12 +188,38 @@ class Model:
             visible &= key > query - self.window
         return visible
 
+    def qkv(self, x, prefix):
+        """Q [T, heads, head_dim], K and V [T, kv_heads, head_dim] of layer
+        `prefix` (model.layers.N.)."""
+        w = self.weights
+        length = x.shape[0]
+        q_size = self.heads * self.head_dim
+        kv_size = self.kv_heads * self.head_dim
+        if self.model_type == "phi3":
+            # Phi3Attention: qkv_proj's output holds Q, then K, then V.
+            qkv = x @ w[prefix + "self_attn.qkv_proj.weight"].T
+            q, k, v = qkv[:, :q_size], qkv[:, q_size:q_size + kv_size], qkv[:, q_size + kv_size:]
+        elif self.model_type == "internlm2":
+            # InternLM2Attention: "b q (h gs d) -> b q h gs d" with gs =
+            # groups + 2; queries [..., :groups, :] ("b q h gs d -> b q (h
+            # gs) d"), key [..., -2, :], value [..., -1, :].
+            groups = self.heads // self.kv_heads
+            qkv = (x @ w[prefix + "attention.wqkv.weight"].T).reshape(
+                length, self.kv_heads, groups + 2, self.head_dim)
+            q = qkv[:, :, :groups, :].reshape(length, q_size)
+            k, v = qkv[:, :, -2, :], qkv[:, :, -1, :]
+        else:
+            q = x @ w[prefix + "self_attn.q_proj.weight"].T
+            k = x @ w[prefix + "self_attn.k_proj.weight"].T
+            v = x @ w[prefix + "self_attn.v_proj.weight"].T
+        return (q.reshape(length, self.heads, self.head_dim),
+                k.reshape(length, self.kv_heads, self.head_dim),
+                v.reshape(length, self.kv_heads, self.head_dim))
+
     def attention(self, x, prefix, cos, sin, visible):
         w = self.weights
         length = x.shape[0]
-        q = (x @ w[prefix + "q_proj.weight"].T).reshape(length, self.heads, self.head_dim)
-        k = (x @ w[prefix + "k_proj.weight"].T).reshape(length, self.kv_heads, self.head_dim)
-        v = (x @ w[prefix + "v_proj.weight"].T).reshape(length, self.kv_heads, self.head_dim)
+        q, k, v = self.qkv(x, prefix)
         q = self.rope(q.transpose(1, 0, 2), cos, sin)
         k = self.rope(k.transpose(1, 0, 2), cos, sin)
         v = v.transpose(1, 0, 2)
@@ -160,30 +233,46 @@ class Model:
         probs = np.exp(scores)
         probs /= probs.sum(axis=-1, keepdims=True)
         out = (probs @ v).transpose(1, 0, 2).reshape(length, self.heads * self.head_dim)
-        return out @ w[prefix + "o_proj.weight"].T
+        output = "attention.wo.weight" if self.model_type == "internlm2" else "self_attn.o_proj.weight"
+        return out @ w[prefix + output].T
 
     def mlp(self, x, prefix):
         w = self.weights
-        gate = x @ w[prefix + "gate_proj.weight"].T
-        up = x @ w[prefix + "up_proj.weight"].T
-        return (gate / (1.0 + np.exp(-gate)) * up) @ w[prefix + "down_proj.weight"].T
+        if self.model_type == "phi3":
+            # Phi3MLP: gate_up_proj's output chunked in two, gate first.
+            gate, up = np.split(x @ w[prefix + "mlp.gate_up_proj.weight"].T, 2, axis=-1)
+            down = w[prefix + "mlp.down_proj.weight"]
+        elif self.model_type == "internlm2":
+            # InternLM2MLP: w2(silu(w1(x)) * w3(x)).
+            gate = x @ w[prefix + "feed_forward.w1.weight"].T
+            up = x @ w[prefix + "feed_forward.w3.weight"].T
+            down = w[prefix + "feed_forward.w2.weight"]
+        else:
+            gate = x @ w[prefix + "mlp.gate_proj.weight"].T
+            up = x @ w[prefix + "mlp.up_proj.weight"].T
+            down = w[prefix + "mlp.down_proj.weight"]
+        return (gate / (1.0 + np.exp(-gate)) * up) @ down.T
 
     def last_logits(self, ids):
         """The logits after the last of `ids` (positions 0..len-1)."""
         w = self.weights
         length = len(ids)
-        angles = np.arange(length, dtype=np.float64)[:, None] * self.inv_freq[None, :]
+        inv_freq, scaling = rope_parameters(self.config, self.head_dim, length,
+                                            self.longrope_factors)
+        angles = np.arange(length, dtype=np.float64)[:, None] * inv_freq[None, :]
         angles = np.concatenate([angles, angles], axis=-1)
         cos, sin = np.cos(angles), np.sin(angles)
+        if scaling != 1.0:
+            cos, sin = cos * scaling, sin * scaling
         visible = self.mask(length)
-        h = w["model.embed_tokens.weight"][np.asarray(ids)]
+        h = w[self.embed_name][np.asarray(ids)]
         for layer in range(self.config["num_hidden_layers"]):
             prefix = f"model.layers.{layer}."
-            x = self.rms_norm(h, w[prefix + "input_layernorm.weight"])
-            h = h + self.attention(x, prefix + "self_attn.", cos, sin, visible)
-            x = self.rms_norm(h, w[prefix + "post_attention_layernorm.weight"])
-            h = h + self.mlp(x, prefix + "mlp.")
-        h = self.rms_norm(h[-1], w["model.norm.weight"])
+            x = self.rms_norm(h, w[prefix + self.attention_norm_name])
+            h = h + self.attention(x, prefix, cos, sin, visible)
+            x = self.rms_norm(h, w[prefix + self.ffn_norm_name])
+            h = h + self.mlp(x, prefix)
+        h = self.rms_norm(h[-1], w[self.norm_name])
         return self.lm_head @ h
 
 
@@ -197,7 +286,9 @@ def read_turns(path):
 
 
 def run(args):
-    model = Model(args.model, window=not args.no_window)
+    model = Model(args.model, window=not args.no_window,
+                  rope_scaling=not args.no_rope_scaling,
+                  longrope_factors=args.longrope_factors)
     history, rows, turns = [], [], []
     for input_ids, count in read_turns(args.ids):
         history += input_ids
@@ -217,7 +308,12 @@ def run(args):
     with open(args.output + ".json", "w") as f:
         f.write(json.dumps(result))
     window = model.window if model.window else "none"
-    log(f"wrote {args.output}.{{npy,json}}: {len(rows)} tokens (window {window})")
+    rope = model.config.get("rope_scaling") or {}
+    rope = rope.get("rope_type", rope.get("type", "none"))
+    if rope == "longrope" and args.longrope_factors:
+        rope += f", {args.longrope_factors} factors"
+    log(f"wrote {args.output}.{{npy,json}}: {len(rows)} tokens "
+        f"(window {window}, rope scaling {rope})")
 
 
 def compare(args):
@@ -255,6 +351,23 @@ def compare(args):
     return 0
 
 
+def margins(args):
+    failed = 0
+    for prefix in args.prefixes:
+        with open(prefix + ".json") as f:
+            generated = json.load(f)["generated"]
+        top2 = -np.partition(-np.load(prefix + ".npy").astype(np.float64), 1, axis=1)[:, :2]
+        gaps = top2[:, 0] - top2[:, 1]
+        special = sorted({t for t in generated if t <= args.last_special})
+        ok = gaps.min() > args.min_gap and not special
+        print(f"{os.path.basename(prefix)}: smallest top-2 gap {gaps.min():.3g}"
+              f" (row {int(gaps.argmin())})"
+              + (f", special ids generated: {special}" if special else "")
+              + ("" if ok else "  FAILS"))
+        failed |= not ok
+    return int(failed)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
@@ -266,6 +379,10 @@ def main():
                             help="Prefix of the .npy and .json to write")
     run_parser.add_argument("--no-window", action="store_true",
                             help="Ignore the config's sliding_window")
+    run_parser.add_argument("--no-rope-scaling", action="store_true",
+                            help="Ignore the config's rope_scaling (plain RoPE)")
+    run_parser.add_argument("--longrope-factors", choices=("short", "long"),
+                            help="LongRoPE: use these factors whatever the length")
     compare_parser = commands.add_parser("compare", help="Compare two outputs")
     compare_parser.add_argument("a", help="Prefix of the first .npy and .json")
     compare_parser.add_argument("b", help="Prefix of the second .npy and .json")
@@ -275,10 +392,19 @@ def main():
                                 help="The outputs should differ: fail unless the "
                                 "first token's logits differ by more than MIN "
                                 "(then greedy ids may differ)")
+    margins_parser = commands.add_parser("margins", help="Check references' greedy margins")
+    margins_parser.add_argument("prefixes", nargs="+", metavar="PREFIX",
+                                help="Prefix of a .npy and .json")
+    margins_parser.add_argument("--min-gap", type=float, default=3e-3,
+                                help="Smallest allowed gap between the top two logits")
+    margins_parser.add_argument("--last-special", type=int, default=2,
+                                help="Generated ids up to this one fail (special tokens)")
     args = parser.parse_args()
     if args.command == "run":
         run(args)
         return 0
+    if args.command == "margins":
+        return margins(args)
     return compare(args)
 
 

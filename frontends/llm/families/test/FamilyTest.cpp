@@ -18,14 +18,15 @@ TEST(FamilyTest, FindsFamiliesByTheirFormatsNames) {
   // llama.cpp writes Mistral as `llama`: no architecture of its own.
   EXPECT_EQ(findGgufFamily("mistral"), nullptr);
   EXPECT_EQ(findFamily("mistral"), &getMistralFamily());
-  EXPECT_EQ(findFamily("internlm2"), nullptr);
+  EXPECT_EQ(findFamily("gemma2"), nullptr);
 }
 
 TEST(FamilyTest, ListsNamesForErrors) {
-  EXPECT_EQ(listHfModelTypes(), "qwen2, qwen3, llama and mistral");
+  EXPECT_EQ(listHfModelTypes(),
+            "qwen2, qwen3, llama, mistral, phi3 and internlm2");
   EXPECT_EQ(listHfModelTypes({"minicpmv"}),
-            "qwen2, qwen3, llama, mistral and minicpmv");
-  EXPECT_EQ(listGgufArchitectures(), "qwen2, qwen3 and llama");
+            "qwen2, qwen3, llama, mistral, phi3, internlm2 and minicpmv");
+  EXPECT_EQ(listGgufArchitectures(), "qwen2, qwen3, llama, phi3 and internlm2");
 }
 
 /// What an ONNX export, which names no family, reads as.
@@ -63,6 +64,55 @@ TEST(FamilyTest, NamesTensorsAsEachFormatDoes) {
             "model.layers.3.mlp.down_proj.weight");
   EXPECT_EQ(llvm::cantFail(gguf.tensorName(TensorRole::DownWeight, 3)),
             "blk.3.ffn_down.weight");
+}
+
+/// A model with 4 query heads, 2 key/value heads of 2 rows each, an MLP of
+/// 3, and 1 layer.
+ModelSpec fusedSpec(const Family &family, bool gguf) {
+  ModelSpec spec;
+  spec.numLayers = 1;
+  spec.numHeads = 4;
+  spec.numKvHeads = 2;
+  spec.headDim = 2;
+  spec.intermediateSize = 3;
+  (gguf ? family.nameGgufTensors : family.nameHfTensors)(spec);
+  return spec;
+}
+
+TEST(FamilyTest, Phi3SlicesQkvAndGateUpInTurn) {
+  for (bool gguf : {false, true}) {
+    const Family &phi3 = getPhi3Family();
+    ModelSpec spec = fusedSpec(phi3, gguf);
+    std::vector<llmc::plugins::RowSlice> slices =
+        (gguf ? phi3.getGgufSlices : phi3.getHfSlices)(spec);
+    ASSERT_EQ(slices.size(), 5u);
+    EXPECT_EQ(slices[0].name, gguf ? "blk.0.attn_qkv.weight:q"
+                                   : "model.layers.0.self_attn.qkv_proj."
+                                     "weight:q");
+    EXPECT_EQ(slices[0].source, gguf ? "blk.0.attn_qkv.weight"
+                                     : "model.layers.0.self_attn.qkv_proj."
+                                       "weight");
+    using Ranges = std::vector<std::pair<int64_t, int64_t>>;
+    EXPECT_EQ(slices[0].rowRanges, (Ranges{{0, 8}}));
+    EXPECT_EQ(slices[1].rowRanges, (Ranges{{8, 4}}));
+    EXPECT_EQ(slices[2].rowRanges, (Ranges{{12, 4}}));
+    EXPECT_EQ(slices[3].rowRanges, (Ranges{{0, 3}})) << "gate first";
+    EXPECT_EQ(slices[4].rowRanges, (Ranges{{3, 3}}));
+  }
+}
+
+/// wqkv is grouped by key/value head: q q k v | q q k v.
+TEST(FamilyTest, InternLM2SlicesWqkvByGroup) {
+  const Family &internlm2 = getInternLM2Family();
+  EXPECT_EQ(internlm2.getGgufSlices, nullptr) << "llama.cpp splits wqkv";
+  ModelSpec spec = fusedSpec(internlm2, false);
+  std::vector<llmc::plugins::RowSlice> slices = internlm2.getHfSlices(spec);
+  ASSERT_EQ(slices.size(), 3u);
+  using Ranges = std::vector<std::pair<int64_t, int64_t>>;
+  EXPECT_EQ(slices[0].name, "model.layers.0.attention.wqkv.weight:q");
+  EXPECT_EQ(slices[0].rowRanges, (Ranges{{0, 4}, {8, 4}}));
+  EXPECT_EQ(slices[1].rowRanges, (Ranges{{4, 2}, {12, 2}}));
+  EXPECT_EQ(slices[2].rowRanges, (Ranges{{6, 2}, {14, 2}}));
 }
 
 } // namespace
