@@ -13,6 +13,7 @@
 #include "dialects/tpu/IR/TpuOps.h"
 
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
+#include "mlir/Transforms/DialectConversion.h"
 
 using namespace mlir;
 
@@ -61,19 +62,21 @@ FailureOr<Value> quantizeInput(PatternRewriter &rewriter,
   return quantize(rewriter, op, castElements(rewriter, op, input, act), *type);
 }
 
-class MatMulToA8MatMul : public OpRewritePattern<top::MatMulOp> {
+class MatMulToA8MatMul : public OpConversionPattern<top::MatMulOp> {
 public:
   MatMulToA8MatMul(MLIRContext *context, SelectorRef selector)
-      : OpRewritePattern(context, /*benefit=*/2),
+      : OpConversionPattern(context, /*benefit=*/2),
         selector(std::move(selector)) {}
 
-  LogicalResult matchAndRewrite(top::MatMulOp op,
-                                PatternRewriter &rewriter) const override {
-    if (!operandsAreLowered(op) || !isQuantizableMatMul(op) ||
+  LogicalResult
+  matchAndRewrite(top::MatMulOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!isQuantizableMatMul(op) ||
         !quantizesActivations(selector->getMode(op)))
       return rewriter.notifyMatchFailure(op, "is not an INT8 Linear");
-    FailureOr<Value> input = quantizeInput(rewriter, *selector, op,
-                                           op.getInput(), getLocationName(op));
+    FailureOr<Value> input =
+        quantizeInput(rewriter, *selector, op, adaptor.getInput(),
+                      getLocationName(op));
     if (failed(input))
       return failure();
     auto weight = op.getRight().getDefiningOp<top::WeightOp>();
@@ -81,7 +84,7 @@ public:
         createQuantizedWeight(rewriter, op, weight, getInt8WeightScheme());
     FloatType act = selector->getActivationType(op);
     Value operands[] = {*input, quantized.weight, quantized.scale,
-                        castElements(rewriter, op, op.getBias(), act)};
+                        castElements(rewriter, op, adaptor.getBias(), act)};
     rewriter.replaceOp(op, tpu::A8MatMulOp::create(
                                rewriter, op.getLoc(),
                                TypeRange{op.getType().clone(act)}, operands));
@@ -92,15 +95,16 @@ private:
   SelectorRef selector;
 };
 
-class MLPToA8MLP : public OpRewritePattern<top::MLPOp> {
+class MLPToA8MLP : public OpConversionPattern<top::MLPOp> {
 public:
   MLPToA8MLP(MLIRContext *context, SelectorRef selector)
-      : OpRewritePattern(context, /*benefit=*/2),
+      : OpConversionPattern(context, /*benefit=*/2),
         selector(std::move(selector)) {}
 
-  LogicalResult matchAndRewrite(top::MLPOp op,
-                                PatternRewriter &rewriter) const override {
-    if (!operandsAreLowered(op) || !isQuantizableMLP(op) ||
+  LogicalResult
+  matchAndRewrite(top::MLPOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!isQuantizableMLP(op) ||
         !quantizesActivations(selector->getMode(op)))
       return rewriter.notifyMatchFailure(op, "is not an INT8 MLP");
     FloatType act = selector->getActivationType(op);
@@ -109,8 +113,9 @@ public:
         selector->getActivationQuantType(op, getIntermediateName(down), act);
     if (failed(intermediate))
       return failure();
-    FailureOr<Value> input = quantizeInput(rewriter, *selector, op,
-                                           op.getInput(), getLocationName(op));
+    FailureOr<Value> input =
+        quantizeInput(rewriter, *selector, op, adaptor.getInput(),
+                      getLocationName(op));
     if (failed(input))
       return failure();
     SmallVector<QuantizedWeight, 3> quantized;

@@ -9,7 +9,9 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
-#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/IR/Iterators.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/DialectConversion.h"
 
 #include <set>
 
@@ -57,33 +59,51 @@ llvm::Expected<LoweringOptions> parseOptions(llvm::StringRef mode,
   return options;
 }
 
-/// Converts the values each function returns back to its declared result
-/// types: piece outputs keep the types the graph builder gave them.
-LogicalResult restoreResultTypes(func::FuncOp function) {
-  if (function.isExternal())
-    return success();
-  WalkResult walked = function.walk([&](func::ReturnOp ret) {
-    OpBuilder builder(ret);
+/// The tpu.Cast, before `user`, of `value` to `type` (float tensors of one
+/// shape), or an error on `user` when no element-type conversion does it.
+FailureOr<Value> castTo(Operation *user, Value value, Type type) {
+  auto from = dyn_cast<RankedTensorType>(value.getType());
+  auto to = dyn_cast<RankedTensorType>(type);
+  if (!from || !to || from.getShape() != to.getShape() ||
+      !isa<FloatType>(from.getElementType()) ||
+      !isa<FloatType>(to.getElementType()))
+    return user->emitOpError("needs ")
+           << value.getType() << " as " << type << ", which no tpu op converts";
+  OpBuilder builder(user);
+  return Value(llmc::tpu::CastOp::create(builder, value.getLoc(), to, value));
+}
+
+/// The conversion leaves an unrealized cast where a lowered value meets a
+/// user that keeps its top type: a piece output (func.return keeps the types
+/// the graph builder gave the piece). Each becomes a tpu.Cast before its
+/// return, in the order of the outputs.
+LogicalResult castAtPieceOutputs(Operation *root) {
+  WalkResult walked = root->walk([&](func::ReturnOp ret) {
     for (OpOperand &operand : ret->getOpOperands()) {
-      Type declared = function.getResultTypes()[operand.getOperandNumber()];
-      Value value = operand.get();
-      if (value.getType() == declared)
+      auto cast = operand.get().getDefiningOp<UnrealizedConversionCastOp>();
+      if (!cast)
         continue;
-      auto from = dyn_cast<RankedTensorType>(value.getType());
-      auto to = dyn_cast<RankedTensorType>(declared);
-      if (!from || !to || from.getShape() != to.getShape() ||
-          !isa<FloatType>(from.getElementType()) ||
-          !isa<FloatType>(to.getElementType())) {
-        ret.emitOpError("returns ")
-            << value.getType() << " where the function declares " << declared;
+      if (cast.getNumOperands() != 1)
+        return WalkResult(cast.emitOpError("joins several values"));
+      FailureOr<Value> converted =
+          castTo(ret, cast.getOperand(0), operand.get().getType());
+      if (failed(converted))
         return WalkResult::interrupt();
-      }
-      operand.set(
-          llmc::tpu::CastOp::create(builder, value.getLoc(), to, value));
+      operand.set(*converted);
     }
     return WalkResult::advance();
   });
-  return failure(walked.wasInterrupted());
+  if (walked.wasInterrupted())
+    return failure();
+  WalkResult leftover = root->walk([](UnrealizedConversionCastOp cast) {
+    if (cast->use_empty()) {
+      cast.erase();
+      return WalkResult::advance();
+    }
+    return WalkResult(cast.emitOpError("is left by the lowering for a user "
+                                       "that is not a piece output"));
+  });
+  return failure(leftover.wasInterrupted());
 }
 
 struct TpuLowerTopPass
@@ -142,41 +162,46 @@ struct TpuLowerTopPass
     });
     if (badPin)
       return signalPassFailure();
+    // Every top op but the graph's leaves (inputs, weights, none) becomes
+    // tpu. An op's element types follow from its own mode (the qtable may
+    // give each op another), not from its operands' types, so the patterns
+    // take their operands as lowered, with no type converter, and cast
+    // where they need; the driver visits producers before their users.
+    ConversionTarget target(getContext());
+    target.addLegalDialect<llmc::tpu::TpuDialect, func::FuncDialect>();
+    target.addIllegalDialect<llmc::top::TopDialect>();
+    target.addLegalOp<llmc::top::InputOp, llmc::top::WeightOp,
+                      llmc::top::NoneOp>();
+    ConversionConfig config;
+    // Piece outputs keep their top types: castAtPieceOutputs turns the
+    // driver's placeholder casts into tpu.Cast.
+    config.buildMaterializations = false;
+    // Folding is canonicalization's job, not lowering's.
+    config.foldingMode = DialectConversionFoldingMode::Never;
     // Patterns report why an op cannot lower (a group size that does not
-    // divide K); the generic message below is only for silent failures. The
-    // driver may try a pattern on an op again after lowering its operands:
-    // each diagnostic is shown once.
-    bool reported = false;
-    {
-      std::set<std::pair<const void *, std::string>> shown;
-      ScopedDiagnosticHandler handler(root->getContext(), [&](Diagnostic &d) {
-        reported |= d.getSeverity() == DiagnosticSeverity::Error;
-        bool repeated =
-            !shown.emplace(d.getLocation().getAsOpaquePointer(), d.str())
-                 .second;
-        return success(repeated);
-      });
-      // Top-down, producers lower before their users, so casts see final
-      // element types; folding is canonicalization's job, not lowering's.
-      GreedyRewriteConfig config;
-      config.setUseTopDownTraversal(true).enableFolding(false);
-      (void)applyPatternsGreedily(root, patterns, config);
-    }
-    bool failed = reported;
-    root->walk([&](Operation *op) {
-      if (!isa<llmc::top::TopDialect>(op->getDialect()) ||
-          isa<llmc::top::InputOp, llmc::top::WeightOp, llmc::top::NoneOp>(op))
-        return;
-      if (!reported)
-        op->emitOpError("has no lowering to tpu in this mode");
-      failed = true;
+    // divide K); the driver's own "failed to legalize" then says nothing
+    // more and is dropped. A pattern the driver tries again reports once.
+    std::set<std::pair<const void *, std::string>> shown;
+    std::set<const void *> explained;
+    ScopedDiagnosticHandler handler(root->getContext(), [&](Diagnostic &d) {
+      const void *where = d.getLocation().getAsOpaquePointer();
+      if (d.getSeverity() == DiagnosticSeverity::Error &&
+          llvm::StringRef(d.str()).starts_with("failed to legalize") &&
+          explained.count(where))
+        return success();
+      if (d.getSeverity() == DiagnosticSeverity::Error)
+        explained.insert(where);
+      return success(!shown.emplace(where, d.str()).second);
     });
-    root->walk([&](func::FuncOp function) {
-      if (::failed(restoreResultTypes(function)))
-        failed = true;
+    if (failed(applyPartialConversion(root, target, patterns, config)) ||
+        failed(castAtPieceOutputs(root)))
+      return signalPassFailure();
+    // Reading a weight in another element type leaves its top-typed read
+    // unused.
+    root->walk<WalkOrder::PostOrder, ReverseIterator>([](Operation *op) {
+      if (isOpTriviallyDead(op))
+        op->erase();
     });
-    if (failed)
-      signalPassFailure();
   }
 
   std::optional<LoweringOptions> preset;

@@ -244,14 +244,6 @@ std::string getIntermediateName(top::WeightOp down) {
 // Casts and weights
 //===----------------------------------------------------------------------===//
 
-bool operandsAreLowered(Operation *op) {
-  return llvm::all_of(op->getOperands(), [](Value operand) {
-    Operation *producer = operand.getDefiningOp();
-    return !producer || !isa<top::TopDialect>(producer->getDialect()) ||
-           isa<top::InputOp, top::WeightOp, top::NoneOp>(producer);
-  });
-}
-
 /// True when `candidate` is in `user`'s block before it, so it dominates
 /// `user`.
 static bool isAvailableAt(Operation *candidate, Operation *user) {

@@ -139,11 +139,6 @@ llvm::Expected<std::optional<QuantMode>> getPinnedMode(mlir::Operation *op);
 /// The MLIR float type of `type`.
 mlir::FloatType getFloatType(mlir::MLIRContext *context, quant::FloatType type);
 
-/// True when no operand of `op` is still produced by a top op that needs
-/// lowering (anything but top.Input, top.Weight and top.None): patterns
-/// wait for their producers so every cast sees final element types.
-bool operandsAreLowered(mlir::Operation *op);
-
 /// `value` with float element type `elementType`. A top.Weight is read in
 /// that type (a new top.Weight of the same name: the binary stores it so);
 /// any other value gets a tpu.Cast placed right after its definition, shared

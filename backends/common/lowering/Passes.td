@@ -40,6 +40,13 @@ def TpuLowerTopPass : Pass<"tpu-lower-top"> {
     location name and the names of the weights it reads; the last matching
     rule wins.
 
+    It is a partial dialect conversion: the top dialect is illegal but for
+    those leaves, tpu is legal. An op's element types follow from its own
+    mode, not from its operands' types (a qtable may give neighbours
+    different modes), so the patterns take their operands as lowered, with
+    no type converter, and cast where the op's mode needs; the piece outputs
+    the graph builder typed get a `tpu.Cast` before the return.
+
     The pass fails on an unknown mode, an unreadable qtable or calibration
     table, a group size that does not divide a quantized weight's K, an
     INT8 tensor the calibration table does not list, and any top op it has

@@ -24,9 +24,11 @@
 //   gated MLP becomes one tpu.A8MLP, its intermediate quantized with the
 //   calibrated `intermediate` type. Everything else computes in f16.
 //
-// The float patterns have benefit 1 and the weight-only and INT8 ones 2; a chip adds
-// its own patterns with a higher benefit to take over an op for the element
-// types it handles differently.
+// The patterns are conversion patterns (tpu-lower-top applies them as a
+// partial dialect conversion) that read their operands from the adaptor, as
+// lowered. The float patterns have benefit 1 and the weight-only and INT8
+// ones 2; a chip adds its own patterns with a higher benefit to take over an
+// op for the element types it handles differently.
 //
 //===----------------------------------------------------------------------===//
 

@@ -5,6 +5,8 @@
 #include "dialects/top/IR/TopOps.h"
 #include "dialects/tpu/IR/TpuOps.h"
 
+#include "mlir/Transforms/DialectConversion.h"
+
 using namespace mlir;
 
 namespace llmc::lowering {
@@ -25,13 +27,14 @@ enum class Precision {
   Keep,
 };
 
-/// Replaces `op` by a `TpuOp` with the same operands and attributes, in
-/// `elementType` (Compute) or in its input's (Keep, `elementType` null).
+/// Replaces `op` by a `TpuOp` with `loweredOperands` (op's operands as
+/// lowered) and op's attributes, in `elementType` (Compute) or in its
+/// input's (Keep, `elementType` null).
 template <typename TpuOp>
-void replaceWithTpuOp(PatternRewriter &rewriter, Operation *op,
-                      Type elementType) {
+void replaceWithTpuOp(ConversionPatternRewriter &rewriter, Operation *op,
+                      ValueRange loweredOperands, Type elementType) {
   SmallVector<Value> operands;
-  for (Value operand : op->getOperands())
+  for (Value operand : loweredOperands)
     operands.push_back(elementType
                            ? castElements(rewriter, op, operand, elementType)
                            : operand);
@@ -53,22 +56,23 @@ void replaceWithTpuOp(PatternRewriter &rewriter, Operation *op,
 
 template <typename TopOp, typename TpuOp,
           Precision precision = Precision::Compute>
-class FloatLowering : public OpRewritePattern<TopOp> {
+class FloatLowering : public OpConversionPattern<TopOp> {
 public:
+  using OpAdaptor = typename TopOp::Adaptor;
+
   FloatLowering(MLIRContext *context, SelectorRef selector)
-      : OpRewritePattern<TopOp>(context, /*benefit=*/1),
+      : OpConversionPattern<TopOp>(context, /*benefit=*/1),
         selector(std::move(selector)) {}
 
-  LogicalResult matchAndRewrite(TopOp op,
-                                PatternRewriter &rewriter) const override {
-    if (!operandsAreLowered(op))
-      return rewriter.notifyMatchFailure(op, "waits for its operands");
+  LogicalResult
+  matchAndRewrite(TopOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
     if (leftToWeightOnly(op))
       return rewriter.notifyMatchFailure(op, "is weight-only quantized");
     Type elementType = precision == Precision::Compute
                            ? selector->getActivationType(op)
                            : Type();
-    replaceWithTpuOp<TpuOp>(rewriter, op, elementType);
+    replaceWithTpuOp<TpuOp>(rewriter, op, adaptor.getOperands(), elementType);
     return success();
   }
 
@@ -92,14 +96,15 @@ private:
 
 /// top.Constant in its mode's element type: float values are rounded to
 /// the activation type (to nearest, ties to even); integers stay.
-class ConstantLowering : public OpRewritePattern<top::ConstantOp> {
+class ConstantLowering : public OpConversionPattern<top::ConstantOp> {
 public:
   ConstantLowering(MLIRContext *context, SelectorRef selector)
-      : OpRewritePattern(context, /*benefit=*/1),
+      : OpConversionPattern(context, /*benefit=*/1),
         selector(std::move(selector)) {}
 
-  LogicalResult matchAndRewrite(top::ConstantOp op,
-                                PatternRewriter &rewriter) const override {
+  LogicalResult
+  matchAndRewrite(top::ConstantOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
     auto value = dyn_cast<DenseElementsAttr>(op.getValue());
     if (!value)
       return rewriter.notifyMatchFailure(op, "is not dense");
@@ -173,15 +178,16 @@ NamedAttribute weightOnlyAttr(PatternRewriter &rewriter, StringRef name,
   return rewriter.getNamedAttr(name, rewriter.getI64IntegerAttr(value));
 }
 
-class MatMulToA16MatMul : public OpRewritePattern<top::MatMulOp> {
+class MatMulToA16MatMul : public OpConversionPattern<top::MatMulOp> {
 public:
   MatMulToA16MatMul(MLIRContext *context, SelectorRef selector)
-      : OpRewritePattern(context, /*benefit=*/2),
+      : OpConversionPattern(context, /*benefit=*/2),
         selector(std::move(selector)) {}
 
-  LogicalResult matchAndRewrite(top::MatMulOp op,
-                                PatternRewriter &rewriter) const override {
-    if (!operandsAreLowered(op) || !isQuantizableMatMul(op) ||
+  LogicalResult
+  matchAndRewrite(top::MatMulOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!isQuantizableMatMul(op) ||
         getWeightBits(selector->getMode(op)) == 0)
       return rewriter.notifyMatchFailure(op, "is not a weight-only Linear");
     auto weight = op.getRight().getDefiningOp<top::WeightOp>();
@@ -191,9 +197,9 @@ public:
     FloatType act = selector->getActivationType(op);
     QuantizedWeight quantized =
         createQuantizedWeight(rewriter, op, weight, *scheme);
-    Value operands[] = {castElements(rewriter, op, op.getInput(), act),
+    Value operands[] = {castElements(rewriter, op, adaptor.getInput(), act),
                         quantized.weight, quantized.scale, quantized.zeroPoint,
-                        castElements(rewriter, op, op.getBias(), act)};
+                        castElements(rewriter, op, adaptor.getBias(), act)};
     NamedAttribute attrs[] = {
         weightOnlyAttr(rewriter, "weight_bits", scheme->bits),
         weightOnlyAttr(rewriter, "q_group_size", scheme->groupSize)};
@@ -214,16 +220,17 @@ private:
 /// names), so the binary stores the table once. A float table of a
 /// checkpoint whose author left its floats float stays float, as the LM
 /// head does: ModeSelector gives both the float mode.
-class GatherToA16Gather : public OpRewritePattern<top::GatherOp> {
+class GatherToA16Gather : public OpConversionPattern<top::GatherOp> {
 public:
   GatherToA16Gather(MLIRContext *context, SelectorRef selector)
-      : OpRewritePattern(context, /*benefit=*/2),
+      : OpConversionPattern(context, /*benefit=*/2),
         selector(std::move(selector)) {}
 
-  LogicalResult matchAndRewrite(top::GatherOp op,
-                                PatternRewriter &rewriter) const override {
+  LogicalResult
+  matchAndRewrite(top::GatherOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
     auto table = op.getTable().getDefiningOp<top::WeightOp>();
-    if (!operandsAreLowered(op) || !table ||
+    if (!table ||
         getWeightBits(selector->getMode(op)) == 0 ||
         !isListedQuantizedTable(op, table))
       return rewriter.notifyMatchFailure(op, "is not a quantized table");
@@ -238,7 +245,7 @@ public:
     QuantizedWeight quantized =
         createQuantizedWeight(rewriter, op, table, *scheme);
     Value operands[] = {quantized.weight, quantized.scale,
-                        quantized.zeroPoint, op.getIndices()};
+                        quantized.zeroPoint, adaptor.getIndices()};
     NamedAttribute attrs[] = {
         weightOnlyAttr(rewriter, "weight_bits", scheme->bits),
         weightOnlyAttr(rewriter, "q_group_size", scheme->groupSize)};
@@ -269,15 +276,16 @@ bool haveOneStoredLayout(MutableArrayRef<top::WeightOp> weights) {
   });
 }
 
-class MLPToA16MLP : public OpRewritePattern<top::MLPOp> {
+class MLPToA16MLP : public OpConversionPattern<top::MLPOp> {
 public:
   MLPToA16MLP(MLIRContext *context, SelectorRef selector)
-      : OpRewritePattern(context, /*benefit=*/2),
+      : OpConversionPattern(context, /*benefit=*/2),
         selector(std::move(selector)) {}
 
-  LogicalResult matchAndRewrite(top::MLPOp op,
-                                PatternRewriter &rewriter) const override {
-    if (!operandsAreLowered(op) || !isQuantizableMLP(op) ||
+  LogicalResult
+  matchAndRewrite(top::MLPOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!isQuantizableMLP(op) ||
         getWeightBits(selector->getMode(op)) == 0)
       return rewriter.notifyMatchFailure(op, "is not a weight-only MLP");
     top::WeightOp weights[] = {op.getGate().getDefiningOp<top::WeightOp>(),
@@ -323,7 +331,7 @@ public:
     int64_t groupSize = getSharedGroupSize(schemes);
     FloatType act = selector->getActivationType(op);
     SmallVector<Value> operands = {
-        castElements(rewriter, op, op.getInput(), act)};
+        castElements(rewriter, op, adaptor.getInput(), act)};
     for (const QuantizedWeight &weight : quantized)
       operands.push_back(weight.weight);
     for (const QuantizedWeight &weight : quantized)

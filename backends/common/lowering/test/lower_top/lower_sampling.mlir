@@ -6,14 +6,14 @@
 // they are.
 
 // CHECK-LABEL: func.func @penalty
+// CHECK-DAG: %[[L:.*]] = tpu.Cast %{{.*}} : (tensor<1x8xf32>) -> tensor<1x8xbf16>
+// CHECK-DAG: %[[P:.*]] = tpu.Cast %{{.*}} : (tensor<1x1xf32>) -> tensor<1x1xbf16>
 // CHECK-DAG: %[[ZERO:.*]] = tpu.Constant dense<0> : tensor<1x1xi32>
-// CHECK-DAG: %[[FZERO:.*]] = tpu.Constant dense<0.000000e+00> : tensor<1x1xbf16>
-// CHECK: %[[L:.*]] = tpu.Cast %{{.*}} : (tensor<1x8xf32>) -> tensor<1x8xbf16>
-// CHECK: %[[P:.*]] = tpu.Cast %{{.*}} : (tensor<1x1xf32>) -> tensor<1x1xbf16>
 // CHECK: %[[EMPTY:.*]] = tpu.Compare %{{.*}}, %[[ZERO]] {mode = #top<compare_mode lt>} : (tensor<1x4xi32>, tensor<1x1xi32>) -> tensor<1x4xi1>
 // CHECK: %[[SLOTS:.*]] = tpu.Where %[[EMPTY]], %{{.*}}, %{{.*}} : (tensor<1x4xi1>, tensor<1x1xi32>, tensor<1x4xi32>) -> tensor<1x4xi32>
 // CHECK: %[[SEEN:.*]] = tpu.Gather %[[L]], %[[SLOTS]] {axis = 1 : i64} : (tensor<1x8xbf16>, tensor<1x4xi32>) -> tensor<1x1x4xbf16>
 // CHECK: %[[R:.*]] = tpu.Reshape %[[SEEN]] : (tensor<1x1x4xbf16>) -> tensor<1x4xbf16>
+// CHECK: %[[FZERO:.*]] = tpu.Constant dense<0.000000e+00> : tensor<1x1xbf16>
 // CHECK: %[[POSITIVE:.*]] = tpu.Compare %[[R]], %[[FZERO]] {mode = #top<compare_mode gt>} : (tensor<1x4xbf16>, tensor<1x1xbf16>) -> tensor<1x4xi1>
 // CHECK: %[[SHRUNK:.*]] = tpu.Div %[[R]], %[[P]] : (tensor<1x4xbf16>, tensor<1x1xbf16>) -> tensor<1x4xbf16>
 // CHECK: %[[NEW:.*]] = tpu.Where %[[POSITIVE]], %[[SHRUNK]], %[[R]] : (tensor<1x4xi1>, tensor<1x4xbf16>, tensor<1x4xbf16>) -> tensor<1x4xbf16>
@@ -48,13 +48,13 @@ func.func @penalty(%arg0: tensor<1x8xf32>, %arg1: tensor<1x4xi32>, %arg2: tensor
 // CHECK-LABEL: func.func @top_p
 // CHECK-SAME: attributes {llmc.mode = "F32"}
 // CHECK-NOT: tpu.Cast
-// CHECK-DAG: %[[LOW:.*]] = tpu.Constant dense<0xFF800000> : tensor<1x1xf32>
-// CHECK-DAG: %[[FIRST:.*]] = tpu.Constant dense<{{\[\[}}true, false, false]]> : tensor<1x3xi1>
 // CHECK: %[[V:.*]], %[[I:.*]] = tpu.TopK %{{.*}} {axis = 1 : i64, k = 3 : i64} : (tensor<1x8xf32>) -> (tensor<1x3xf32>, tensor<1x3xi32>)
 // CHECK: %[[S:.*]] = tpu.Softmax %[[V]] {axis = 1 : i64} : (tensor<1x3xf32>) -> tensor<1x3xf32>
 // CHECK: %[[B:.*]] = tpu.CumSum %[[S]] {axis = 1 : i64, exclusive = true} : (tensor<1x3xf32>) -> tensor<1x3xf32>
 // CHECK: %[[BELOW:.*]] = tpu.Compare %[[B]], %{{.*}} {mode = #top<compare_mode lt>} : (tensor<1x3xf32>, tensor<1x1xf32>) -> tensor<1x3xi1>
+// CHECK: %[[FIRST:.*]] = tpu.Constant dense<{{\[\[}}true, false, false]]> : tensor<1x3xi1>
 // CHECK: %[[KEEP:.*]] = tpu.Where %[[FIRST]], %[[FIRST]], %[[BELOW]] : (tensor<1x3xi1>, tensor<1x3xi1>, tensor<1x3xi1>) -> tensor<1x3xi1>
+// CHECK: %[[LOW:.*]] = tpu.Constant dense<0xFF800000> : tensor<1x1xf32>
 // CHECK: %[[F:.*]] = tpu.Where %[[KEEP]], %[[V]], %[[LOW]] : (tensor<1x3xi1>, tensor<1x3xf32>, tensor<1x1xf32>) -> tensor<1x3xf32>
 // CHECK-NOT: tpu.Cast
 // CHECK: return
