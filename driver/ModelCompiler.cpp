@@ -403,7 +403,8 @@ void ModelCompiler::fillManifest() {
   model.set_max_input_length(options.build.maxInputLength);
   for (int64_t length : options.build.prefillLengths)
     model.add_prefill_lengths(length);
-  model.set_sliding_window(spec.slidingWindow);
+  for (int64_t window : spec.layerWindows)
+    model.add_layer_windows(window);
   binary::KvCacheLayout &cache = *manifest.mutable_kv_cache();
   // The history the pieces read and write is in the mode's activation type.
   cache.set_dtype(quant::stringifyFloatType(

@@ -90,8 +90,16 @@ llvm::Error ModelSpec::validate() const {
   }
   if (!(ropeScaling.attentionFactor > 0))
     return invalid("the rotary attention factor must be positive");
-  if (slidingWindow < 0)
-    return invalid("the sliding window must not be negative");
+  if (numLayers > kMaxLayers)
+    return invalid("num_hidden_layers (" + llvm::Twine(numLayers) +
+                   ") exceeds llmc's limit of " + llvm::Twine(kMaxLayers));
+  if (!layerWindows.empty() &&
+      static_cast<int64_t>(layerWindows.size()) != numLayers)
+    return invalid("the sliding windows are given for " +
+                   llvm::Twine(layerWindows.size()) + " layers, not " +
+                   llvm::Twine(numLayers));
+  if (llvm::any_of(layerWindows, [](int64_t window) { return window < 0; }))
+    return invalid("a sliding window is negative");
   static const char *const activations[] = {"silu", "gelu", "gelu_tanh",
                                             "relu"};
   if (!llvm::is_contained(activations, hiddenAct))

@@ -152,6 +152,10 @@ struct MiniCPMVisionSpec {
 };
 
 struct ModelSpec {
+  /// More layers than any real model has; validate refuses them, and
+  /// frontends size nothing by a larger count.
+  static constexpr int64_t kMaxLayers = 1 << 12;
+
   /// The checkpoint's model family (frontends/llm/families: `llama`,
   /// `qwen2`, ...).
   std::string family;
@@ -178,9 +182,11 @@ struct ModelSpec {
   bool attentionBias = false;
   /// Q and K are RMS-normalized per head before the rotary embedding (Qwen3).
   bool qkNorm = false;
-  /// Each query attends to at most this many positions, its own included
-  /// (Mistral's `sliding_window`); 0 for the whole context.
-  int64_t slidingWindow = 0;
+  /// Per layer, the positions each query attends to at most, its own
+  /// included (a sliding window: Mistral's `sliding_window` in every layer,
+  /// Qwen2's from max_window_layers on); 0 for the whole context. Empty
+  /// when no layer has a window.
+  std::vector<int64_t> layerWindows;
   /// The LM head reuses the token embedding (no separate tensor).
   bool tieWordEmbeddings = false;
   /// `silu`, `gelu`, `gelu_tanh` or `relu`.

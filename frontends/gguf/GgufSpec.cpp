@@ -172,8 +172,10 @@ void readArchitecture(MetadataFields &fields, const std::string &architecture,
   // the attention the model was trained with, as from its HF files.
   if (family.slidingWindow == families::SlidingWindowKey::Direct) {
     int64_t window = getSize(fields, arch + "attention.sliding_window", 0);
-    if (window < spec.maxPositions)
-      spec.slidingWindow = window;
+    // validate reports a layer count out of range.
+    if (window > 0 && window < spec.maxPositions && spec.numLayers > 0 &&
+        spec.numLayers <= ModelSpec::kMaxLayers)
+      spec.layerWindows.assign(spec.numLayers, window);
   }
   // Without `output.weight` llama.cpp reuses the token embedding.
   spec.tieWordEmbeddings = !fields.getFile().findTensor("output.weight");

@@ -4,8 +4,8 @@
 // (LlamaConfig, Qwen2Config, ...), so a config that omits a field means here
 // what it means there; the family table (frontends/llm/families) says which
 // model types exist and what each needs. Settings llmc cannot honour (MLP
-// biases, per-layer sliding windows, other RoPE scalings) are errors rather
-// than silently different numerics.
+// biases, other RoPE scalings) are errors rather than silently different
+// numerics.
 //
 //===----------------------------------------------------------------------===//
 
@@ -128,31 +128,61 @@ void readTokenIds(JsonFields &fields, ModelSpec &spec) {
     spec.eosTokenIds = std::move(eos);
 }
 
-/// The attention window the family's config keys give: none (0) unless the
-/// family has one and the config turns it on. A window no shorter than the
-/// context changes nothing and is none.
-void readSlidingWindow(JsonFields &fields, const families::Family &family,
-                       ModelSpec &spec) {
-  int64_t window = 0;
+/// The attention window of each layer the family's config keys give: none
+/// unless the family has one and the config turns it on. A window no
+/// shorter than the context changes nothing and is none.
+void readSlidingWindows(JsonFields &fields, const families::Family &family,
+                        ModelSpec &spec) {
+  // validate reports a layer count out of range.
+  if (spec.numLayers <= 0 || spec.numLayers > ModelSpec::kMaxLayers)
+    return;
+  std::vector<bool> windowed;
   switch (family.slidingWindow) {
   case families::SlidingWindowKey::None:
     return;
-  case families::SlidingWindowKey::Gated:
-    // Qwen's window applies from layer max_window_layers on, each layer
-    // its own mask, which the pieces do not take yet.
-    if (fields.getBool("use_sliding_window", false))
-      fields.fail("use_sliding_window",
-                  "is not supported for " + family.name +
-                      " (full attention in every layer)");
-    return;
-  case families::SlidingWindowKey::Direct:
-    window = fields.getInt("sliding_window", 0);
+  case families::SlidingWindowKey::Gated: {
+    if (!fields.getBool("use_sliding_window", false))
+      return;
+    // transformers: layer i slides when i >= max_window_layers, as its
+    // newer configs spell out in `layer_types`, which then decides.
+    std::vector<std::string> types = fields.getStringList("layer_types");
+    if (!types.empty()) {
+      if (static_cast<int64_t>(types.size()) != spec.numLayers) {
+        fields.fail("layer_types", "lists " + llvm::Twine(types.size()) +
+                                       " layers, not " +
+                                       llvm::Twine(spec.numLayers));
+        return;
+      }
+      for (const std::string &type : types) {
+        if (type != "sliding_attention" && type != "full_attention") {
+          fields.fail("layer_types", "holds '" + type +
+                                         "' (llmc reads sliding_attention "
+                                         "and full_attention)");
+          return;
+        }
+        windowed.push_back(type == "sliding_attention");
+      }
+      break;
+    }
+    int64_t firstWindowed = fields.getInt("max_window_layers", 28);
+    for (int64_t layer = 0; layer < spec.numLayers; ++layer)
+      windowed.push_back(layer >= firstWindowed);
     break;
   }
-  if (window < 0)
+  case families::SlidingWindowKey::Direct:
+    windowed.assign(spec.numLayers, true);
+    break;
+  }
+  int64_t window = fields.getInt("sliding_window", 0);
+  if (window < 0) {
     fields.fail("sliding_window", "is negative");
-  else if (window < spec.maxPositions)
-    spec.slidingWindow = window;
+    return;
+  }
+  if (window == 0 || window >= spec.maxPositions ||
+      llvm::none_of(windowed, [](bool slides) { return slides; }))
+    return;
+  for (bool slides : windowed)
+    spec.layerWindows.push_back(slides ? window : 0);
 }
 
 /// The language model described by `config` (config.json, or its
@@ -212,7 +242,7 @@ llvm::Error readLanguageModel(const llvm::json::Object &config,
     if (fields.getBool(flag, false))
       fields.fail(flag, "is not supported for " + entry->name +
                             " (projections without bias)");
-  readSlidingWindow(fields, *entry, spec);
+  readSlidingWindows(fields, *entry, spec);
 
   readTokenIds(fields, spec);
   if (llvm::Error error = fields.takeError())

@@ -130,6 +130,25 @@ std::vector<double> JsonFields::getNumberList(llvm::StringRef key) {
   return {};
 }
 
+std::vector<std::string> JsonFields::getStringList(llvm::StringRef key) {
+  const llvm::json::Value *value = find(key, /*required=*/false);
+  if (!value)
+    return {};
+  std::vector<std::string> result;
+  if (const llvm::json::Array *list = value->getAsArray()) {
+    for (const llvm::json::Value &element : *list) {
+      std::optional<llvm::StringRef> text = element.getAsString();
+      if (!text)
+        break;
+      result.push_back(text->str());
+    }
+    if (result.size() == list->size())
+      return result;
+  }
+  failType(key, "a list of strings", *value);
+  return {};
+}
+
 void JsonFields::fail(llvm::StringRef key, const llvm::Twine &problem) {
   if (!firstError)
     firstError =

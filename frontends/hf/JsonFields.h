@@ -49,6 +49,8 @@ public:
   std::vector<int64_t> getIntList(llvm::StringRef key);
   /// A required list of numbers (rope factors).
   std::vector<double> getNumberList(llvm::StringRef key);
+  /// An optional list of strings (layer types); empty when absent.
+  std::vector<std::string> getStringList(llvm::StringRef key);
 
   /// Records a problem with field `key` unless an earlier one is recorded.
   void fail(llvm::StringRef key, const llvm::Twine &problem);

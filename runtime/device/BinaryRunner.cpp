@@ -26,7 +26,8 @@ session::ModelDims getModelDims(const binary::ModelInfo &model) {
   dims.maxInputLength = model.max_input_length();
   dims.prefillLengths.assign(model.prefill_lengths().begin(),
                              model.prefill_lengths().end());
-  dims.slidingWindow = model.sliding_window();
+  dims.layerWindows.assign(model.layer_windows().begin(),
+                           model.layer_windows().end());
   return dims;
 }
 

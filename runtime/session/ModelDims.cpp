@@ -35,9 +35,15 @@ llvm::Error ModelDims::validate() const {
   if (maxInputLength > seqLength)
     return dimsError("max_input_length (" + llvm::Twine(maxInputLength) +
                      ") exceeds seq_length (" + llvm::Twine(seqLength) + ")");
-  if (slidingWindow < 0)
-    return dimsError("the sliding window must not be negative, not " +
-                     llvm::Twine(slidingWindow));
+  if (!layerWindows.empty() &&
+      static_cast<int64_t>(layerWindows.size()) != numLayers)
+    return dimsError("the sliding windows are given for " +
+                     llvm::Twine(layerWindows.size()) + " layers, not " +
+                     llvm::Twine(numLayers));
+  for (int64_t window : layerWindows)
+    if (window < 0)
+      return dimsError("a sliding window must not be negative, not " +
+                       llvm::Twine(window));
   if (std::optional<std::string> problem =
           pieces::checkPrefillLengths(prefillLengths, maxInputLength))
     return dimsError(*problem);

@@ -42,9 +42,10 @@ struct ModelDims {
   /// Shorter chunk lengths whose prefill pieces the model also has,
   /// ascending, each below L (pieces/ChunkLengths.h).
   std::vector<int64_t> prefillLengths;
-  /// Each query attends to at most this many positions, its own included;
-  /// 0 for the whole context (pieces/Masks.h).
-  int64_t slidingWindow = 0;
+  /// Per layer, the positions each query attends to at most, its own
+  /// included (pieces/Masks.h); 0 for the whole context. Empty when no
+  /// layer has a window.
+  std::vector<int64_t> layerWindows;
 
   /// Fails unless every size is positive and within its limit, L <= S,
   /// the prefill lengths ascend below L, and a session's KV cache fits in
@@ -53,6 +54,11 @@ struct ModelDims {
 
   /// Bytes of a session's host copy of the KV cache (K and V, f32).
   uint64_t getHostKvCacheBytes() const;
+
+  /// The sliding window of `layer`, 0 for none.
+  int64_t getLayerWindow(int64_t layer) const {
+    return layerWindows.empty() ? 0 : layerWindows[layer];
+  }
 
   /// Floats one cached token holds per layer, for K or V: kv_heads x
   /// head_dim.

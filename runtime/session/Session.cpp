@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <cassert>
+#include <map>
 #include <optional>
 
 namespace llmc::session {
@@ -154,12 +155,19 @@ Session::runChunk(llvm::ArrayRef<int32_t> chunk, Phase phase, int64_t length,
   std::copy(chunk.begin(), chunk.end(), ids.begin());
   for (int64_t i = 0; i < length; ++i)
     positions[i] = static_cast<int32_t>(history + i);
-  int64_t window = dims.slidingWindow;
-  std::vector<float> mask =
-      phase == Phase::Prefill ? pieces::buildPrefillMask(length, window)
-      : phase == Phase::PrefillKV
-          ? pieces::buildPrefillKVMask(length, historySlots, history, window)
-          : pieces::buildDecodeMask(historySlots, history, window);
+  // Layers with the same sliding window share one mask.
+  std::map<int64_t, Tensor> masks;
+  for (int64_t layer = 0; layer < dims.numLayers; ++layer) {
+    int64_t window = dims.getLayerWindow(layer);
+    if (masks.count(window))
+      continue;
+    masks[window] = Tensor::fromF32(
+        {1, length, historySlots + length},
+        phase == Phase::Prefill ? pieces::buildPrefillMask(length, window)
+        : phase == Phase::PrefillKV
+            ? pieces::buildPrefillKVMask(length, historySlots, history, window)
+            : pieces::buildDecodeMask(historySlots, history, window));
+  }
 
   auto pieceName = [&](llvm::StringRef base) {
     return phase == Phase::Decode
@@ -189,18 +197,20 @@ Session::runChunk(llvm::ArrayRef<int32_t> chunk, Phase phase, int64_t length,
     }
   }
   // A layer's inputs: the hidden state, the positions and the mask, which
-  // every layer shares (a prefill's mask is a megabyte: copying it a layer
-  // cost a fresh allocation and its page faults), then any history.
+  // the layers of one window share (a prefill's mask is a megabyte: copying
+  // it a layer cost a fresh allocation and its page faults), then any
+  // history.
   enum { kHidden, kPositions, kMask, kSharedInputs };
   std::vector<Tensor> inputs;
   inputs.reserve(kSharedInputs + 2);
   inputs.push_back(std::move((*embedded)[0]));
   inputs.push_back(Tensor::fromI32({1, length}, positions));
-  inputs.push_back(
-      Tensor::fromF32({1, length, historySlots + length}, std::move(mask)));
+  inputs.emplace_back();
 
   for (int64_t layer = 0; layer < dims.numLayers; ++layer) {
     inputs.resize(kSharedInputs);
+    Tensor &layerMask = masks[dims.getLayerWindow(layer)];
+    std::swap(inputs[kMask], layerMask);
     std::string name = pieceName("block." + std::to_string(layer) + "." +
                                  getPhaseName(phase).str());
     std::optional<HistoryFrom> historyFrom;
@@ -219,6 +229,7 @@ Session::runChunk(llvm::ArrayRef<int32_t> chunk, Phase phase, int64_t length,
     }
     llvm::Expected<std::vector<Tensor>> outputs =
         runPiece(runner, name, inputs, 3, historyFrom);
+    std::swap(inputs[kMask], layerMask);
     if (!outputs)
       return outputs.takeError();
     inputs[kHidden] = std::move((*outputs)[0]);

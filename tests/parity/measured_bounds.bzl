@@ -91,6 +91,10 @@ MEASURED_BOUNDS = {
     "run_tiny_qwen2_host_w4bf16": ("0.900", "0.5"),  # cosine 0.96431469, widest near tie 2.50e-01, 1-5 rows
     "run_tiny_qwen2_host_w8f16": ("0.999540", "0.023"),  # cosine 0.99984641, widest near tie 7.81e-03, 6-16 rows
     "run_tiny_qwen2_onnx_bm1684x_w8f16": ("0.999530", "0.023"),  # cosine 0.99984284, widest near tie 7.81e-03, 6-16 rows
+    "run_tiny_qwen2_swa_bm1684x_w8f16": ("0.99958", None),  # cosine 0.99986268, no near tie, 16-32 rows
+    "run_tiny_qwen2_swa_bm1688_w8f16": ("0.99958", None),  # cosine 0.99986268, no near tie, 16-32 rows
+    "run_tiny_qwen2_swa_cv186x_w8f16": ("0.99958", None),  # cosine 0.99986268, no near tie, 16-32 rows
+    "run_tiny_qwen2_swa_host_w8f16": ("0.99958", None),  # cosine 0.99986280, no near tie, 16-32 rows
     "run_tiny_qwen3_bm1684x_int8": ("0.99720", "0.039"),  # cosine 0.99903964, widest near tie 1.33e-02, 12-16 rows
     "run_tiny_qwen3_bm1684x_int8_asym": ("0.99830", None),  # cosine 0.99940874, no near tie, 16-32 rows
     "run_tiny_qwen3_bm1684x_w4bf16": ("0.9020", "0.34"),  # cosine 0.95783064, widest near tie 1.13e-01, 1-1 rows

@@ -96,9 +96,14 @@ static void printSummary(llvm::raw_ostream &os, const BinarySummary &summary) {
                                      }),
                      ", ");
   os << "\n";
-  if (info.sliding_window() > 0)
-    os << "attention: sliding window of " << info.sliding_window()
-       << " positions\n";
+  if (!info.layer_windows().empty())
+    os << "attention: sliding windows per layer (0: whole context) "
+       << llvm::join(llvm::map_range(info.layer_windows(),
+                                     [](int64_t window) {
+                                       return std::to_string(window);
+                                     }),
+                     ", ")
+       << "\n";
   if (manifest.has_vision()) {
     const binary::VisionInfo &vision = manifest.vision();
     os << "vision: " << vision.preprocessing() << " tiles of "

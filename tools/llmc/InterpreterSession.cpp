@@ -19,7 +19,7 @@ session::ModelDims getModelDims(const plugins::ModelSpec &spec,
   dims.seqLength = options.seqLength;
   dims.maxInputLength = options.maxInputLength;
   dims.prefillLengths = options.prefillLengths;
-  dims.slidingWindow = spec.slidingWindow;
+  dims.layerWindows = spec.layerWindows;
   return dims;
 }
 

@@ -158,7 +158,7 @@ TEST(GgufCheckpointTest, ReadsPhi3LongRopeAndWindow) {
   ASSERT_TRUE(static_cast<bool>(spec)) << llvm::toString(spec.takeError());
   EXPECT_EQ(spec->family, "phi3");
   EXPECT_EQ(spec->ropePairing, RopePairing::Half);
-  EXPECT_EQ(spec->slidingWindow, 16);
+  EXPECT_THAT(spec->layerWindows, ElementsAre(16, 16));
   EXPECT_EQ(spec->ropeScaling.type, RopeScalingType::LongRope);
   EXPECT_THAT(spec->ropeScaling.frequencyFactors, ElementsAre(1.0, 2.0));
   EXPECT_THAT(spec->ropeScaling.longFrequencyFactors, ElementsAre(3.0, 4.0));

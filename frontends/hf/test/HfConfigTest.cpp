@@ -378,7 +378,7 @@ TEST_F(HfConfigTest, Phi3LongRope) {
   ModelSpec spec = read();
   EXPECT_EQ(spec.family, "phi3");
   EXPECT_EQ(spec.rotaryDim, 8) << "half of head_dim 16";
-  EXPECT_EQ(spec.slidingWindow, 48);
+  EXPECT_THAT(spec.layerWindows, ElementsAre(48, 48));
   EXPECT_EQ(spec.ropeScaling.type, RopeScalingType::LongRope);
   EXPECT_THAT(spec.ropeScaling.frequencyFactors, ElementsAre(1, 2, 3, 4));
   EXPECT_THAT(spec.ropeScaling.longFrequencyFactors, ElementsAre(5, 6, 7, 8));
@@ -446,7 +446,7 @@ TEST_F(HfConfigTest, MistralSlidingWindow) {
   writeConfig(std::move(config));
   ModelSpec spec = read();
   EXPECT_EQ(spec.family, "mistral");
-  EXPECT_EQ(spec.slidingWindow, 32);
+  EXPECT_THAT(spec.layerWindows, ElementsAre(32, 32));
   EXPECT_FALSE(spec.attentionBias) << "Mistral has no Q/K/V biases";
   EXPECT_EQ(llvm::cantFail(spec.tensorName(TensorRole::GateWeight, 1)),
             "model.layers.1.mlp.gate_proj.weight");
@@ -462,7 +462,7 @@ TEST_F(HfConfigTest, MistralWithoutAWindow) {
     config["sliding_window"] =
         window ? llvm::json::Value(*window) : llvm::json::Value(nullptr);
     writeConfig(std::move(config));
-    EXPECT_EQ(read().slidingWindow, 0) << window.value_or(-1);
+    EXPECT_TRUE(read().layerWindows.empty()) << window.value_or(-1);
   }
 }
 
@@ -481,7 +481,7 @@ TEST_F(HfConfigTest, LlamaIgnoresWindowKeys) {
   config["sliding_window"] = 16;
   config["use_sliding_window"] = true;
   writeConfig(std::move(config));
-  EXPECT_EQ(read().slidingWindow, 0);
+  EXPECT_TRUE(read().layerWindows.empty());
 }
 
 /// Qwen2's window is gated and starts at max_window_layers; off, its
@@ -492,16 +492,50 @@ TEST_F(HfConfigTest, QwenWindowOffByDefault) {
   config["sliding_window"] = 16;
   config["use_sliding_window"] = false;
   writeConfig(std::move(config));
-  EXPECT_EQ(read().slidingWindow, 0);
+  EXPECT_TRUE(read().layerWindows.empty());
 }
 
-TEST_F(HfConfigTest, SlidingWindowUnsupported) {
+/// Qwen2's window slides from layer max_window_layers on.
+TEST_F(HfConfigTest, QwenWindowFromMaxWindowLayers) {
   llvm::json::Object config = llamaConfig();
   config["model_type"] = "qwen2";
   config["use_sliding_window"] = true;
+  config["sliding_window"] = 16;
+  config["max_window_layers"] = 1;
   writeConfig(std::move(config));
-  EXPECT_THAT(readError(),
-              HasSubstr(configPath + ": field 'use_sliding_window'"));
+  EXPECT_THAT(read().layerWindows, ElementsAre(0, 16));
+}
+
+/// Newer configs list each layer's kind; the list decides.
+TEST_F(HfConfigTest, QwenLayerTypes) {
+  llvm::json::Object config = llamaConfig();
+  config["model_type"] = "qwen2";
+  config["use_sliding_window"] = true;
+  config["sliding_window"] = 16;
+  config["max_window_layers"] = 1;
+  config["layer_types"] =
+      llvm::json::Array{"sliding_attention", "full_attention"};
+  writeConfig(std::move(config));
+  EXPECT_THAT(read().layerWindows, ElementsAre(16, 0));
+  config = llamaConfig();
+  config["model_type"] = "qwen2";
+  config["use_sliding_window"] = true;
+  config["sliding_window"] = 16;
+  config["layer_types"] = llvm::json::Array{"chunked_attention", "x"};
+  writeConfig(std::move(config));
+  EXPECT_THAT(readError(), HasSubstr("field 'layer_types' holds "
+                                     "'chunked_attention'"));
+}
+
+/// A layer count no model has sizes nothing before validate refuses it.
+TEST_F(HfConfigTest, HugeLayerCountWithAWindow) {
+  llvm::json::Object config = llamaConfig();
+  config["model_type"] = "mistral";
+  config["sliding_window"] = 16;
+  config["num_hidden_layers"] = int64_t(1) << 40;
+  writeConfig(std::move(config));
+  EXPECT_THAT(readError(), HasSubstr("num_hidden_layers (1099511627776) "
+                                     "exceeds llmc's limit of 4096"));
 }
 
 TEST_F(HfConfigTest, InconsistentHeadCounts) {

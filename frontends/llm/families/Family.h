@@ -36,8 +36,9 @@ enum class AttentionBias {
 enum class SlidingWindowKey {
   /// The family has none.
   None,
-  /// `use_sliding_window: true` turns `sliding_window` on (Qwen2); false or
-  /// absent leaves full attention, whatever `sliding_window` holds.
+  /// `use_sliding_window: true` turns `sliding_window` on from layer
+  /// `max_window_layers` on (Qwen2); false or absent leaves full attention,
+  /// whatever `sliding_window` holds.
   Gated,
   /// `sliding_window` alone: an integer is the window, null none (Mistral).
   Direct,

@@ -79,7 +79,8 @@ BinaryWriter makeSampleWriter() {
   model.set_seq_length(128);
   model.set_max_input_length(32);
   model.add_prefill_lengths(16);
-  model.set_sliding_window(48);
+  model.add_layer_windows(0);
+  model.add_layer_windows(48);
   KvCacheLayout &kv = *manifest.mutable_kv_cache();
   kv.set_dtype("bf16");
   kv.set_slots(128);

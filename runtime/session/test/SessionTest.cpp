@@ -44,10 +44,10 @@ ModelDims getChunkedDims() {
   return dims;
 }
 
-/// The fake with a sliding window of 3 positions.
+/// The fake with a sliding window of 3 positions in its second layer.
 ModelDims getWindowedDims() {
   ModelDims dims = getFakeDims();
-  dims.slidingWindow = 3;
+  dims.layerWindows = {0, 3};
   return dims;
 }
 
@@ -424,13 +424,14 @@ TEST(ModelDimsTest, RefusesAKvCacheLargerThanTheMachine) {
                         "machine's memory"));
 }
 
-/// Every phase's mask is the windowed one for the query positions it runs.
+/// Every phase's mask in a windowed layer is the windowed one for the query
+/// positions it runs; the other layer sees the whole context.
 TEST_F(WindowTest, EveryPhaseMasksPastTheWindow) {
   ASSERT_TRUE(static_cast<bool>(session.feed(iota(1, 6))));
   ASSERT_TRUE(static_cast<bool>(session.feed({20})));
-  std::vector<const RecordedCall *> prefill = callsOf("block.0.prefill");
-  std::vector<const RecordedCall *> kv = callsOf("block.0.prefill_kv");
-  std::vector<const RecordedCall *> decode = callsOf("block.0.decode");
+  std::vector<const RecordedCall *> prefill = callsOf("block.1.prefill");
+  std::vector<const RecordedCall *> kv = callsOf("block.1.prefill_kv");
+  std::vector<const RecordedCall *> decode = callsOf("block.1.decode");
   ASSERT_EQ(prefill.size(), 1u);
   ASSERT_EQ(kv.size(), 1u);
   ASSERT_EQ(decode.size(), 1u);
@@ -444,6 +445,10 @@ TEST_F(WindowTest, EveryPhaseMasksPastTheWindow) {
   llvm::ArrayRef<float> mask = decode[0]->inputs[2].getF32();
   EXPECT_EQ(mask[3], pieces::kMaskedScore);
   EXPECT_EQ(mask[4], 0.0f);
+  EXPECT_THAT(callsOf("block.0.prefill_kv")[0]->inputs[2].getF32(),
+              ElementsAreArray(pieces::buildPrefillKVMask(4, 12, 4)));
+  EXPECT_THAT(callsOf("block.0.decode")[0]->inputs[2].getF32(),
+              ElementsAreArray(pieces::buildDecodeMask(16, 6)));
 }
 
 } // namespace

@@ -15,8 +15,14 @@ Families (tests/families/README.md describes them):
   tiny-internlm2  InternLM2ForCausalLM (remote code): wqkv packed by KV head,
                   w1/w3/w2, tok_embeddings and output; 4 heads / 2 KV heads
                   of 16.
-All: vocab 512, hidden 64, 2 layers, ffn 128, rope theta 1e4, no biases,
-untied embeddings; 2 heads / 1 KV head of 32 except tiny-internlm2.
+  tiny-qwen2-swa  Qwen2ForCausalLM with Q, K and V biases, rope theta 1e6,
+                  "use_sliding_window": true, "sliding_window": 32,
+                  "max_window_layers": 1, so "layer_types" ["full_attention",
+                  "sliding_attention"]: layer 0 attends to the whole context,
+                  layer 1 through the window.
+All: vocab 512, hidden 64, 2 layers, ffn 128, rope theta 1e4 (except
+tiny-qwen2-swa), no biases (except tiny-qwen2-swa's), untied embeddings; 2
+heads / 1 KV head of 32 except tiny-internlm2.
 
 DIR receives the Hugging Face files (config.json, generation_config.json,
 model.safetensors in F32 with HF tensor names, laid out as the safetensors
@@ -40,20 +46,28 @@ weights in F32:
   - InternLM2 (InternLM2Model): architecture `internlm2`, wqkv split into
     attn_q/attn_k/attn_v as InternLM2Model.modify_tensors splits it, Q and K
     permuted like Llama's; the keys of TextModel.set_gguf_parameters;
+  - Qwen2 (Qwen2Model): architecture `qwen2`, the tensors as they are (NEOX
+    RoPE, so no permutation), the biases as attn_{q,k,v}.bias; the keys of
+    TextModel.set_gguf_parameters, so no sliding-window key: Qwen2Model
+    writes none, and llama.cpp's qwen2 has no sliding window;
   - for every family, the tokenizer as the reference tiny-llama GGUF carries
     it (tokenizer model "llama", i.e. SentencePiece): scores 0 for special
     and byte tokens, -rank for a token its BPE merge of that rank makes,
     -1e6 for the other single characters; types UNKNOWN/CONTROL/BYTE/NORMAL.
     With --check-tokenizer the tokenizer.* keys are compared with that
     GGUF's. (Phi3MiniModel and InternLM2Model read a tokenizer.model, which
-    these checkpoints do not have.)
+    these checkpoints do not have; Qwen2Model, lacking it, would fall back to
+    a "gpt2" vocabulary, whose pre-tokenizer it recognizes by hashing what
+    transformers' tokenizer makes of a test text: this tokenizer is not one
+    it knows.)
 
 Weights come from numpy's default_rng with the family's fixed seed: norms
 1 + 0.1 N(0, 1), matrices N(0, sigma) with the per-tensor sigmas of SIGMAS
 (larger than the usual 0.02 so that logits are not flat and positions and
-the window visibly matter). They are drawn as Llama's separate tensors, in
-llama.cpp's order for Llama, then packed into the family's HF tensors (Q, K
-and V rows with their own sigmas inside a fused QKV). Python 3 and numpy
+the window visibly matter), Qwen2's biases N(0, 0.2). They are drawn as
+Llama's separate tensors (with Qwen2's biases after their weights), in
+llama.cpp's order, then packed into the family's HF tensors (Q, K and V rows
+with their own sigmas inside a fused QKV). Python 3 and numpy
 only, plus llama.cpp's gguf-py (--gguf-py, or on PYTHONPATH) for the GGUF.
 Same bytes on every run.
 """
@@ -99,6 +113,10 @@ SIGMAS = {
     "up_proj.weight": 0.2,
     "down_proj.weight": 0.2,
     "lm_head.weight": 0.2,
+    # Qwen2's attention biases.
+    "q_proj.bias": 0.2,
+    "k_proj.bias": 0.2,
+    "v_proj.bias": 0.2,
 }
 
 # The LongRoPE factors of tiny-phi3, one per pair of rotary dimensions (16):
@@ -107,6 +125,9 @@ SIGMAS = {
 # long 1 + (i + 1) / 2 (1.5 .. 9) beyond it. All are exact in float32.
 PHI3_SHORT_FACTOR = [1 + 0.1875 * (i + 1) for i in range(16)]
 PHI3_LONG_FACTOR = [1 + 0.5 * (i + 1) for i in range(16)]
+
+# tiny-qwen2-swa's seed, chosen for its margins (tests/families/README.md).
+QWEN2_SEED = 25
 
 FAMILIES = {
     "tiny-llama31": dict(
@@ -149,13 +170,28 @@ FAMILIES = {
             **dict({key: value for key, value in COMMON.items() if key != "head_dim"},
                    num_attention_heads=4, num_key_value_heads=2),
             bias=False, rope_scaling=None)),
+    "tiny-qwen2-swa": dict(
+        seed=QWEN2_SEED, layout="qwen2", biases=True,
+        # The keys of Qwen2Config (transformers >= 4.53, which writes
+        # layer_types), which has no head_dim (hidden_size / heads = 32).
+        # Layer i slides when use_sliding_window and i >= max_window_layers.
+        config=dict(
+            architectures=["Qwen2ForCausalLM"], model_type="qwen2",
+            **dict({key: value for key, value in COMMON.items() if key != "head_dim"},
+                   rope_theta=1000000.0),
+            rope_scaling=None, use_sliding_window=True, sliding_window=32,
+            max_window_layers=1,
+            layer_types=["full_attention", "sliding_attention"])),
 }
 
 # Per-layer tensors: GGUF name (blk.N.) and Hugging Face name
 # (model.layers.N.), in llama.cpp's order: checkpoint_io's, without Qwen2's
-# biases. The weights are drawn as these (Llama's) tensors for every family.
+# biases. The weights are drawn as these (Llama's) tensors for every family,
+# and for a family with biases as QWEN2_LAYER_TENSORS (checkpoint_io's: each
+# bias after its weight).
 LAYER_TENSORS = [(gguf_name, hf_name) for gguf_name, hf_name in checkpoint_io.LAYER_TENSORS
                  if not gguf_name.endswith(".bias")]
+QWEN2_LAYER_TENSORS = list(checkpoint_io.LAYER_TENSORS)
 
 # Each layout's tensors: the embedding, final norm and output (HF names),
 # and per layer (GGUF name, HF name, the Llama tensors it packs, in
@@ -194,6 +230,10 @@ LAYOUTS = {
             ("ffn_up.weight", "feed_forward.w3.weight", ("mlp.up_proj.weight",)),
             ("ffn_down.weight", "feed_forward.w2.weight", ("mlp.down_proj.weight",)),
         ]),
+    "qwen2": dict(
+        arch="qwen2", embed="model.embed_tokens.weight", norm="model.norm.weight",
+        output="lm_head.weight",
+        layer=[(gguf_name, hf_name, (hf_name,)) for gguf_name, hf_name in QWEN2_LAYER_TENSORS]),
 }
 
 
@@ -205,17 +245,20 @@ def head_dim(config):
     return config.get("head_dim") or config["hidden_size"] // config["num_attention_heads"]
 
 
-def tensor_shapes(config):
+def tensor_shapes(config, biases=False):
     """(Llama HF name, GGUF name, shape) of every tensor, in llama.cpp's
-    order."""
+    order; with `biases`, Qwen2's Q, K and V biases too."""
     hidden = config["hidden_size"]
     heads, kv_heads = config["num_attention_heads"], config["num_key_value_heads"]
     dim, inner = head_dim(config), config["intermediate_size"]
     shapes = {
         "input_layernorm.weight": (hidden,),
         "self_attn.q_proj.weight": (heads * dim, hidden),
+        "self_attn.q_proj.bias": (heads * dim,),
         "self_attn.k_proj.weight": (kv_heads * dim, hidden),
+        "self_attn.k_proj.bias": (kv_heads * dim,),
         "self_attn.v_proj.weight": (kv_heads * dim, hidden),
+        "self_attn.v_proj.bias": (kv_heads * dim,),
         "self_attn.o_proj.weight": (hidden, heads * dim),
         "post_attention_layernorm.weight": (hidden,),
         "mlp.gate_proj.weight": (inner, hidden),
@@ -225,7 +268,7 @@ def tensor_shapes(config):
     plan = [("model.embed_tokens.weight", "token_embd.weight",
              (config["vocab_size"], hidden))]
     for layer in range(config["num_hidden_layers"]):
-        for gguf_name, hf_name in LAYER_TENSORS:
+        for gguf_name, hf_name in (QWEN2_LAYER_TENSORS if biases else LAYER_TENSORS):
             plan.append((f"model.layers.{layer}.{hf_name}",
                          f"blk.{layer}.{gguf_name}", shapes[hf_name]))
     plan.append(("model.norm.weight", "output_norm.weight", (hidden,)))
@@ -238,7 +281,7 @@ def random_weights(family):
     spec = FAMILIES[family]
     rng = np.random.default_rng(spec["seed"])
     weights = {}
-    for hf_name, _, shape in tensor_shapes(spec["config"]):
+    for hf_name, _, shape in tensor_shapes(spec["config"], spec.get("biases", False)):
         if hf_name.endswith("norm.weight"):
             values = 1.0 + 0.1 * rng.standard_normal(shape)
         else:
@@ -423,8 +466,11 @@ def write_model_keys(writer, layout, config, gguf):
         writer.add_sliding_window(config.get("sliding_window") or 0)
         writer.add_rope_scaling_attn_factors(longrope_attention_factor(config))
         return
-    # TextModel.set_gguf_parameters (InternLM2Model adds nothing; its config
-    # has no head_dim, so no key_length or value_length).
+    # TextModel.set_gguf_parameters (InternLM2Model adds nothing, and
+    # Qwen2Model nothing for a causal LM, whose directory has no
+    # sentence-transformers modules.json for _try_set_pooling_type; their
+    # configs have no head_dim, so no key_length or value_length, and no
+    # rope_scaling, so no rope scaling keys).
     add_size_keys(writer, config)
     writer.add_rope_freq_base(config["rope_theta"])
     writer.add_layer_norm_rms_eps(config["rms_norm_eps"])

@@ -2,9 +2,9 @@
 #===- tools/checkpoints/families/make_family_refs.sh - tests/families ----===#
 #
 # (Re)makes everything in tests/families (its README.md describes the files):
-# the tiny-llama31, tiny-mistral, tiny-phi3 and tiny-internlm2 checkpoints
-# (HF files and F32 GGUF), and their reference logits from two
-# implementations llmc did not write:
+# the tiny-llama31, tiny-mistral, tiny-phi3, tiny-internlm2 and
+# tiny-qwen2-swa checkpoints (HF files and F32 GGUF), and their reference
+# logits from two implementations llmc did not write:
 #   tiny-llama31.f32.*       llama.cpp on model-f32.gguf;
 #   tiny-mistral-gguf.f32.*  llama.cpp on tiny-mistral's GGUF, which carries
 #                            no sliding window (full causal attention);
@@ -15,14 +15,21 @@
 #                            sliding window (full causal attention);
 #   tiny-phi3.f32.*          reference_forward.py with the window of 48 and
 #                            LongRoPE;
-#   tiny-internlm2.f32.*     llama.cpp on model-f32.gguf.
+#   tiny-internlm2.f32.*     llama.cpp on model-f32.gguf;
+#   tiny-qwen2-swa-gguf.f32.* llama.cpp on tiny-qwen2-swa's GGUF, which
+#                            carries no sliding window (llama.cpp's qwen2 has
+#                            none: full causal attention in both layers);
+#   tiny-qwen2-swa.f32.*     reference_forward.py with Qwen2's per-layer
+#                            window: layer 0 full, layer 1 the window of 32.
 # The cases and their prompt ids are those of ../shared/refdata's tiny-llama
 # references (short, long, turns). Then it checks the float64 port against
-# llama.cpp (tiny-llama31; tiny-mistral and tiny-phi3 without their window;
-# tiny-phi3 with the long LongRoPE factors, which llama.cpp takes with a
-# context of 512; tiny-internlm2; the shared tiny-llama and its references)
-# to max |dlogit| <= 1e-5 with the same greedy ids; that the windows change
-# the long case and the rope scaling the logits; and that in every reference
+# llama.cpp (tiny-llama31; tiny-mistral, tiny-phi3 and tiny-qwen2-swa
+# without their window; tiny-phi3 with the long LongRoPE factors, which
+# llama.cpp takes with a context of 512; tiny-internlm2; the shared
+# tiny-llama and its references) to max |dlogit| <= 1e-5 with the same
+# greedy ids; that the windows change the long case (and that windowing
+# tiny-qwen2-swa's layer 1 only differs from windowing both layers) and the
+# rope scaling the logits; and that in every reference
 # the greedy top two logits are more than 3e-3 apart and no special token is
 # generated.
 #
@@ -91,7 +98,7 @@ compare() {
 }
 
 # (b) The checkpoints.
-for family in tiny-llama31 tiny-mistral tiny-phi3 tiny-internlm2; do
+for family in tiny-llama31 tiny-mistral tiny-phi3 tiny-internlm2 tiny-qwen2-swa; do
   "$python" "$here/make_family_checkpoint.py" --family "$family" \
     -o "$out/models/$family" --tokenizer-from "$refdata/models/tiny-llama" \
     --gguf-py "$gguf_py" --check-tokenizer "$refdata/models/tiny-llama/model-f32.gguf"
@@ -107,6 +114,9 @@ for case in "${cases[@]}"; do
   llamacpp "$out/models/tiny-phi3/model-f32.gguf" "$case" "$out/refs/tiny-phi3-gguf.f32.$case"
   float64 "$out/models/tiny-phi3" "$case" "$out/refs/tiny-phi3.f32.$case"
   llamacpp "$out/models/tiny-internlm2/model-f32.gguf" "$case" "$out/refs/tiny-internlm2.f32.$case"
+  llamacpp "$out/models/tiny-qwen2-swa/model-f32.gguf" "$case" \
+    "$out/refs/tiny-qwen2-swa-gguf.f32.$case"
+  float64 "$out/models/tiny-qwen2-swa" "$case" "$out/refs/tiny-qwen2-swa.f32.$case"
 done
 grep -m1 "CPU backend" "$cache/llamacpp.log" >&2
 
@@ -137,6 +147,10 @@ for case in "${cases[@]}"; do
   float64 "$out/models/tiny-internlm2" "$case" "$check/tiny-internlm2.f64.$case"
   compare "$check/tiny-internlm2.f64.$case" "$out/refs/tiny-internlm2.f32.$case" \
     --tolerance "$tolerance" || failed=1
+  float64 "$out/models/tiny-qwen2-swa" "$case" "$check/tiny-qwen2-swa-nowindow.f64.$case" \
+    --no-window
+  compare "$check/tiny-qwen2-swa-nowindow.f64.$case" "$out/refs/tiny-qwen2-swa-gguf.f32.$case" \
+    --tolerance "$tolerance" || failed=1
   float64 "$refdata/models/tiny-llama" "$case" "$check/tiny-llama.f64.$case"
   compare "$check/tiny-llama.f64.$case" "$refdata/refs/tiny-llama.f32.$case" \
     --tolerance "$tolerance" || failed=1
@@ -148,6 +162,15 @@ done
 compare "$out/refs/tiny-mistral.f32.long" "$check/tiny-mistral-nowindow.f64.long" \
   --expect-change 1e-3 || failed=1
 compare "$out/refs/tiny-phi3.f32.long" "$check/tiny-phi3-nowindow.f64.long" \
+  --expect-change 1e-3 || failed=1
+compare "$out/refs/tiny-qwen2-swa.f32.long" "$check/tiny-qwen2-swa-nowindow.f64.long" \
+  --expect-change 1e-3 || failed=1
+# tiny-qwen2-swa windows layer 1 only: the window in both layers (as a
+# runtime that ignored max_window_layers / layer_types would apply it) gives
+# other logits.
+float64 "$out/models/tiny-qwen2-swa" long "$check/tiny-qwen2-swa-alllayers.f64.long" \
+  --window-all-layers
+compare "$out/refs/tiny-qwen2-swa.f32.long" "$check/tiny-qwen2-swa-alllayers.f64.long" \
   --expect-change 1e-3 || failed=1
 for case in short long; do
   float64 "$out/models/tiny-llama31" "$case" "$check/tiny-llama31-norope.f64.$case" --no-rope-scaling

@@ -1,18 +1,21 @@
 #!/usr/bin/python3
-"""A float64 numpy port of Hugging Face's Llama, Mistral, Phi-3 and InternLM2.
+"""A float64 numpy port of Hugging Face's Llama, Mistral, Phi-3, InternLM2 and Qwen2.
 
   reference_forward.py run MODEL_DIR --ids CASE.json -o OUT_PREFIX
-      [--no-window] [--no-rope-scaling] [--longrope-factors {short,long}]
+      [--no-window | --window-all-layers] [--no-rope-scaling]
+      [--longrope-factors {short,long}]
   reference_forward.py compare PREFIX_A PREFIX_B [--tolerance 1e-5]
       [--expect-change MIN]
   reference_forward.py margins PREFIX... [--min-gap 3e-3]
 
 `run` reads MODEL_DIR's config.json and model.safetensors (F32, F16 or BF16,
 HF tensor names) and does what transformers' LlamaForCausalLM,
-MistralForCausalLM and Phi3ForCausalLM, and InternLM2's remote
-modeling_internlm2.py InternLM2ForCausalLM, do, in float64 throughout:
+MistralForCausalLM, Phi3ForCausalLM and Qwen2ForCausalLM, and InternLM2's
+remote modeling_internlm2.py InternLM2ForCausalLM, do, in float64
+throughout:
   - RMSNorm: x / sqrt(mean(x^2) + eps) * weight;
-  - the projections: separate q/k/v_proj (Llama, Mistral); Phi-3's fused
+  - the projections: separate q/k/v_proj (Llama, Mistral; Qwen2's with
+    their biases, the only biases accepted); Phi-3's fused
     qkv_proj (Q, K, then V columns of its output) and gate_up_proj (gate,
     then up); InternLM2's wqkv, whose output is (kv_heads, groups + 2,
     head_dim): per KV head its `groups` query heads, its key head and its
@@ -26,11 +29,17 @@ modeling_internlm2.py InternLM2ForCausalLM, do, in float64 throughout:
     sqrt(1 + ln(max_position_embeddings / original) / ln(original))); no
     other scaling is accepted. --no-rope-scaling ignores the config's
     rope_scaling; --longrope-factors forces the short or the long factors;
-  - grouped-query attention with the causal mask and, for a config with a
-    sliding_window W (Mistral, Phi-3), the window: a query at position p
-    sees the keys at positions p - W < j <= p, W positions including itself
-    (transformers' sliding_window_overlay; --no-window runs full causal
-    attention instead);
+  - grouped-query attention with the causal mask and, in a layer with a
+    sliding window W, the window: a query at position p sees the keys at
+    positions p - W < j <= p, W positions including itself (transformers'
+    sliding_window_overlay). Which layers slide: those whose entry in the
+    config's layer_types is "sliding_attention" (the others must be
+    "full_attention"); without layer_types, for Qwen2 the layers i >=
+    max_window_layers when use_sliding_window is true (Qwen2Config's
+    default layer_types), and for the other types every layer when the
+    config has a sliding_window (Mistral, Phi-3). --no-window runs full
+    causal attention in every layer instead, --window-all-layers the window
+    in every layer;
   - the SiLU-gated MLP, the final norm and lm_head (or the tied embedding).
 It then generates greedily (argmax of the float64 logits, the lowest id on a
 tie) under the protocol of ../shared/refdata's references: CASE.json is one
@@ -135,11 +144,42 @@ NAMES = {
     "internlm2": ("model.tok_embeddings.weight", "model.norm.weight", "output.weight",
                   "attention_norm.weight", "ffn_norm.weight"),
 }
-NAMES["mistral"] = NAMES["phi3"] = NAMES["llama"]
+NAMES["mistral"] = NAMES["phi3"] = NAMES["qwen2"] = NAMES["llama"]
+
+# The biases a model type has: Qwen2's attention has Q, K and V biases (and
+# none on o_proj).
+BIASES = {"qwen2": ("self_attn.q_proj.bias", "self_attn.k_proj.bias", "self_attn.v_proj.bias")}
+
+
+def layer_windows(config):
+    """The sliding window of each layer, None for full attention: from
+    layer_types if the config has it, else as transformers' configs default
+    it (Qwen2Config: the layers from max_window_layers on, when
+    use_sliding_window; Mistral and Phi-3: every layer)."""
+    layers = config["num_hidden_layers"]
+    window = config.get("sliding_window")
+    layer_types = config.get("layer_types")
+    if layer_types is not None:
+        if len(layer_types) != layers:
+            raise SystemExit(f"reference_forward: layer_types has {len(layer_types)} "
+                             f"entries for {layers} layers")
+        unknown = sorted(set(layer_types) - {"full_attention", "sliding_attention"})
+        if unknown:
+            raise SystemExit(f"reference_forward: layer type {unknown[0]!r} is not supported")
+        if "sliding_attention" in layer_types and not window:
+            raise SystemExit("reference_forward: sliding_attention layers without a sliding_window")
+        return [window if kind == "sliding_attention" else None for kind in layer_types]
+    if config.get("model_type") == "qwen2":
+        if not config.get("use_sliding_window", False):
+            return [None] * layers
+        first = config.get("max_window_layers", 28)
+        return [window if window and layer >= first else None for layer in range(layers)]
+    return [window or None] * layers
 
 
 class Model:
-    def __init__(self, directory, window=True, rope_scaling=True, longrope_factors=None):
+    def __init__(self, directory, window=True, rope_scaling=True, longrope_factors=None,
+                 window_all_layers=False):
         with open(os.path.join(directory, "config.json")) as f:
             self.config = config = json.load(f)
         self.model_type = config.get("model_type")
@@ -155,14 +195,23 @@ class Model:
         checkpoint = SafetensorsCheckpoint(directory, "reference_forward")
         self.weights = {name: checkpoint.read(name).astype(np.float64)
                         for name in checkpoint.entries}
-        biases = [name for name in self.weights if name.endswith(".bias")]
+        allowed = BIASES.get(self.model_type, ())
+        biases = [name for name in self.weights if name.endswith(".bias")
+                  and not (name.startswith("model.layers.")
+                           and name.split(".", 3)[3] in allowed)]
         if biases:
             raise SystemExit(f"reference_forward: biases are not supported: {biases[0]}, ...")
         self.heads = config["num_attention_heads"]
         self.kv_heads = config.get("num_key_value_heads", self.heads)
         self.head_dim = config.get("head_dim") or config["hidden_size"] // self.heads
         self.eps = config["rms_norm_eps"]
-        self.window = config.get("sliding_window") if window else None
+        self.windows = layer_windows(config)
+        if not window:
+            self.windows = [None] * len(self.windows)
+        elif window_all_layers:
+            if not config.get("sliding_window"):
+                raise SystemExit("reference_forward: --window-all-layers without a sliding_window")
+            self.windows = [config["sliding_window"]] * len(self.windows)
         self.longrope_factors = longrope_factors
         (self.embed_name, self.norm_name, lm_head_name,
          self.attention_norm_name, self.ffn_norm_name) = NAMES[self.model_type]
@@ -179,13 +228,15 @@ class Model:
         rotated = np.concatenate([-x[..., half:], x[..., :half]], axis=-1)
         return x * cos + rotated * sin
 
-    def mask(self, length):
-        """True where query i may attend to key j."""
+    @staticmethod
+    def mask(length, window):
+        """True where query i may attend to key j, with a sliding window of
+        `window` positions, or none if it is None."""
         query = np.arange(length)[:, None]
         key = np.arange(length)[None, :]
         visible = key <= query
-        if self.window:
-            visible &= key > query - self.window
+        if window:
+            visible &= key > query - window
         return visible
 
     def qkv(self, x, prefix):
@@ -212,6 +263,11 @@ class Model:
             q = x @ w[prefix + "self_attn.q_proj.weight"].T
             k = x @ w[prefix + "self_attn.k_proj.weight"].T
             v = x @ w[prefix + "self_attn.v_proj.weight"].T
+            if self.model_type == "qwen2":
+                # Qwen2Attention: q/k/v_proj are nn.Linear with bias=True.
+                q = q + w[prefix + "self_attn.q_proj.bias"]
+                k = k + w[prefix + "self_attn.k_proj.bias"]
+                v = v + w[prefix + "self_attn.v_proj.bias"]
         return (q.reshape(length, self.heads, self.head_dim),
                 k.reshape(length, self.kv_heads, self.head_dim),
                 v.reshape(length, self.kv_heads, self.head_dim))
@@ -264,12 +320,12 @@ class Model:
         cos, sin = np.cos(angles), np.sin(angles)
         if scaling != 1.0:
             cos, sin = cos * scaling, sin * scaling
-        visible = self.mask(length)
+        masks = {window: self.mask(length, window) for window in set(self.windows)}
         h = w[self.embed_name][np.asarray(ids)]
         for layer in range(self.config["num_hidden_layers"]):
             prefix = f"model.layers.{layer}."
             x = self.rms_norm(h, w[prefix + self.attention_norm_name])
-            h = h + self.attention(x, prefix, cos, sin, visible)
+            h = h + self.attention(x, prefix, cos, sin, masks[self.windows[layer]])
             x = self.rms_norm(h, w[prefix + self.ffn_norm_name])
             h = h + self.mlp(x, prefix)
         h = self.rms_norm(h[-1], w[self.norm_name])
@@ -288,7 +344,8 @@ def read_turns(path):
 def run(args):
     model = Model(args.model, window=not args.no_window,
                   rope_scaling=not args.no_rope_scaling,
-                  longrope_factors=args.longrope_factors)
+                  longrope_factors=args.longrope_factors,
+                  window_all_layers=args.window_all_layers)
     history, rows, turns = [], [], []
     for input_ids, count in read_turns(args.ids):
         history += input_ids
@@ -307,7 +364,8 @@ def run(args):
     np.save(args.output + ".npy", np.stack(rows))
     with open(args.output + ".json", "w") as f:
         f.write(json.dumps(result))
-    window = model.window if model.window else "none"
+    windows = [window or "none" for window in model.windows]
+    window = windows[0] if len(set(windows)) == 1 else "per layer " + ", ".join(map(str, windows))
     rope = model.config.get("rope_scaling") or {}
     rope = rope.get("rope_type", rope.get("type", "none"))
     if rope == "longrope" and args.longrope_factors:
@@ -377,8 +435,12 @@ def main():
                             help="A reference .json whose turns' input ids to feed")
     run_parser.add_argument("-o", "--output", required=True,
                             help="Prefix of the .npy and .json to write")
-    run_parser.add_argument("--no-window", action="store_true",
-                            help="Ignore the config's sliding_window")
+    windows = run_parser.add_mutually_exclusive_group()
+    windows.add_argument("--no-window", action="store_true",
+                         help="Ignore the config's sliding_window: full attention in every layer")
+    windows.add_argument("--window-all-layers", action="store_true",
+                         help="The config's sliding_window in every layer, whatever "
+                         "layer_types or max_window_layers say")
     run_parser.add_argument("--no-rope-scaling", action="store_true",
                             help="Ignore the config's rope_scaling (plain RoPE)")
     run_parser.add_argument("--longrope-factors", choices=("short", "long"),

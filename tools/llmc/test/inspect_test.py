@@ -23,7 +23,7 @@ def check_json(report, binary, failures):
                        f"model.{key} {model[key]}, config {config[config_key]}")
     failures.check(model["family"] == "qwen2" and model["seq_length"] == 512
                    and model["max_input_length"] == 128 and model["prefill_lengths"] == [16, 64]
-                   and model["sliding_window"] == 0,
+                   and model["layer_windows"] == [],
                    f"model: {model}")
     failures.check(report["file_bytes"] == os.path.getsize(binary), "file_bytes")
 
