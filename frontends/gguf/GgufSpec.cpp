@@ -113,7 +113,8 @@ void readFactorTensors(MetadataFields &fields, const std::string &arch,
 }
 
 /// `<arch>.rope.scaling.*`: llama.cpp writes `none`, `linear`, `yarn` or
-/// `longrope`; Llama 3's scaling comes as a tensor (readFrequencyFactors).
+/// `longrope`; Llama 3's and Phi-3's scalings come as tensors
+/// (readFactorTensors).
 void readRopeScaling(MetadataFields &fields, const std::string &arch,
                      ModelSpec &spec) {
   std::string typeKey = arch + "rope.scaling.type";
@@ -163,19 +164,15 @@ void readArchitecture(MetadataFields &fields, const std::string &architecture,
   spec.ropePairing =
       family.ggufPermutesQK ? RopePairing::Interleaved : RopePairing::Half;
   spec.hiddenAct = "silu";
-  spec.attentionBias =
-      family.attentionBias == families::AttentionBias::Always ||
-      (family.attentionBias == families::AttentionBias::Optional &&
-       fields.getFile().findTensor("blk.0.attn_q.bias"));
+  spec.attentionBias = family.hasAttentionBias(
+      fields.getFile().findTensor("blk.0.attn_q.bias") != nullptr);
   spec.qkNorm = family.qkNorm;
   // llama.cpp reads phi3's window and then runs full attention; llmc keeps
   // the attention the model was trained with, as from its HF files.
   if (family.slidingWindow == families::SlidingWindowKey::Direct) {
-    int64_t window = getSize(fields, arch + "attention.sliding_window", 0);
-    // validate reports a layer count out of range.
-    if (window > 0 && window < spec.maxPositions && spec.numLayers > 0 &&
-        spec.numLayers <= ModelSpec::kMaxLayers)
-      spec.layerWindows.assign(spec.numLayers, window);
+    families::setSlidingWindows(
+        spec, getSize(fields, arch + "attention.sliding_window", 0),
+        [](int64_t) { return true; });
   }
   // Without `output.weight` llama.cpp reuses the token embedding.
   spec.tieWordEmbeddings = !fields.getFile().findTensor("output.weight");

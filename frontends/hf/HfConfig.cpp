@@ -129,60 +129,42 @@ void readTokenIds(JsonFields &fields, ModelSpec &spec) {
 }
 
 /// The attention window of each layer the family's config keys give: none
-/// unless the family has one and the config turns it on. A window no
-/// shorter than the context changes nothing and is none.
+/// unless the family has one and the config turns it on.
 void readSlidingWindows(JsonFields &fields, const families::Family &family,
                         ModelSpec &spec) {
-  // validate reports a layer count out of range.
-  if (spec.numLayers <= 0 || spec.numLayers > ModelSpec::kMaxLayers)
+  using families::SlidingWindowKey;
+  if (family.slidingWindow == SlidingWindowKey::None ||
+      (family.slidingWindow == SlidingWindowKey::Gated &&
+       !fields.getBool("use_sliding_window", false)))
     return;
-  std::vector<bool> windowed;
-  switch (family.slidingWindow) {
-  case families::SlidingWindowKey::None:
-    return;
-  case families::SlidingWindowKey::Gated: {
-    if (!fields.getBool("use_sliding_window", false))
-      return;
-    // transformers: layer i slides when i >= max_window_layers, as its
-    // newer configs spell out in `layer_types`, which then decides.
-    std::vector<std::string> types = fields.getStringList("layer_types");
-    if (!types.empty()) {
-      if (static_cast<int64_t>(types.size()) != spec.numLayers) {
-        fields.fail("layer_types", "lists " + llvm::Twine(types.size()) +
-                                       " layers, not " +
-                                       llvm::Twine(spec.numLayers));
-        return;
-      }
-      for (const std::string &type : types) {
-        if (type != "sliding_attention" && type != "full_attention") {
-          fields.fail("layer_types", "holds '" + type +
-                                         "' (llmc reads sliding_attention "
-                                         "and full_attention)");
-          return;
-        }
-        windowed.push_back(type == "sliding_attention");
-      }
-      break;
-    }
-    int64_t firstWindowed = fields.getInt("max_window_layers", 28);
-    for (int64_t layer = 0; layer < spec.numLayers; ++layer)
-      windowed.push_back(layer >= firstWindowed);
-    break;
-  }
-  case families::SlidingWindowKey::Direct:
-    windowed.assign(spec.numLayers, true);
-    break;
-  }
   int64_t window = fields.getInt("sliding_window", 0);
   if (window < 0) {
     fields.fail("sliding_window", "is negative");
     return;
   }
-  if (window == 0 || window >= spec.maxPositions ||
-      llvm::none_of(windowed, [](bool slides) { return slides; }))
-    return;
-  for (bool slides : windowed)
-    spec.layerWindows.push_back(slides ? window : 0);
+  if (family.slidingWindow == SlidingWindowKey::Direct)
+    return families::setSlidingWindows(spec, window,
+                                       [](int64_t) { return true; });
+  // Gated: transformers slides layer i when i >= max_window_layers, as its
+  // newer configs spell out in `layer_types`, which then decides.
+  std::vector<std::string> types = fields.getStringList("layer_types");
+  if (types.empty()) {
+    int64_t firstWindowed = fields.getInt("max_window_layers", 28);
+    return families::setSlidingWindows(
+        spec, window, [&](int64_t layer) { return layer >= firstWindowed; });
+  }
+  if (static_cast<int64_t>(types.size()) != spec.numLayers)
+    return fields.fail("layer_types", "lists " + llvm::Twine(types.size()) +
+                                          " layers, not " +
+                                          llvm::Twine(spec.numLayers));
+  for (const std::string &type : types)
+    if (type != "sliding_attention" && type != "full_attention")
+      return fields.fail("layer_types", "holds '" + type +
+                                            "' (llmc reads sliding_attention "
+                                            "and full_attention)");
+  families::setSlidingWindows(spec, window, [&](int64_t layer) {
+    return types[layer] == "sliding_attention";
+  });
 }
 
 /// The language model described by `config` (config.json, or its
@@ -232,9 +214,7 @@ llvm::Error readLanguageModel(const llvm::json::Object &config,
     fields.fail("hidden_act", "'" + activation + "' is not supported");
 
   spec.attentionBias =
-      entry->attentionBias == families::AttentionBias::Always ||
-      (entry->attentionBias == families::AttentionBias::Optional &&
-       fields.getBool("attention_bias", false));
+      entry->hasAttentionBias(fields.getBool("attention_bias", false));
   spec.qkNorm = entry->qkNorm;
   if (fields.getBool("mlp_bias", false))
     fields.fail("mlp_bias", "is not supported (MLP projections without bias)");

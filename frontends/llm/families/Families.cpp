@@ -63,14 +63,34 @@ const Family *findFamily(llvm::StringRef name) {
 }
 
 const Family *matchFamily(bool attentionBias, bool qkNorm) {
-  for (const Family *family : getFamilies()) {
-    bool biasFits = family->attentionBias == AttentionBias::Optional ||
-                    attentionBias == (family->attentionBias ==
-                                      AttentionBias::Always);
-    if (biasFits && family->qkNorm == qkNorm)
+  for (const Family *family : getFamilies())
+    if (family->hasAttentionBias(attentionBias) == attentionBias &&
+        family->qkNorm == qkNorm)
       return family;
-  }
   return nullptr;
+}
+
+void setSlidingWindows(plugins::ModelSpec &spec, int64_t window,
+                       llvm::function_ref<bool(int64_t layer)> slides) {
+  if (window <= 0 || window >= spec.maxPositions || spec.numLayers <= 0 ||
+      spec.numLayers > plugins::ModelSpec::kMaxLayers)
+    return;
+  std::vector<int64_t> windows(spec.numLayers, 0);
+  for (int64_t layer = 0; layer < spec.numLayers; ++layer)
+    if (slides(layer))
+      windows[layer] = window;
+  if (llvm::is_contained(windows, window))
+    spec.layerWindows = std::move(windows);
+}
+
+plugins::RowSlice
+slicePart(const plugins::ModelSpec &spec, plugins::TensorRole role,
+          int64_t layer, std::vector<std::pair<int64_t, int64_t>> rowRanges) {
+  plugins::RowSlice slice;
+  slice.name = llvm::cantFail(spec.tensorName(role, layer));
+  slice.source = llvm::StringRef(slice.name).rsplit(':').first.str();
+  slice.rowRanges = std::move(rowRanges);
+  return slice;
 }
 
 std::vector<plugins::RowSlice>
@@ -81,12 +101,8 @@ sliceConsecutiveRows(const plugins::ModelSpec &spec,
   for (int64_t layer = 0; layer < spec.numLayers; ++layer) {
     int64_t first = 0;
     for (auto [role, count] : llvm::zip_equal(roles, rows)) {
-      plugins::RowSlice slice;
-      slice.name = llvm::cantFail(spec.tensorName(role, layer));
-      slice.source = llvm::StringRef(slice.name).rsplit(':').first.str();
-      slice.rowRanges = {{first, count}};
+      slices.push_back(slicePart(spec, role, layer, {{first, count}}));
       first += count;
-      slices.push_back(std::move(slice));
     }
   }
   return slices;

@@ -15,6 +15,7 @@
 #include "plugins/SlicedWeights.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <string>
@@ -75,7 +76,22 @@ struct Family {
       const plugins::ModelSpec &spec) = nullptr;
   std::vector<plugins::RowSlice> (*getGgufSlices)(
       const plugins::ModelSpec &spec) = nullptr;
+
+  /// Whether the model has Q/K/V biases, `declared` saying whether the
+  /// checkpoint says so (a config flag, tensors present): only an Optional
+  /// family heeds it.
+  bool hasAttentionBias(bool declared) const {
+    return attentionBias == AttentionBias::Always ||
+           (attentionBias == AttentionBias::Optional && declared);
+  }
 };
+
+/// Gives each layer `slides` picks the sliding window `window`
+/// (ModelSpec::layerWindows), the others the whole context. Nothing when no
+/// layer slides, when the window is no shorter than the context (it changes
+/// nothing), or when the layer count is out of range (validate reports it).
+void setSlidingWindows(plugins::ModelSpec &spec, int64_t window,
+                       llvm::function_ref<bool(int64_t layer)> slides);
 
 /// `weights`, with the parts of its fused tensors served as tensors of their
 /// own when `getSlices` (a family's getHfSlices or getGgufSlices) is set.
@@ -121,9 +137,14 @@ void nameTensors(const TensorNames &names, plugins::ModelSpec &spec);
 void nameLlamaHfTensors(plugins::ModelSpec &spec);
 void nameLlamaGgufTensors(plugins::ModelSpec &spec);
 
-/// The parts of one fused tensor per layer: `roles` name the parts (as
-/// `<fused>:<part>`, whose fused tensor is the name before the colon), each
-/// taking `rows` consecutive rows in order.
+/// Part `role` of `layer`'s fused tensor, made of `rowRanges`: the role's
+/// name is `<fused>:<part>`, its fused tensor the name before the colon.
+plugins::RowSlice
+slicePart(const plugins::ModelSpec &spec, plugins::TensorRole role,
+          int64_t layer, std::vector<std::pair<int64_t, int64_t>> rowRanges);
+
+/// The parts of one fused tensor per layer (slicePart): `roles`, each taking
+/// `rows` consecutive rows in order.
 std::vector<plugins::RowSlice>
 sliceConsecutiveRows(const plugins::ModelSpec &spec,
                      llvm::ArrayRef<plugins::TensorRole> roles,

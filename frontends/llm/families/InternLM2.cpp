@@ -53,12 +53,10 @@ std::vector<RowSlice> getHfSlices(const ModelSpec &spec) {
           std::tuple(TensorRole::KeyWeight, groups * headRows, headRows),
           std::tuple(TensorRole::ValueWeight, (groups + 1) * headRows,
                      headRows)}) {
-      RowSlice slice;
-      slice.name = llvm::cantFail(spec.tensorName(role, layer));
-      slice.source = llvm::StringRef(slice.name).rsplit(':').first.str();
+      std::vector<std::pair<int64_t, int64_t>> ranges;
       for (int64_t head = 0; head < spec.numKvHeads; ++head)
-        slice.rowRanges.push_back({head * groupRows + offset, count});
-      slices.push_back(std::move(slice));
+        ranges.push_back({head * groupRows + offset, count});
+      slices.push_back(slicePart(spec, role, layer, std::move(ranges)));
     }
   }
   return slices;
