@@ -4,6 +4,8 @@
 
 #include "llvm/ADT/StringExtras.h"
 
+#include <cmath>
+
 namespace llmc::plugins {
 
 llvm::StringRef stringifyTensorRole(TensorRole role) {
@@ -25,6 +27,8 @@ llvm::StringRef stringifyTensorRole(TensorRole role) {
   case TensorRole::GateWeight: return "gate_weight";
   case TensorRole::UpWeight: return "up_weight";
   case TensorRole::DownWeight: return "down_weight";
+  case TensorRole::PostAttentionNorm: return "post_attention_norm";
+  case TensorRole::PostMlpNorm: return "post_mlp_norm";
   }
   llvm_unreachable("unknown tensor role");
 }
@@ -42,6 +46,12 @@ llvm::Expected<std::string> ModelSpec::tensorName(TensorRole role,
   if (at != std::string::npos)
     name.replace(at, 7, std::to_string(layer));
   return name;
+}
+
+double ModelSpec::getAttentionScale() const {
+  return attentionScale > 0
+             ? attentionScale
+             : 1.0 / std::sqrt(static_cast<double>(headDim));
 }
 
 llvm::Error ModelSpec::validate() const {
@@ -70,6 +80,19 @@ llvm::Error ModelSpec::validate() const {
     return invalid("rms_norm_eps must be positive");
   if (!(ropeTheta > 0))
     return invalid("rope_theta must be positive");
+  const std::pair<const char *, double> nonNegative[] = {
+      {"the attention scale", attentionScale},
+      {"the attention logit soft cap", attentionSoftcap},
+      {"the final logit soft cap", finalLogitSoftcap},
+      {"the sliding layers' rope base", slidingRopeTheta}};
+  for (auto [name, value] : nonNegative)
+    if (!(value >= 0) || !std::isfinite(value))
+      return invalid(llvm::Twine(name) + " must be a finite number, 0 or "
+                                         "more");
+  if (!(embeddingMultiplier > 0) || !std::isfinite(embeddingMultiplier) ||
+      !std::isfinite(normWeightOffset))
+    return invalid("the embedding multiplier and norm weight offset must be "
+                   "finite (the multiplier positive)");
   if (ropeScaling.type != RopeScalingType::None && !(ropeScaling.factor > 0))
     return invalid("rope_scaling.factor must be positive");
   bool perPair = ropeScaling.type == RopeScalingType::PerFrequency ||
@@ -136,6 +159,8 @@ llvm::SmallVector<int64_t> getExpectedShape(const ModelSpec &spec,
   case TensorRole::FinalNorm:
   case TensorRole::AttentionNorm:
   case TensorRole::MlpNorm:
+  case TensorRole::PostAttentionNorm:
+  case TensorRole::PostMlpNorm:
     return {hidden};
   case TensorRole::QueryWeight:
     return {queries, hidden};

@@ -85,6 +85,10 @@ enum class TensorRole {
   GateWeight,
   UpWeight,
   DownWeight,
+  /// Gemma's norms of the attention output and of the MLP output, before
+  /// each joins the residual.
+  PostAttentionNorm,
+  PostMlpNorm,
 };
 
 /// The stable lower-case name of a role (`query_weight`), for messages.
@@ -182,6 +186,24 @@ struct ModelSpec {
   bool attentionBias = false;
   /// Q and K are RMS-normalized per head before the rotary embedding (Qwen3).
   bool qkNorm = false;
+  /// Every RMSNorm multiplies by normWeightOffset + w: Gemma's Hugging Face
+  /// checkpoints store w about 0 (offset 1), llama.cpp's converter stores
+  /// 1 + w (offset 0).
+  double normWeightOffset = 0.0;
+  /// The token embedding is multiplied by this before the first layer
+  /// (Gemma: sqrt(hidden_size)).
+  double embeddingMultiplier = 1.0;
+  /// The factor of q k^T; 0 for 1 / sqrt(head_dim) (Gemma:
+  /// query_pre_attn_scalar^-1/2).
+  double attentionScale = 0.0;
+  /// Soft caps, c * tanh(x / c), of the attention scores before the mask
+  /// and of the logits (Gemma 2); 0 for none.
+  double attentionSoftcap = 0.0;
+  double finalLogitSoftcap = 0.0;
+  /// When positive, the rotary base of the layers with a sliding window,
+  /// which then take no rope scaling (Gemma 3's rope_local_base_freq); the
+  /// other layers keep ropeTheta and ropeScaling.
+  double slidingRopeTheta = 0.0;
   /// Per layer, the positions each query attends to at most, its own
   /// included (a sliding window: Mistral's `sliding_window` in every layer,
   /// Qwen2's from max_window_layers on); 0 for the whole context. Empty
@@ -219,6 +241,13 @@ struct ModelSpec {
   std::string chatEosToken;
   /// The tokenizer as the checkpoint ships it (`tokenizer.json` text).
   std::string tokenizerJson;
+
+  /// The factor of q k^T (attentionScale, or 1 / sqrt(head_dim)).
+  double getAttentionScale() const;
+  /// Whether `layer` has a sliding window.
+  bool hasWindow(int64_t layer) const {
+    return !layerWindows.empty() && layerWindows[layer] > 0;
+  }
 
   /// The checkpoint name of `role` in `layer` (ignored for model-wide roles);
   /// an error when the model has no tensor of that role.

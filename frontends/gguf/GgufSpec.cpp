@@ -14,6 +14,7 @@
 #include "frontends/gguf/MetadataFields.h"
 #include "frontends/llm/families/Family.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -130,6 +131,54 @@ void readRopeScaling(MetadataFields &fields, const std::string &arch,
   readFactorTensors(fields, arch, typeKey, spec);
 }
 
+/// Gemma's windows as llama.cpp's load_swa_pattern reads them:
+/// `attention.sliding_window_pattern` is a flag per layer or a period n
+/// (layer i slides unless i % n == n - 1; 0: every layer), by default the
+/// family's.
+void readAlternatingWindows(MetadataFields &fields, const std::string &arch,
+                            const families::Family &family, ModelSpec &spec) {
+  int64_t window = getSize(fields, arch + "attention.sliding_window",
+                           family.defaultSlidingWindow);
+  std::string patternKey = arch + "attention.sliding_window_pattern";
+  const Value *pattern = fields.getFile().lookup(patternKey);
+  if (pattern && pattern->getType() == ValueType::Array) {
+    std::vector<bool> flags = fields.getBoolArray(patternKey);
+    if (static_cast<int64_t>(flags.size()) != spec.numLayers)
+      return fields.fail(patternKey, "flags " + llvm::Twine(flags.size()) +
+                                         " layers, not " +
+                                         llvm::Twine(spec.numLayers));
+    return families::setSlidingWindows(
+        spec, window, [&](int64_t layer) { return flags[layer]; });
+  }
+  int64_t period = getSize(fields, patternKey, family.slidingWindowPattern);
+  if (period < 0)
+    return fields.fail(patternKey, "is negative");
+  families::setSlidingWindows(spec, window, [&](int64_t layer) {
+    return period == 0 || layer % period < period - 1;
+  });
+}
+
+/// Gemma's features as llama.cpp's gemma2 and gemma3 graphs have them:
+/// the embedding scale; norms whose 1 + w the converter stored; the soft
+/// caps (gemma2's defaults 50 and 30, gemma3's final cap 0); the sliding
+/// layers' rotary base (gemma3: `rope.freq_base_swa`, 10000 by default);
+/// and the attention scale llama.cpp derives from the size.
+void readGemmaFeatures(MetadataFields &fields, const std::string &arch,
+                       const families::Family &family, ModelSpec &spec) {
+  spec.embeddingMultiplier =
+      std::sqrt(static_cast<double>(std::max<int64_t>(spec.hiddenSize, 1)));
+  spec.attentionSoftcap = fields.getFloat(arch + "attn_logit_softcapping",
+                                          family.defaultAttentionSoftcap);
+  spec.finalLogitSoftcap = fields.getFloat(arch + "final_logit_softcapping",
+                                           family.defaultFinalLogitSoftcap);
+  spec.slidingRopeTheta = fields.getFloat(arch + "rope.freq_base_swa",
+                                          family.defaultSlidingRopeTheta);
+  if (family.ggufWideScaleLayers > 0 &&
+      spec.numLayers == family.ggufWideScaleLayers && spec.numHeads > 0)
+    spec.attentionScale = 1.0 / std::sqrt(static_cast<double>(
+                                    spec.hiddenSize / spec.numHeads));
+}
+
 void readArchitecture(MetadataFields &fields, const std::string &architecture,
                       const families::Family &family, ModelSpec &spec) {
   const std::string arch = architecture + ".";
@@ -163,7 +212,7 @@ void readArchitecture(MetadataFields &fields, const std::string &architecture,
   // rows gives the same attention scores as the original model.
   spec.ropePairing =
       family.ggufPermutesQK ? RopePairing::Interleaved : RopePairing::Half;
-  spec.hiddenAct = "silu";
+  spec.hiddenAct = family.activation.str();
   spec.attentionBias = family.hasAttentionBias(
       fields.getFile().findTensor("blk.0.attn_q.bias") != nullptr);
   spec.qkNorm = family.qkNorm;
@@ -174,6 +223,10 @@ void readArchitecture(MetadataFields &fields, const std::string &architecture,
         spec, getSize(fields, arch + "attention.sliding_window", 0),
         [](int64_t) { return true; });
   }
+  if (family.slidingWindow == families::SlidingWindowKey::Alternating)
+    readAlternatingWindows(fields, arch, family, spec);
+  if (family.scalesEmbedding)
+    readGemmaFeatures(fields, arch, family, spec);
   // Without `output.weight` llama.cpp reuses the token embedding.
   spec.tieWordEmbeddings = !fields.getFile().findTensor("output.weight");
 }

@@ -103,6 +103,17 @@ std::vector<int64_t> MetadataFields::getIntArray(llvm::StringRef key) {
   return {};
 }
 
+std::vector<bool> MetadataFields::getBoolArray(llvm::StringRef key) {
+  const Value *value = find(key, /*required=*/false);
+  if (!value)
+    return {};
+  if (auto result = decodeArray<bool>(
+          *value, [](const Value &element) { return element.getAsBool(); }))
+    return std::move(*result);
+  failType(key, "an array of bools", *value);
+  return {};
+}
+
 std::vector<double> MetadataFields::getFloatArray(llvm::StringRef key) {
   const Value *value = find(key, /*required=*/false);
   if (!value)

@@ -42,6 +42,8 @@ public:
   std::vector<int64_t> getIntArray(llvm::StringRef key);
   /// An optional array of f32/f64 (token scores); empty when absent.
   std::vector<double> getFloatArray(llvm::StringRef key);
+  /// An optional array of bools (per-layer flags); empty when absent.
+  std::vector<bool> getBoolArray(llvm::StringRef key);
 
   /// Records a problem with `key` unless an earlier one is recorded.
   void fail(llvm::StringRef key, const llvm::Twine &problem);

@@ -17,11 +17,12 @@
 #include "frontends/llm/families/Family.h"
 
 #include "llvm/ADT/StringSwitch.h"
-
-#include <cmath>
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+
+#include <algorithm>
+#include <cmath>
 
 using llmc::plugins::ModelSpec;
 using llmc::plugins::RopeScaling;
@@ -137,7 +138,7 @@ void readSlidingWindows(JsonFields &fields, const families::Family &family,
       (family.slidingWindow == SlidingWindowKey::Gated &&
        !fields.getBool("use_sliding_window", false)))
     return;
-  int64_t window = fields.getInt("sliding_window", 0);
+  int64_t window = fields.getInt("sliding_window", family.defaultSlidingWindow);
   if (window < 0) {
     fields.fail("sliding_window", "is negative");
     return;
@@ -145,13 +146,23 @@ void readSlidingWindows(JsonFields &fields, const families::Family &family,
   if (family.slidingWindow == SlidingWindowKey::Direct)
     return families::setSlidingWindows(spec, window,
                                        [](int64_t) { return true; });
-  // Gated: transformers slides layer i when i >= max_window_layers, as its
-  // newer configs spell out in `layer_types`, which then decides.
+  // Gated: transformers slides layer i when i >= max_window_layers;
+  // Alternating: all but every sliding_window_pattern-th layer. Newer
+  // configs spell the layers out in `layer_types`, which then decides.
   std::vector<std::string> types = fields.getStringList("layer_types");
-  if (types.empty()) {
+  if (types.empty() && family.slidingWindow == SlidingWindowKey::Gated) {
     int64_t firstWindowed = fields.getInt("max_window_layers", 28);
     return families::setSlidingWindows(
         spec, window, [&](int64_t layer) { return layer >= firstWindowed; });
+  }
+  if (types.empty()) {
+    int64_t pattern =
+        fields.getInt("sliding_window_pattern", family.slidingWindowPattern);
+    if (pattern <= 0)
+      return fields.fail("sliding_window_pattern", "must be positive");
+    return families::setSlidingWindows(spec, window, [&](int64_t layer) {
+      return (layer + 1) % pattern != 0;
+    });
   }
   if (static_cast<int64_t>(types.size()) != spec.numLayers)
     return fields.fail("layer_types", "lists " + llvm::Twine(types.size()) +
@@ -165,6 +176,40 @@ void readSlidingWindows(JsonFields &fields, const families::Family &family,
   families::setSlidingWindows(spec, window, [&](int64_t layer) {
     return types[layer] == "sliding_attention";
   });
+}
+
+/// A soft cap: absent means the family's default, null none.
+double readSoftcap(const llvm::json::Object &config, JsonFields &fields,
+                   llvm::StringRef key, double familyDefault) {
+  if (!config.get(key))
+    return familyDefault;
+  double cap = fields.getNumber(key, 0.0);
+  if (cap < 0)
+    fields.fail(key, "is negative");
+  return cap;
+}
+
+/// Gemma's features: the embedding scale, norms of 1 + w, the attention
+/// scale, soft caps and the sliding layers' rotary base, with the family's
+/// transformers defaults for absent keys.
+void readGemmaFeatures(const llvm::json::Object &config, JsonFields &fields,
+                       const families::Family &family, ModelSpec &spec) {
+  if (family.scalesEmbedding)
+    spec.embeddingMultiplier =
+        std::sqrt(static_cast<double>(std::max<int64_t>(spec.hiddenSize, 1)));
+  spec.normWeightOffset = family.hfNormWeightOffset;
+  double scalar = fields.getNumber("query_pre_attn_scalar",
+                                   family.defaultQueryPreAttnScalar);
+  if (scalar < 0)
+    fields.fail("query_pre_attn_scalar", "is negative");
+  else if (scalar > 0)
+    spec.attentionScale = 1.0 / std::sqrt(scalar);
+  spec.attentionSoftcap = readSoftcap(config, fields, "attn_logit_softcapping",
+                                      family.defaultAttentionSoftcap);
+  spec.finalLogitSoftcap = readSoftcap(
+      config, fields, "final_logit_softcapping", family.defaultFinalLogitSoftcap);
+  spec.slidingRopeTheta = fields.getNumber("rope_local_base_freq",
+                                           family.defaultSlidingRopeTheta);
 }
 
 /// The language model described by `config` (config.json, or its
@@ -205,13 +250,21 @@ llvm::Error readLanguageModel(const llvm::json::Object &config,
   spec.ropePairing = plugins::RopePairing::Half;
   spec.rmsNormEps = fields.getNumber("rms_norm_eps", 1e-6);
   spec.ropeTheta = fields.getNumber("rope_theta", 10000.0);
-  spec.tieWordEmbeddings = fields.getBool("tie_word_embeddings", false);
+  spec.tieWordEmbeddings =
+      fields.getBool("tie_word_embeddings", entry->tiesEmbeddingsByDefault);
 
-  std::string activation = fields.getString("hidden_act", "silu");
-  if (std::optional<llvm::StringRef> mapped = mapActivation(activation))
-    spec.hiddenAct = mapped->str();
-  else
-    fields.fail("hidden_act", "'" + activation + "' is not supported");
+  // Gemma names its activation `hidden_activation`.
+  llvm::StringRef activationKey =
+      fields.has("hidden_activation") ? "hidden_activation" : "hidden_act";
+  spec.hiddenAct = entry->activation.str();
+  if (fields.has(activationKey)) {
+    std::string activation = fields.getString(activationKey);
+    if (std::optional<llvm::StringRef> mapped = mapActivation(activation))
+      spec.hiddenAct = mapped->str();
+    else
+      fields.fail(activationKey, "'" + activation + "' is not supported");
+  }
+  readGemmaFeatures(config, fields, *entry, spec);
 
   spec.attentionBias =
       entry->hasAttentionBias(fields.getBool("attention_bias", false));

@@ -3,6 +3,9 @@
 // Pre-norm decoder layer of Llama and Qwen:
 //   h   = x + o_proj(attention(rope(q), rope(k), v))   q, k, v from norm(x)
 //   out = h + mlp(norm(h))
+// Gemma normalizes each branch's output too (post_norm(o_proj(...)),
+// post_norm(mlp(...))) and may soft-cap the attention scores; Gemma 3's
+// sliding layers rotate with their own base.
 // The three phases differ only in how many tokens enter and which keys they
 // attend over: prefill sees its own L tokens, prefill_kv puts H = S - L
 // history slots in front of them, decode puts S cache slots in front of its
@@ -150,10 +153,11 @@ Piece GraphBuilder::buildBlock(int64_t layer, Phase phase,
     k = block.rmsNorm(TensorRole::KeyNorm, k, spec.headDim);
   }
   RankedTensorType angleType = emit.f32Type({1, length, spec.rotaryDim});
+  RopeTableNames tables = getRopeTableNames(spec, layer);
   Value cosTable =
-      emit.namedWeight(kRopeCosName, {options.seqLength, spec.rotaryDim});
+      emit.namedWeight(tables.cos, {options.seqLength, spec.rotaryDim});
   Value sinTable =
-      emit.namedWeight(kRopeSinName, {options.seqLength, spec.rotaryDim});
+      emit.namedWeight(tables.sin, {options.seqLength, spec.rotaryDim});
   Value cos = top::GatherOp::create(b, emit.loc(block.prefix() + "rope_cos"),
                                     angleType, cosTable, positions, 0);
   Value sin = top::GatherOp::create(b, emit.loc(block.prefix() + "rope_sin"),
@@ -173,10 +177,14 @@ Piece GraphBuilder::buildBlock(int64_t layer, Phase phase,
   Value attention = top::FAttentionOp::create(
       b, emit.loc(block.prefix() + "attention"),
       emit.f32Type({1, length, qWidth}), q, keysAll, valuesAll, mask,
-      llvm::APFloat(1.0 / std::sqrt(static_cast<double>(spec.headDim))),
-      spec.numHeads, spec.numKvHeads, spec.headDim, /*causal=*/false);
+      llvm::APFloat(spec.getAttentionScale()),
+      spec.numHeads, spec.numKvHeads, spec.headDim, /*causal=*/false,
+      llvm::APFloat(spec.attentionSoftcap));
   Value projected = block.linear(TensorRole::OutputWeight, std::nullopt,
                                  attention, qWidth, hiddenSize);
+  if (spec.hasTensor(TensorRole::PostAttentionNorm))
+    projected =
+        block.rmsNorm(TensorRole::PostAttentionNorm, projected, hiddenSize);
   Value residual = block.add(hidden, projected, "attention_residual");
 
   // Feed-forward.
@@ -188,6 +196,8 @@ Piece GraphBuilder::buildBlock(int64_t layer, Phase phase,
   Value mlp = top::MLPOp::create(
       b, emit.loc(block.prefix() + "mlp"), residual.getType(), y, gate, up,
       down, activationOf(spec.hiddenAct));
+  if (spec.hasTensor(TensorRole::PostMlpNorm))
+    mlp = block.rmsNorm(TensorRole::PostMlpNorm, mlp, hiddenSize);
   Value output = block.add(residual, mlp, "mlp_residual");
 
   emit.output(IORole::Hidden, output);

@@ -139,9 +139,15 @@ Piece GraphBuilder::buildEmbedding(Phase phase, int64_t chunkLength) const {
   Value ids = emit.input(IORole::InputIds, {1, length}, /*isInteger=*/true);
   Value table = emit.weight(TensorRole::TokenEmbedding, 0,
                             {spec.vocabSize, spec.hiddenSize});
-  Value hidden = top::GatherOp::create(
-      emit.getBuilder(), emit.locOf(TensorRole::TokenEmbedding, 0),
-      emit.f32Type({1, length, spec.hiddenSize}), table, ids, /*axis=*/0);
+  OpBuilder &b = emit.getBuilder();
+  RankedTensorType hiddenType = emit.f32Type({1, length, spec.hiddenSize});
+  Value hidden =
+      top::GatherOp::create(b, emit.locOf(TensorRole::TokenEmbedding, 0),
+                            hiddenType, table, ids, /*axis=*/0);
+  if (spec.embeddingMultiplier != 1.0)
+    hidden = top::MulConstOp::create(
+        b, emit.loc("embed.scale"), hiddenType, hidden,
+        b.getF64FloatAttr(spec.embeddingMultiplier));
   emit.output(IORole::Hidden, hidden);
   emit.finish();
   return piece;

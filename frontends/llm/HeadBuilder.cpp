@@ -37,6 +37,16 @@ Piece GraphBuilder::buildLmHead() const {
   Value logits = top::MatMulOp::create(
       b, emit.locOf(headRole, 0), emit.f32Type({1, spec.vocabSize}), normed,
       head, emit.none(), /*left_transpose=*/false, /*right_transpose=*/true);
+  if (double cap = spec.finalLogitSoftcap; cap > 0) {
+    // cap * tanh(logits / cap), as Gemma 2 and llama.cpp compute it.
+    Location loc = emit.loc("lm_head.softcap");
+    Type type = logits.getType();
+    Value scaled = top::MulConstOp::create(b, loc, type, logits,
+                                           b.getF64FloatAttr(1.0 / cap));
+    Value bent = top::TanhOp::create(b, loc, type, scaled);
+    logits = top::MulConstOp::create(b, loc, type, bent,
+                                     b.getF64FloatAttr(cap));
+  }
   emit.output(IORole::Logits, logits);
   emit.finish();
   return piece;

@@ -60,8 +60,17 @@ std::vector<double> computeInverseFrequencies(const plugins::ModelSpec &spec,
   return frequencies;
 }
 
-llvm::Error addRopeTables(const plugins::ModelSpec &spec, int64_t positions,
-                          plugins::OverlayWeightSource &weights) {
+RopeTableNames getRopeTableNames(const plugins::ModelSpec &spec,
+                                 int64_t layer) {
+  if (spec.slidingRopeTheta > 0 && spec.hasWindow(layer))
+    return {kSlidingRopeCosName, kSlidingRopeSinName};
+  return {kRopeCosName, kRopeSinName};
+}
+
+/// The tables of `spec`'s rotation under `names`.
+static llvm::Error addTables(const plugins::ModelSpec &spec, int64_t positions,
+                             RopeTableNames names,
+                             plugins::OverlayWeightSource &weights) {
   std::vector<double> frequencies = computeInverseFrequencies(spec, positions);
   // LongRoPE scales the rotated vectors' magnitude; every other scaling
   // leaves it (attentionFactor 1).
@@ -89,10 +98,25 @@ llvm::Error addRopeTables(const plugins::ModelSpec &spec, int64_t positions,
     }
   }
   if (llvm::Error error =
-          weights.addTensor(kRopeCosName, {positions, width}, std::move(cosTable)))
+          weights.addTensor(names.cos, {positions, width}, std::move(cosTable)))
     return error;
-  return weights.addTensor(kRopeSinName, {positions, width},
-                           std::move(sinTable));
+  return weights.addTensor(names.sin, {positions, width}, std::move(sinTable));
+}
+
+llvm::Error addRopeTables(const plugins::ModelSpec &spec, int64_t positions,
+                          plugins::OverlayWeightSource &weights) {
+  if (llvm::Error error =
+          addTables(spec, positions, {kRopeCosName, kRopeSinName}, weights))
+    return error;
+  if (!(spec.slidingRopeTheta > 0) || spec.layerWindows.empty())
+    return llvm::Error::success();
+  // The rotation alone: addTables reads nothing else.
+  plugins::ModelSpec sliding;
+  sliding.rotaryDim = spec.rotaryDim;
+  sliding.ropePairing = spec.ropePairing;
+  sliding.ropeTheta = spec.slidingRopeTheta;
+  return addTables(sliding, positions,
+                   {kSlidingRopeCosName, kSlidingRopeSinName}, weights);
 }
 
 } // namespace llmc::llm

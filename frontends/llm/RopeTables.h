@@ -18,6 +18,20 @@ namespace llmc::llm {
 
 inline constexpr llvm::StringLiteral kRopeCosName = "llmc.rope.cos";
 inline constexpr llvm::StringLiteral kRopeSinName = "llmc.rope.sin";
+/// The tables of the sliding layers when they rotate with their own base
+/// (ModelSpec::slidingRopeTheta).
+inline constexpr llvm::StringLiteral kSlidingRopeCosName =
+    "llmc.rope_sliding.cos";
+inline constexpr llvm::StringLiteral kSlidingRopeSinName =
+    "llmc.rope_sliding.sin";
+
+struct RopeTableNames {
+  llvm::StringLiteral cos, sin;
+};
+
+/// The tables `layer` gathers its angles from.
+RopeTableNames getRopeTableNames(const plugins::ModelSpec &spec,
+                                 int64_t layer);
 
 /// The inverse frequency of each rotated channel pair, after rope_scaling
 /// (Hugging Face's `_compute_*_parameters`), for a context of `positions`.
@@ -25,7 +39,8 @@ std::vector<double> computeInverseFrequencies(const plugins::ModelSpec &spec,
                                               int64_t positions);
 
 /// Adds the cos and sin tables for positions [0, positions) to `weights`,
-/// laid out for the model's channel pairing.
+/// laid out for the model's channel pairing: the model's, and the sliding
+/// layers' when they have their own base.
 llvm::Error addRopeTables(const plugins::ModelSpec &spec, int64_t positions,
                           plugins::OverlayWeightSource &weights);
 

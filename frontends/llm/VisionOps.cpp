@@ -77,7 +77,7 @@ Value VisionOps::attention(Value q, Value k, Value v, Value mask,
                           heads * headDim}),
       q, k, v, mask,
       llvm::APFloat(1.0 / std::sqrt(static_cast<double>(headDim))), heads,
-      heads, headDim, /*causal=*/false);
+      heads, headDim, /*causal=*/false, /*softcap=*/llvm::APFloat(0.0));
 }
 
 } // namespace llmc::llm

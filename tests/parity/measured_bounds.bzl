@@ -33,6 +33,14 @@ MEASURED_BOUNDS = {
     "run_fortune_qwen2_host_f16": ("0.999999560", "0.011"),  # cosine 0.99999985, widest near tie 3.81e-03, 19-48 rows
     "run_fortune_qwen2_host_w4bf16": ("0.9840", "0.5"),  # cosine 0.99368411, widest near tie 3.20e-01, 1-5 rows
     "run_fortune_qwen2_host_w8f16": ("0.9999380", "0.046"),  # cosine 0.99997850, widest near tie 4.20e-02, 17-48 rows
+    "run_tiny_gemma2_bm1684x_w8f16": ("0.99955", None),  # cosine 0.99985095, no near tie, 16-32 rows
+    "run_tiny_gemma2_bm1688_w8f16": ("0.99955", None),  # cosine 0.99985095, no near tie, 16-32 rows
+    "run_tiny_gemma2_cv186x_w8f16": ("0.99955", None),  # cosine 0.99985095, no near tie, 16-32 rows
+    "run_tiny_gemma2_host_w8f16": ("0.99955", None),  # cosine 0.99985316, no near tie, 16-32 rows
+    "run_tiny_gemma3_bm1684x_w8f16": ("0.99914", "0.079"),  # cosine 0.99971504, widest near tie 2.64e-02, 16-22 rows
+    "run_tiny_gemma3_bm1688_w8f16": ("0.99914", "0.079"),  # cosine 0.99971504, widest near tie 2.64e-02, 16-22 rows
+    "run_tiny_gemma3_cv186x_w8f16": ("0.99914", "0.079"),  # cosine 0.99971504, widest near tie 2.64e-02, 16-22 rows
+    "run_tiny_gemma3_host_w8f16": ("0.99915", "0.076"),  # cosine 0.99971903, widest near tie 2.54e-02, 16-22 rows
     "run_tiny_internlm2_bm1684x_w8f16": ("0.99952", None),  # cosine 0.99984235, no near tie, 16-32 rows
     "run_tiny_internlm2_bm1688_w8f16": ("0.99952", None),  # cosine 0.99984235, no near tie, 16-32 rows
     "run_tiny_internlm2_cv186x_w8f16": ("0.99952", None),  # cosine 0.99984235, no near tie, 16-32 rows

@@ -1,10 +1,11 @@
 //===- KernelsAttention.cpp - fused attention over a key chunk ------------===//
 //
-// softmax(q k^T * scale + mask) v for the query heads a lane holds, with the
-// online-softmax state (running max, sum and unnormalized output) that lets
-// a long key sequence run as chunks: the state of one chunk's command feeds
-// the next (`resume`), and only the last (not `partial`) normalizes. A
-// single-pass command is the same arithmetic from the initial state.
+// softmax(cap(q k^T * scale) + mask) v for the query heads a lane holds (cap
+// the optional soft-capping), with the online-softmax state (running max,
+// sum and unnormalized output) that lets a long key sequence run as chunks:
+// the state of one chunk's command feeds the next (`resume`), and only the
+// last (not `partial`) normalizes. A single-pass command is the same
+// arithmetic from the initial state.
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,6 +33,7 @@ void attention(const cmd::Compute &compute, const LaneOperands &lane) {
   int64_t groupSize = (q.tensor->cols / headDim) / (k.tensor->cols / headDim);
   auto scale = float(compute.scalar() ? compute.scalar()
                                       : 1.0 / std::sqrt(double(headDim)));
+  auto softcap = float(compute.softcap());
   bool resume = compute.resume();
   const float minusInf = -std::numeric_limits<float>::infinity();
 
@@ -69,6 +71,8 @@ void attention(const cmd::Compute &compute, const LaneOperands &lane) {
       float chunkMax = minusInf;
       for (int64_t j = 0; j < keys; ++j) {
         float score = dot16(query.data(), &ks[j * headDim], headDim) * scale;
+        if (softcap > 0.0f)
+          score = softcap * std::tanh(score / softcap);
         if (maskRow)
           score += maskRow[j];
         scores[j] = score;

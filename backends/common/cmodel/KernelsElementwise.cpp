@@ -126,6 +126,10 @@ void unary(const cmd::Compute &compute, const LaneOperands &lane) {
       for (int64_t i = 0; i < n; ++i)
         v[i] = v[i] < 0.0f ? 0.0f : v[i];
       break;
+    case cmd::TANH:
+      for (int64_t i = 0; i < n; ++i)
+        v[i] = std::tanh(v[i]);
+      break;
     default: // CAST: the narrowing store is the whole operation.
       break;
     }

@@ -160,6 +160,7 @@ llvm::Error Rules::check() {
   case cmd::SILU:
   case cmd::GELU:
   case cmd::RELU:
+  case cmd::TANH:
   case cmd::CAST:
   case cmd::COPY:
     error = checkUnary();

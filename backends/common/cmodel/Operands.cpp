@@ -55,6 +55,7 @@ static bool isRowLocal(cmd::Opcode opcode) {
   case cmd::SILU:
   case cmd::GELU:
   case cmd::RELU:
+  case cmd::TANH:
   case cmd::RMSNORM:
   case cmd::LAYERNORM:
   case cmd::ROPE:

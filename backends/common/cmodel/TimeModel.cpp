@@ -91,6 +91,7 @@ struct LaneWork {
 static uint64_t getVectorOpsPerElement(cmd::Opcode opcode) {
   switch (opcode) {
   case cmd::SILU:
+  case cmd::TANH:
     return 4;
   case cmd::GELU:
     return 6;
@@ -146,6 +147,9 @@ static LaneWork getLaneWork(const cmd::Compute &compute,
     // element: rescale and normalize.
     work.macs = 2 * rowsHeads * keys * headDim;
     work.vectorOps = 5 * rowsHeads * keys + 2 * elements;
+    // Soft-capping: a division, a tanh (as TANH) and a product per score.
+    if (compute.softcap() > 0.0)
+      work.vectorOps += (2 + getVectorOpsPerElement(cmd::TANH)) * rowsHeads * keys;
     break;
   }
   case cmd::ARGMAX: {

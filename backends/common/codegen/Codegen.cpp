@@ -48,7 +48,7 @@ static llvm::Error emitOp(SectionWriter &sections,
         return emitLinearOp(sections, placement, op, nullptr, endsPiece);
       })
       .Case<tpu::AddOp, tpu::MulOp, tpu::DivOp, tpu::MulConstOp, tpu::SiLUOp,
-            tpu::GELUOp, tpu::CastOp, tpu::CompareOp, tpu::WhereOp,
+            tpu::GELUOp, tpu::TanhOp, tpu::CastOp, tpu::CompareOp, tpu::WhereOp,
             tpu::RMSNormOp, tpu::LayerNormOp, tpu::SoftmaxOp, tpu::CumSumOp,
             tpu::RopeOp>(
           [&](Operation *op) { return emitRowwiseOp(emitter, placement, op); })

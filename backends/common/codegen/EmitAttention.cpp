@@ -35,6 +35,18 @@ struct AttentionTensors {
   bool hasMask = false;
 };
 
+/// How q k^T becomes the scores the softmax weighs: the factor, then the
+/// soft cap (0 for none).
+struct ScoreTransform {
+  double scale = 1.0;
+  double softcap = 0.0;
+
+  void applyTo(cmd::Compute &compute) const {
+    compute.set_scalar(scale);
+    compute.set_softcap(softcap);
+  }
+};
+
 /// `rows` queries at a time (`perLane` on each lane when split by rows),
 /// keys in chunks of `chunk`.
 struct AttentionTiling {
@@ -47,8 +59,9 @@ struct AttentionTiling {
 class AttentionEmitter {
 public:
   AttentionEmitter(Emitter &emitter, const AttentionShape &shape,
-                   const AttentionTensors &tensors, double scale)
-      : emitter(emitter), shape(shape), tensors(tensors), scale(scale) {}
+                   const AttentionTensors &tensors,
+                   const ScoreTransform &scores)
+      : emitter(emitter), shape(shape), tensors(tensors), scores(scores) {}
 
   /// The tiling of each split that fits, if any.
   std::optional<AttentionTiling> chooseTiling(bool byQueryRows) const;
@@ -90,7 +103,7 @@ private:
   Emitter &emitter;
   AttentionShape shape;
   AttentionTensors tensors;
-  double scale;
+  ScoreTransform scores;
 };
 
 AttentionEmitter::QueryTile
@@ -187,7 +200,7 @@ llvm::Error AttentionEmitter::emitQueryTile(const AttentionTiling &tiling,
     if (!chunked)
       for (int i = 0; i < 3; ++i)
         compute.mutable_outputs()->RemoveLast();
-    compute.set_scalar(scale);
+    scores.applyTo(compute);
     compute.set_group(shape.headDim);
     compute.set_resume(chunked && k0 > 0);
     compute.set_partial(!last);
@@ -243,8 +256,9 @@ llvm::Error AttentionEmitter::emit(const AttentionTiling &tiling) {
 
 /// Attention with the faster of its splits that fit.
 llvm::Error emitTiledAttention(Emitter &emitter, const AttentionShape &shape,
-                               const AttentionTensors &tensors, double scale) {
-  AttentionEmitter planner(emitter, shape, tensors, scale);
+                               const AttentionTensors &tensors,
+                               const ScoreTransform &scores) {
+  AttentionEmitter planner(emitter, shape, tensors, scores);
   std::vector<AttentionTiling> candidates;
   // One kv head per lane needs a lane for each.
   if (shape.kvHeads <= emitter.getLanes())
@@ -258,7 +272,7 @@ llvm::Error emitTiledAttention(Emitter &emitter, const AttentionShape &shape,
   llvm::Expected<AttentionTiling> best = chooseFastest<AttentionTiling>(
       emitter, candidates,
       [&](Emitter &trial, const AttentionTiling &tiling) {
-        return AttentionEmitter(trial, shape, tensors, scale).emit(tiling);
+        return AttentionEmitter(trial, shape, tensors, scores).emit(tiling);
       });
   if (!best)
     return best.takeError();
@@ -312,17 +326,19 @@ llvm::Error emitAttentionOp(Emitter &emitter, const ValuePlacement &placement,
     tensors.mask = *maskView;
     tensors.hasMask = true;
   }
-  double scale = attention.getScale().convertToDouble();
+  ScoreTransform scores;
+  scores.scale = attention.getScale().convertToDouble();
+  scores.softcap = attention.getSoftcap().convertToDouble();
   if (emitter.isUntiled()) {
     cmd::Compute compute = cmodel::makeCompute(cmd::ATTENTION, {}, {});
-    compute.set_scalar(scale);
+    scores.applyTo(compute);
     compute.set_group(shape.headDim);
     emitter.computeGlobal(compute,
                           {tensors.q, tensors.k, tensors.v, tensors.mask},
                           {tensors.o});
     return llvm::Error::success();
   }
-  if (llvm::Error error = emitTiledAttention(emitter, shape, tensors, scale))
+  if (llvm::Error error = emitTiledAttention(emitter, shape, tensors, scores))
     return opError(op, llvm::toString(std::move(error)));
   return llvm::Error::success();
 }

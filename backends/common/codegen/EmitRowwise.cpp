@@ -358,6 +358,9 @@ llvm::Error emitRowwiseOp(Emitter &emitter, const ValuePlacement &placement,
       .Case([&](tpu::SiLUOp) {
         return emitElementwise(emitter, placement, op, make(cmd::SILU));
       })
+      .Case([&](tpu::TanhOp) {
+        return emitElementwise(emitter, placement, op, make(cmd::TANH));
+      })
       .Case([&](tpu::GELUOp gelu) {
         cmd::Compute compute = make(cmd::GELU);
         compute.set_tanh_approx(gelu.getApproximation() ==

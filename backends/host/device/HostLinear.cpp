@@ -264,8 +264,9 @@ llvm::Error runAttention(const cmd::Compute &compute,
     masks = widen(mask, Buffer::Mask);
   F32Matrix output = prepareOutput(o, false);
   attention(qs.data, qs.stride, ks, vs, masks.data, masks.stride, q.rows(),
-            k.rows(), hq, hkv, d, static_cast<float>(scale), output.data,
-            output.stride, pool);
+            k.rows(), hq, hkv, d, static_cast<float>(scale),
+            static_cast<float>(compute.softcap()), output.data, output.stride,
+            pool);
   finishOutput(o, output, pool);
   return llvm::Error::success();
 }

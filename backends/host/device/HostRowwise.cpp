@@ -75,6 +75,9 @@ llvm::Error runUnary(const cmd::Compute &compute, const HostOperands &operands,
   case cmd::RELU:
     map([](float x) { return x < 0 ? 0.0f : x; });
     break;
+  case cmd::TANH:
+    map([](float x) { return std::tanh(x); });
+    break;
   default:
     return commandError("not a unary opcode");
   }
@@ -396,6 +399,7 @@ llvm::Error runRowwise(const cmd::Compute &compute,
   case cmd::SILU:
   case cmd::GELU:
   case cmd::RELU:
+  case cmd::TANH:
     if (!floatOutput)
       return commandError("writes a float type");
     return runUnary(compute, operands, pool);

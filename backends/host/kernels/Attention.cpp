@@ -100,6 +100,8 @@ void attentionRowsScalar(const AttentionArgs &a, int64_t kvHead, int64_t i0,
         for (int64_t c = 0; c < d; ++c)
           dot += q[c] * key[c];
         float s = dot * a.scale;
+        if (a.softcap > 0.0f)
+          s = a.softcap * std::tanh(s / a.softcap);
         if (a.mask)
           s += a.mask[i * a.maskStride + t];
         scores[t] = s;
@@ -134,13 +136,13 @@ using namespace detail;
 void attention(const float *q, int64_t qStride, const FloatRows &k,
                const FloatRows &v, const float *mask, int64_t maskStride,
                int64_t lq, int64_t lk, int64_t hq, int64_t hkv, int64_t d,
-               float scale, float *o, int64_t oStride, WorkerPool &pool,
-               Isa isa) {
+               float scale, float softcap, float *o, int64_t oStride,
+               WorkerPool &pool, Isa isa) {
   assert(hkv > 0 && hq % hkv == 0);
   if (lq <= 0 || hq <= 0 || d <= 0)
     return;
-  AttentionArgs args{q,  k,  v,   mask, qStride, maskStride, lq,
-                     lk, hq, hkv, d,    scale,   o,          oStride};
+  AttentionArgs args{q,  k,   v, mask,  qStride, maskStride, lq, lk,
+                     hq, hkv, d, scale, softcap, o,          oStride};
   const IsaKernels &kernels = getKernels(isa);
   const int64_t group = hq / hkv;
   // Up to 8 query rows a unit, while the unit's scores stay within 256 KiB.
@@ -160,9 +162,10 @@ void attention(const float *q, int64_t qStride, const FloatRows &k,
 void attention(const float *q, int64_t qStride, const FloatRows &k,
                const FloatRows &v, const float *mask, int64_t maskStride,
                int64_t lq, int64_t lk, int64_t hq, int64_t hkv, int64_t d,
-               float scale, float *o, int64_t oStride, WorkerPool &pool) {
-  attention(q, qStride, k, v, mask, maskStride, lq, lk, hq, hkv, d, scale, o,
-            oStride, pool, selectIsa());
+               float scale, float softcap, float *o, int64_t oStride,
+               WorkerPool &pool) {
+  attention(q, qStride, k, v, mask, maskStride, lq, lk, hq, hkv, d, scale,
+            softcap, o, oStride, pool, selectIsa());
 }
 
 } // namespace llmc::host

@@ -44,7 +44,8 @@ LLMC_AVX2 static void transpose8(const float *in, int64_t inStride,
 template <int N>
 LLMC_AVX2 static void
 scoreRows(const float *const *q, const float *kt, int64_t d, float scale,
-          const float *const *maskRows, int64_t keys, float *const *out) {
+          float softcap, const float *const *maskRows, int64_t keys,
+          float *const *out) {
   __m256 acc[N];
   for (int r = 0; r < N; ++r)
     acc[r] = _mm256_setzero_ps();
@@ -56,6 +57,8 @@ scoreRows(const float *const *q, const float *kt, int64_t d, float scale,
   const __m256i valid = maskAvx2(keys);
   for (int r = 0; r < N; ++r) {
     __m256 s = _mm256_mul_ps(acc[r], _mm256_set1_ps(scale));
+    if (softcap > 0.0f)
+      s = softCapAvx2(s, softcap);
     if (maskRows)
       s = _mm256_add_ps(s, _mm256_maskload_ps(maskRows[r], valid));
     _mm256_storeu_ps(out[r], _mm256_blendv_ps(_mm256_set1_ps(-INFINITY), s,
@@ -97,25 +100,26 @@ LLMC_AVX2 LLMC_INLINE void valueRows(const float *const *p, const float *v,
 /// calls through a table of the instances.
 LLMC_AVX2 LLMC_INLINE void scoreRowsN(int64_t count, const float *const *q,
                                       const float *kt, int64_t d, float scale,
+                                      float softcap,
                                       const float *const *maskRows,
                                       int64_t keys, float *const *out) {
   switch (count) {
   case 1:
-    return scoreRows<1>(q, kt, d, scale, maskRows, keys, out);
+    return scoreRows<1>(q, kt, d, scale, softcap, maskRows, keys, out);
   case 2:
-    return scoreRows<2>(q, kt, d, scale, maskRows, keys, out);
+    return scoreRows<2>(q, kt, d, scale, softcap, maskRows, keys, out);
   case 3:
-    return scoreRows<3>(q, kt, d, scale, maskRows, keys, out);
+    return scoreRows<3>(q, kt, d, scale, softcap, maskRows, keys, out);
   case 4:
-    return scoreRows<4>(q, kt, d, scale, maskRows, keys, out);
+    return scoreRows<4>(q, kt, d, scale, softcap, maskRows, keys, out);
   case 5:
-    return scoreRows<5>(q, kt, d, scale, maskRows, keys, out);
+    return scoreRows<5>(q, kt, d, scale, softcap, maskRows, keys, out);
   case 6:
-    return scoreRows<6>(q, kt, d, scale, maskRows, keys, out);
+    return scoreRows<6>(q, kt, d, scale, softcap, maskRows, keys, out);
   case 7:
-    return scoreRows<7>(q, kt, d, scale, maskRows, keys, out);
+    return scoreRows<7>(q, kt, d, scale, softcap, maskRows, keys, out);
   default:
-    return scoreRows<8>(q, kt, d, scale, maskRows, keys, out);
+    return scoreRows<8>(q, kt, d, scale, softcap, maskRows, keys, out);
   }
 }
 
@@ -186,8 +190,8 @@ LLMC_AVX2 void attentionRowsAvx2(const AttentionArgs &a, int64_t kvHead,
                           : nullptr;
         out[r] = scores + (r0 + r) * stride + t0;
       }
-      scoreRowsN(count, q, kt, d, a.scale, a.mask ? maskRows : nullptr,
-                 keysHere, out);
+      scoreRowsN(count, q, kt, d, a.scale, a.softcap,
+                 a.mask ? maskRows : nullptr, keysHere, out);
     }
   }
 

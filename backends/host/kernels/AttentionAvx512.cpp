@@ -27,12 +27,14 @@
 
 namespace llmc::host::detail {
 
-/// Scores of N rows for one block of keys: s[r][t] = scale * q_r . kt[:, t]
-/// + mask, -inf past the last key.
+/// Scores of N rows for one block of keys: s[r][t] = cap(scale * q_r .
+/// kt[:, t]) + mask, -inf past the last key; cap soft-caps when softcap is
+/// positive.
 template <int N>
 LLMC_AVX512 static void
 scoreRows(const float *const *q, const float *kt, int64_t d, float scale,
-          const float *const *maskRows, int64_t keys, float *const *out) {
+          float softcap, const float *const *maskRows, int64_t keys,
+          float *const *out) {
   // Two chains a row, over the even and the odd columns: with one, a block
   // of 8 rows waits on the FMA latency (4 cycles a column) instead of
   // issuing two FMAs a cycle.
@@ -56,6 +58,8 @@ scoreRows(const float *const *q, const float *kt, int64_t d, float scale,
   for (int r = 0; r < N; ++r) {
     __m512 s = _mm512_mul_ps(_mm512_add_ps(acc[0][r], acc[1][r]),
                              _mm512_set1_ps(scale));
+    if (softcap > 0.0f)
+      s = softCapAvx512(s, softcap);
     if (maskRows)
       s = _mm512_add_ps(s, _mm512_maskz_loadu_ps(valid, maskRows[r]));
     _mm512_storeu_ps(out[r],
@@ -100,25 +104,26 @@ valueRows(const float *const *p, const void *v, int64_t vFirst, int64_t vStride,
 /// calls through a table of the instances.
 LLMC_AVX512 LLMC_INLINE void scoreRowsN(int64_t count, const float *const *q,
                                         const float *kt, int64_t d, float scale,
+                                        float softcap,
                                         const float *const *maskRows,
                                         int64_t keys, float *const *out) {
   switch (count) {
   case 1:
-    return scoreRows<1>(q, kt, d, scale, maskRows, keys, out);
+    return scoreRows<1>(q, kt, d, scale, softcap, maskRows, keys, out);
   case 2:
-    return scoreRows<2>(q, kt, d, scale, maskRows, keys, out);
+    return scoreRows<2>(q, kt, d, scale, softcap, maskRows, keys, out);
   case 3:
-    return scoreRows<3>(q, kt, d, scale, maskRows, keys, out);
+    return scoreRows<3>(q, kt, d, scale, softcap, maskRows, keys, out);
   case 4:
-    return scoreRows<4>(q, kt, d, scale, maskRows, keys, out);
+    return scoreRows<4>(q, kt, d, scale, softcap, maskRows, keys, out);
   case 5:
-    return scoreRows<5>(q, kt, d, scale, maskRows, keys, out);
+    return scoreRows<5>(q, kt, d, scale, softcap, maskRows, keys, out);
   case 6:
-    return scoreRows<6>(q, kt, d, scale, maskRows, keys, out);
+    return scoreRows<6>(q, kt, d, scale, softcap, maskRows, keys, out);
   case 7:
-    return scoreRows<7>(q, kt, d, scale, maskRows, keys, out);
+    return scoreRows<7>(q, kt, d, scale, softcap, maskRows, keys, out);
   default:
-    return scoreRows<8>(q, kt, d, scale, maskRows, keys, out);
+    return scoreRows<8>(q, kt, d, scale, softcap, maskRows, keys, out);
   }
 }
 
@@ -226,8 +231,8 @@ attentionUnit(const AttentionArgs &a, int64_t kvHead, int64_t i0, int64_t i1,
                           : nullptr;
         out[r] = scores + (r0 + r) * stride + t0;
       }
-      scoreRowsN(count, q, kt, d, a.scale, a.mask ? maskRows : nullptr,
-                 keysHere, out);
+      scoreRowsN(count, q, kt, d, a.scale, a.softcap,
+                 a.mask ? maskRows : nullptr, keysHere, out);
     }
   }
 

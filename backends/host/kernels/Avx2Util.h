@@ -64,6 +64,13 @@ LLMC_AVX2 LLMC_INLINE __m256 sigmoidTimesAvx2(__m256 x, __m256 t) {
   return _mm256_div_ps(x, _mm256_add_ps(_mm256_set1_ps(1.0f), e));
 }
 
+/// cap * tanh(s / cap), as softCapAvx512.
+LLMC_AVX2 LLMC_INLINE __m256 softCapAvx2(__m256 s, float cap) {
+  __m256 t = _mm256_mul_ps(s, _mm256_set1_ps(2.0f / cap));
+  return _mm256_sub_ps(sigmoidTimesAvx2(_mm256_set1_ps(2.0f * cap), t),
+                       _mm256_set1_ps(cap));
+}
+
 LLMC_AVX2 LLMC_INLINE __m256 erfAvx2(__m256 x) {
   x = _mm256_min_ps(_mm256_set1_ps(4.0f), x);
   x = _mm256_max_ps(_mm256_set1_ps(-4.0f), x);

@@ -189,6 +189,14 @@ LLMC_AVX512 LLMC_INLINE __m512 sigmoidTimesAvx512(__m512 x, __m512 t) {
   return _mm512_div_ps(x, _mm512_add_ps(_mm512_set1_ps(1.0f), e));
 }
 
+/// cap * tanh(s / cap), as 2 cap sigmoid(2 s / cap) - cap: its error is
+/// that of sigmoid times 2 cap, some ulps of cap.
+LLMC_AVX512 LLMC_INLINE __m512 softCapAvx512(__m512 s, float cap) {
+  __m512 t = _mm512_mul_ps(s, _mm512_set1_ps(2.0f / cap));
+  return _mm512_sub_ps(sigmoidTimesAvx512(_mm512_set1_ps(2.0f * cap), t),
+                       _mm512_set1_ps(cap));
+}
+
 LLMC_AVX512 LLMC_INLINE __m512 erfAvx512(__m512 x) {
   x = _mm512_min_ps(_mm512_set1_ps(4.0f), x);
   x = _mm512_max_ps(_mm512_set1_ps(-4.0f), x);

@@ -50,6 +50,8 @@ struct AttentionArgs {
   int64_t qStride, maskStride;
   int64_t lq, lk, hq, hkv, d;
   float scale;
+  /// Positive: scores are soft-capped, softcap * tanh(s / softcap).
+  float softcap;
   float *o;
   int64_t oStride;
 };

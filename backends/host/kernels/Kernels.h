@@ -154,7 +154,8 @@ inline constexpr float kHiddenMaskMargin = 8192.0f;
 /// Attention with grouped keys and values: q [lq, hq*d], k and v [lk, hkv*d]
 /// as stored (a decode step reads a long f16 history: the kernel widens
 /// only the rows the mask lets through), an optional additive mask [lq, lk]
-/// (row stride maskStride), and `scale` on the scores; query head h uses
+/// (row stride maskStride), and `scale` on the scores, which a positive
+/// `softcap` then bounds, softcap * tanh(s / softcap); query head h uses
 /// key/value head h / (hq / hkv). Softmax runs over the keys; a row whose
 /// every score is -inf gives o = 0. A key whose mask lies kHiddenMaskMargin
 /// or more below the largest of its row's mask is hidden like one at -inf
@@ -164,12 +165,13 @@ inline constexpr float kHiddenMaskMargin = 8192.0f;
 void attention(const float *q, int64_t qStride, const FloatRows &k,
                const FloatRows &v, const float *mask, int64_t maskStride,
                int64_t lq, int64_t lk, int64_t hq, int64_t hkv, int64_t d,
-               float scale, float *o, int64_t oStride, WorkerPool &pool);
+               float scale, float softcap, float *o, int64_t oStride,
+               WorkerPool &pool);
 void attention(const float *q, int64_t qStride, const FloatRows &k,
                const FloatRows &v, const float *mask, int64_t maskStride,
                int64_t lq, int64_t lk, int64_t hq, int64_t hkv, int64_t d,
-               float scale, float *o, int64_t oStride, WorkerPool &pool,
-               Isa isa);
+               float scale, float softcap, float *o, int64_t oStride,
+               WorkerPool &pool, Isa isa);
 
 //===----------------------------------------------------------------------===//
 // Conversions

@@ -107,6 +107,10 @@ LogicalResult SiLUOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &s
   return appendShape(Shape(shapeOf(getInput())), shapes);
 }
 
+LogicalResult TanhOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
+  return appendShape(Shape(shapeOf(getInput())), shapes);
+}
+
 LogicalResult GELUOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
   return appendShape(Shape(shapeOf(getInput())), shapes);
 }

@@ -193,13 +193,16 @@ def Top_FAttentionOp : Top_ComputeOp<"FAttention"> {
     position Lk - Lq + i, so prompt queries that follow a history of
     Lk - Lq cached keys see the history and the earlier prompt tokens. The
     result is [B, Lq, q_head * head_dim], the layout the output projection
-    consumes.
+    consumes. A positive `softcap` c bounds the scaled scores to (-c, c)
+    before the mask, `c * tanh(s / c)` (Gemma 2's attention logit
+    soft-capping); 0 leaves them as they are.
   }];
   let arguments = (ins Top_FloatTensor:$q, Top_FloatTensor:$k,
                    Top_FloatTensor:$v, Top_FloatTensorOrNone:$mask,
                    PositiveF64Attr:$scale, I64Attr:$q_head, I64Attr:$kv_head,
                    I64Attr:$head_dim,
-                   DefaultValuedAttr<BoolAttr, "false">:$causal);
+                   DefaultValuedAttr<BoolAttr, "false">:$causal,
+                   DefaultValuedAttr<NonNegativeF64Attr, "0.0">:$softcap);
   let results = (outs Top_FloatTensor:$output);
 }
 
@@ -286,6 +289,16 @@ def Top_FakeQuantOp : Top_ComputeOp<"FakeQuant",
 def Top_SiLUOp : Top_ComputeOp<"SiLU", [SameOperandsAndResultType]> {
   let summary = "sigmoid linear unit";
   let description = [{ `input * sigmoid(input)`. }];
+  let arguments = (ins Top_FloatTensor:$input);
+  let results = (outs Top_FloatTensor:$output);
+}
+
+def Top_TanhOp : Top_ComputeOp<"Tanh", [SameOperandsAndResultType]> {
+  let summary = "hyperbolic tangent";
+  let description = [{
+    `tanh(input)`. Soft-capping, `c * tanh(x / c)`, is this between two
+    `top.MulConst` (Gemma 2's final logits; ONNX's Tanh).
+  }];
   let arguments = (ins Top_FloatTensor:$input);
   let results = (outs Top_FloatTensor:$output);
 }

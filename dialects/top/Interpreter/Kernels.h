@@ -23,9 +23,9 @@ class ThreadRunner;
 
 namespace kernels {
 
-/// An elementwise activation (the `activation` of an MLP, or the SiLU, GELU
-/// and Sigmoid ops).
-enum class Activation { SiLU, GELU, GELUTanh, ReLU, Sigmoid };
+/// An elementwise activation (the `activation` of an MLP, or the SiLU, GELU,
+/// Sigmoid and Tanh ops).
+enum class Activation { SiLU, GELU, GELUTanh, ReLU, Sigmoid, Tanh };
 
 /// A "what is wrong" error for kernels; the interpreter adds the op and its
 /// location.
@@ -79,6 +79,9 @@ struct AttentionParams {
   int64_t kvHeads = 0;
   int64_t headDim = 0;
   bool causal = false;
+  /// Positive: scores become softcap * tanh(score / softcap) before the
+  /// mask.
+  double softcap = 0.0;
 };
 
 /// `softmax(q k^T * scale + mask) v` per query head, `q` [B, Lq, Hq, D],

@@ -126,6 +126,7 @@ llvm::Expected<Tensor> attention(const Tensor &q, const Tensor &k,
   bool sharedMask = mask && mask->getDim(0) == 1;
   float *out = result.getF32().data();
   auto scale = static_cast<float>(params.scale);
+  auto softcap = static_cast<float>(params.softcap);
   constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
   // One item per (batch, head, query): queries vary fastest so that
@@ -155,6 +156,8 @@ llvm::Expected<Tensor> attention(const Tensor &q, const Tensor &k,
             const float *key =
                 kData + ((b * keys + j) * kvHeads + kvHead) * headDim;
             float score = dotProduct(query, key, headDim) * scale;
+            if (softcap > 0.0f)
+              score = softcap * std::tanh(score / softcap);
             if (maskRow)
               score += maskRow[j];
             scores[j] = score;

@@ -109,6 +109,7 @@ float applyActivation(Activation activation, float value) {
   case Activation::ReLU: return value < 0.0f ? 0.0f : value;
   case Activation::Sigmoid:
     return static_cast<float>(1.0 / (1.0 + std::exp(-x)));
+  case Activation::Tanh: return static_cast<float>(std::tanh(x));
   }
   return value;
 }

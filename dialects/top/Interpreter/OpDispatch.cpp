@@ -117,6 +117,7 @@ llvm::Expected<Results> runComputeOp(Operation &op,
         params.kvHeads = asSigned(attention.getKvHead());
         params.headDim = asSigned(attention.getHeadDim());
         params.causal = attention.getCausal();
+        params.softcap = attention.getSoftcap().convertToDouble();
         return single(kernels::attention(in(0), in(1), in(2), operands[3],
                                          params, runner));
       })
@@ -147,6 +148,10 @@ llvm::Expected<Results> runComputeOp(Operation &op,
       .Case([&](SiLUOp) {
         return single(
             kernels::activate(in(0), kernels::Activation::SiLU, runner));
+      })
+      .Case([&](TanhOp) {
+        return single(
+            kernels::activate(in(0), kernels::Activation::Tanh, runner));
       })
       .Case([&](SigmoidOp) {
         return single(

@@ -431,7 +431,8 @@ struct RaiseFAttention : OpRewritePattern<ReshapeOp> {
         op, result, tokensFirstQuery, tokensFirstKeys, tokensFirstValues, mask,
         rewriter.getF64FloatAttr(scale), rewriter.getI64IntegerAttr(heads),
         rewriter.getI64IntegerAttr(kvHeads),
-        rewriter.getI64IntegerAttr(headDim), rewriter.getBoolAttr(false));
+        rewriter.getI64IntegerAttr(headDim), rewriter.getBoolAttr(false),
+        rewriter.getF64FloatAttr(0.0));
     return success();
   }
 };

@@ -251,6 +251,11 @@ GELUOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
 }
 
 LogicalResult
+TanhOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
+  return appendShape(Shape(shapeOf(getInput())), shapes);
+}
+
+LogicalResult
 SoftmaxOp::inferResultShapes(SmallVectorImpl<SmallVector<int64_t>> &shapes) {
   ArrayRef<int64_t> input = shapeOf(getInput());
   if (failed(normalizeAxis(getAxis(), input.size(), errorEmitter(*this))))

@@ -271,7 +271,8 @@ def Tpu_FAttentionOp : Tpu_ComputeOp<"FAttention"> {
                             Tpu_FloatTensorOrNone:$mask,
                             PositiveF64Attr:$scale, I64Attr:$q_head, I64Attr:$kv_head,
                             I64Attr:$head_dim,
-                            DefaultValuedAttr<BoolAttr, "false">:$causal),
+                            DefaultValuedAttr<BoolAttr, "false">:$causal,
+                            DefaultValuedAttr<NonNegativeF64Attr, "0.0">:$softcap),
                        chipAttrs);
   let results = (outs Tpu_FloatTensor:$output);
 }
@@ -435,6 +436,13 @@ def Tpu_SiLUOp : Tpu_ComputeOp<"SiLU", [Tpu_SameElementTypeUpToQuantParams]> {
   }];
   let arguments = !con((ins Tpu_FloatOrQuantTensor:$input), chipAttrs);
   let results = (outs Tpu_FloatOrQuantTensor:$output);
+}
+
+def Tpu_TanhOp : Tpu_ComputeOp<"Tanh", [SameOperandsAndResultType]> {
+  let summary = "hyperbolic tangent";
+  let description = [{ `top.Tanh`: `tanh(input)`, in float. }];
+  let arguments = !con((ins Tpu_FloatTensor:$input), chipAttrs);
+  let results = (outs Tpu_FloatTensor:$output);
 }
 
 def Tpu_GELUOp : Tpu_ComputeOp<"GELU", [Tpu_SameElementTypeUpToQuantParams]> {

@@ -77,6 +77,14 @@ GgufBuilder &GgufBuilder::addStrings(llvm::StringRef key,
   return addRaw(key, kArray, encodeArray(kString, values.size(), elements));
 }
 
+GgufBuilder &GgufBuilder::addBools(llvm::StringRef key,
+                                   llvm::ArrayRef<bool> values) {
+  std::string elements;
+  for (bool value : values)
+    elements += static_cast<char>(value ? 1 : 0);
+  return addRaw(key, kArray, encodeArray(kBool, values.size(), elements));
+}
+
 GgufBuilder &GgufBuilder::addI32s(llvm::StringRef key,
                                   llvm::ArrayRef<int32_t> values) {
   std::string elements;

@@ -66,6 +66,7 @@ public:
                           llvm::ArrayRef<std::string> values);
   GgufBuilder &addI32s(llvm::StringRef key, llvm::ArrayRef<int32_t> values);
   GgufBuilder &addF32s(llvm::StringRef key, llvm::ArrayRef<float> values);
+  GgufBuilder &addBools(llvm::StringRef key, llvm::ArrayRef<bool> values);
 
   /// A tensor of ggml type id `type` with dimensions `ne` (ggml order, ne[0]
   /// first) and stored `bytes`, placed at the next aligned data offset.

@@ -9,6 +9,8 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
+#include <cmath>
+
 using namespace llmc::gguf;
 using namespace llmc::gguf::test;
 using llmc::plugins::Checkpoint;
@@ -25,11 +27,11 @@ namespace {
 /// Hyperparameters of a tiny model: hidden 8, 2 layers, 2 heads of 4, one
 /// KV head, FFN 16, vocabulary 4 (or another hidden and FFN size).
 GgufBuilder tinyMetadata(llvm::StringRef arch, uint32_t hidden = 8,
-                         uint32_t ffn = 16) {
+                         uint32_t ffn = 16, uint32_t layers = 2) {
   std::string prefix = arch.str() + ".";
   GgufBuilder builder;
   builder.addString("general.architecture", arch)
-      .addU32(prefix + "block_count", 2)
+      .addU32(prefix + "block_count", layers)
       .addU32(prefix + "embedding_length", hidden)
       .addU32(prefix + "feed_forward_length", ffn)
       .addU32(prefix + "attention.head_count", 2)
@@ -174,6 +176,65 @@ TEST(GgufCheckpointTest, ReadsPhi3LongRopeAndWindow) {
                         "'rope_factors_long.weight'"));
 }
 
+/// Gemma 2 as llama.cpp reads it: the converter stored 1 + w, the caps
+/// default to 50 and 30, every other layer slides.
+TEST(GgufCheckpointTest, ReadsGemma2) {
+  llvm::Expected<ModelSpec> spec = readSpec(
+      tinyMetadata("gemma2", 8, 16, 4)
+          .addU32("gemma2.attention.sliding_window", 16)
+          .addF32("gemma2.final_logit_softcapping", 20.0f)
+          .build());
+  ASSERT_TRUE(static_cast<bool>(spec)) << llvm::toString(spec.takeError());
+  EXPECT_EQ(spec->family, "gemma2");
+  EXPECT_EQ(spec->hiddenAct, "gelu_tanh");
+  EXPECT_EQ(spec->normWeightOffset, 0.0);
+  EXPECT_DOUBLE_EQ(spec->embeddingMultiplier, std::sqrt(8.0));
+  EXPECT_EQ(spec->attentionScale, 0.0) << "1 / sqrt(head_dim)";
+  EXPECT_EQ(spec->attentionSoftcap, 50.0);
+  EXPECT_EQ(spec->finalLogitSoftcap, 20.0);
+  EXPECT_THAT(spec->layerWindows, ElementsAre(16, 0, 16, 0));
+  EXPECT_EQ(llvm::cantFail(spec->tensorName(TensorRole::PostMlpNorm, 1)),
+            "blk.1.post_ffw_norm.weight");
+}
+
+/// Gemma 3: a per-layer pattern, the sliding layers' base, and llama.cpp's
+/// wider attention scale for its 27B models (62 layers).
+TEST(GgufCheckpointTest, ReadsGemma3PatternsAndScale) {
+  llvm::Expected<ModelSpec> flagged = readSpec(
+      tinyMetadata("gemma3")
+          .addU32("gemma3.attention.sliding_window", 16)
+          .addBools("gemma3.attention.sliding_window_pattern", {false, true})
+          .addF32("gemma3.rope.freq_base_swa", 5000.0f)
+          .build());
+  ASSERT_TRUE(static_cast<bool>(flagged))
+      << llvm::toString(flagged.takeError());
+  EXPECT_TRUE(flagged->qkNorm);
+  EXPECT_EQ(flagged->attentionSoftcap, 0.0);
+  EXPECT_EQ(flagged->finalLogitSoftcap, 0.0);
+  EXPECT_EQ(flagged->slidingRopeTheta, 5000.0);
+  EXPECT_THAT(flagged->layerWindows, ElementsAre(0, 16));
+
+  llvm::Expected<ModelSpec> wide =
+      readSpec(tinyMetadata("gemma3", 16, 16, 62)
+                   .addU32("gemma3.attention.key_length", 4)
+                   .addU32("gemma3.attention.value_length", 4)
+                   .addU32("gemma3.attention.sliding_window", 16)
+                   .build());
+  ASSERT_TRUE(static_cast<bool>(wide)) << llvm::toString(wide.takeError());
+  EXPECT_EQ(wide->slidingRopeTheta, 10000.0);
+  EXPECT_DOUBLE_EQ(wide->attentionScale, 1.0 / std::sqrt(8.0))
+      << "hidden_size / heads, not head_dim";
+  EXPECT_TRUE(wide->hasWindow(4));
+  EXPECT_FALSE(wide->hasWindow(5)) << "every sixth layer is global";
+
+  EXPECT_THAT(errorMessage(readSpec(
+                  tinyMetadata("gemma3")
+                      .addBools("gemma3.attention.sliding_window_pattern",
+                                {true, false, true})
+                      .build())),
+              HasSubstr("flags 3 layers, not 2"));
+}
+
 TEST(GgufCheckpointTest, RejectsWhatLlmcCannotHonour) {
   auto error = [](GgufBuilder builder) {
     std::string message = errorMessage(readSpec(builder.build()));
@@ -184,7 +245,7 @@ TEST(GgufCheckpointTest, RejectsWhatLlmcCannotHonour) {
                                               "is missing"));
   EXPECT_THAT(error(tinyMetadata("gemma")),
               HasSubstr("'gemma' is not supported (llmc reads qwen2, qwen3, "
-                        "llama, phi3 and internlm2)"));
+                        "llama, phi3, internlm2, gemma2 and gemma3)"));
   GgufBuilder noLayers;
   noLayers.addString("general.architecture", "qwen2");
   EXPECT_THAT(error(noLayers), HasSubstr("metadata 'qwen2.block_count' is "

@@ -338,13 +338,14 @@ TEST_F(HfConfigTest, MissingModelType) {
 
 TEST_F(HfConfigTest, UnknownModelType) {
   llvm::json::Object config = llamaConfig();
-  config["model_type"] = "gemma2";
+  config["model_type"] = "falcon";
   writeConfig(std::move(config));
   EXPECT_THAT(readError(), AllOf(HasSubstr(configPath + ": field 'model_type'"),
-                                 HasSubstr("'gemma2' is not supported (llmc "
+                                 HasSubstr("'falcon' is not supported (llmc "
                                            "reads qwen2, qwen3, llama, "
-                                           "mistral, phi3, internlm2, "
-                                           "internvl_chat and minicpmv)")));
+                                           "mistral, phi3, internlm2, gemma2, "
+                                           "gemma3_text, internvl_chat and "
+                                           "minicpmv)")));
 }
 
 TEST_F(HfConfigTest, UnsupportedActivation) {
@@ -463,6 +464,85 @@ TEST_F(HfConfigTest, MistralWithoutAWindow) {
         window ? llvm::json::Value(*window) : llvm::json::Value(nullptr);
     writeConfig(std::move(config));
     EXPECT_TRUE(read().layerWindows.empty()) << window.value_or(-1);
+  }
+}
+
+/// A Gemma config with only the keys every one has; the rest are the
+/// transformers defaults.
+llvm::json::Object gemmaConfig(llvm::StringRef modelType, int64_t layers) {
+  llvm::json::Object config = llamaConfig();
+  config["model_type"] = modelType;
+  config["num_hidden_layers"] = layers;
+  config["max_position_embeddings"] = 8192;
+  config.erase("tie_word_embeddings");
+  config.erase("hidden_act");
+  return config;
+}
+
+TEST_F(HfConfigTest, Gemma2Defaults) {
+  writeConfig(gemmaConfig("gemma2", 4));
+  ModelSpec spec = read();
+  EXPECT_EQ(spec.family, "gemma2");
+  EXPECT_TRUE(spec.tieWordEmbeddings);
+  EXPECT_EQ(spec.hiddenAct, "gelu_tanh");
+  EXPECT_EQ(spec.embeddingMultiplier, 8.0);
+  EXPECT_EQ(spec.normWeightOffset, 1.0);
+  EXPECT_DOUBLE_EQ(spec.attentionScale, 1.0 / 16) << "query_pre_attn_scalar 256";
+  EXPECT_EQ(spec.attentionSoftcap, 50.0);
+  EXPECT_EQ(spec.finalLogitSoftcap, 30.0);
+  EXPECT_EQ(spec.slidingRopeTheta, 0.0);
+  // sliding_window 4096, every other layer from the first.
+  EXPECT_THAT(spec.layerWindows, ElementsAre(4096, 0, 4096, 0));
+  EXPECT_EQ(cantFail(spec.tensorName(TensorRole::MlpNorm, 1)),
+            "model.layers.1.pre_feedforward_layernorm.weight");
+  EXPECT_EQ(cantFail(spec.tensorName(TensorRole::PostAttentionNorm, 1)),
+            "model.layers.1.post_attention_layernorm.weight");
+  EXPECT_EQ(cantFail(spec.tensorName(TensorRole::PostMlpNorm, 1)),
+            "model.layers.1.post_feedforward_layernorm.weight");
+}
+
+TEST_F(HfConfigTest, Gemma2ExplicitKeys) {
+  llvm::json::Object config = gemmaConfig("gemma2", 3);
+  config["query_pre_attn_scalar"] = 144;
+  config["attn_logit_softcapping"] = nullptr;
+  config["final_logit_softcapping"] = 20.0;
+  config["hidden_activation"] = "gelu_pytorch_tanh";
+  config["hidden_act"] = "silu";
+  config["sliding_window"] = 16;
+  config["layer_types"] = llvm::json::Array{
+      "full_attention", "sliding_attention", "full_attention"};
+  writeConfig(std::move(config));
+  ModelSpec spec = read();
+  EXPECT_EQ(spec.hiddenAct, "gelu_tanh") << "hidden_activation wins";
+  EXPECT_DOUBLE_EQ(spec.attentionScale, 1.0 / 12);
+  EXPECT_EQ(spec.attentionSoftcap, 0.0) << "null turns the cap off";
+  EXPECT_EQ(spec.finalLogitSoftcap, 20.0);
+  EXPECT_THAT(spec.layerWindows, ElementsAre(0, 16, 0));
+}
+
+TEST_F(HfConfigTest, Gemma3SlidingPatternAndLocalBase) {
+  llvm::json::Object config = gemmaConfig("gemma3_text", 7);
+  config["sliding_window"] = 512;
+  writeConfig(std::move(config));
+  ModelSpec spec = read();
+  EXPECT_EQ(spec.family, "gemma3");
+  EXPECT_TRUE(spec.qkNorm);
+  EXPECT_EQ(spec.attentionSoftcap, 0.0);
+  EXPECT_EQ(spec.finalLogitSoftcap, 0.0);
+  EXPECT_EQ(spec.slidingRopeTheta, 10000.0);
+  // Five sliding layers to each global one.
+  EXPECT_THAT(spec.layerWindows, ElementsAre(512, 512, 512, 512, 512, 0, 512));
+}
+
+TEST_F(HfConfigTest, GemmaRefusesBadKeys) {
+  for (auto [key, value] :
+       {std::pair<const char *, double>{"sliding_window_pattern", 0},
+        {"query_pre_attn_scalar", -1}, {"attn_logit_softcapping", -5}}) {
+    llvm::json::Object config = gemmaConfig("gemma3_text", 2);
+    config[key] = value;
+    writeConfig(std::move(config));
+    EXPECT_THAT(readError(), HasSubstr("field '" + std::string(key) + "'"))
+        << key;
   }
 }
 

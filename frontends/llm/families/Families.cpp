@@ -36,8 +36,9 @@ llvm::ArrayRef<const Family *> getFamilies() {
   // norms reads as Qwen2, one with neither as Llama (which Mistral without
   // a window also is).
   static const Family *const kFamilies[] = {
-      &getQwen2Family(),   &getQwen3Family(), &getLlamaFamily(),
-      &getMistralFamily(), &getPhi3Family(),  &getInternLM2Family()};
+      &getQwen2Family(),     &getQwen3Family(), &getLlamaFamily(),
+      &getMistralFamily(),   &getPhi3Family(),  &getInternLM2Family(),
+      &getGemma2Family(),    &getGemma3Family()};
   return kFamilies;
 }
 

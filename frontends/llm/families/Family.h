@@ -43,6 +43,11 @@ enum class SlidingWindowKey {
   Gated,
   /// `sliding_window` alone: an integer is the window, null none (Mistral).
   Direct,
+  /// `sliding_window` in the layers `layer_types` marks
+  /// `sliding_attention`, or without it in all but every
+  /// `sliding_window_pattern`-th layer (Family::slidingWindowPattern by
+  /// default): Gemma's alternation of local and global layers.
+  Alternating,
 };
 
 struct Family {
@@ -64,6 +69,32 @@ struct Family {
   /// llama.cpp permutes Q/K rows at conversion so each rotary pair is two
   /// adjacent channels: the GGUF file's pairing is interleaved.
   bool ggufPermutesQK = false;
+  /// Alternating windows: every this-many-th layer attends globally unless
+  /// the checkpoint says otherwise, and the window transformers assumes
+  /// when the config has no `sliding_window`.
+  int64_t slidingWindowPattern = 0;
+  int64_t defaultSlidingWindow = 0;
+  /// The MLP activation when the config names none, and always in GGUF
+  /// (ModelSpec::hiddenAct: llama.cpp's graph fixes it per architecture).
+  llvm::StringRef activation = "silu";
+  /// transformers' default for a config without `tie_word_embeddings`.
+  bool tiesEmbeddingsByDefault = false;
+
+  /// Gemma: the token embedding scaled by sqrt(hidden_size); RMSNorm
+  /// weights stored in the HF files as offsets from 1 (llama.cpp's
+  /// converter adds the 1); and the transformers defaults of its config
+  /// keys (query_pre_attn_scalar, the soft caps, rope_local_base_freq), 0
+  /// where a key's absence means none.
+  bool scalesEmbedding = false;
+  double hfNormWeightOffset = 0.0;
+  double defaultQueryPreAttnScalar = 0.0;
+  double defaultAttentionSoftcap = 0.0;
+  double defaultFinalLogitSoftcap = 0.0;
+  double defaultSlidingRopeTheta = 0.0;
+  /// llama.cpp does not store query_pre_attn_scalar: it scales by
+  /// hidden_size / heads instead of head_dim for its 27B models, which it
+  /// recognizes by this layer count (0: never).
+  int64_t ggufWideScaleLayers = 0;
   /// Sets the tensor name of every role `spec` uses (after its flags:
   /// attentionBias, qkNorm, tieWordEmbeddings), as the Hugging Face layout
   /// (also the ONNX exports') and GGUF name them.
@@ -126,6 +157,8 @@ struct TensorNames {
   const char *attentionNorm, *query, *key, *value, *output;
   const char *queryBias, *keyBias, *valueBias, *queryNorm, *keyNorm;
   const char *mlpNorm, *gate, *up, *down;
+  /// Gemma's norms after attention and after the MLP; null for none.
+  const char *postAttentionNorm = nullptr, *postMlpNorm = nullptr;
 };
 
 /// Names every role `spec` uses (after its flags: attentionBias, qkNorm,
@@ -150,7 +183,15 @@ sliceConsecutiveRows(const plugins::ModelSpec &spec,
                      llvm::ArrayRef<plugins::TensorRole> roles,
                      llvm::ArrayRef<int64_t> rows);
 
+/// Gemma's layout: Llama's with norms after attention and the MLP, and
+/// what Gemma 2 and 3 share (Gemma2.cpp).
+void nameGemmaHfTensors(plugins::ModelSpec &spec);
+void nameGemmaGgufTensors(plugins::ModelSpec &spec);
+Family makeGemmaFamily();
+
 /// The families' entries (one file each).
+const Family &getGemma2Family();
+const Family &getGemma3Family();
 const Family &getInternLM2Family();
 const Family &getLlamaFamily();
 const Family &getMistralFamily();

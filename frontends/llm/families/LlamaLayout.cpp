@@ -38,6 +38,10 @@ void nameTensors(const TensorNames &names, ModelSpec &spec) {
   roles[TensorRole::GateWeight] = layer + names.gate;
   roles[TensorRole::UpWeight] = layer + names.up;
   roles[TensorRole::DownWeight] = layer + names.down;
+  if (names.postAttentionNorm)
+    roles[TensorRole::PostAttentionNorm] = layer + names.postAttentionNorm;
+  if (names.postMlpNorm)
+    roles[TensorRole::PostMlpNorm] = layer + names.postMlpNorm;
 }
 
 void nameLlamaHfTensors(ModelSpec &spec) {

@@ -16,9 +16,20 @@
 // to a multiple of 256; Phi-3's LongRoPE takes its long factors when it
 // exceeds the original context).
 //
+// --exact-gelu recomputes the output of every GEGLU node (Gemma's MLP) with
+// ggml's own float32 GELU, ggml_gelu_f32 (0.5x (1 + tanhf(sqrt(2/pi) x (1 +
+// 0.044715 x^2)))), times the up projection, as ggml computes it when built
+// without GGML_GELU_FP16. ggml's CPU backend is built with it, and then
+// looks GELU up in a float16 table (the input rounded to float16, the
+// result stored in float16), which puts the logits of tests/families'
+// Gemmas up to about 6e-4 from Hugging Face's. It does so through the
+// scheduler's eval callback: the graph is computed up to each GEGLU node,
+// whose output is then rewritten from its inputs before the rest runs;
+// every other node is computed as without the option.
+//
 //   llamacpp_logits MODEL.gguf -o OUT_PREFIX --turn IDS [--turn IDS ...]
 //                   [--gen 16] [--threads 1] [--ctx N] [--flash-attn]
-//                   [--verbose]
+//                   [--exact-gelu] [--verbose]
 //
 // Not built by Bazel: tools/checkpoints/families/make_family_refs.sh has
 // tools/bench/llamacpp/build.sh compile it, with that directory's
@@ -32,6 +43,7 @@
 #include "llama.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -53,6 +65,7 @@ struct Options {
   int threads = 1;
   int context = 0;
   bool flashAttention = false;
+  bool exactGelu = false;
   bool verbose = false;
 };
 
@@ -60,7 +73,7 @@ void usage() {
   std::fprintf(stderr,
                "usage: llamacpp_logits MODEL.gguf -o OUT_PREFIX --turn IDS "
                "[--turn IDS ...] [--gen 16] [--threads 1] [--ctx N] "
-               "[--flash-attn] [--verbose]\n");
+               "[--flash-attn] [--exact-gelu] [--verbose]\n");
   std::exit(2);
 }
 
@@ -94,6 +107,8 @@ Options parseOptions(int argc, char **argv) {
       options.verbose = true;
     } else if (arg == "--flash-attn") {
       options.flashAttention = true;
+    } else if (arg == "--exact-gelu") {
+      options.exactGelu = true;
     } else if (arg == "-o" || arg == "--turn" || arg == "--gen" ||
                arg == "--threads" || arg == "--ctx") {
       if (i + 1 == argc)
@@ -154,6 +169,57 @@ void writeNpy(const std::string &path, const std::vector<float> &values,
     fail("cannot write " + path);
 }
 
+/// ggml_gelu_f32 of ggml-cpu's vec.h, the GELU (tanh) ggml computes without
+/// GGML_GELU_FP16, with its float constants.
+float geluF32(float x) {
+  const float geluCoefA = 0.044715f;
+  const float sqrt2OverPi = 0.79788456080286535587989211986876f;
+  return 0.5f * x *
+         (1.0f + std::tanh(sqrt2OverPi * x * (1.0f + geluCoefA * x * x)));
+}
+
+bool isGeglu(const ggml_tensor *t) {
+  return t->op == GGML_OP_GLU && ggml_get_glu_op(t) == GGML_GLU_OP_GEGLU;
+}
+
+/// The eval callback of --exact-gelu: asks for every GEGLU node and, once
+/// it is computed, rewrites its output as ggml_compute_forward_geglu_f32
+/// lays it out (rows of nc values; a single source holds the gate and the
+/// up halves, in the order op parameter 1, swapped, says), with geluF32.
+/// Counts the nodes rewritten in *userData (a long).
+bool exactGeluCallback(ggml_tensor *t, bool ask, void *userData) {
+  if (ask)
+    return isGeglu(t);
+  if (!isGeglu(t))
+    return true;
+  ++*static_cast<long *>(userData);
+  const ggml_tensor *src0 = t->src[0];
+  const ggml_tensor *src1 = t->src[1];
+  if (t->type != GGML_TYPE_F32 || src0->type != GGML_TYPE_F32 ||
+      (src1 && src1->type != GGML_TYPE_F32) || !t->data || !src0->data)
+    fail("--exact-gelu: a GEGLU node is not F32 in host memory");
+  const int64_t columns = src1 ? src0->ne[0] : src0->ne[0] / 2;
+  const int64_t rows = ggml_nrows(src0);
+  const bool swapped = t->op_params[1] != 0;
+  for (int64_t row = 0; row < rows; ++row) {
+    const float *gate = reinterpret_cast<const float *>(
+        static_cast<const char *>(src0->data) + row * src0->nb[1]);
+    const float *up = gate;
+    if (src1) {
+      up = reinterpret_cast<const float *>(
+          static_cast<const char *>(src1->data) + row * src1->nb[1]);
+    } else {
+      gate += swapped ? columns : 0;
+      up += swapped ? 0 : columns;
+    }
+    float *out = reinterpret_cast<float *>(static_cast<char *>(t->data) +
+                                           row * t->nb[1]);
+    for (int64_t i = 0; i < columns; ++i)
+      out[i] = geluF32(gate[i]) * up[i];
+  }
+  return true;
+}
+
 void writeText(const std::string &path, const std::string &text) {
   FILE *file = std::fopen(path.c_str(), "wb");
   if (!file || std::fwrite(text.data(), 1, text.size(), file) != text.size() ||
@@ -198,6 +264,11 @@ int main(int argc, char **argv) {
   contextParams.flash_attn_type = options.flashAttention
                                       ? LLAMA_FLASH_ATTN_TYPE_ENABLED
                                       : LLAMA_FLASH_ATTN_TYPE_DISABLED;
+  long gegluNodes = 0;
+  if (options.exactGelu) {
+    contextParams.cb_eval = exactGeluCallback;
+    contextParams.cb_eval_user_data = &gegluNodes;
+  }
   llama_context *ctx = llama_init_from_model(model, contextParams);
   if (!ctx)
     fail("cannot create a context");
@@ -239,6 +310,14 @@ int main(int argc, char **argv) {
                  ", \"generated\": " + jsonList(generated) + "}";
   }
 
+  if (options.exactGelu) {
+    if (gegluNodes == 0)
+      fail("--exact-gelu: the model has no GEGLU node");
+    std::fprintf(stderr,
+                 "llamacpp_logits: --exact-gelu rewrote %ld GEGLU node "
+                 "outputs\n",
+                 gegluNodes);
+  }
   writeNpy(options.outputPrefix + ".npy", rows, allGenerated.size(),
            static_cast<size_t>(vocabSize));
   writeText(options.outputPrefix + ".json",

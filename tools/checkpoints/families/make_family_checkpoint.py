@@ -20,9 +20,25 @@ Families (tests/families/README.md describes them):
                   "max_window_layers": 1, so "layer_types" ["full_attention",
                   "sliding_attention"]: layer 0 attends to the whole context,
                   layer 1 through the window.
+  tiny-gemma2     Gemma2ForCausalLM: GELU (tanh) MLP, four norms per layer
+                  (input, post-attention, pre- and post-feedforward) of
+                  Gemma's kind, x * (1 + w), embeddings scaled by
+                  sqrt(hidden), "query_pre_attn_scalar": 32,
+                  "attn_logit_softcapping": 5.0, "final_logit_softcapping":
+                  3.0, "sliding_window": 32 with "layer_types"
+                  ["sliding_attention", "full_attention"] (layer 0 slides,
+                  as Gemma 2's every other layer from the first does), tied
+                  embeddings;
+  tiny-gemma3     Gemma3ForCausalLM ("gemma3_text"): tiny-gemma2's layer
+                  without softcapping, plus per-head Q and K norms
+                  (q_norm, k_norm) before RoPE; rope theta 1e6 with linear
+                  rope scaling (factor 4) in the global layer,
+                  "rope_local_base_freq" 1e4 and no scaling in the sliding
+                  one ("sliding_window_pattern": 2: layer 0 slides).
 All: vocab 512, hidden 64, 2 layers, ffn 128, rope theta 1e4 (except
-tiny-qwen2-swa), no biases (except tiny-qwen2-swa's), untied embeddings; 2
-heads / 1 KV head of 32 except tiny-internlm2.
+tiny-qwen2-swa, and tiny-gemma3's global layer), no biases (except
+tiny-qwen2-swa's), untied embeddings (except the Gemmas'); 2 heads / 1 KV
+head of 32 except tiny-internlm2.
 
 DIR receives the Hugging Face files (config.json, generation_config.json,
 model.safetensors in F32 with HF tensor names, laid out as the safetensors
@@ -50,6 +66,20 @@ weights in F32:
     RoPE, so no permutation), the biases as attn_{q,k,v}.bias; the keys of
     TextModel.set_gguf_parameters, so no sliding-window key: Qwen2Model
     writes none, and llama.cpp's qwen2 has no sliding window;
+  - Gemma 2 and Gemma 3 (Gemma2Model, Gemma3Model): architecture `gemma2`
+    / `gemma3`, the tensors as they are (NEOX RoPE, so no permutation)
+    except the norms: every tensor whose HF name ends in "norm.weight" is
+    stored as w + 1 (a float32 add, as modify_tensors' data_torch + 1), so
+    that llama.cpp's plain RMSNorm multiplies by 1 + w; no output.weight
+    (tied: llama.cpp's LM head is token_embd). Keys: those of
+    Gemma2Model.set_gguf_parameters (which does not call TextModel's: no
+    rope freq base, llama.cpp's default 1e4 applies) with both softcaps and
+    the sliding window; for Gemma 3, TextModel.set_gguf_parameters' (rope
+    scaling type linear and factor 4, freq base 1e6, freq_base_swa 1e4 from
+    rope_local_base_freq) and Gemma3Model's sliding window, then
+    gemma3.attention.sliding_window_pattern [true, false], which the
+    converter does not write: without it llama.cpp's gemma3 takes its
+    default pattern 6, in which both of two layers slide;
   - for every family, the tokenizer as the reference tiny-llama GGUF carries
     it (tokenizer model "llama", i.e. SentencePiece): scores 0 for special
     and byte tokens, -rank for a token its BPE merge of that rank makes,
@@ -62,14 +92,16 @@ weights in F32:
     it knows.)
 
 Weights come from numpy's default_rng with the family's fixed seed: norms
-1 + 0.1 N(0, 1), matrices N(0, sigma) with the per-tensor sigmas of SIGMAS
-(larger than the usual 0.02 so that logits are not flat and positions and
-the window visibly matter), Qwen2's biases N(0, 0.2). They are drawn as
-Llama's separate tensors (with Qwen2's biases after their weights), in
+1 + 0.1 N(0, 1) (the Gemmas': 0.1 N(0, 1), the w of 1 + w), matrices
+N(0, sigma) with the per-tensor sigmas of SIGMAS (larger than the usual 0.02
+so that logits are not flat and positions and the window visibly matter;
+the Gemmas' tied embedding, their LM head too, 0.05: see GEMMA_SIGMAS),
+Qwen2's biases N(0, 0.2). They are drawn as Llama's separate tensors (with
+Qwen2's biases after their weights; the Gemmas' own tensors), in
 llama.cpp's order, then packed into the family's HF tensors (Q, K and V rows
-with their own sigmas inside a fused QKV). Python 3 and numpy
-only, plus llama.cpp's gguf-py (--gguf-py, or on PYTHONPATH) for the GGUF.
-Same bytes on every run.
+with their own sigmas inside a fused QKV). Python 3 and numpy only, plus
+llama.cpp's gguf-py (--gguf-py, or on PYTHONPATH) for the GGUF. Same bytes
+on every run.
 """
 import argparse
 import json
@@ -129,6 +161,33 @@ PHI3_LONG_FACTOR = [1 + 0.5 * (i + 1) for i in range(16)]
 # tiny-qwen2-swa's seed, chosen for its margins (tests/families/README.md).
 QWEN2_SEED = 25
 
+# The Gemmas' embedding, which is also their LM head, is N(0, 0.05), not
+# 1.0: it enters the residual stream times sqrt(hidden) = 8, and the logits
+# are its dot products with the final hidden state, so that a token's own
+# embedding weighs on its logit; with sigma 0.2, every case generated the
+# same token over and over. With 0.05 the logits' std is about 0.4.
+GEMMA_SIGMAS = {"embed_tokens.weight": 0.05}
+
+# The Gemmas' seeds, chosen for their margins (greedy top two more than 4e-3
+# apart), and tiny-gemma2's softcaps, small enough that each visibly changes
+# the logits (tests/families/README.md).
+GEMMA2_SEED = 43
+GEMMA3_SEED = 44
+GEMMA2_ATTN_SOFTCAP = 5.0
+GEMMA2_FINAL_SOFTCAP = 3.0
+
+# What the Gemmas' configs share (Gemma2Config's and Gemma3TextConfig's
+# keys): COMMON with GELU (tanh), whose HF key is hidden_activation
+# (hidden_act is written too, as Gemma's released configs do), tied
+# embeddings, 1 / sqrt(query_pre_attn_scalar) = 1 / sqrt(head_dim) as the
+# attention scale, and layer 0 sliding through a window of 32, layer 1
+# global.
+GEMMA_COMMON = dict(
+    COMMON, hidden_act="gelu_pytorch_tanh", tie_word_embeddings=True,
+    hidden_activation="gelu_pytorch_tanh", attention_bias=False,
+    query_pre_attn_scalar=32, sliding_window=32,
+    layer_types=["sliding_attention", "full_attention"])
+
 FAMILIES = {
     "tiny-llama31": dict(
         seed=31, layout="llama",
@@ -182,20 +241,59 @@ FAMILIES = {
             rope_scaling=None, use_sliding_window=True, sliding_window=32,
             max_window_layers=1,
             layer_types=["full_attention", "sliding_attention"])),
+    "tiny-gemma2": dict(
+        seed=GEMMA2_SEED, layout="gemma2", norm_mean=0.0,
+        sigmas=GEMMA_SIGMAS,
+        config=dict(
+            architectures=["Gemma2ForCausalLM"], model_type="gemma2",
+            **GEMMA_COMMON, attn_logit_softcapping=GEMMA2_ATTN_SOFTCAP,
+            final_logit_softcapping=GEMMA2_FINAL_SOFTCAP)),
+    "tiny-gemma3": dict(
+        seed=GEMMA3_SEED, layout="gemma3", norm_mean=0.0,
+        sigmas=GEMMA_SIGMAS,
+        config=dict(
+            architectures=["Gemma3ForCausalLM"], model_type="gemma3_text",
+            **dict(GEMMA_COMMON, rope_theta=1000000.0),
+            rope_local_base_freq=10000.0,
+            rope_scaling={"rope_type": "linear", "factor": 4.0},
+            sliding_window_pattern=2, attn_logit_softcapping=None,
+            final_logit_softcapping=None)),
 }
 
 # Per-layer tensors: GGUF name (blk.N.) and Hugging Face name
 # (model.layers.N.), in llama.cpp's order: checkpoint_io's, without Qwen2's
 # biases. The weights are drawn as these (Llama's) tensors for every family,
 # and for a family with biases as QWEN2_LAYER_TENSORS (checkpoint_io's: each
-# bias after its weight).
+# bias after its weight), and for the Gemmas as their own tensors.
 LAYER_TENSORS = [(gguf_name, hf_name) for gguf_name, hf_name in checkpoint_io.LAYER_TENSORS
                  if not gguf_name.endswith(".bias")]
 QWEN2_LAYER_TENSORS = list(checkpoint_io.LAYER_TENSORS)
 
-# Each layout's tensors: the embedding, final norm and output (HF names),
-# and per layer (GGUF name, HF name, the Llama tensors it packs, in
-# order). A fused Phi-3 tensor stacks its parts' rows; InternLM2's wqkv
+# Gemma 2's and Gemma 3's layers, in llama.cpp's order (that of
+# llama_model_gemma2/gemma3::load_arch_tensors), drawn as they are.
+GEMMA2_LAYER_TENSORS = [
+    ("attn_norm.weight", "input_layernorm.weight"),
+    ("attn_q.weight", "self_attn.q_proj.weight"),
+    ("attn_k.weight", "self_attn.k_proj.weight"),
+    ("attn_v.weight", "self_attn.v_proj.weight"),
+    ("attn_output.weight", "self_attn.o_proj.weight"),
+    ("post_attention_norm.weight", "post_attention_layernorm.weight"),
+    ("ffn_norm.weight", "pre_feedforward_layernorm.weight"),
+    ("ffn_gate.weight", "mlp.gate_proj.weight"),
+    ("ffn_up.weight", "mlp.up_proj.weight"),
+    ("ffn_down.weight", "mlp.down_proj.weight"),
+    ("post_ffw_norm.weight", "post_feedforward_layernorm.weight"),
+]
+GEMMA3_LAYER_TENSORS = (
+    GEMMA2_LAYER_TENSORS[:6]
+    + [("attn_k_norm.weight", "self_attn.k_norm.weight"),
+       ("attn_q_norm.weight", "self_attn.q_norm.weight")]
+    + GEMMA2_LAYER_TENSORS[6:])
+
+# Each layout's tensors: the embedding, final norm and output (HF names;
+# None for the Gemmas' tied embedding), and per layer (GGUF name, HF name,
+# the Llama tensors it packs, in order); the Gemmas' are drawn as `draw`
+# lists them. A fused Phi-3 tensor stacks its parts' rows; InternLM2's wqkv
 # interleaves them by KV head (pack_internlm2_wqkv), and its GGUF name is
 # None: the converter splits it into attn_q, attn_k and attn_v again.
 LAYOUTS = {
@@ -234,6 +332,14 @@ LAYOUTS = {
         arch="qwen2", embed="model.embed_tokens.weight", norm="model.norm.weight",
         output="lm_head.weight",
         layer=[(gguf_name, hf_name, (hf_name,)) for gguf_name, hf_name in QWEN2_LAYER_TENSORS]),
+    "gemma2": dict(
+        arch="gemma2", embed="model.embed_tokens.weight", norm="model.norm.weight",
+        output=None, draw=GEMMA2_LAYER_TENSORS,
+        layer=[(gguf_name, hf_name, (hf_name,)) for gguf_name, hf_name in GEMMA2_LAYER_TENSORS]),
+    "gemma3": dict(
+        arch="gemma3", embed="model.embed_tokens.weight", norm="model.norm.weight",
+        output=None, draw=GEMMA3_LAYER_TENSORS,
+        layer=[(gguf_name, hf_name, (hf_name,)) for gguf_name, hf_name in GEMMA3_LAYER_TENSORS]),
 }
 
 
@@ -245,9 +351,11 @@ def head_dim(config):
     return config.get("head_dim") or config["hidden_size"] // config["num_attention_heads"]
 
 
-def tensor_shapes(config, biases=False):
-    """(Llama HF name, GGUF name, shape) of every tensor, in llama.cpp's
-    order; with `biases`, Qwen2's Q, K and V biases too."""
+def tensor_shapes(config, layer_tensors=LAYER_TENSORS):
+    """(HF name, GGUF name, shape) of every tensor, in llama.cpp's order,
+    the layers' as `layer_tensors` lists them (Llama's, QWEN2_LAYER_TENSORS
+    with Qwen2's Q, K and V biases, or a Gemma's); no lm_head for tied
+    embeddings."""
     hidden = config["hidden_size"]
     heads, kv_heads = config["num_attention_heads"], config["num_key_value_heads"]
     dim, inner = head_dim(config), config["intermediate_size"]
@@ -264,28 +372,38 @@ def tensor_shapes(config, biases=False):
         "mlp.gate_proj.weight": (inner, hidden),
         "mlp.up_proj.weight": (inner, hidden),
         "mlp.down_proj.weight": (hidden, inner),
+        "pre_feedforward_layernorm.weight": (hidden,),
+        "post_feedforward_layernorm.weight": (hidden,),
+        "self_attn.q_norm.weight": (dim,),
+        "self_attn.k_norm.weight": (dim,),
     }
     plan = [("model.embed_tokens.weight", "token_embd.weight",
              (config["vocab_size"], hidden))]
     for layer in range(config["num_hidden_layers"]):
-        for gguf_name, hf_name in (QWEN2_LAYER_TENSORS if biases else LAYER_TENSORS):
+        for gguf_name, hf_name in layer_tensors:
             plan.append((f"model.layers.{layer}.{hf_name}",
                          f"blk.{layer}.{gguf_name}", shapes[hf_name]))
     plan.append(("model.norm.weight", "output_norm.weight", (hidden,)))
-    plan.append(("lm_head.weight", "output.weight", (config["vocab_size"], hidden)))
+    if not config.get("tie_word_embeddings", False):
+        plan.append(("lm_head.weight", "output.weight", (config["vocab_size"], hidden)))
     return plan
 
 
 def random_weights(family):
-    """Llama HF name -> float32 array, drawn in llama.cpp's tensor order."""
+    """Llama HF name (a Gemma's own) -> float32 array, drawn in llama.cpp's
+    tensor order. Norms are norm_mean + 0.1 N(0, 1): 1 by default, 0 for
+    the Gemmas, whose norms multiply by 1 + w."""
     spec = FAMILIES[family]
     rng = np.random.default_rng(spec["seed"])
+    sigmas = dict(SIGMAS, **spec.get("sigmas", {}))
+    layer_tensors = (QWEN2_LAYER_TENSORS if spec.get("biases", False)
+                     else LAYOUTS[spec["layout"]].get("draw", LAYER_TENSORS))
     weights = {}
-    for hf_name, _, shape in tensor_shapes(spec["config"], spec.get("biases", False)):
+    for hf_name, _, shape in tensor_shapes(spec["config"], layer_tensors):
         if hf_name.endswith("norm.weight"):
-            values = 1.0 + 0.1 * rng.standard_normal(shape)
+            values = spec.get("norm_mean", 1.0) + 0.1 * rng.standard_normal(shape)
         else:
-            sigma = next(sigma for suffix, sigma in SIGMAS.items()
+            sigma = next(sigma for suffix, sigma in sigmas.items()
                          if hf_name.endswith(suffix))
             values = sigma * rng.standard_normal(shape)
         weights[hf_name] = values.astype(np.float32)
@@ -319,7 +437,8 @@ def layout_weights(layout, config, weights):
             else:
                 hf[prefix + hf_name] = np.concatenate(values, axis=0)
     hf[names["norm"]] = weights["model.norm.weight"]
-    hf[names["output"]] = weights["lm_head.weight"]
+    if names["output"]:
+        hf[names["output"]] = weights["lm_head.weight"]
     return hf
 
 
@@ -466,18 +585,57 @@ def write_model_keys(writer, layout, config, gguf):
         writer.add_sliding_window(config.get("sliding_window") or 0)
         writer.add_rope_scaling_attn_factors(longrope_attention_factor(config))
         return
+    if layout == "gemma2":
+        # Gemma2Model.set_gguf_parameters, which does not call TextModel's:
+        # no rope freq base (llama.cpp's default, 1e4, is rope_theta).
+        writer.add_context_length(config["max_position_embeddings"])
+        writer.add_embedding_length(hidden)
+        writer.add_block_count(config["num_hidden_layers"])
+        writer.add_feed_forward_length(config["intermediate_size"])
+        writer.add_head_count(heads)
+        writer.add_head_count_kv(config["num_key_value_heads"])
+        writer.add_layer_norm_rms_eps(config["rms_norm_eps"])
+        writer.add_key_length(config["head_dim"])
+        writer.add_value_length(config["head_dim"])
+        writer.add_file_type(gguf.LlamaFileType.ALL_F32)
+        writer.add_attn_logit_softcapping(config["attn_logit_softcapping"])
+        writer.add_final_logit_softcapping(config["final_logit_softcapping"])
+        writer.add_sliding_window(config["sliding_window"])
+        return
     # TextModel.set_gguf_parameters (InternLM2Model adds nothing, and
     # Qwen2Model nothing for a causal LM, whose directory has no
     # sentence-transformers modules.json for _try_set_pooling_type; their
     # configs have no head_dim, so no key_length or value_length, and no
-    # rope_scaling, so no rope scaling keys).
+    # rope_scaling, so no rope scaling keys; Gemma3Model calls it first).
     add_size_keys(writer, config)
+    rope = config.get("rope_scaling") or {}
+    if rope.get("rope_type") == "linear":
+        # Gemma 3's (TextModel reads the rope_scaling, or transformers'
+        # rope_parameters["full_attention"], which holds the same).
+        writer.add_rope_scaling_type(gguf.RopeScalingType.LINEAR)
+        writer.add_rope_scaling_factor(rope["factor"])
     writer.add_rope_freq_base(config["rope_theta"])
+    if "rope_local_base_freq" in config:
+        # Gemma 3's sliding layers' base (rope_parameters["sliding_attention"]).
+        writer.add_rope_freq_base_swa(config["rope_local_base_freq"])
     writer.add_layer_norm_rms_eps(config["rms_norm_eps"])
     if "head_dim" in config:
         writer.add_key_length(config["head_dim"])
         writer.add_value_length(config["head_dim"])
     writer.add_file_type(gguf.LlamaFileType.ALL_F32)
+    if layout == "gemma3":
+        # Gemma3Model's additions after TextModel's: it writes the context
+        # length, head counts, rms eps, key and value lengths and freq base
+        # again, with the same values (the writer keeps their places), no
+        # final softcap (null), and the sliding window (its
+        # sliding_window_pattern is not 1).
+        writer.add_sliding_window(config["sliding_window"])
+        # Not the converter's: which layers slide, from layer_types. llama.cpp
+        # reads gemma3.attention.sliding_window_pattern (a bool per layer, or
+        # a period) and defaults to 6 for gemma3, in which both of two layers
+        # would slide.
+        writer.add_sliding_window_pattern(
+            [kind == "sliding_attention" for kind in config["layer_types"]])
     if layout == "llama":
         # LlamaModel's additions.
         writer.add_vocab_size(config["vocab_size"])
@@ -510,10 +668,16 @@ def gguf_tensors(layout, config, hf):
         tensors.append(("rope_factors_long.weight", np.array(rope["long_factor"], np.float32)))
         tensors.append(("rope_factors_short.weight", np.array(rope["short_factor"], np.float32)))
     names = LAYOUTS[layout]
+    # Gemma's norms multiply by 1 + w: Gemma2Model and Gemma3Model store
+    # w + 1 (torch's float32 add) for every tensor whose name ends in
+    # "norm.weight".
+    shift = layout in ("gemma2", "gemma3")
     tensors.append(("token_embd.weight", hf[names["embed"]]))
     for layer in range(config["num_hidden_layers"]):
         for gguf_name, hf_name, _ in names["layer"]:
             values = hf[f"model.layers.{layer}.{hf_name}"]
+            if shift and hf_name.endswith("norm.weight"):
+                values = values + np.float32(1)
             if gguf_name is None:
                 # InternLM2: split, then Q and K permuted like Llama's.
                 q, k, v = split_internlm2_wqkv(values, config)
@@ -526,8 +690,10 @@ def gguf_tensors(layout, config, hf):
             elif layout == "llama" and gguf_name == "attn_k.weight":
                 values = permute(values, heads, kv_heads)
             tensors.append((f"blk.{layer}.{gguf_name}", values))
-    tensors.append(("output_norm.weight", hf[names["norm"]]))
-    tensors.append(("output.weight", hf[names["output"]]))
+    norm = hf[names["norm"]]
+    tensors.append(("output_norm.weight", norm + np.float32(1) if shift else norm))
+    if names["output"]:
+        tensors.append(("output.weight", hf[names["output"]]))
     return tensors
 
 

@@ -2,9 +2,9 @@
 #===- tools/checkpoints/families/make_family_refs.sh - tests/families ----===#
 #
 # (Re)makes everything in tests/families (its README.md describes the files):
-# the tiny-llama31, tiny-mistral, tiny-phi3, tiny-internlm2 and
-# tiny-qwen2-swa checkpoints (HF files and F32 GGUF), and their reference
-# logits from two implementations llmc did not write:
+# the tiny-llama31, tiny-mistral, tiny-phi3, tiny-internlm2, tiny-qwen2-swa,
+# tiny-gemma2 and tiny-gemma3 checkpoints (HF files and F32 GGUF), and their
+# reference logits from two implementations llmc did not write:
 #   tiny-llama31.f32.*       llama.cpp on model-f32.gguf;
 #   tiny-mistral-gguf.f32.*  llama.cpp on tiny-mistral's GGUF, which carries
 #                            no sliding window (full causal attention);
@@ -20,18 +20,26 @@
 #                            carries no sliding window (llama.cpp's qwen2 has
 #                            none: full causal attention in both layers);
 #   tiny-qwen2-swa.f32.*     reference_forward.py with Qwen2's per-layer
-#                            window: layer 0 full, layer 1 the window of 32.
+#                            window: layer 0 full, layer 1 the window of 32;
+#   tiny-gemma2.f32.*,       reference_forward.py: llama.cpp runs these GGUFs
+#   tiny-gemma3.f32.*        as HF runs the models, except that ggml's CPU
+#                            GELU is a float16 table lookup, up to about
+#                            6e-4 off in the logits.
 # The cases and their prompt ids are those of ../shared/refdata's tiny-llama
 # references (short, long, turns). Then it checks the float64 port against
 # llama.cpp (tiny-llama31; tiny-mistral, tiny-phi3 and tiny-qwen2-swa
 # without their window; tiny-phi3 with the long LongRoPE factors, which
-# llama.cpp takes with a context of 512; tiny-internlm2; the shared
-# tiny-llama and its references) to max |dlogit| <= 1e-5 with the same
-# greedy ids; that the windows change the long case (and that windowing
-# tiny-qwen2-swa's layer 1 only differs from windowing both layers) and the
-# rope scaling the logits; and that in every reference
-# the greedy top two logits are more than 3e-3 apart and no special token is
-# generated.
+# llama.cpp takes with a context of 512; tiny-internlm2; tiny-gemma2 and
+# tiny-gemma3 with llamacpp_logits --exact-gelu, ggml's float32 GELU in
+# place of the table; the shared tiny-llama and its references) to max
+# |dlogit| <= 1e-5 with the same greedy ids (and prints how far llama.cpp's
+# own GELU puts the Gemmas, with the same greedy ids); that the windows
+# change the long case (and that windowing tiny-qwen2-swa's layer 1 only,
+# and the Gemmas' layer 0 only, differs from windowing both layers), the
+# rope scaling the logits, tiny-gemma2's softcaps and tiny-gemma3's local
+# rope base and its unscaled sliding layer the long case; and that in every
+# reference the greedy top two logits are more than 3e-3 apart and no
+# special token is generated.
 #
 #   tools/checkpoints/families/make_family_refs.sh
 #
@@ -82,7 +90,7 @@ print(" ".join("--turn " + ",".join(map(str, turn["input_ids"])) for turn in tur
 EOF
 }
 
-llamacpp() {  # MODEL.gguf CASE OUT_PREFIX [--ctx N]
+llamacpp() {  # MODEL.gguf CASE OUT_PREFIX [--ctx N] [--exact-gelu]
   # shellcheck disable=SC2046
   "$logits" "$1" -o "$3" --threads 1 \
     $(turn_options "$refdata/refs/tiny-llama.f32.$2.json") "${@:4}" 2>>"$cache/llamacpp.log"
@@ -98,7 +106,8 @@ compare() {
 }
 
 # (b) The checkpoints.
-for family in tiny-llama31 tiny-mistral tiny-phi3 tiny-internlm2 tiny-qwen2-swa; do
+for family in tiny-llama31 tiny-mistral tiny-phi3 tiny-internlm2 tiny-qwen2-swa \
+  tiny-gemma2 tiny-gemma3; do
   "$python" "$here/make_family_checkpoint.py" --family "$family" \
     -o "$out/models/$family" --tokenizer-from "$refdata/models/tiny-llama" \
     --gguf-py "$gguf_py" --check-tokenizer "$refdata/models/tiny-llama/model-f32.gguf"
@@ -117,6 +126,8 @@ for case in "${cases[@]}"; do
   llamacpp "$out/models/tiny-qwen2-swa/model-f32.gguf" "$case" \
     "$out/refs/tiny-qwen2-swa-gguf.f32.$case"
   float64 "$out/models/tiny-qwen2-swa" "$case" "$out/refs/tiny-qwen2-swa.f32.$case"
+  float64 "$out/models/tiny-gemma2" "$case" "$out/refs/tiny-gemma2.f32.$case"
+  float64 "$out/models/tiny-gemma3" "$case" "$out/refs/tiny-gemma3.f32.$case"
 done
 grep -m1 "CPU backend" "$cache/llamacpp.log" >&2
 
@@ -151,6 +162,16 @@ for case in "${cases[@]}"; do
     --no-window
   compare "$check/tiny-qwen2-swa-nowindow.f64.$case" "$out/refs/tiny-qwen2-swa-gguf.f32.$case" \
     --tolerance "$tolerance" || failed=1
+  # The Gemmas: llama.cpp with ggml's float32 GELU computes what the port
+  # does; with its own float16 table it is up to about 6e-4 off.
+  for family in tiny-gemma2 tiny-gemma3; do
+    llamacpp "$out/models/$family/model-f32.gguf" "$case" \
+      "$check/$family-exactgelu.llamacpp.$case" --exact-gelu
+    compare "$out/refs/$family.f32.$case" "$check/$family-exactgelu.llamacpp.$case" \
+      --tolerance "$tolerance" || failed=1
+    llamacpp "$out/models/$family/model-f32.gguf" "$case" "$check/$family.llamacpp.$case"
+    compare "$out/refs/$family.f32.$case" "$check/$family.llamacpp.$case" || failed=1
+  done
   float64 "$refdata/models/tiny-llama" "$case" "$check/tiny-llama.f64.$case"
   compare "$check/tiny-llama.f64.$case" "$refdata/refs/tiny-llama.f32.$case" \
     --tolerance "$tolerance" || failed=1
@@ -172,12 +193,31 @@ float64 "$out/models/tiny-qwen2-swa" long "$check/tiny-qwen2-swa-alllayers.f64.l
   --window-all-layers
 compare "$out/refs/tiny-qwen2-swa.f32.long" "$check/tiny-qwen2-swa-alllayers.f64.long" \
   --expect-change 1e-3 || failed=1
+# The Gemmas: the window (in layer 0 only: in both layers is another
+# result), tiny-gemma2's attention and final softcaps, tiny-gemma3's local
+# rope base and its sliding layer's lack of rope scaling each change the
+# long case.
+changes_long() {  # FAMILY NAME OPTION: the port with OPTION differs
+  float64 "$out/models/$1" long "$check/$1-$2.f64.long" "$3"
+  compare "$out/refs/$1.f32.long" "$check/$1-$2.f64.long" --expect-change 1e-3
+}
+for family in tiny-gemma2 tiny-gemma3; do
+  changes_long "$family" nowindow --no-window || failed=1
+  changes_long "$family" alllayers --window-all-layers || failed=1
+done
+changes_long tiny-gemma2 noattncap --no-attn-softcap || failed=1
+changes_long tiny-gemma2 nofinalcap --no-final-softcap || failed=1
+changes_long tiny-gemma3 nolocalbase --no-local-rope-base || failed=1
+changes_long tiny-gemma3 scaleall --rope-scaling-all-layers || failed=1
 for case in short long; do
   float64 "$out/models/tiny-llama31" "$case" "$check/tiny-llama31-norope.f64.$case" --no-rope-scaling
   compare "$out/refs/tiny-llama31.f32.$case" "$check/tiny-llama31-norope.f64.$case" \
     --expect-change 1e-3 || failed=1
   float64 "$out/models/tiny-phi3" "$case" "$check/tiny-phi3-norope.f64.$case" --no-rope-scaling
   compare "$out/refs/tiny-phi3.f32.$case" "$check/tiny-phi3-norope.f64.$case" \
+    --expect-change 1e-3 || failed=1
+  float64 "$out/models/tiny-gemma3" "$case" "$check/tiny-gemma3-norope.f64.$case" --no-rope-scaling
+  compare "$out/refs/tiny-gemma3.f32.$case" "$check/tiny-gemma3-norope.f64.$case" \
     --expect-change 1e-3 || failed=1
 done
 # shellcheck disable=SC2046

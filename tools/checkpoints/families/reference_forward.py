@@ -1,19 +1,21 @@
 #!/usr/bin/python3
-"""A float64 numpy port of Hugging Face's Llama, Mistral, Phi-3, InternLM2 and Qwen2.
+"""A float64 numpy port of Hugging Face's Llama, Mistral, Phi-3, InternLM2, Qwen2 and Gemma 2 / 3.
 
   reference_forward.py run MODEL_DIR --ids CASE.json -o OUT_PREFIX
       [--no-window | --window-all-layers] [--no-rope-scaling]
-      [--longrope-factors {short,long}]
+      [--longrope-factors {short,long}] [--no-attn-softcap]
+      [--no-final-softcap] [--no-local-rope-base]
+      [--rope-scaling-all-layers]
   reference_forward.py compare PREFIX_A PREFIX_B [--tolerance 1e-5]
       [--expect-change MIN]
   reference_forward.py margins PREFIX... [--min-gap 3e-3]
 
 `run` reads MODEL_DIR's config.json and model.safetensors (F32, F16 or BF16,
 HF tensor names) and does what transformers' LlamaForCausalLM,
-MistralForCausalLM, Phi3ForCausalLM and Qwen2ForCausalLM, and InternLM2's
-remote modeling_internlm2.py InternLM2ForCausalLM, do, in float64
-throughout:
-  - RMSNorm: x / sqrt(mean(x^2) + eps) * weight;
+MistralForCausalLM, Phi3ForCausalLM, Qwen2ForCausalLM, Gemma2ForCausalLM
+and Gemma3ForCausalLM, and InternLM2's remote modeling_internlm2.py
+InternLM2ForCausalLM, do, in float64 throughout:
+  - RMSNorm: x / sqrt(mean(x^2) + eps) * weight (Gemma's: * (1 + weight));
   - the projections: separate q/k/v_proj (Llama, Mistral; Qwen2's with
     their biases, the only biases accepted); Phi-3's fused
     qkv_proj (Q, K, then V columns of its output) and gate_up_proj (gate,
@@ -27,8 +29,13 @@ throughout:
     most original_max_position_embeddings long, / long_factor beyond, as
     the rotary embedding's dynamic update picks them; cos and sin times
     sqrt(1 + ln(max_position_embeddings / original) / ln(original))); no
-    other scaling is accepted. --no-rope-scaling ignores the config's
+    "linear" (_compute_linear_scaling_rope_parameters: inv_freq / factor);
+    no other scaling is accepted. --no-rope-scaling ignores the config's
     rope_scaling; --longrope-factors forces the short or the long factors;
+    Gemma 3's sliding layers take rope_local_base_freq as theta and no
+    scaling (its rotary_emb_local), the others rope_theta and the config's
+    rope_scaling: --no-local-rope-base gives the sliding layers rope_theta
+    too, --rope-scaling-all-layers the rope_scaling too;
   - grouped-query attention with the causal mask and, in a layer with a
     sliding window W, the window: a query at position p sees the keys at
     positions p - W < j <= p, W positions including itself (transformers'
@@ -37,10 +44,21 @@ throughout:
     "full_attention"); without layer_types, for Qwen2 the layers i >=
     max_window_layers when use_sliding_window is true (Qwen2Config's
     default layer_types), and for the other types every layer when the
-    config has a sliding_window (Mistral, Phi-3). --no-window runs full
-    causal attention in every layer instead, --window-all-layers the window
-    in every layer;
+    config has a sliding_window (Mistral, Phi-3), for Gemma 2 layers 0, 2,
+    4, ..., for Gemma 3 the layers i with (i + 1) % sliding_window_pattern
+    != 0. --no-window runs full causal attention in every layer instead,
+    --window-all-layers the window in every layer;
   - the SiLU-gated MLP, the final norm and lm_head (or the tied embedding).
+Gemma 2 and Gemma 3 (Gemma2Model, Gemma3TextModel) differ: the embeddings
+are scaled by sqrt(hidden_size); a layer is h = x + post_attention_
+layernorm(attn(input_layernorm(x))), then h + post_feedforward_layernorm(
+mlp(pre_feedforward_layernorm(h))); the MLP is down(gelu_tanh(gate(x)) *
+up(x)) (hidden_activation gelu_pytorch_tanh); the attention scale is
+query_pre_attn_scalar^-0.5; Gemma 3 applies q_norm and k_norm to each
+head's Q and K before RoPE; Gemma 2 softcaps the attention scores (cap *
+tanh(scores / cap), attn_logit_softcapping, before the mask) and the logits
+(final_logit_softcapping), which --no-attn-softcap and --no-final-softcap
+leave out.
 It then generates greedily (argmax of the float64 logits, the lowest id on a
 tie) under the protocol of ../shared/refdata's references: CASE.json is one
 of those references (`{"prompt", "generated", "turns": [{"input_ids",
@@ -119,6 +137,9 @@ def rope_parameters(config, head_dim, seq_len, longrope_factors=None):
             raise SystemExit(f"reference_forward: {longrope_factors}_factor has "
                              f"{ext_factors.size} values, not {inv_freq.size}")
         return 1.0 / (ext_factors * base ** (np.arange(0, head_dim, 2) / head_dim)), attention_factor
+    if rope_type == "linear":
+        # _compute_linear_scaling_rope_parameters.
+        return inv_freq / rope["factor"], 1.0
     if rope_type != "llama3":
         raise SystemExit(f"reference_forward: rope_type {rope_type!r} is not supported")
     # _compute_llama3_parameters (attention_factor stays 1).
@@ -137,7 +158,8 @@ def rope_parameters(config, head_dim, seq_len, longrope_factors=None):
 
 
 # Each model type's HF tensor names: the embedding, the final norm and the
-# output, then per layer (model.layers.N.) the two norms.
+# output, then per layer (model.layers.N.) the two norms (the Gemmas' first
+# two of four: GEMMA_NORMS are the other two).
 NAMES = {
     "llama": ("model.embed_tokens.weight", "model.norm.weight", "lm_head.weight",
               "input_layernorm.weight", "post_attention_layernorm.weight"),
@@ -145,6 +167,9 @@ NAMES = {
                   "attention_norm.weight", "ffn_norm.weight"),
 }
 NAMES["mistral"] = NAMES["phi3"] = NAMES["qwen2"] = NAMES["llama"]
+NAMES["gemma2"] = NAMES["gemma3_text"] = NAMES["llama"]
+GEMMA = ("gemma2", "gemma3_text")
+GEMMA_NORMS = ("pre_feedforward_layernorm.weight", "post_feedforward_layernorm.weight")
 
 # The biases a model type has: Qwen2's attention has Q, K and V biases (and
 # none on o_proj).
@@ -174,19 +199,36 @@ def layer_windows(config):
             return [None] * layers
         first = config.get("max_window_layers", 28)
         return [window if window and layer >= first else None for layer in range(layers)]
+    if config.get("model_type") in GEMMA:
+        # Gemma2Config: layer i slides when (i + 1) % 2; Gemma3TextConfig:
+        # when (i + 1) % sliding_window_pattern (6 by default).
+        pattern = 2 if config["model_type"] == "gemma2" else config.get("sliding_window_pattern", 6)
+        return [window if window and (layer + 1) % pattern else None for layer in range(layers)]
     return [window or None] * layers
+
+
+def gelu_tanh(x):
+    """transformers' gelu_pytorch_tanh."""
+    return 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x ** 3)))
 
 
 class Model:
     def __init__(self, directory, window=True, rope_scaling=True, longrope_factors=None,
-                 window_all_layers=False):
+                 window_all_layers=False, attn_softcap=True, final_softcap=True,
+                 local_rope_base=True, rope_scaling_all_layers=False):
         with open(os.path.join(directory, "config.json")) as f:
             self.config = config = json.load(f)
         self.model_type = config.get("model_type")
         if self.model_type not in NAMES:
             raise SystemExit(f"reference_forward: model_type {self.model_type!r} is not "
                              f"one of {', '.join(sorted(NAMES))}")
-        if config.get("hidden_act", "silu") != "silu":
+        self.gemma = self.model_type in GEMMA
+        if self.gemma:
+            # Gemma2MLP and Gemma3MLP: ACT2FN[config.hidden_activation].
+            if config.get("hidden_activation", "gelu_pytorch_tanh") != "gelu_pytorch_tanh":
+                raise SystemExit("reference_forward: only hidden_activation gelu_pytorch_tanh "
+                                 "is supported")
+        elif config.get("hidden_act", "silu") != "silu":
             raise SystemExit("reference_forward: only hidden_act silu is supported")
         if config.get("partial_rotary_factor", 1.0) != 1.0:
             raise SystemExit("reference_forward: only partial_rotary_factor 1 is supported")
@@ -218,8 +260,29 @@ class Model:
         self.lm_head = self.weights.get(lm_head_name)
         if self.lm_head is None or config.get("tie_word_embeddings", False):
             self.lm_head = self.weights[self.embed_name]
+        self.attn_softcap = config.get("attn_logit_softcapping") if attn_softcap else None
+        self.final_softcap = config.get("final_logit_softcapping") if final_softcap else None
+        if not self.gemma and (self.attn_softcap or self.final_softcap):
+            raise SystemExit("reference_forward: softcapping is only supported for Gemma")
+        # Each layer's RoPE: theta and rope_scaling (Gemma 3's sliding layers:
+        # rope_local_base_freq, no scaling).
+        self.ropes = ([(config.get("rope_theta", 10000.0), config.get("rope_scaling"))]
+                      * len(self.windows))
+        if "rope_local_base_freq" in config:
+            sliding = layer_windows(config)
+            local = (config["rope_local_base_freq"] if local_rope_base
+                     else config.get("rope_theta", 10000.0),
+                     config.get("rope_scaling") if rope_scaling_all_layers else None)
+            self.ropes = [local if sliding[layer] else rope
+                          for layer, rope in enumerate(self.ropes)]
+        elif not local_rope_base or rope_scaling_all_layers:
+            raise SystemExit("reference_forward: --no-local-rope-base and "
+                             "--rope-scaling-all-layers need a rope_local_base_freq")
 
     def rms_norm(self, x, weight):
+        if self.gemma:
+            # Gemma2RMSNorm / Gemma3RMSNorm: * (1 + weight).
+            return x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + self.eps) * (1.0 + weight)
         return x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + self.eps) * weight
 
     def rope(self, x, cos, sin):
@@ -276,6 +339,10 @@ class Model:
         w = self.weights
         length = x.shape[0]
         q, k, v = self.qkv(x, prefix)
+        if self.model_type == "gemma3_text":
+            # Gemma3Attention: q_norm and k_norm over each head, before RoPE.
+            q = self.rms_norm(q, w[prefix + "self_attn.q_norm.weight"])
+            k = self.rms_norm(k, w[prefix + "self_attn.k_norm.weight"])
         q = self.rope(q.transpose(1, 0, 2), cos, sin)
         k = self.rope(k.transpose(1, 0, 2), cos, sin)
         v = v.transpose(1, 0, 2)
@@ -283,7 +350,12 @@ class Model:
         group = self.heads // self.kv_heads
         k = np.repeat(k, group, axis=0)
         v = np.repeat(v, group, axis=0)
-        scores = q @ k.transpose(0, 2, 1) / math.sqrt(self.head_dim)
+        if self.gemma:
+            scores = q @ k.transpose(0, 2, 1) * self.config["query_pre_attn_scalar"] ** -0.5
+            if self.attn_softcap:
+                scores = self.attn_softcap * np.tanh(scores / self.attn_softcap)
+        else:
+            scores = q @ k.transpose(0, 2, 1) / math.sqrt(self.head_dim)
         scores = np.where(visible, scores, -np.inf)
         scores -= scores.max(axis=-1, keepdims=True)
         probs = np.exp(scores)
@@ -307,29 +379,54 @@ class Model:
             gate = x @ w[prefix + "mlp.gate_proj.weight"].T
             up = x @ w[prefix + "mlp.up_proj.weight"].T
             down = w[prefix + "mlp.down_proj.weight"]
+        if self.gemma:
+            return (gelu_tanh(gate) * up) @ down.T
         return (gate / (1.0 + np.exp(-gate)) * up) @ down.T
 
     def last_logits(self, ids):
         """The logits after the last of `ids` (positions 0..len-1)."""
         w = self.weights
         length = len(ids)
-        inv_freq, scaling = rope_parameters(self.config, self.head_dim, length,
-                                            self.longrope_factors)
-        angles = np.arange(length, dtype=np.float64)[:, None] * inv_freq[None, :]
-        angles = np.concatenate([angles, angles], axis=-1)
-        cos, sin = np.cos(angles), np.sin(angles)
-        if scaling != 1.0:
-            cos, sin = cos * scaling, sin * scaling
+        rotations = {}
+        for theta, rope_scaling in self.ropes:
+            key = (theta, json.dumps(rope_scaling))
+            if key in rotations:
+                continue
+            inv_freq, scaling = rope_parameters(
+                dict(self.config, rope_theta=theta, rope_scaling=rope_scaling),
+                self.head_dim, length, self.longrope_factors)
+            angles = np.arange(length, dtype=np.float64)[:, None] * inv_freq[None, :]
+            angles = np.concatenate([angles, angles], axis=-1)
+            cos, sin = np.cos(angles), np.sin(angles)
+            if scaling != 1.0:
+                cos, sin = cos * scaling, sin * scaling
+            rotations[key] = cos, sin
         masks = {window: self.mask(length, window) for window in set(self.windows)}
         h = w[self.embed_name][np.asarray(ids)]
+        if self.gemma:
+            # Gemma2Model / Gemma3TextScaledWordEmbedding: * sqrt(hidden_size).
+            h = h * math.sqrt(self.config["hidden_size"])
         for layer in range(self.config["num_hidden_layers"]):
             prefix = f"model.layers.{layer}."
+            theta, rope_scaling = self.ropes[layer]
+            cos, sin = rotations[(theta, json.dumps(rope_scaling))]
             x = self.rms_norm(h, w[prefix + self.attention_norm_name])
+            if self.gemma:
+                # Gemma2DecoderLayer / Gemma3DecoderLayer: each sublayer's
+                # output normed before the residual add.
+                x = self.attention(x, prefix, cos, sin, masks[self.windows[layer]])
+                h = h + self.rms_norm(x, w[prefix + self.ffn_norm_name])
+                x = self.rms_norm(h, w[prefix + GEMMA_NORMS[0]])
+                h = h + self.rms_norm(self.mlp(x, prefix), w[prefix + GEMMA_NORMS[1]])
+                continue
             h = h + self.attention(x, prefix, cos, sin, masks[self.windows[layer]])
             x = self.rms_norm(h, w[prefix + self.ffn_norm_name])
             h = h + self.mlp(x, prefix)
         h = self.rms_norm(h[-1], w[self.norm_name])
-        return self.lm_head @ h
+        logits = self.lm_head @ h
+        if self.final_softcap:
+            logits = self.final_softcap * np.tanh(logits / self.final_softcap)
+        return logits
 
 
 def read_turns(path):
@@ -345,7 +442,11 @@ def run(args):
     model = Model(args.model, window=not args.no_window,
                   rope_scaling=not args.no_rope_scaling,
                   longrope_factors=args.longrope_factors,
-                  window_all_layers=args.window_all_layers)
+                  window_all_layers=args.window_all_layers,
+                  attn_softcap=not args.no_attn_softcap,
+                  final_softcap=not args.no_final_softcap,
+                  local_rope_base=not args.no_local_rope_base,
+                  rope_scaling_all_layers=args.rope_scaling_all_layers)
     history, rows, turns = [], [], []
     for input_ids, count in read_turns(args.ids):
         history += input_ids
@@ -370,8 +471,15 @@ def run(args):
     rope = rope.get("rope_type", rope.get("type", "none"))
     if rope == "longrope" and args.longrope_factors:
         rope += f", {args.longrope_factors} factors"
+    if len(set(map(str, model.ropes))) > 1:
+        rope += " per layer " + ", ".join(
+            f"theta {theta:g} " + (scaling or {}).get("rope_type", "none")
+            for theta, scaling in model.ropes)
+    extra = ""
+    if model.gemma:
+        extra = f", softcaps {model.attn_softcap or 'none'} / {model.final_softcap or 'none'}"
     log(f"wrote {args.output}.{{npy,json}}: {len(rows)} tokens "
-        f"(window {window}, rope scaling {rope})")
+        f"(window {window}, rope scaling {rope}{extra})")
 
 
 def compare(args):
@@ -445,6 +553,16 @@ def main():
                             help="Ignore the config's rope_scaling (plain RoPE)")
     run_parser.add_argument("--longrope-factors", choices=("short", "long"),
                             help="LongRoPE: use these factors whatever the length")
+    run_parser.add_argument("--no-attn-softcap", action="store_true",
+                            help="Gemma 2: ignore the config's attn_logit_softcapping")
+    run_parser.add_argument("--no-final-softcap", action="store_true",
+                            help="Gemma 2: ignore the config's final_logit_softcapping")
+    run_parser.add_argument("--no-local-rope-base", action="store_true",
+                            help="Gemma 3: rope_theta in the sliding layers too, "
+                            "not rope_local_base_freq")
+    run_parser.add_argument("--rope-scaling-all-layers", action="store_true",
+                            help="Gemma 3: the config's rope_scaling in the sliding "
+                            "layers too")
     compare_parser = commands.add_parser("compare", help="Compare two outputs")
     compare_parser.add_argument("a", help="Prefix of the first .npy and .json")
     compare_parser.add_argument("b", help="Prefix of the second .npy and .json")

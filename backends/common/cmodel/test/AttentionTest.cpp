@@ -34,9 +34,10 @@ Inputs makeInputs(const Shape &s) {
   return in;
 }
 
-/// softmax(q k^T * scale + mask) v per query head, in double.
+/// softmax(cap(q k^T * scale) + mask) v per query head, in double; cap is
+/// c * tanh(x / c) for a positive softcap c.
 std::vector<double> reference(const Shape &s, const Inputs &in, cmd::DType type,
-                              double scale) {
+                              double scale, double softcap = 0) {
   std::vector<double> q = test::asStored(type, in.q),
                       k = test::asStored(type, in.k),
                       v = test::asStored(type, in.v);
@@ -51,7 +52,10 @@ std::vector<double> reference(const Shape &s, const Inputs &in, cmd::DType type,
         for (int64_t d = 0; d < s.headDim; ++d)
           dot += q[i * s.qCols() + h * s.headDim + d] *
                  k[j * s.kvCols() + (h / group) * s.headDim + d];
-        scores[j] = dot * scale + in.mask[i * s.keys + j];
+        scores[j] = dot * scale;
+        if (softcap > 0)
+          scores[j] = softcap * std::tanh(scores[j] / softcap);
+        scores[j] += in.mask[i * s.keys + j];
         max = std::max(max, scores[j]);
       }
       for (double &score : scores)
@@ -94,11 +98,10 @@ TEST(AttentionTest, GroupedHeadsOneKvHeadPerLane) {
   }
 }
 
-TEST(AttentionTest, QueryRowsSplitOverLanes) {
-  // The other placement: each lane a query row with every head, keys and
-  // values replicated, the mask split like the queries.
-  Shape s;
-  Inputs in = makeInputs(s);
+/// The other placement: each lane a query row with every head, keys and
+/// values replicated, the mask split like the queries; f32 throughout.
+std::vector<float> runQueryRowsSplit(const Shape &s, const Inputs &in,
+                                     double scale, double softcap) {
   Harness h(test::getSmallChip());
   cmd::DType type = cmd::DTYPE_F32;
   cmd::LocalTensor q =
@@ -113,14 +116,39 @@ TEST(AttentionTest, QueryRowsSplitOverLanes) {
       h.local(type, s.queries, s.qCols(), cmd::LAYOUT_ROWS, 0, 3);
   cmd::Compute compute = makeCompute(cmd::ATTENTION, {q, k, v, mask}, {o});
   compute.set_group(s.headDim);
-  compute.set_scalar(0.1);
+  compute.set_scalar(scale);
+  compute.set_softcap(softcap);
   auto outs =
       h.runOp(compute, {{h.put(type, s.queries, s.qCols(), in.q), q},
                         {h.put(type, s.keys, s.kvCols(), in.k), k},
                         {h.put(type, s.keys, s.kvCols(), in.v), v},
                         {h.put(type, s.queries, s.keys, in.mask), mask}});
-  ASSERT_TRUE(bool(outs)) << llvm::toString(outs.takeError());
-  test::expectClose(h.get((*outs)[0]), reference(s, in, type, 0.1), 2e-6);
+  if (!outs) {
+    ADD_FAILURE() << llvm::toString(outs.takeError());
+    return {};
+  }
+  return h.get((*outs)[0]);
+}
+
+TEST(AttentionTest, QueryRowsSplitOverLanes) {
+  Shape s;
+  Inputs in = makeInputs(s);
+  test::expectClose(runQueryRowsSplit(s, in, 0.1, 0.0),
+                    reference(s, in, cmd::DTYPE_F32, 0.1), 2e-6);
+}
+
+TEST(AttentionTest, SoftcapBendsScoresBeforeTheMask) {
+  // Scale 1 spreads the scores over about +-10 against a cap of 2, so the
+  // cap changes the result (the uncapped reference is checked to differ).
+  Shape s;
+  Inputs in = makeInputs(s);
+  std::vector<double> capped = reference(s, in, cmd::DTYPE_F32, 1.0, 2.0);
+  std::vector<double> uncapped = reference(s, in, cmd::DTYPE_F32, 1.0);
+  double change = 0;
+  for (size_t i = 0; i < capped.size(); ++i)
+    change = std::max(change, std::fabs(capped[i] - uncapped[i]));
+  EXPECT_GT(change, 0.1);
+  test::expectClose(runQueryRowsSplit(s, in, 1.0, 2.0), capped, 2e-6);
 }
 
 TEST(AttentionTest, ChunkedKeysMatchOnePass) {

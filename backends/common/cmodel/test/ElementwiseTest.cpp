@@ -173,7 +173,8 @@ TEST(ElementwiseTest, Activations) {
   } cases[] = {{cmd::SILU, false, silu},
                {cmd::GELU, false, gelu},
                {cmd::GELU, true, geluTanh},
-               {cmd::RELU, false, [](double v) { return v < 0 ? 0.0 : v; }}};
+               {cmd::RELU, false, [](double v) { return v < 0 ? 0.0 : v; }},
+               {cmd::TANH, false, [](double v) { return std::tanh(v); }}};
   for (const Case &c : cases) {
     for (cmd::DType type : {cmd::DTYPE_F32, cmd::DTYPE_F16, cmd::DTYPE_BF16}) {
       SCOPED_TRACE(testing::Message() << cmd::Opcode_Name(c.opcode) << c.tanh

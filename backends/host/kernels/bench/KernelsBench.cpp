@@ -367,7 +367,7 @@ void benchColdDecodeAttention(WorkerPool &pool, const Options &options,
         for (int64_t c = 0; c < copies; ++c)
           attention(q.data(), hq * d, {FloatType::F16, keys[c].data(), hkv * d},
                     {FloatType::F16, values[c].data(), hkv * d}, mask.data(),
-                    lk, 1, lk, hq, hkv, d, 0.125f, o.data(), hq * d, pool,
+                    lk, 1, lk, hq, hkv, d, 0.125f, 0.0f, o.data(), hq * d, pool,
                     options.isa);
       },
       options.quick ? 0.2 : 0.5, 2);
@@ -409,7 +409,8 @@ void benchAttention(WorkerPool &pool, const Options &options,
       double seconds = bestTime(
           [&] {
             attention(q.data(), hq * d, keys, values, mask.data(), lk, lq, lk,
-                      hq, hkv, d, 0.125f, o.data(), hq * d, pool, options.isa);
+                      hq, hkv, d, 0.125f, 0.0f, o.data(), hq * d, pool,
+                      options.isa);
           },
           options.quick ? 0.2 : 0.5, 3);
       std::printf("  lq %4ld lk %4ld k/v %s: %8.1f us, %6.1f GFLOP/s\n",

@@ -33,6 +33,8 @@ struct Case {
   int64_t lq, lk, hq, hkv, d;
   MaskKind mask;
   float scale;
+  /// Positive: the scores are soft-capped.
+  float softcap = 0.0f;
 };
 
 const char *describe(FloatType type) {
@@ -59,8 +61,9 @@ std::vector<std::pair<Isa, FloatType>> getTestIsasAndTypes() {
 std::string describe(const Case &c, Isa isa, FloatType kvType) {
   return "lq" + std::to_string(c.lq) + " lk" + std::to_string(c.lk) + " hq" +
          std::to_string(c.hq) + " hkv" + std::to_string(c.hkv) + " d" +
-         std::to_string(c.d) + " mask" + std::to_string(int(c.mask)) + " " +
-         getIsaName(isa) + " k/v " + describe(kvType);
+         std::to_string(c.d) + " mask" + std::to_string(int(c.mask)) +
+         " softcap" + std::to_string(c.softcap) + " " + getIsaName(isa) +
+         " k/v " + describe(kvType);
 }
 
 struct Inputs {
@@ -163,7 +166,8 @@ void check(const Case &c, WorkerPool &pool, std::mt19937 &rng) {
     std::vector<float> o(c.lq * in.oStride, 9.0f);
     attention(in.q.data(), in.qStride, keys.rows, values.rows,
               in.mask.empty() ? nullptr : in.mask.data(), in.maskStride, c.lq,
-              c.lk, c.hq, c.hkv, c.d, c.scale, o.data(), in.oStride, pool, isa);
+              c.lk, c.hq, c.hkv, c.d, c.scale, c.softcap, o.data(), in.oStride,
+              pool, isa);
     int failures = 0;
     for (int64_t i = 0; i < c.lq; ++i)
       for (int64_t h = 0; h < c.hq; ++h) {
@@ -175,8 +179,10 @@ void check(const Case &c, WorkerPool &pool, std::mt19937 &rng) {
           for (int64_t e = 0; e < c.d; ++e)
             dot += double(in.q[i * in.qStride + h * c.d + e]) *
                    in.k[t * in.kStride + kv * c.d + e];
-          s[t] = dot * c.scale +
-                 (in.mask.empty() ? 0.0 : in.mask[i * in.maskStride + t]);
+          s[t] = dot * c.scale;
+          if (c.softcap > 0)
+            s[t] = c.softcap * std::tanh(s[t] / c.softcap);
+          s[t] += in.mask.empty() ? 0.0 : in.mask[i * in.maskStride + t];
           max = std::max(max, s[t]);
         }
         double sum = 0;
@@ -223,6 +229,10 @@ TEST(AttentionTest, MatchesReference) {
       {4, 100, 4, 2, 32, MaskKind::HistoryGap, 0.25f},
       {1, 289, 14, 2, 64, MaskKind::EmptySlots, 0.125f},
       {3, 291, 4, 2, 32, MaskKind::EmptySlots, 0.25f},
+      // Gemma 2's soft-capping: caps near the spread of the scores.
+      {1, 70, 4, 2, 64, MaskKind::Causal, 0.5f, 2.0f},
+      {9, 70, 2, 2, 65, MaskKind::Random, 1.0f, 3.0f},
+      {17, 17, 6, 2, 16, MaskKind::Causal, 0.25f, 50.0f},
   };
   for (const Case &c : cases)
     check(c, pool, rng);
@@ -231,7 +241,8 @@ TEST(AttentionTest, MatchesReference) {
 TEST(AttentionTest, BitIdenticalForAnyThreadCount) {
   std::mt19937 rng(11);
   for (const Case &c : {Case{1, 200, 14, 2, 64, MaskKind::None, 0.125f},
-                        Case{33, 33, 4, 2, 32, MaskKind::Causal, 0.2f}}) {
+                        Case{33, 33, 4, 2, 32, MaskKind::Causal, 0.2f},
+                        Case{33, 33, 4, 2, 32, MaskKind::Causal, 0.2f, 2.0f}}) {
     Inputs in = makeInputs(c, rng);
     for (Isa isa : getTestIsas()) {
       std::vector<float> first;
@@ -242,7 +253,8 @@ TEST(AttentionTest, BitIdenticalForAnyThreadCount) {
             in.q.data(), in.qStride, {FloatType::F32, in.k.data(), in.kStride},
             {FloatType::F32, in.v.data(), in.vStride},
             in.mask.empty() ? nullptr : in.mask.data(), in.maskStride, c.lq,
-            c.lk, c.hq, c.hkv, c.d, c.scale, o.data(), in.oStride, pool, isa);
+            c.lk, c.hq, c.hkv, c.d, c.scale, c.softcap, o.data(), in.oStride,
+            pool, isa);
         if (first.empty())
           first = o;
         else

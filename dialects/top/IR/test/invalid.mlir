@@ -68,6 +68,23 @@ func.func @fattention_negative_scale(%q: tensor<1x8x4x16xf32>, %kv: tensor<1x8x2
 
 // -----
 
+func.func @fattention_negative_softcap(%q: tensor<1x8x4x16xf32>, %kv: tensor<1x8x2x16xf32>) -> tensor<1x8x64xf32> {
+  %none = top.None : none
+  // expected-error @+1 {{'top.FAttention' op attribute 'softcap' failed to satisfy constraint: 64-bit float attribute whose value is zero or positive}}
+  %0 = top.FAttention %q, %kv, %kv, %none {scale = 0.25 : f64, q_head = 4 : i64, kv_head = 2 : i64, head_dim = 16 : i64, softcap = -1.0 : f64} : (tensor<1x8x4x16xf32>, tensor<1x8x2x16xf32>, tensor<1x8x2x16xf32>, none) -> tensor<1x8x64xf32>
+  return %0 : tensor<1x8x64xf32>
+}
+
+// -----
+
+func.func @tanh_type_mismatch(%x: tensor<4xf32>) -> tensor<4xf16> {
+  // expected-error @+1 {{'top.Tanh' op requires the same type for all operands and results}}
+  %0 = top.Tanh %x : (tensor<4xf32>) -> tensor<4xf16>
+  return %0 : tensor<4xf16>
+}
+
+// -----
+
 // SameOperandsAndResultElementType rejects a Concat without inputs before
 // the shape function or ConcatOp::verify see it.
 func.func @concat_no_inputs() -> tensor<2xf32> {

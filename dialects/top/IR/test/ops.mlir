@@ -101,11 +101,13 @@ func.func @rope(%q: tensor<1x8x4x64xf32>, %cos: tensor<1x8x64xf32>, %sin: tensor
 // CHECK: %[[NONE:.*]] = top.None : none
 // CHECK: top.FAttention %[[Q]], %[[K]], %[[V]], %[[MASK]] {head_dim = 64 : i64, kv_head = 2 : i64, q_head = 8 : i64, scale = 1.250000e-01 : f64} : (tensor<1x8x8x64xf32>, tensor<1x24x2x64xf32>, tensor<1x24x2x64xf32>, tensor<1x8x24xf32>) -> tensor<1x8x512xf32>
 // CHECK: top.FAttention %[[Q]], %[[K]], %[[V]], %[[NONE]] {causal = true, head_dim = 64 : i64, kv_head = 2 : i64, q_head = 8 : i64, scale = 1.250000e-01 : f64} : (tensor<1x8x8x64xf32>, tensor<1x24x2x64xf32>, tensor<1x24x2x64xf32>, none) -> tensor<1x8x512xf32>
-func.func @fattention(%q: tensor<1x8x8x64xf32>, %k: tensor<1x24x2x64xf32>, %v: tensor<1x24x2x64xf32>, %mask: tensor<1x8x24xf32>) -> (tensor<1x8x512xf32>, tensor<1x8x512xf32>) {
+// CHECK: top.FAttention %[[Q]], %[[K]], %[[V]], %[[MASK]] {head_dim = 64 : i64, kv_head = 2 : i64, q_head = 8 : i64, scale = 1.250000e-01 : f64, softcap = 5.000000e+01 : f64} :
+func.func @fattention(%q: tensor<1x8x8x64xf32>, %k: tensor<1x24x2x64xf32>, %v: tensor<1x24x2x64xf32>, %mask: tensor<1x8x24xf32>) -> (tensor<1x8x512xf32>, tensor<1x8x512xf32>, tensor<1x8x512xf32>) {
   %none = top.None : none
   %0 = top.FAttention %q, %k, %v, %mask {scale = 0.125 : f64, q_head = 8 : i64, kv_head = 2 : i64, head_dim = 64 : i64} : (tensor<1x8x8x64xf32>, tensor<1x24x2x64xf32>, tensor<1x24x2x64xf32>, tensor<1x8x24xf32>) -> tensor<1x8x512xf32>
   %1 = top.FAttention %q, %k, %v, %none {scale = 0.125 : f64, q_head = 8 : i64, kv_head = 2 : i64, head_dim = 64 : i64, causal = true} : (tensor<1x8x8x64xf32>, tensor<1x24x2x64xf32>, tensor<1x24x2x64xf32>, none) -> tensor<1x8x512xf32>
-  return %0, %1 : tensor<1x8x512xf32>, tensor<1x8x512xf32>
+  %2 = top.FAttention %q, %k, %v, %mask {scale = 0.125 : f64, q_head = 8 : i64, kv_head = 2 : i64, head_dim = 64 : i64, softcap = 50.0 : f64} : (tensor<1x8x8x64xf32>, tensor<1x24x2x64xf32>, tensor<1x24x2x64xf32>, tensor<1x8x24xf32>) -> tensor<1x8x512xf32>
+  return %0, %1, %2 : tensor<1x8x512xf32>, tensor<1x8x512xf32>, tensor<1x8x512xf32>
 }
 
 // The default activation, silu, is elided.
@@ -281,6 +283,13 @@ func.func @unary_primitives(%ms: tensor<1x8x1xf32>, %h: tensor<1x8x768xbf16>, %x
   %2 = top.Pow %x {exponent = 2.0 : f64} : (tensor<1x8x768xf32>) -> tensor<1x8x768xf32>
   %3 = top.Pow %v {exponent = -0.5 : f64} : (tensor<4xf16>) -> tensor<4xf16>
   return %0, %1, %2, %3 : tensor<1x8x1xf32>, tensor<1x8x768xbf16>, tensor<1x8x768xf32>, tensor<4xf16>
+}
+
+// CHECK-LABEL: func.func @tanh
+// CHECK: top.Tanh %{{.*}} : (tensor<1x1x512xf32>) -> tensor<1x1x512xf32>
+func.func @tanh(%x: tensor<1x1x512xf32>) -> tensor<1x1x512xf32> {
+  %0 = top.Tanh %x : (tensor<1x1x512xf32>) -> tensor<1x1x512xf32>
+  return %0 : tensor<1x1x512xf32>
 }
 
 // keepdims defaults to true and is printed only when false.

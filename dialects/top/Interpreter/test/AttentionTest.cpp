@@ -142,6 +142,26 @@ TEST(FAttention, GroupedQueryCausalAfterHistory) {
               -0.197021869f,   -0.751203f,    -0.0252312867f, -0.880365504f});
 }
 
+TEST(FAttention, SoftcapBoundsScoresBeforeSoftmax) {
+  // Two queries after one cached key; scores 0.9 q.k pass through
+  // 1.5 * tanh(s / 1.5). Expected values from float64 numpy; without the
+  // cap they would be (0.532, -0.973) and (0.544, -0.962).
+  auto results =
+      runOk(R"mlir(
+    func.func @main(%q: tensor<1x2x1x2xf32>, %k: tensor<1x3x1x2xf32>, %v: tensor<1x3x1x2xf32>) -> tensor<1x2x2xf32> {
+      %none = top.None : none
+      %0 = top.FAttention %q, %k, %v, %none {scale = 0.9 : f64, q_head = 1 : i64, kv_head = 1 : i64, head_dim = 2 : i64, causal = true, softcap = 1.5 : f64} : (tensor<1x2x1x2xf32>, tensor<1x3x1x2xf32>, tensor<1x3x1x2xf32>, none) -> tensor<1x2x2xf32>
+      return %0 : tensor<1x2x2xf32>
+    })mlir",
+            {Tensor::fromF32({1, 2, 1, 2}, {1.5f, -2.0f, 0.75f, 2.5f}),
+             Tensor::fromF32({1, 3, 1, 2}, {2.0f, 1.0f, -1.5f, 0.5f, 1.0f, -2.5f}),
+             Tensor::fromF32({1, 3, 1, 2},
+                             {0.5f, -1.0f, 2.0f, 0.25f, -1.0f, 1.5f})});
+  ASSERT_EQ(results.size(), 1u);
+  expectNear(results[0], {1, 2, 2},
+             {0.643535648f, -0.88038696f, 0.734807024f, -0.657348362f});
+}
+
 TEST(FAttention, MultiQueryWithMaskSharedAcrossBatch) {
   auto results =
       runOk(R"mlir(

@@ -129,6 +129,19 @@ TEST(Activations, Sigmoid) {
               0.731058579f, 0.952574127f});
 }
 
+TEST(Activations, Tanh) {
+  auto results = runOk(
+      R"mlir(
+    func.func @main(%x: tensor<5xf32>) -> tensor<5xf32> {
+      %0 = top.Tanh %x : (tensor<5xf32>) -> tensor<5xf32>
+      return %0 : tensor<5xf32>
+    })mlir",
+      {Tensor::fromF32({5}, {-3.0f, -0.5f, 0.0f, 0.25f, 2.0f})});
+  ASSERT_EQ(results.size(), 1u);
+  expectNear(results[0], {5},
+             {-0.995054754f, -0.462117157f, 0.0f, 0.244918662f, 0.96402758f});
+}
+
 TEST(Sqrt, RootsAndNaNForNegatives) {
   auto results = runOk(R"mlir(
     func.func @main(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {

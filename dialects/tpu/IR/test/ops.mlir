@@ -236,3 +236,14 @@ func.func @unranked(%x: tensor<*x!quant.uniform<i8:f32, 0.5>>, %w: tensor<*x!qua
   %z = tpu.A16MatMul %a, %q, %s, %none, %none {weight_bits = 8} : (tensor<*xf16>, tensor<*x!quant.uniform<i8:f16:0, {0.25, 0.125}>>, tensor<2x1xf16>, none, none) -> tensor<*xf16>
   return %y, %z : tensor<*xi32>, tensor<*xf16>
 }
+
+// Gemma's soft caps: the scores' cap on FAttention, the logits' tanh.
+// CHECK-LABEL: func.func @soft_caps
+// CHECK: tpu.FAttention {{.*}} softcap = 5.000000e+01 : f64} : (tensor<1x4x2x16xbf16>, tensor<1x4x2x16xbf16>, tensor<1x4x2x16xbf16>, none) -> tensor<1x4x32xbf16>
+// CHECK: tpu.Tanh {{.*}} : (tensor<1x4x32xbf16>) -> tensor<1x4x32xbf16>
+func.func @soft_caps(%q: tensor<1x4x2x16xbf16>) -> tensor<1x4x32xbf16> {
+  %none = top.None : none
+  %a = tpu.FAttention %q, %q, %q, %none {scale = 0.25 : f64, q_head = 2 : i64, kv_head = 2 : i64, head_dim = 16 : i64, softcap = 50.0 : f64} : (tensor<1x4x2x16xbf16>, tensor<1x4x2x16xbf16>, tensor<1x4x2x16xbf16>, none) -> tensor<1x4x32xbf16>
+  %t = tpu.Tanh %a : (tensor<1x4x32xbf16>) -> tensor<1x4x32xbf16>
+  return %t : tensor<1x4x32xbf16>
+}

@@ -13,20 +13,24 @@ namespace {
 TEST(FamilyTest, FindsFamiliesByTheirFormatsNames) {
   EXPECT_EQ(findHfFamily("qwen2"), &getQwen2Family());
   EXPECT_EQ(findHfFamily("mistral"), &getMistralFamily());
-  EXPECT_EQ(findHfFamily("gemma2"), nullptr);
+  EXPECT_EQ(findHfFamily("gemma3_text"), &getGemma3Family());
+  EXPECT_EQ(findHfFamily("gemma"), nullptr);
   EXPECT_EQ(findGgufFamily("qwen3"), &getQwen3Family());
   // llama.cpp writes Mistral as `llama`: no architecture of its own.
   EXPECT_EQ(findGgufFamily("mistral"), nullptr);
   EXPECT_EQ(findFamily("mistral"), &getMistralFamily());
-  EXPECT_EQ(findFamily("gemma2"), nullptr);
+  EXPECT_EQ(findGgufFamily("gemma3"), &getGemma3Family());
+  EXPECT_EQ(findFamily("gemma"), nullptr);
 }
 
 TEST(FamilyTest, ListsNamesForErrors) {
-  EXPECT_EQ(listHfModelTypes(),
-            "qwen2, qwen3, llama, mistral, phi3 and internlm2");
+  EXPECT_EQ(listHfModelTypes(), "qwen2, qwen3, llama, mistral, phi3, "
+                                "internlm2, gemma2 and gemma3_text");
   EXPECT_EQ(listHfModelTypes({"minicpmv"}),
-            "qwen2, qwen3, llama, mistral, phi3, internlm2 and minicpmv");
-  EXPECT_EQ(listGgufArchitectures(), "qwen2, qwen3, llama, phi3 and internlm2");
+            "qwen2, qwen3, llama, mistral, phi3, internlm2, gemma2, "
+            "gemma3_text and minicpmv");
+  EXPECT_EQ(listGgufArchitectures(),
+            "qwen2, qwen3, llama, phi3, internlm2, gemma2 and gemma3");
 }
 
 /// What an ONNX export, which names no family, reads as.
@@ -38,20 +42,26 @@ TEST(FamilyTest, MatchesFeatures) {
       << "Qwen3's biases are optional";
 }
 
-/// Every family names every role its flags ask for, in both formats.
+/// Every family names every role its flags ask for, in both formats, and
+/// Gemma's post norms besides.
 TEST(FamilyTest, NamesEveryRoleItUses) {
   for (const Family *family : getFamilies()) {
+    size_t postNorms = family->scalesEmbedding ? 2 : 0;
     for (auto name : {family->nameHfTensors, family->nameGgufTensors}) {
       ModelSpec spec;
       spec.attentionBias = true;
       spec.qkNorm = true;
       name(spec);
-      EXPECT_EQ(spec.tensorNames.size(), 17u) << family->name.str();
+      EXPECT_EQ(spec.tensorNames.size(), 17u + postNorms) << family->name.str();
       spec = ModelSpec();
       spec.tieWordEmbeddings = true;
       name(spec);
-      EXPECT_EQ(spec.tensorNames.size(), 11u) << family->name.str();
+      EXPECT_EQ(spec.tensorNames.size(), 11u + postNorms) << family->name.str();
       EXPECT_FALSE(spec.hasTensor(TensorRole::LmHead));
+      EXPECT_EQ(spec.hasTensor(TensorRole::PostAttentionNorm),
+                family->scalesEmbedding);
+      EXPECT_EQ(spec.hasTensor(TensorRole::PostMlpNorm),
+                family->scalesEmbedding);
     }
   }
 }

@@ -96,3 +96,22 @@ func.func @attention(%arg0: tensor<1x4x8x16xf32>, %arg1: tensor<1x4x4xf32>) -> t
   %h = top.MulConst %d {const_val = 0.5 : f64} : (tensor<1x4x128xf32>) -> tensor<1x4x128xf32>
   return %h : tensor<1x4x128xf32>
 }
+
+// -----
+
+// Gemma's soft caps: the FAttention attribute carries over; the logits'
+// tanh is an op of its own.
+
+// BF16-LABEL: func.func @soft_caps
+// BF16: tpu.FAttention {{.*}} softcap = 5.000000e+01 : f64{{.*}} -> tensor<1x4x128xbf16>
+// BF16: %[[T:.*]] = tpu.Tanh %{{.*}} : (tensor<1x4x128xbf16>) -> tensor<1x4x128xbf16>
+// BF16: tpu.MulConst %[[T]] {const_val = 3.000000e+01 : f64}
+func.func @soft_caps(%arg0: tensor<1x4x8x16xf32>) -> tensor<1x4x128xf32> {
+  %q = top.Input %arg0 {role = "hidden"} : (tensor<1x4x8x16xf32>) -> tensor<1x4x8x16xf32>
+  %none = top.None : none
+  %a = top.FAttention %q, %q, %q, %none {scale = 0.25 : f64, q_head = 8 : i64, kv_head = 8 : i64, head_dim = 16 : i64, causal = true, softcap = 50.0 : f64} : (tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, none) -> tensor<1x4x128xf32>
+  %s = top.MulConst %a {const_val = 0.03125 : f64} : (tensor<1x4x128xf32>) -> tensor<1x4x128xf32>
+  %t = top.Tanh %s : (tensor<1x4x128xf32>) -> tensor<1x4x128xf32>
+  %c = top.MulConst %t {const_val = 30.0 : f64} : (tensor<1x4x128xf32>) -> tensor<1x4x128xf32>
+  return %c : tensor<1x4x128xf32>
+}
