@@ -108,7 +108,7 @@ _LIB_BUILD = """\
 package(default_visibility = ["//visibility:public"])
 
 cc_library(
-    name = "{name}",
+    name = "{name}",{headers}
     linkopts = [{linkopts}],
     defines = [{defines}],
 )
@@ -120,6 +120,12 @@ def _system_library_impl(rctx):
     if not rctx.path("/usr/include/" + rctx.attr.header).exists:
         fail("/usr/include/%s is missing; install Debian package %s." %
              (rctx.attr.header, rctx.attr.package))
+    # Headers in a directory of their own (/usr/include/python3.11) are
+    # linked into the repository and put on the include path.
+    headers = ""
+    if rctx.attr.include_dir:
+        rctx.symlink("/usr/include/" + rctx.attr.include_dir, "include")
+        headers = "\n    hdrs = glob([\"include/**\"]),\n    includes = [\"include\"],"
     linkopts = []
     for lib in rctx.attr.libs:
         libdir = "/usr/lib/x86_64-linux-gnu/"
@@ -140,6 +146,7 @@ def _system_library_impl(rctx):
         package = rctx.attr.package,
         version = version,
         name = rctx.name,
+        headers = headers,
         linkopts = ", ".join(linkopts),
         defines = ", ".join(["\"%s\"" % d for d in rctx.attr.defines]),
         tools = "\n".join(tools),
@@ -152,6 +159,7 @@ system_library = repository_rule(
         "header": attr.string(mandatory = True),
         "libs": attr.string_list(mandatory = True),
         "defines": attr.string_list(),
+        "include_dir": attr.string(),
         "tools": attr.string_dict(),
     },
     local = True,
