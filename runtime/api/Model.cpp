@@ -2,7 +2,7 @@
 
 #include "runtime/api/Model.h"
 
-#include "plugins/LinkedPlugins.h"
+#include "plugins/DeviceRegistry.h"
 #include "runtime/api/ChatSession.h"
 #include "runtime/api/Conversation.h"
 #include "runtime/api/VisionManifest.h"
@@ -137,28 +137,27 @@ Model::load(llvm::StringRef path, const ModelOptions &options) {
   model->binary = std::move(*binary);
   const binary::Manifest &manifest = model->getManifest();
 
-  std::unique_ptr<plugins::Registry> linked;
-  const plugins::Registry *registry = options.registry;
-  if (!registry) {
-    llvm::Expected<std::unique_ptr<plugins::Registry>> created =
-        plugins::createLinkedPluginRegistry();
+  std::unique_ptr<plugins::DeviceRegistry> linked;
+  const plugins::DeviceRegistry *devices = options.devices;
+  if (!devices) {
+    llvm::Expected<std::unique_ptr<plugins::DeviceRegistry>> created =
+        plugins::createLinkedDeviceRegistry();
     if (!created)
       return created.takeError();
     linked = std::move(*created);
-    registry = linked.get();
+    devices = linked.get();
   }
-  llvm::Expected<const plugins::BackendPlugin &> backend =
-      registry->findBackend(manifest.chip());
-  if (!backend)
+  cmodel::DeviceOptions deviceOptions;
+  deviceOptions.threads = options.threads;
+  llvm::Expected<std::unique_ptr<cmodel::StreamDevice>> device =
+      devices->createDevice(manifest.chip(), deviceOptions);
+  if (!device)
     return modelError(model->binary->name() +
                       ": compiled for a chip this "
                       "build cannot run: " +
-                      llvm::toString(backend.takeError()));
-  cmodel::DeviceOptions deviceOptions;
-  deviceOptions.threads = options.threads;
+                      llvm::toString(device.takeError()));
   llvm::Expected<std::unique_ptr<device::BinaryRunner>> runner =
-      device::BinaryRunner::create(*model->binary,
-                                   backend->createDevice(deviceOptions));
+      device::BinaryRunner::create(*model->binary, std::move(*device));
   if (!runner)
     return runner.takeError();
   model->runner = std::move(*runner);

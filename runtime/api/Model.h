@@ -41,7 +41,7 @@ namespace device {
 class BinaryRunner;
 } // namespace device
 namespace plugins {
-class Registry;
+class DeviceRegistry;
 } // namespace plugins
 namespace tokenizer {
 class Tokenizer;
@@ -62,9 +62,9 @@ struct ImagePrompt {
 struct ModelOptions {
   /// Threads per device kernel; 0 uses every hardware thread.
   unsigned threads = 0;
-  /// The plugins that know the binary's chip; null uses those linked into
-  /// this build. Must outlive the load.
-  const plugins::Registry *registry = nullptr;
+  /// The devices binaries run on, by chip; null uses those of the chips
+  /// linked into this build. Must outlive the load.
+  const plugins::DeviceRegistry *devices = nullptr;
   /// Hash every section while opening (touches every page of the weights).
   bool verifyChecksums = true;
 };

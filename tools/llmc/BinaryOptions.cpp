@@ -21,10 +21,9 @@ static cl::alias binaryPathShort("m", cl::desc("Alias for --model"),
                                  cl::aliasopt(binaryPath));
 
 llvm::Expected<std::unique_ptr<Model>>
-loadBinaryModel(const plugins::Registry &registry, llvm::StringRef path) {
+loadBinaryModel(llvm::StringRef path) {
   ModelOptions options;
   options.threads = getThreadCount();
-  options.registry = &registry;
   return Model::load(path.empty() ? llvm::StringRef(binaryPath) : path,
                      options);
 }

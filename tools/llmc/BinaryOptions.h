@@ -9,17 +9,16 @@
 #ifndef LLMC_TOOLS_LLMC_BINARYOPTIONS_H
 #define LLMC_TOOLS_LLMC_BINARYOPTIONS_H
 
-#include "plugins/Registry.h"
 #include "runtime/llmc.h"
 
 #include "llvm/Support/raw_ostream.h"
 
 namespace llmc {
 
-/// Opens `path` (by default --model) with the chips of `registry` and
+/// Opens `path` (by default --model) on the device of its chip with
 /// --threads kernel threads.
 llvm::Expected<std::unique_ptr<Model>>
-loadBinaryModel(const plugins::Registry &registry, llvm::StringRef path = "");
+loadBinaryModel(llvm::StringRef path = "");
 
 /// Prints how long the vision pieces took on `tiles` tiles: `hostSeconds`
 /// measured and, when the device `modelled` its time, `deviceSeconds` on

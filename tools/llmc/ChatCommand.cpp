@@ -176,8 +176,8 @@ static std::string describeTemplate(const chat::ChatTemplate &chatTemplate) {
          " format";
 }
 
-int runChatCommand(const plugins::Registry &registry) {
-  llvm::Expected<std::unique_ptr<Model>> model = loadBinaryModel(registry);
+int runChatCommand() {
+  llvm::Expected<std::unique_ptr<Model>> model = loadBinaryModel();
   if (!model)
     return reportError(model.takeError());
   llvm::Expected<GenerateOptions> options = getChatOptions(**model);

@@ -38,13 +38,13 @@ int runMergeCommand();
 /// `llmc calibrate`: writes the activation ranges of a checkpoint.
 int runCalibrateCommand(const plugins::Registry &registry);
 /// `llmc run`: runs a compiled binary on its chip's cmodel.
-int runRunCommand(const plugins::Registry &registry);
+int runRunCommand();
 /// `llmc chat`: an interactive chat with a compiled binary.
-int runChatCommand(const plugins::Registry &registry);
+int runChatCommand();
 /// `llmc inspect`: what a compiled binary holds.
-int runInspectCommand(const plugins::Registry &registry);
+int runInspectCommand();
 /// `llmc serve`: an OpenAI-compatible HTTP server over a compiled binary.
-int runServeCommand(const plugins::Registry &registry);
+int runServeCommand();
 /// `llmc compare`: one piece's ops on a chip's device against the top
 /// interpreter; 0 when every op is within tolerance, 2 when one is not.
 int runCompareCommand(const plugins::Registry &registry);

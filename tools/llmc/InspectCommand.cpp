@@ -162,9 +162,9 @@ static void printSummary(llvm::raw_ostream &os, const BinarySummary &summary) {
                      static_cast<long long>(generation.max_new_tokens()));
 }
 
-int runInspectCommand(const plugins::Registry &registry) {
+int runInspectCommand() {
   llvm::Expected<std::unique_ptr<Model>> model =
-      loadBinaryModel(registry, inspectPath);
+      loadBinaryModel(inspectPath);
   if (!model)
     return reportError(model.takeError());
   llvm::Expected<BinarySummary> summary = summarizeBinary(**model);

@@ -114,11 +114,11 @@ static llvm::Expected<std::vector<session::Turn>> getTurns(Model &model) {
   return turns;
 }
 
-int runRunCommand(const plugins::Registry &registry) {
+int runRunCommand() {
   llvm::Expected<int64_t> maxNewTokens = getMaxNewTokens();
   if (!maxNewTokens)
     return reportError(maxNewTokens.takeError());
-  llvm::Expected<std::unique_ptr<Model>> model = loadBinaryModel(registry);
+  llvm::Expected<std::unique_ptr<Model>> model = loadBinaryModel();
   if (!model)
     return reportError(model.takeError());
   const binary::Manifest &manifest = (*model)->getManifest();

@@ -42,8 +42,8 @@ static cl::opt<std::string> apiKey(
              "/health"),
     cl::sub(getServeCommand()));
 
-int runServeCommand(const plugins::Registry &registry) {
-  llvm::Expected<std::unique_ptr<Model>> model = loadBinaryModel(registry);
+int runServeCommand() {
+  llvm::Expected<std::unique_ptr<Model>> model = loadBinaryModel();
   if (!model)
     return reportError(model.takeError());
   if (!(*model)->getTokenizer())

@@ -170,13 +170,13 @@ int main(int argc, char **argv) {
   if (llmc::getCalibrateCommand())
     return llmc::runCalibrateCommand(**registry);
   if (llmc::getRunCommand())
-    return llmc::runRunCommand(**registry);
+    return llmc::runRunCommand();
   if (llmc::getChatCommand())
-    return llmc::runChatCommand(**registry);
+    return llmc::runChatCommand();
   if (llmc::getInspectCommand())
-    return llmc::runInspectCommand(**registry);
+    return llmc::runInspectCommand();
   if (llmc::getServeCommand())
-    return llmc::runServeCommand(**registry);
+    return llmc::runServeCommand();
   if (llmc::getCompareCommand())
     return llmc::runCompareCommand(**registry);
   if (llmc::getTokenizeCommand())

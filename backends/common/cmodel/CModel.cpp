@@ -382,4 +382,11 @@ llvm::Expected<RunStats> CModel::run(const cmd::CommandStream &stream) {
   return impl->runCore(stream.dma_queue(), stream.compute_queue(), 0);
 }
 
+std::unique_ptr<StreamDevice> createCModelDevice(
+    const plugins::ChipDescriptor &chip, const DeviceOptions &options) {
+  CModelOptions cmodelOptions;
+  cmodelOptions.threads = options.threads;
+  return std::make_unique<CModel>(chip, cmodelOptions);
+}
+
 } // namespace llmc::cmodel

@@ -37,6 +37,11 @@ struct CModelOptions : DeviceOptions {
   TimeModelParams time;
 };
 
+/// A cmodel of `chip` with `options`' threads and the default time model:
+/// the device of every TPU-class chip.
+std::unique_ptr<StreamDevice> createCModelDevice(
+    const plugins::ChipDescriptor &chip, const DeviceOptions &options);
+
 class CModel : public StreamDevice {
 public:
   /// `chip` is copied; run() fails unless it is valid

@@ -78,9 +78,7 @@ llvm::Error CommonBackendPlugin::generateStream(
 
 std::unique_ptr<cmodel::StreamDevice>
 CommonBackendPlugin::createDevice(const cmodel::DeviceOptions &options) const {
-  cmodel::CModelOptions cmodelOptions;
-  cmodelOptions.threads = options.threads;
-  return std::make_unique<cmodel::CModel>(getDescriptor(), cmodelOptions);
+  return cmodel::createCModelDevice(getDescriptor(), options);
 }
 
 } // namespace llmc::lowering
