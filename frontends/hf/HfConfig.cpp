@@ -206,8 +206,9 @@ void readGemmaFeatures(const llvm::json::Object &config, JsonFields &fields,
     spec.attentionScale = 1.0 / std::sqrt(scalar);
   spec.attentionSoftcap = readSoftcap(config, fields, "attn_logit_softcapping",
                                       family.defaultAttentionSoftcap);
-  spec.finalLogitSoftcap = readSoftcap(
-      config, fields, "final_logit_softcapping", family.defaultFinalLogitSoftcap);
+  spec.finalLogitSoftcap =
+      readSoftcap(config, fields, "final_logit_softcapping",
+                  family.defaultFinalLogitSoftcap);
   spec.slidingRopeTheta = fields.getNumber("rope_local_base_freq",
                                            family.defaultSlidingRopeTheta);
 }

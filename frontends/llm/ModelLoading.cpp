@@ -28,8 +28,9 @@ static void recordStoredQuantization(plugins::ModelSpec &spec,
 /// checkpoints): the graph then has plain norms on every chip. The
 /// offset-applied tensors are computed once, in float32 as transformers
 /// adds the 1, under `llmc.norm_offset.<name>`.
-static llvm::Error applyNormWeightOffset(plugins::ModelSpec &spec,
-                                         plugins::OverlayWeightSource &weights) {
+static llvm::Error
+applyNormWeightOffset(plugins::ModelSpec &spec,
+                      plugins::OverlayWeightSource &weights) {
   if (spec.normWeightOffset == 0.0)
     return llvm::Error::success();
   constexpr llvm::StringLiteral kPrefix = "llmc.norm_offset.";

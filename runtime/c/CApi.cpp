@@ -9,6 +9,7 @@
 
 #include "runtime/c/llmc_c.h"
 
+#include "runtime/c/GenerateOptions.h"
 #include "runtime/llmc.h"
 #include "runtime/session/Session.h"
 
@@ -60,28 +61,6 @@ template <typename Body> llmc_status guarded(Body body) {
 llmc_status nullArgument(const char *function, const char *argument) {
   return fail(LLMC_ERROR_INVALID_ARGUMENT,
               std::string(function) + ": " + argument + " is NULL");
-}
-
-/// The C++ options `options` (NULL: the defaults) stand for.
-llmc::GenerateOptions toGenerateOptions(const llmc_generate_options *options) {
-  llmc_generate_options defaults;
-  llmc_generate_options_init(&defaults);
-  const llmc_generate_options &c = options ? *options : defaults;
-  llmc::GenerateOptions result;
-  result.maxNewTokens = c.max_new_tokens;
-  result.stopAtStopTokens = c.stop_at_stop_tokens != 0;
-  result.parseSpecialTokens = c.parse_special_tokens != 0;
-  result.keepLogits = c.keep_logits != 0;
-  if (c.temperature != 0.0f) {
-    llmc::sampling::SamplingParams sampling;
-    sampling.temperature = c.temperature;
-    sampling.topK = c.top_k;
-    sampling.topP = c.top_p;
-    sampling.repetitionPenalty = c.repetition_penalty;
-    sampling.seed = c.seed;
-    result.sampling = sampling;
-  }
-  return result;
 }
 
 llmc::TokenCallback toCallback(llmc_token_callback callback, void *userData) {
@@ -169,7 +148,7 @@ llmc_status llmc_generate(llmc_model *model, const char *prompt,
       return nullArgument("llmc_generate", "result");
     *result = nullptr;
     return deliver(model->model->generate(llvm::StringRef(prompt),
-                                          toGenerateOptions(options),
+                                          llmc::toGenerateOptions(options),
                                           toCallback(callback, userData)),
                    result);
   });
@@ -189,7 +168,7 @@ llmc_status llmc_generate_ids(llmc_model *model, const int32_t *ids,
       return nullArgument("llmc_generate_ids", "result");
     *result = nullptr;
     return deliver(model->model->generate(llvm::ArrayRef<int32_t>(ids, count),
-                                          toGenerateOptions(options),
+                                          llmc::toGenerateOptions(options),
                                           toCallback(callback, userData)),
                    result);
   });
@@ -262,7 +241,7 @@ llmc_status llmc_chat_send(llmc_chat *chat, const char *userText,
       return nullArgument("llmc_chat_send", "result");
     *result = nullptr;
     return deliver(chat->chat->send(userText, toCallback(callback, userData),
-                                    toGenerateOptions(options)),
+                                    llmc::toGenerateOptions(options)),
                    result);
   });
 }

@@ -1,4 +1,4 @@
-//===- LlmcModule.cpp - the _llmc extension module -------------------------===//
+//===- LlmcModule.cpp - the _llmc extension module ------------------------===//
 //
 // The C++ API to Python with pybind11: Model, Chat and Result. Generation
 // releases the GIL, and the token callback takes it back for each token,
@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "runtime/c/GenerateOptions.h"
 #include "runtime/llmc.h"
 
 #include <pybind11/functional.h>
@@ -38,37 +39,6 @@ template <typename T> T unwrap(llvm::Expected<T> value) {
     raise(value.takeError());
   return std::move(*value);
 }
-
-/// Generation options as keyword arguments.
-struct Options {
-  int64_t maxNewTokens = 0;
-  double temperature = 0.0;
-  int64_t topK = 0;
-  double topP = 1.0;
-  double repetitionPenalty = 1.0;
-  uint64_t seed = 0;
-  bool stopAtStopTokens = true;
-  bool parseSpecialTokens = false;
-  bool keepLogits = false;
-
-  llmc::GenerateOptions toCpp() const {
-    llmc::GenerateOptions options;
-    options.maxNewTokens = maxNewTokens;
-    options.stopAtStopTokens = stopAtStopTokens;
-    options.parseSpecialTokens = parseSpecialTokens;
-    options.keepLogits = keepLogits;
-    if (temperature != 0.0) {
-      llmc::sampling::SamplingParams sampling;
-      sampling.temperature = static_cast<float>(temperature);
-      sampling.topK = topK;
-      sampling.topP = static_cast<float>(topP);
-      sampling.repetitionPenalty = static_cast<float>(repetitionPenalty);
-      sampling.seed = seed;
-      options.sampling = sampling;
-    }
-    return options;
-  }
-};
 
 /// (id, text) -> bool from Python, or none.
 using PyCallback = std::function<bool(int32_t, const std::string &)>;
@@ -121,16 +91,17 @@ public:
   }
 
   Result generate(const std::variant<std::string, std::vector<int32_t>> &prompt,
-                  const Options &options,
+                  const llmc_generate_options &options,
                   const std::optional<PyCallback> &callback) {
     llvm::Expected<llmc::GenerateResult> result = [&] {
       py::gil_scoped_release release;
       if (const std::string *text = std::get_if<std::string>(&prompt))
-        return model->generate(llvm::StringRef(*text), options.toCpp(),
+        return model->generate(llvm::StringRef(*text),
+                               llmc::toGenerateOptions(&options),
                                toCallback(callback));
       return model->generate(
           llvm::ArrayRef<int32_t>(std::get<std::vector<int32_t>>(prompt)),
-          options.toCpp(), toCallback(callback));
+          llmc::toGenerateOptions(&options), toCallback(callback));
     }();
     return Result{unwrap(std::move(result)), getVocabSize()};
   }
@@ -153,11 +124,13 @@ public:
       : model(model), owner(std::move(owner)),
         session(unwrap(model.get().startChat(systemPrompt))) {}
 
-  Result send(const std::string &userText, const Options &options,
+  Result send(const std::string &userText,
+              const llmc_generate_options &options,
               const std::optional<PyCallback> &callback) {
     llvm::Expected<llmc::GenerateResult> result = [&] {
       py::gil_scoped_release release;
-      return session->send(userText, toCallback(callback), options.toCpp());
+      return session->send(userText, toCallback(callback),
+                           llmc::toGenerateOptions(&options));
     }();
     return Result{unwrap(std::move(result)), model.getVocabSize()};
   }
@@ -182,7 +155,8 @@ private:
 /// Binds `method` of a class whose calls take the generation keywords.
 template <typename Class, typename First>
 void defGenerating(py::class_<Class> &cls, const char *name,
-                   Result (Class::*method)(const First &, const Options &,
+                   Result (Class::*method)(const First &,
+                                           const llmc_generate_options &,
                                            const std::optional<PyCallback> &),
                    const char *first, const char *doc) {
   cls.def(
@@ -192,9 +166,17 @@ void defGenerating(py::class_<Class> &cls, const char *name,
                double repetitionPenalty, uint64_t seed, bool stopAtStopTokens,
                bool parseSpecialTokens, bool keepLogits,
                std::optional<PyCallback> callback) {
-        Options options{maxNewTokens,      temperature,      topK,
-                        topP,              repetitionPenalty, seed,
-                        stopAtStopTokens, parseSpecialTokens, keepLogits};
+        llmc_generate_options options;
+        llmc_generate_options_init(&options);
+        options.max_new_tokens = maxNewTokens;
+        options.temperature = static_cast<float>(temperature);
+        options.top_k = topK;
+        options.top_p = static_cast<float>(topP);
+        options.repetition_penalty = static_cast<float>(repetitionPenalty);
+        options.seed = seed;
+        options.stop_at_stop_tokens = stopAtStopTokens;
+        options.parse_special_tokens = parseSpecialTokens;
+        options.keep_logits = keepLogits;
         return (self.*method)(input, options, callback);
       },
       py::arg(first), py::kw_only(), py::arg("max_new_tokens") = 0,

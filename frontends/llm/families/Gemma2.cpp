@@ -1,4 +1,4 @@
-//===- Gemma2.cpp - Gemma 2 ------------------------------------------------===//
+//===- Gemma2.cpp - Gemma 2 -----------------------------------------------===//
 //
 // transformers' Gemma2ForCausalLM (llama.cpp's `gemma2`): the Llama layout
 // with a norm after attention and after the MLP, RMSNorm weights stored as

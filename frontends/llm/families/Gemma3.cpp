@@ -1,4 +1,4 @@
-//===- Gemma3.cpp - Gemma 3 text models ------------------------------------===//
+//===- Gemma3.cpp - Gemma 3 text models -----------------------------------===//
 //
 // transformers' Gemma3ForCausalLM (`gemma3_text`; llama.cpp's `gemma3`):
 // Gemma 2's layout with Q and K RMS-normalized per head, no attention soft
