@@ -15,10 +15,11 @@
 
 generate and send take the keywords of generate_result (max_new_tokens,
 temperature, top_k, top_p, repetition_penalty, seed, stop_at_stop_tokens,
-parse_special_tokens, keep_logits) and return a Stream: iterating it yields
-each token's text as it is generated; its `result` is the Result once the
-turn ends. Leaving the loop after a piece ends the turn with that piece's
-token. Failures raise llmc.Error.
+parse_special_tokens, keep_logits) and return a Stream: iterating it runs
+the turn and yields each token's text as it is generated (wait() runs it to
+the end); its `result` is the Result once the turn ends. Leaving the loop
+after a piece ends the turn with that piece's token. Failures raise
+llmc.Error.
 """
 
 import queue
@@ -32,48 +33,55 @@ _END = object()
 
 
 class Stream:
-    """The text pieces of one turn, generated on a worker thread that hands
-    each piece over and waits to be asked for the next: leaving the loop
-    after a piece ends the turn with that piece's token."""
+    """The text pieces of one turn. The turn starts when iteration does, on
+    a worker thread that hands each piece over and waits to be asked for
+    the next: leaving the loop after a piece ends the turn with that piece's
+    token, and a Stream never iterated never generates."""
 
     def __init__(self, run, prompt, options):
         self.result = None
-        self._pieces = queue.Queue()
-        self._go_on = queue.Queue()
-        self._error = None
+        self._run = run
+        self._prompt = prompt
+        self._options = options
+        self._started = False
+
+    def __iter__(self):
+        if self._started:
+            return
+        self._started = True
+        pieces, go_on, failure = queue.Queue(), queue.Queue(), []
 
         def on_token(token_id, text):
-            self._pieces.put(text)
-            return self._go_on.get()
+            pieces.put(text)
+            return go_on.get()
 
         def work():
             try:
-                self.result = run(prompt, callback=on_token, **options)
+                self.result = self._run(self._prompt, callback=on_token,
+                                        **self._options)
             except Exception as error:  # re-raised by the iterating thread
-                self._error = error
+                failure.append(error)
             finally:
-                self._pieces.put(_END)
+                pieces.put(_END)
 
-        self._thread = threading.Thread(target=work, daemon=True)
-        self._thread.start()
-
-    def __iter__(self):
+        thread = threading.Thread(target=work, daemon=True)
+        thread.start()
         waiting = False
         try:
             while True:
-                piece = self._pieces.get()
+                piece = pieces.get()
                 if piece is _END:
                     break
                 waiting = True
                 yield piece
-                self._go_on.put(True)
+                go_on.put(True)
                 waiting = False
         finally:
             if waiting:
-                self._go_on.put(False)
-            self._thread.join()
-        if self._error is not None:
-            raise self._error
+                go_on.put(False)
+            thread.join()
+        if failure:
+            raise failure[0]
 
     def wait(self):
         """Runs the turn to its end and returns its Result."""

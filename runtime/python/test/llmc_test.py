@@ -62,6 +62,15 @@ class LlmcTest(unittest.TestCase):
         self.assertEqual(stream.result.ids.tolist(),
                          self.reference["generated"][:3])
 
+    def test_a_stream_runs_only_when_iterated(self):
+        idle = self.model.generate(PROMPT, max_new_tokens=12)
+        self.assertIsNone(idle.result)
+        stream = self.model.generate(PROMPT, max_new_tokens=12,
+                                     stop_at_stop_tokens=False)
+        self.assertEqual(stream.wait().ids.tolist(),
+                         self.reference["generated"])
+        self.assertEqual(list(stream), [], "a finished stream yields no more")
+
     def test_chat_keeps_its_history(self):
         chat = self.model.start_chat("You tell fortunes.")
         reply = chat.send("Hello", max_new_tokens=4).wait()
