@@ -49,6 +49,18 @@ cc_library(
     ],
 )
 
+# LLVM alone (its support library, no MLIR header): what the runtime links.
+cc_library(
+    name = "llvm",
+    hdrs = glob(["include/llvm/**", "include/llvm-c/**"]),
+    includes = ["include"],
+    linkopts = [
+        "-L{libdir}",
+        "-Wl,-rpath,{libdir}",
+        "-lLLVM",
+    ],
+)
+
 filegroup(
     name = "td_files",
     srcs = glob(["include/mlir/**/*.td", "include/llvm/**/*.td"]),

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # libllmc_runtime.so outside Bazel: it exports the C API alone, under its
-# soname; a C program built against it with the system's plain `cc` (as an
-# application would) passes c_api_test.sh.
+# soname, and needs no MLIR; a C program built against it with the system's
+# plain `cc` (as an application would) passes c_api_test.sh.
 #   c_api_shared_test.sh LLMC LIBRARY DEMO_SOURCE CHECKPOINT_DIR
 set -euo pipefail
 llmc=$1 library=$2 source=$3 checkpoint=$4
@@ -14,6 +14,10 @@ fi
 soname=$(readelf -d "$library" | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p')
 if [[ "$soname" != libllmc_runtime.so.1 ]]; then
   echo "c_api_shared_test: soname '$soname', expected libllmc_runtime.so.1" >&2
+  exit 1
+fi
+if readelf -d "$library" | grep -q 'NEEDED.*libMLIR'; then
+  echo "c_api_shared_test: $library needs libMLIR" >&2
   exit 1
 fi
 mkdir -p "$tmp/lib"
