@@ -14,7 +14,6 @@
 #include "frontends/gguf/MetadataFields.h"
 #include "frontends/llm/families/Family.h"
 
-#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -132,9 +131,8 @@ void readRopeScaling(MetadataFields &fields, const std::string &arch,
 }
 
 /// Gemma's windows as llama.cpp's load_swa_pattern reads them:
-/// `attention.sliding_window_pattern` is a flag per layer or a period n
-/// (layer i slides unless i % n == n - 1; 0: every layer), by default the
-/// family's.
+/// `attention.sliding_window_pattern` is a flag per layer or a period
+/// (families::slidesInPattern), by default the family's.
 void readAlternatingWindows(MetadataFields &fields, const std::string &arch,
                             const families::Family &family, ModelSpec &spec) {
   int64_t window = getSize(fields, arch + "attention.sliding_window",
@@ -154,7 +152,7 @@ void readAlternatingWindows(MetadataFields &fields, const std::string &arch,
   if (period < 0)
     return fields.fail(patternKey, "is negative");
   families::setSlidingWindows(spec, window, [&](int64_t layer) {
-    return period == 0 || layer % period < period - 1;
+    return families::slidesInPattern(layer, period);
   });
 }
 
@@ -165,8 +163,7 @@ void readAlternatingWindows(MetadataFields &fields, const std::string &arch,
 /// and the attention scale llama.cpp derives from the size.
 void readGemmaFeatures(MetadataFields &fields, const std::string &arch,
                        const families::Family &family, ModelSpec &spec) {
-  spec.embeddingMultiplier =
-      std::sqrt(static_cast<double>(std::max<int64_t>(spec.hiddenSize, 1)));
+  spec.embeddingMultiplier = family.getEmbeddingMultiplier(spec.hiddenSize);
   spec.attentionSoftcap = fields.getFloat(arch + "attn_logit_softcapping",
                                           family.defaultAttentionSoftcap);
   spec.finalLogitSoftcap = fields.getFloat(arch + "final_logit_softcapping",

@@ -21,7 +21,6 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
-#include <algorithm>
 #include <cmath>
 
 using llmc::plugins::ModelSpec;
@@ -161,7 +160,7 @@ void readSlidingWindows(JsonFields &fields, const families::Family &family,
     if (pattern <= 0)
       return fields.fail("sliding_window_pattern", "must be positive");
     return families::setSlidingWindows(spec, window, [&](int64_t layer) {
-      return (layer + 1) % pattern != 0;
+      return families::slidesInPattern(layer, pattern);
     });
   }
   if (static_cast<int64_t>(types.size()) != spec.numLayers)
@@ -194,9 +193,7 @@ double readSoftcap(const llvm::json::Object &config, JsonFields &fields,
 /// transformers defaults for absent keys.
 void readGemmaFeatures(const llvm::json::Object &config, JsonFields &fields,
                        const families::Family &family, ModelSpec &spec) {
-  if (family.scalesEmbedding)
-    spec.embeddingMultiplier =
-        std::sqrt(static_cast<double>(std::max<int64_t>(spec.hiddenSize, 1)));
+  spec.embeddingMultiplier = family.getEmbeddingMultiplier(spec.hiddenSize);
   spec.normWeightOffset = family.hfNormWeightOffset;
   double scalar = fields.getNumber("query_pre_attn_scalar",
                                    family.defaultQueryPreAttnScalar);

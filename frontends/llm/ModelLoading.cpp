@@ -42,9 +42,9 @@ applyNormWeightOffset(plugins::ModelSpec &spec,
     if (!spec.hasTensor(role))
       continue;
     bool perLayer = role != TensorRole::FinalNorm;
+    llvm::SmallVector<int64_t> shape = plugins::getExpectedShape(spec, role);
     for (int64_t layer = 0; layer < (perLayer ? spec.numLayers : 1); ++layer) {
       std::string name = llvm::cantFail(spec.tensorName(role, layer));
-      llvm::SmallVector<int64_t> shape = plugins::getExpectedShape(spec, role);
       llvm::Expected<plugins::TensorInfo> info = weights.getTensorInfo(name);
       if (!info)
         return info.takeError();

@@ -4,6 +4,9 @@
 
 #include "llvm/ADT/STLExtras.h"
 
+#include <algorithm>
+#include <cmath>
+
 namespace llmc::families {
 namespace {
 
@@ -82,6 +85,16 @@ void setSlidingWindows(plugins::ModelSpec &spec, int64_t window,
       windows[layer] = window;
   if (llvm::is_contained(windows, window))
     spec.layerWindows = std::move(windows);
+}
+
+double Family::getEmbeddingMultiplier(int64_t hiddenSize) const {
+  return scalesEmbedding
+             ? std::sqrt(static_cast<double>(std::max<int64_t>(hiddenSize, 1)))
+             : 1.0;
+}
+
+bool slidesInPattern(int64_t layer, int64_t period) {
+  return period == 0 || (layer + 1) % period != 0;
 }
 
 plugins::RowSlice

@@ -108,6 +108,10 @@ struct Family {
   std::vector<plugins::RowSlice> (*getGgufSlices)(
       const plugins::ModelSpec &spec) = nullptr;
 
+  /// The factor of the token embedding for a model of `hiddenSize`:
+  /// sqrt(hidden_size) for Gemma, else 1.
+  double getEmbeddingMultiplier(int64_t hiddenSize) const;
+
   /// Whether the model has Q/K/V biases, `declared` saying whether the
   /// checkpoint says so (a config flag, tensors present): only an Optional
   /// family heeds it.
@@ -123,6 +127,11 @@ struct Family {
 /// nothing), or when the layer count is out of range (validate reports it).
 void setSlidingWindows(plugins::ModelSpec &spec, int64_t window,
                        llvm::function_ref<bool(int64_t layer)> slides);
+
+/// Whether `layer` slides when every `period`-th layer attends globally
+/// (sliding_window_pattern; period 0, as llama.cpp reads it, slides them
+/// all).
+bool slidesInPattern(int64_t layer, int64_t period);
 
 /// `weights`, with the parts of its fused tensors served as tensors of their
 /// own when `getSlices` (a family's getHfSlices or getGgufSlices) is set.
@@ -166,7 +175,9 @@ struct TensorNames {
 void nameTensors(const TensorNames &names, plugins::ModelSpec &spec);
 
 /// The tensor names of the Llama layout, which the Qwen and Mistral
-/// families share (LlamaLayout.cpp).
+/// families share and Gemma's extends (LlamaLayout.cpp).
+const TensorNames &getLlamaHfNames();
+const TensorNames &getLlamaGgufNames();
 void nameLlamaHfTensors(plugins::ModelSpec &spec);
 void nameLlamaGgufTensors(plugins::ModelSpec &spec);
 

@@ -15,54 +15,23 @@ namespace llmc::families {
 void nameGemmaHfTensors(plugins::ModelSpec &spec) {
   // Gemma's `post_attention_layernorm` follows attention; Llama's of that
   // name precedes the MLP, which Gemma calls `pre_feedforward_layernorm`.
-  static const TensorNames kNames = {
-      "model.embed_tokens.weight",
-      "model.norm.weight",
-      "lm_head.weight",
-      "model.layers.{layer}.",
-      "input_layernorm.weight",
-      "self_attn.q_proj.weight",
-      "self_attn.k_proj.weight",
-      "self_attn.v_proj.weight",
-      "self_attn.o_proj.weight",
-      "self_attn.q_proj.bias",
-      "self_attn.k_proj.bias",
-      "self_attn.v_proj.bias",
-      "self_attn.q_norm.weight",
-      "self_attn.k_norm.weight",
-      "pre_feedforward_layernorm.weight",
-      "mlp.gate_proj.weight",
-      "mlp.up_proj.weight",
-      "mlp.down_proj.weight",
-      "post_attention_layernorm.weight",
-      "post_feedforward_layernorm.weight",
-  };
+  static const TensorNames kNames = [] {
+    TensorNames names = getLlamaHfNames();
+    names.mlpNorm = "pre_feedforward_layernorm.weight";
+    names.postAttentionNorm = "post_attention_layernorm.weight";
+    names.postMlpNorm = "post_feedforward_layernorm.weight";
+    return names;
+  }();
   nameTensors(kNames, spec);
 }
 
 void nameGemmaGgufTensors(plugins::ModelSpec &spec) {
-  static const TensorNames kNames = {
-      "token_embd.weight",
-      "output_norm.weight",
-      "output.weight",
-      "blk.{layer}.",
-      "attn_norm.weight",
-      "attn_q.weight",
-      "attn_k.weight",
-      "attn_v.weight",
-      "attn_output.weight",
-      "attn_q.bias",
-      "attn_k.bias",
-      "attn_v.bias",
-      "attn_q_norm.weight",
-      "attn_k_norm.weight",
-      "ffn_norm.weight",
-      "ffn_gate.weight",
-      "ffn_up.weight",
-      "ffn_down.weight",
-      "post_attention_norm.weight",
-      "post_ffw_norm.weight",
-  };
+  static const TensorNames kNames = [] {
+    TensorNames names = getLlamaGgufNames();
+    names.postAttentionNorm = "post_attention_norm.weight";
+    names.postMlpNorm = "post_ffw_norm.weight";
+    return names;
+  }();
   nameTensors(kNames, spec);
 }
 

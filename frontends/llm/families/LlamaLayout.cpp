@@ -44,7 +44,7 @@ void nameTensors(const TensorNames &names, ModelSpec &spec) {
     roles[TensorRole::PostMlpNorm] = layer + names.postMlpNorm;
 }
 
-void nameLlamaHfTensors(ModelSpec &spec) {
+const TensorNames &getLlamaHfNames() {
   static const TensorNames kNames = {
       "model.embed_tokens.weight",
       "model.norm.weight",
@@ -65,10 +65,10 @@ void nameLlamaHfTensors(ModelSpec &spec) {
       "mlp.up_proj.weight",
       "mlp.down_proj.weight",
   };
-  nameTensors(kNames, spec);
+  return kNames;
 }
 
-void nameLlamaGgufTensors(ModelSpec &spec) {
+const TensorNames &getLlamaGgufNames() {
   static const TensorNames kNames = {
       "token_embd.weight",
       "output_norm.weight",
@@ -89,7 +89,15 @@ void nameLlamaGgufTensors(ModelSpec &spec) {
       "ffn_up.weight",
       "ffn_down.weight",
   };
-  nameTensors(kNames, spec);
+  return kNames;
+}
+
+void nameLlamaHfTensors(ModelSpec &spec) {
+  nameTensors(getLlamaHfNames(), spec);
+}
+
+void nameLlamaGgufTensors(ModelSpec &spec) {
+  nameTensors(getLlamaGgufNames(), spec);
 }
 
 } // namespace llmc::families

@@ -2,9 +2,14 @@
 
 #include "frontends/llm/families/Family.h"
 
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
+#include <vector>
+
 using namespace llmc::families;
+using ::testing::Each;
+using ::testing::ElementsAre;
 using llmc::plugins::ModelSpec;
 using llmc::plugins::TensorRole;
 
@@ -40,6 +45,17 @@ TEST(FamilyTest, MatchesFeatures) {
   EXPECT_EQ(matchFamily(false, true), &getQwen3Family());
   EXPECT_EQ(matchFamily(true, true), &getQwen3Family())
       << "Qwen3's biases are optional";
+}
+
+/// transformers' (layer + 1) % n != 0 and llama.cpp's i % n < n - 1 alike.
+TEST(FamilyTest, SlidesAllButEveryPeriodthLayer) {
+  std::vector<bool> six, zero;
+  for (int64_t layer = 0; layer < 7; ++layer) {
+    six.push_back(slidesInPattern(layer, 6));
+    zero.push_back(slidesInPattern(layer, 0));
+  }
+  EXPECT_THAT(six, ElementsAre(true, true, true, true, true, false, true));
+  EXPECT_THAT(zero, Each(true));
 }
 
 /// Every family names every role its flags ask for, in both formats, and
