@@ -1,7 +1,7 @@
 //===- EmitGroup.cpp - a layer group's commands ---------------------------===//
 //
-// A group's held values (a norm replicated on every lane, gathered table
-// rows over the lanes) are computed into the local buffers the layer-group
+// A group's held values (a norm replicated on every lane or its rows over
+// the lanes, gathered table rows over the lanes) are computed into the local buffers the layer-group
 // pass placed (their `lg` addresses), held until the group ends; its other
 // ops are emitted as on their own, reading the held values where they are
 // instead of loading them, and storing only what the group's tpu.Store ops
@@ -28,7 +28,8 @@ static bool isEdge(Operation &op) {
 }
 
 /// The buffer `op`'s `lg` places its result in, laid out as `layout` says
-/// (replicated, or rows over the lanes), held until the group ends.
+/// (replicated, or rows over the lanes: `lg`'s rows per lane, else one row
+/// per lane), held until the group ends.
 static llvm::Expected<cmd::LocalTensor>
 holdResult(Emitter &emitter, Operation *op, cmd::Layout layout) {
   auto lg = op->getAttrOfType<tpu::LayerGroupAttr>("lg");
@@ -47,7 +48,9 @@ holdResult(Emitter &emitter, Operation *op, cmd::Layout layout) {
       layout == cmd::LAYOUT_REPLICATED
           ? emitter.replicated(rows, cols, *dtype, static_cast<uint32_t>(lanes))
           : emitter.rowsLayout(rows, cols, *dtype,
-                               llvm::divideCeil(rows, lanes));
+                               lg.getRowsPerLane() > 0
+                                   ? lg.getRowsPerLane()
+                                   : llvm::divideCeil(rows, lanes));
   output.set_address(lg.getLocalAddr());
   if (emitter.getFootprint(output) > static_cast<uint64_t>(lg.getLocalSize()))
     return opError(op, "needs " + llvm::Twine(emitter.getFootprint(output)) +
@@ -59,29 +62,17 @@ holdResult(Emitter &emitter, Operation *op, cmd::Layout layout) {
   return output;
 }
 
-/// Computes `op` (a norm) on every lane into the buffer its `lg` places.
+/// Computes `op` (a norm) into the buffer its `lg` places: whole on every
+/// lane, or its rows over the lanes when `lg` gives rows per lane.
 static llvm::Expected<cmd::LocalTensor>
-emitHeldNorm(Emitter &emitter, const ValuePlacement &placement, Operation *op,
-             const RowwiseNorm &norm) {
-  llvm::Expected<cmd::LocalTensor> output =
-      holdResult(emitter, op, cmd::LAYOUT_REPLICATED);
+holdNorm(Emitter &emitter, const ValuePlacement &placement, Operation *op) {
+  auto lg = op->getAttrOfType<tpu::LayerGroupAttr>("lg");
+  bool splitsRows = lg && lg.getRowsPerLane() > 0;
+  llvm::Expected<cmd::LocalTensor> output = holdResult(
+      emitter, op, splitsRows ? cmd::LAYOUT_ROWS : cmd::LAYOUT_REPLICATED);
   if (!output)
     return output.takeError();
-  int64_t cols = output->cols();
-  std::vector<cmd::GlobalTensor> inputs;
-  for (Value operand : norm.operands) {
-    if (!operand || isa<NoneType>(operand.getType())) {
-      inputs.emplace_back();
-      continue;
-    }
-    // x as rows of the output's width; a weight or bias [C] as one row.
-    llvm::Expected<cmd::GlobalTensor> view = placement.view(operand, cols);
-    if (!view)
-      return view.takeError();
-    inputs.push_back(*view);
-  }
-  if (llvm::Error error =
-          emitReplicatedRowwise(emitter, norm.compute, inputs, *output))
+  if (llvm::Error error = emitHeldNorm(emitter, placement, op, *output))
     return std::move(error);
   return output;
 }
@@ -119,9 +110,9 @@ llvm::Error emitGroupOp(SectionWriter &sections,
   for (Operation &inner : body) {
     if (isEdge(inner) || absorbed.contains(&inner))
       continue;
-    if (std::optional<RowwiseNorm> norm = getRowwiseNorm(&inner)) {
+    if (getRowwiseNorm(&inner)) {
       llvm::Expected<cmd::LocalTensor> output =
-          emitHeldNorm(emitter, placement, &inner, *norm);
+          holdNorm(emitter, placement, &inner);
       if (!output)
         return output.takeError();
       if (llvm::Error error =

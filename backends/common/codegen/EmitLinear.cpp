@@ -225,8 +225,9 @@ struct ProjectionWork {
   cmd::DType quantizedType;
   /// The piece's last work: nothing after it overlaps its last tile.
   bool endsPiece = false;
-  /// All of x on every lane, where a layer group holds it: nothing loads
-  /// it, and only channel splits of all rows can read it.
+  /// All of x where a layer group holds it: nothing loads it. Whole on
+  /// every lane, only channel splits of all rows can read it; its rows
+  /// over the lanes, only the row split it has.
   const cmd::LocalTensor *heldX = nullptr;
 };
 
@@ -290,7 +291,9 @@ largestTiling(Emitter &emitter, const ProjectionWork &work, LaneSplit split) {
     tiling.channelTile = tiling.perLane * lanes;
   } else {
     // Rows spread evenly over the lanes, as many on each as fit.
-    tiling.perLane = llvm::divideCeil(std::min(m, fittingRows * lanes), lanes);
+    tiling.perLane = work.heldX ? work.heldX->per_lane()
+                                : llvm::divideCeil(
+                                      std::min(m, fittingRows * lanes), lanes);
     tiling.rowTile = std::min(m, tiling.perLane * lanes);
     tiling.channelTile = largestFitting(n, [&](int64_t channels) {
       ProjectionTiling candidate = tiling;
@@ -371,7 +374,8 @@ llvm::Error streamFastest(Emitter &emitter, const ProjectionWork &work,
       std::max<int64_t>(1, cmodel::TimeModelParams().ddrBurstBytes * 8 /
                                cmodel::getDTypeBits(work.outputType));
   for (LaneSplit split : {LaneSplit::Channels, LaneSplit::Rows}) {
-    if (work.heldX && split == LaneSplit::Rows)
+    if (work.heldX && (split == LaneSplit::Rows) !=
+                          (work.heldX->layout() == cmd::LAYOUT_ROWS))
       continue;
     std::optional<ProjectionTiling> largest =
         largestTiling(emitter, work, split);
@@ -460,6 +464,23 @@ llvm::Error emitProjection(Emitter &emitter, const cmd::GlobalTensor &x,
       });
 }
 
+/// The command computing `activation`, without tensors.
+static cmd::Compute makeActivation(top::Activation activation) {
+  switch (activation) {
+  case top::Activation::SiLU:
+    return cmodel::makeCompute(cmd::SILU, {}, {});
+  case top::Activation::GELU:
+  case top::Activation::GELUTanh: {
+    cmd::Compute act = cmodel::makeCompute(cmd::GELU, {}, {});
+    act.set_tanh_approx(activation == top::Activation::GELUTanh);
+    return act;
+  }
+  case top::Activation::ReLU:
+    return cmodel::makeCompute(cmd::RELU, {}, {});
+  }
+  llvm_unreachable("unknown activation");
+}
+
 /// h = act(gate(x)) * up(x) into `scratch` (columns as gate's rows).
 /// The activation and product compute in `hiddenType`; with `intermediate`
 /// present, h is quantized before it is stored (INT8).
@@ -468,20 +489,7 @@ static llvm::Error emitGatedActivation(
     const ProjectionWeights &up, top::Activation activation,
     cmd::DType hiddenType, const ActivationQuantization &intermediate,
     const cmd::GlobalTensor &scratch, const cmd::LocalTensor *heldX) {
-  cmd::Compute act;
-  switch (activation) {
-  case top::Activation::SiLU:
-    act = cmodel::makeCompute(cmd::SILU, {}, {});
-    break;
-  case top::Activation::GELU:
-  case top::Activation::GELUTanh:
-    act = cmodel::makeCompute(cmd::GELU, {}, {});
-    act.set_tanh_approx(activation == top::Activation::GELUTanh);
-    break;
-  case top::Activation::ReLU:
-    act = cmodel::makeCompute(cmd::RELU, {}, {});
-    break;
-  }
+  cmd::Compute act = makeActivation(activation);
   if (emitter.isUntiled()) {
     if (intermediate.present())
       return llvm::createStringError(
@@ -559,6 +567,77 @@ static llvm::Error emitProjectionOnCores(SectionWriter &sections, int64_t cores,
       });
 }
 
+/// The gated MLP on one core: h = act(gate(x)) * up(x) into `scratch`,
+/// then y = down(h), or, when the time model finds it faster (a float MLP
+/// over rows enough to spread over the lanes), h kept in local memory by
+/// emitRowMlp.
+static llvm::Error emitGatedMlpOnOneCore(
+    Emitter &emitter, const cmd::GlobalTensor &x, const ProjectionWeights &gate,
+    const ProjectionWeights &up, const ProjectionWeights &down,
+    top::Activation activation, const ActivationQuantization &intermediate,
+    const cmd::GlobalTensor &scratch, const cmd::GlobalTensor &y,
+    const cmd::GlobalTensor *residual, bool endsPiece,
+    const cmd::LocalTensor *heldX) {
+  auto throughScratch = [&](Emitter &target) -> llvm::Error {
+    if (llvm::Error error =
+            emitGatedActivation(target, x, gate, up, activation, y.dtype(),
+                                intermediate, scratch, heldX))
+      return error;
+    return emitProjection(target, scratch, down, y, residual, endsPiece);
+  };
+  bool floatWeights = !present(gate.scale) && !present(down.scale) &&
+                      !gate.input.present() && !intermediate.present();
+  bool replicatedX = heldX && heldX->layout() != cmd::LAYOUT_ROWS;
+  if (emitter.isUntiled() || replicatedX || !floatWeights || x.rows() < 2)
+    return throughScratch(emitter);
+  // Candidates: nullopt is the two-op form, listed first to win ties.
+  std::vector<std::optional<RowMlpTiling>> candidates = {std::nullopt};
+  for (const RowMlpTiling &tiling :
+       listRowMlpTilings(emitter, x, gate, down, y.dtype(), y.dtype(), heldX))
+    candidates.push_back(tiling);
+  cmd::Compute act = makeActivation(activation);
+  auto emit = [&](Emitter &target,
+                  const std::optional<RowMlpTiling> &tiling) -> llvm::Error {
+    if (!tiling)
+      return throughScratch(target);
+    return emitRowMlp(target, x, gate, up, down, act, y.dtype(), y, residual,
+                      *tiling, heldX);
+  };
+  if (candidates.size() == 1)
+    return throughScratch(emitter);
+  llvm::Expected<std::optional<RowMlpTiling>> best =
+      chooseFastest<std::optional<RowMlpTiling>>(emitter, candidates, emit);
+  if (!best)
+    return best.takeError();
+  return emit(emitter, *best);
+}
+
+/// The activation of a tpu.MLP or tpu.A16MLP.
+static llvm::Expected<top::Activation> getMlpActivation(Operation *mlp) {
+  if (auto op = dyn_cast<tpu::MLPOp>(mlp))
+    return op.getActivation();
+  if (auto op = dyn_cast<tpu::A16MLPOp>(mlp))
+    return op.getActivation();
+  return opError(mlp, "is not a tpu.MLP or tpu.A16MLP");
+}
+
+llvm::Error emitGatedMlp(Emitter &emitter, Operation *mlp,
+                         const cmd::GlobalTensor &x,
+                         const ProjectionWeights &gate,
+                         const ProjectionWeights &up,
+                         const ProjectionWeights &down,
+                         const cmd::GlobalTensor &scratch,
+                         const cmd::GlobalTensor &y,
+                         const cmd::GlobalTensor *residual,
+                         const cmd::LocalTensor *heldX) {
+  llvm::Expected<top::Activation> activation = getMlpActivation(mlp);
+  if (!activation)
+    return activation.takeError();
+  return emitGatedMlpOnOneCore(emitter, x, gate, up, down, *activation,
+                               /*intermediate=*/{}, scratch, y, residual,
+                               /*endsPiece=*/false, heldX);
+}
+
 /// The gated MLP: h = act(gate(x)) * up(x) into `scratch`, then y =
 /// down(h). Split, each core computes a range of h's channels, then (after
 /// the barrier, as it needs all of h) a range of y's.
@@ -570,23 +649,21 @@ emitGatedMlp(SectionWriter &sections, int64_t cores, const cmd::GlobalTensor &x,
              const cmd::GlobalTensor &scratch, const cmd::GlobalTensor &y,
              const cmd::GlobalTensor *residual, bool endsPiece,
              const cmd::LocalTensor *heldX) {
-  llvm::Error error = llvm::Error::success();
-  if (cores <= 1) {
-    error = emitGatedActivation(sections.serial(), x, gate, up, activation,
-                                y.dtype(), intermediate, scratch, heldX);
-  } else {
-    int64_t lanes = sections.getChip().npuLanes;
-    error = sections.parallel(
-        cores, [&](Emitter &emitter, int64_t core) -> llvm::Error {
-          CoreRange range = getCoreRange(scratch.cols(), cores, core, lanes);
-          if (!range.count)
-            return llvm::Error::success();
-          return emitGatedActivation(
-              emitter, x, sliceChannels(gate, range), sliceChannels(up, range),
-              activation, y.dtype(), intermediate,
-              sliceCols(scratch, range.begin, range.count), heldX);
-        });
-  }
+  if (cores <= 1)
+    return emitGatedMlpOnOneCore(sections.serial(), x, gate, up, down,
+                                 activation, intermediate, scratch, y,
+                                 residual, endsPiece, heldX);
+  int64_t lanes = sections.getChip().npuLanes;
+  llvm::Error error = sections.parallel(
+      cores, [&](Emitter &emitter, int64_t core) -> llvm::Error {
+        CoreRange range = getCoreRange(scratch.cols(), cores, core, lanes);
+        if (!range.count)
+          return llvm::Error::success();
+        return emitGatedActivation(
+            emitter, x, sliceChannels(gate, range), sliceChannels(up, range),
+            activation, y.dtype(), intermediate,
+            sliceCols(scratch, range.begin, range.count), heldX);
+      });
   if (error)
     return error;
   return emitProjectionOnCores(sections, cores, scratch, down, y, residual,
@@ -756,17 +833,18 @@ llvm::Error emitLinearOp(SectionWriter &sections,
   LinearOutput output = getLinearOutput(op, residualAdd);
   auto scratchView = [&](Value input,
                          int64_t cols) -> llvm::Expected<cmd::GlobalTensor> {
-    auto mem = op->getAttrOfType<tpu::MemAttr>("scratch");
-    if (!mem)
-      return opError(op, "has no scratch: run tpu-address-assign first");
+    llvm::Expected<std::pair<cmd::Region, uint64_t>> scratch =
+        placement.getScratch(op);
+    if (!scratch)
+      return opError(op, llvm::toString(scratch.takeError()));
     llvm::Expected<cmd::DType> dtype =
         getDType(cast<ShapedType>(input.getType()).getElementType());
     if (!dtype)
       return dtype.takeError();
     int64_t rows = getNumElements(input) /
                    cast<ShapedType>(input.getType()).getShape().back();
-    return cmodel::globalTensor(cmd::REGION_ACTIVATION, mem.getOffset(), rows,
-                                cols, *dtype);
+    return cmodel::globalTensor(scratch->first, scratch->second, rows, cols,
+                                *dtype);
   };
   auto mlp = [&](Value input, llvm::Expected<ProjectionWeights> gate,
                  llvm::Expected<ProjectionWeights> up,

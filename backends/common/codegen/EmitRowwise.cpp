@@ -136,20 +136,25 @@ llvm::Error emitRowwise(Emitter &emitter, const cmd::Compute &compute,
   return llvm::Error::success();
 }
 
-llvm::Error emitReplicatedRowwise(Emitter &emitter, const cmd::Compute &compute,
-                                  llvm::ArrayRef<cmd::GlobalTensor> inputs,
-                                  const cmd::LocalTensor &output) {
+llvm::Error emitHeldRowwise(Emitter &emitter, const cmd::Compute &compute,
+                            llvm::ArrayRef<cmd::GlobalTensor> inputs,
+                            const cmd::LocalTensor &output) {
   emitter.getArena().beginOp();
-  auto lanes = static_cast<uint32_t>(emitter.getLanes());
+  bool splitsRows = output.layout() == cmd::LAYOUT_ROWS;
   cmd::Compute step = compute;
-  for (const cmd::GlobalTensor &input : inputs) {
+  for (auto [index, input] : llvm::enumerate(inputs)) {
     if (input.rows() == 0) {
       *step.add_inputs() = cmodel::absent();
       continue;
     }
     // Pinned, not streamed: every input is read whole by the one command.
+    // x as the output lies; a weight or bias on every lane it uses.
     cmd::LocalTensor local =
-        emitter.replicated(input.rows(), input.cols(), input.dtype(), lanes);
+        splitsRows && index == 0
+            ? emitter.rowsLayout(input.rows(), input.cols(), input.dtype(),
+                                 output.per_lane(), output.lane_begin())
+            : emitter.replicated(input.rows(), input.cols(), input.dtype(),
+                                 output.lane_count(), output.lane_begin());
     if (llvm::Error error = emitter.pin(local))
       return error;
     emitter.load(input, local);
@@ -158,6 +163,27 @@ llvm::Error emitReplicatedRowwise(Emitter &emitter, const cmd::Compute &compute,
   *step.add_outputs() = output;
   emitter.compute(step);
   return llvm::Error::success();
+}
+
+llvm::Error emitHeldNorm(Emitter &emitter, const ValuePlacement &placement,
+                         Operation *op, const cmd::LocalTensor &output) {
+  std::optional<RowwiseNorm> norm = getRowwiseNorm(op);
+  if (!norm)
+    return opError(op, "is not a norm over its last axis");
+  int64_t cols = output.cols();
+  std::vector<cmd::GlobalTensor> inputs;
+  for (Value operand : norm->operands) {
+    if (!operand || isa<NoneType>(operand.getType())) {
+      inputs.emplace_back();
+      continue;
+    }
+    // x as rows of the output's width; a weight or bias [C] as one row.
+    llvm::Expected<cmd::GlobalTensor> view = placement.view(operand, cols);
+    if (!view)
+      return view.takeError();
+    inputs.push_back(*view);
+  }
+  return emitHeldRowwise(emitter, norm->compute, inputs, output);
 }
 
 std::optional<RowwiseNorm> getRowwiseNorm(Operation *op) {

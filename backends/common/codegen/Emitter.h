@@ -29,6 +29,7 @@ public:
   bool isUntiled() const { return chip.computesInGlobalMemory; }
   int64_t getLanes() const { return chip.npuLanes; }
   LocalArena &getArena() { return arena; }
+  const LocalArena &getArena() const { return arena; }
 
   //===--------------------------------------------------------------------===//
   // Local tensors (address 0 until allocated)

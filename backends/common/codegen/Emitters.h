@@ -20,6 +20,7 @@
 #include "llvm/ADT/SmallVector.h"
 
 #include <optional>
+#include <vector>
 
 namespace mlir {
 class Operation;
@@ -56,14 +57,64 @@ using HeldValues = llvm::DenseMap<mlir::Value, cmd::LocalTensor>;
 /// a quantized w. A residual is loaded into the output tile, which the
 /// product accumulates onto (one rounding). `endsPiece`: nothing follows it
 /// in the stream, so the tilings that shorten its exposed tail are weighed.
-/// `heldX`: all of x replicated on every lane, where a layer group holds it
-/// (x then only gives the shape).
+/// `heldX`: all of x where a layer group holds it, replicated on every lane
+/// (read by channel splits) or its rows over the lanes (read by the row
+/// split with its rows per lane); x then only gives the shape.
 llvm::Error emitProjection(Emitter &emitter, const cmd::GlobalTensor &x,
                            const ProjectionWeights &weights,
                            const cmd::GlobalTensor &y,
                            const cmd::GlobalTensor *residual = nullptr,
                            bool endsPiece = false,
                            const cmd::LocalTensor *heldX = nullptr);
+
+/// How a gated MLP keeps its intermediate in local memory (emitRowMlp):
+/// `perLane` of x's rows on each lane, gate and up `chunk` intermediate
+/// channels at a time, down `downChunk` (a multiple of `chunk`) at a time.
+struct RowMlpTiling {
+  int64_t perLane = 1;
+  int64_t chunk = 1;
+  int64_t downChunk = 1;
+};
+
+/// The tilings emitRowMlp can use for x [M, K], gate [I, K] and down
+/// [N, I] (float weights), the largest chunks first; none when not even
+/// one row per lane (with `heldX`, its rows per lane) and the smallest
+/// chunk fit.
+std::vector<RowMlpTiling>
+listRowMlpTilings(const Emitter &emitter, const cmd::GlobalTensor &x,
+                  const ProjectionWeights &gate, const ProjectionWeights &down,
+                  cmd::DType hiddenType, cmd::DType yType,
+                  const cmd::LocalTensor *heldX = nullptr);
+
+/// y = down(act(gate(x)) * up(x)) (+ residual) with float weights, each
+/// lane a range of x's rows: a chunk of intermediate channels at a time,
+/// its h (in `hiddenType`) stays in local memory and its share of y is
+/// added to float32 partial sums there; y is rounded once at the end.
+/// `activation` is the activation's command without tensors. `heldX`:
+/// all of x's rows over the lanes where a layer group holds them.
+llvm::Error emitRowMlp(Emitter &emitter, const cmd::GlobalTensor &x,
+                       const ProjectionWeights &gate,
+                       const ProjectionWeights &up,
+                       const ProjectionWeights &down,
+                       const cmd::Compute &activation, cmd::DType hiddenType,
+                       const cmd::GlobalTensor &y,
+                       const cmd::GlobalTensor *residual,
+                       const RowMlpTiling &tiling,
+                       const cmd::LocalTensor *heldX = nullptr);
+
+/// The gated MLP y = down(act(gate(x)) * up(x)) (+ residual) on one core
+/// (`mlp` a tpu.MLP or tpu.A16MLP gives the activation), in the fastest of
+/// its forms: h through `scratch` [M, I], or kept in local memory
+/// (emitRowMlp). `heldX` as emitProjection's.
+llvm::Error emitGatedMlp(Emitter &emitter, mlir::Operation *mlp,
+                         const cmd::GlobalTensor &x,
+                         const ProjectionWeights &gate,
+                         const ProjectionWeights &up,
+                         const ProjectionWeights &down,
+                         const cmd::GlobalTensor &scratch,
+                         const cmd::GlobalTensor &y,
+                         const cmd::GlobalTensor *residual,
+                         const cmd::LocalTensor *heldX = nullptr);
 
 /// The projection's command on an untiled chip (Emitter::isUntiled): one
 /// MATMUL, A16MATMUL or I8MATMUL on the whole tensors, accumulating onto a
@@ -128,12 +179,19 @@ struct RowwiseNorm {
 /// `op`'s, when it is a tpu.RMSNorm or tpu.LayerNorm over its last axis.
 std::optional<RowwiseNorm> getRowwiseNorm(mlir::Operation *op);
 
-/// The row-wise `compute` of x = inputs[0] [M, C] (the others [1, C]),
-/// computed whole on every lane into `output`, a replicated tensor a layer
-/// group holds: the group's projections read it where it is.
-llvm::Error emitReplicatedRowwise(Emitter &emitter, const cmd::Compute &compute,
-                                  llvm::ArrayRef<cmd::GlobalTensor> inputs,
-                                  const cmd::LocalTensor &output);
+/// The row-wise `compute` of x = inputs[0] [M, C] (the others [1, C])
+/// into `output`, a tensor a layer group holds, as one command: whole on
+/// every lane (the group's channel-split projections read it) or its rows
+/// over the lanes (row-split projections read it).
+llvm::Error emitHeldRowwise(Emitter &emitter, const cmd::Compute &compute,
+                            llvm::ArrayRef<cmd::GlobalTensor> inputs,
+                            const cmd::LocalTensor &output);
+
+/// The norm `op` (getRowwiseNorm) computed into `output`, a tensor a layer
+/// group holds, by emitHeldRowwise; its operands are where `placement`
+/// puts them.
+llvm::Error emitHeldNorm(Emitter &emitter, const ValuePlacement &placement,
+                         mlir::Operation *op, const cmd::LocalTensor &output);
 
 /// Copies `from` to `to` (same shape and type) through local memory.
 llvm::Error emitCopy(Emitter &emitter, const cmd::GlobalTensor &from,

@@ -116,6 +116,8 @@ ValuePlacement::getAddress(Value value) const {
         function
             ? getMem(function.getArgAttr(argument.getArgNumber(), "tpu.addr"))
             : nullptr;
+    if (!mem && standIns)
+      return std::make_pair(cmd::REGION_IO, uint64_t{0});
     if (!mem)
       return viewError("argument #" + llvm::Twine(argument.getArgNumber()) +
                        " has no tpu.addr: run tpu-address-assign first");
@@ -125,6 +127,8 @@ ValuePlacement::getAddress(Value value) const {
   Operation *op = value.getDefiningOp();
   if (auto weight = dyn_cast<top::WeightOp>(op)) {
     auto it = weights.find(weight.getName());
+    if (it == weights.end() && standIns)
+      return std::make_pair(cmd::REGION_COEFF, uint64_t{0});
     if (it == weights.end())
       return viewError("weight '" + weight.getName() +
                        "' is not in the binary's weight layout");
@@ -136,6 +140,8 @@ ValuePlacement::getAddress(Value value) const {
       return viewError("a constant's elements are not dense");
     std::string name = getConstantName(packConstant(value));
     auto it = weights.find(name);
+    if (it == weights.end() && standIns)
+      return std::make_pair(cmd::REGION_COEFF, uint64_t{0});
     if (it == weights.end())
       return viewError("constant '" + name +
                        "' is not in the binary's weight layout");
@@ -144,11 +150,24 @@ ValuePlacement::getAddress(Value value) const {
   if (isa<top::InputOp, tpu::ReshapeOp, tpu::LoadOp>(op))
     return getAddress(op->getOperand(0));
   auto ranges = op->getAttrOfType<ArrayAttr>("addr");
+  if (!ranges && standIns)
+    return std::make_pair(cmd::REGION_ACTIVATION, uint64_t{0});
   if (!ranges)
     return viewError("'" + op->getName().getStringRef() +
                      "' has no addr: run tpu-address-assign first");
   auto mem =
       cast<tpu::MemAttr>(ranges[cast<OpResult>(value).getResultNumber()]);
+  return std::make_pair(getRegion(mem.getRegion()),
+                        static_cast<uint64_t>(mem.getOffset()));
+}
+
+llvm::Expected<std::pair<cmd::Region, uint64_t>>
+ValuePlacement::getScratch(Operation *op) const {
+  auto mem = op->getAttrOfType<tpu::MemAttr>("scratch");
+  if (!mem && standIns)
+    return std::make_pair(cmd::REGION_ACTIVATION, uint64_t{0});
+  if (!mem)
+    return viewError("has no scratch: run tpu-address-assign first");
   return std::make_pair(getRegion(mem.getRegion()),
                         static_cast<uint64_t>(mem.getOffset()));
 }

@@ -39,7 +39,12 @@ std::string getConstantName(llvm::ArrayRef<uint8_t> packed);
 /// weights and constants by `WeightOffsets`.
 class ValuePlacement {
 public:
-  explicit ValuePlacement(const WeightOffsets &weights) : weights(weights) {}
+  /// With `standIns`, a value not placed yet reads as offset 0 of its
+  /// region (coeff for weights and constants, IO for arguments, activation
+  /// for the rest): a pass costs alternatives with codegen's emitters
+  /// before tpu-address-assign, and the time model needs only shapes.
+  explicit ValuePlacement(const WeightOffsets &weights, bool standIns = false)
+      : weights(weights), standIns(standIns) {}
 
   /// `value` as a packed row-major [numElements / cols, cols] tensor.
   llvm::Expected<cmd::GlobalTensor> view(mlir::Value value,
@@ -49,9 +54,13 @@ public:
   /// The region and byte offset `value` starts at.
   llvm::Expected<std::pair<cmd::Region, uint64_t>>
   getAddress(mlir::Value value) const;
+  /// Where `op`'s scratch range (its `scratch`) starts.
+  llvm::Expected<std::pair<cmd::Region, uint64_t>>
+  getScratch(mlir::Operation *op) const;
 
 private:
   const WeightOffsets &weights;
+  bool standIns;
 };
 
 /// The bytes from one row's start to the next.

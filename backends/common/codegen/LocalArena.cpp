@@ -47,17 +47,22 @@ llvm::Expected<uint64_t> LocalArena::pin(uint64_t bytes) {
   return pinnedBase;
 }
 
-llvm::Expected<uint64_t> LocalArena::ring(uint64_t bytes) {
+std::optional<uint64_t> LocalArena::peekRing(uint64_t bytes) const {
   uint64_t size = llvm::alignTo(bytes, alignment);
   if (size > pinnedBase)
-    return arenaError("local memory: a tile of " + llvm::Twine(size) +
+    return std::nullopt;
+  return ringNext + size > pinnedBase ? 0 : ringNext;
+}
+
+llvm::Expected<uint64_t> LocalArena::ring(uint64_t bytes) {
+  std::optional<uint64_t> address = peekRing(bytes);
+  if (!address)
+    return arenaError("local memory: a tile of " +
+                      llvm::Twine(llvm::alignTo(bytes, alignment)) +
                       " bytes per lane exceeds the " + llvm::Twine(pinnedBase) +
                       " streaming bytes");
-  if (ringNext + size > pinnedBase)
-    ringNext = 0;
-  uint64_t address = ringNext;
-  ringNext += size;
-  return address;
+  ringNext = *address + llvm::alignTo(bytes, alignment);
+  return *address;
 }
 
 } // namespace llmc::codegen

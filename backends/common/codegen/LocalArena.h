@@ -19,6 +19,7 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <optional>
 
 namespace llmc::codegen {
 
@@ -40,6 +41,9 @@ public:
   llvm::Expected<uint64_t> pin(uint64_t bytes);
   /// A streamed tile's buffer from the ring (wrapping to its start).
   llvm::Expected<uint64_t> ring(uint64_t bytes);
+  /// Where ring(bytes) would place a tile, without taking it; none when the
+  /// tile exceeds the streaming bytes.
+  std::optional<uint64_t> peekRing(uint64_t bytes) const;
   /// Bytes below the pinned buffers.
   uint64_t ringCapacity() const { return pinnedBase; }
   uint64_t getAlignment() const { return alignment; }

@@ -14,6 +14,7 @@
 
 #include "backends/common/cmodel/DType.h"
 #include "backends/common/cmodel/StreamBuilder.h"
+#include "backends/common/cmodel/StreamTiming.h"
 #include "backends/common/codegen/Emitters.h"
 #include "backends/common/codegen/TilingSearch.h"
 #include "dialects/top/IR/TopOps.h"
@@ -58,13 +59,16 @@ bool isLeaf(Operation *op) {
 
 /// The ops of a group, in block order, and those whose results it holds
 /// with their bytes per lane (placed from the top of the lane down, in
-/// this order). A norm group also keeps the norm's shape for its costing.
+/// this order). A norm group also keeps the norm's shape for its costing,
+/// and how many of its rows each lane holds (0: all of them, the norm
+/// whole on every lane).
 struct Candidate {
   SmallVector<Operation *> ops;
   SmallVector<std::pair<Operation *, uint64_t>> held;
   Operation *norm = nullptr;
   int64_t rows = 0, cols = 0;
   cmd::DType dtype = cmd::DTYPE_INVALID;
+  int64_t rowsPerLane = 0;
 };
 
 /// Whether a group of `ops` (sorted) can replace them at the first one's
@@ -104,9 +108,20 @@ public:
   std::optional<Candidate> findRopeCandidate(Operation *op) const;
   /// Whether the time model finds the group faster than its ops alone.
   bool isFaster(const Candidate &candidate) const;
+  /// `candidate` with the norm's rows spread over the lanes (a prefill's
+  /// rows, which no lane holds whole), when what it holds leaves the ops
+  /// half of each lane and the time model finds the norm and its readers
+  /// faster grouped, the readers splitting rows as the norm lies.
+  std::optional<Candidate> spreadRows(Candidate candidate) const;
   void form(const Candidate &candidate, int64_t id) const;
 
 private:
+  /// The modelled cycles of the norm and the projections reading it as
+  /// codegen emits them: grouped (`held`: the norm into it, the readers
+  /// reading it there) or alone (the norm stored, each reader loading it).
+  llvm::Expected<uint64_t> costNormReaders(const Candidate &candidate,
+                                           const cmd::LocalTensor *held) const;
+
   const plugins::ChipDescriptor &chip;
 };
 
@@ -258,7 +273,7 @@ bool Planner::isFaster(const Candidate &candidate) const {
           return error;
         std::vector<cmd::GlobalTensor> inputs = {x};
         inputs.insert(inputs.end(), parameters.begin(), parameters.end());
-        return codegen::emitReplicatedRowwise(emitter, norm.compute, inputs,
+        return codegen::emitHeldRowwise(emitter, norm.compute, inputs,
                                               held);
       });
   if (!alone || !grouped) {
@@ -267,6 +282,64 @@ bool Planner::isFaster(const Candidate &candidate) const {
     return false;
   }
   return *grouped < *alone;
+}
+
+llvm::Expected<uint64_t>
+Planner::costNormReaders(const Candidate &candidate,
+                         const cmd::LocalTensor *held) const {
+  codegen::WeightOffsets noWeights;
+  codegen::ValuePlacement placement(noWeights, /*standIns=*/true);
+  codegen::SectionWriter sections(chip, "layer-group");
+  codegen::Emitter &emitter = sections.serial();
+  Value normalized = candidate.norm->getResult(0);
+  codegen::HeldValues heldValues;
+  if (held) {
+    if (llvm::Error error = emitter.getArena().hold(
+            held->address(), emitter.getFootprint(*held)))
+      return std::move(error);
+    if (llvm::Error error =
+            codegen::emitHeldNorm(emitter, placement, candidate.norm, *held))
+      return std::move(error);
+    heldValues[normalized] = *held;
+  } else if (llvm::Error error = codegen::emitRowwiseOp(emitter, placement,
+                                                        candidate.norm)) {
+    return std::move(error);
+  }
+  for (Operation *op : candidate.ops)
+    if (llvm::is_contained(op->getOperands(), normalized))
+      if (llvm::Error error = codegen::emitLinearOp(
+              sections, placement, op, getAbsorbedResidualAdd(op),
+              /*endsPiece=*/false, held ? &heldValues : nullptr))
+        return std::move(error);
+  cmd::CommandStream stream = sections.finish();
+  return cmodel::estimateCycles(stream, cmodel::TimeModel(chip), chip);
+}
+
+std::optional<Candidate> Planner::spreadRows(Candidate candidate) const {
+  int64_t lanes = chip.npuLanes;
+  if (candidate.rows <= lanes)
+    return std::nullopt;
+  candidate.rowsPerLane = llvm::divideCeil(candidate.rows, lanes);
+  uint64_t bytes = getHeldBytes(chip, candidate.rowsPerLane, candidate.cols,
+                                candidate.dtype);
+  if (bytes > static_cast<uint64_t>(chip.localMemoryBytesPerLane / 2))
+    return std::nullopt;
+  candidate.held.front().second = bytes;
+  codegen::Emitter layouts(chip, "layer-group");
+  cmd::LocalTensor held =
+      layouts.rowsLayout(candidate.rows, candidate.cols, candidate.dtype,
+                         candidate.rowsPerLane);
+  held.set_address(chip.localMemoryBytesPerLane - bytes);
+  llvm::Expected<uint64_t> alone = costNormReaders(candidate, nullptr);
+  llvm::Expected<uint64_t> grouped = costNormReaders(candidate, &held);
+  if (!alone || !grouped) {
+    llvm::consumeError(alone.takeError());
+    llvm::consumeError(grouped.takeError());
+    return std::nullopt;
+  }
+  if (*grouped >= *alone)
+    return std::nullopt;
+  return candidate;
 }
 
 void Planner::form(const Candidate &candidate, int64_t id) const {
@@ -310,10 +383,11 @@ void Planner::form(const Candidate &candidate, int64_t id) const {
     body->addArgument(input.getType(), input.getLoc());
 
   int64_t timestep = 0;
-  auto lg = [&](int64_t stage, int64_t address = 0, int64_t size = 0) {
+  auto lg = [&](int64_t stage, int64_t address = 0, int64_t size = 0,
+                int64_t rowsPerLane = 0) {
     int64_t bankBytes = chip.localMemoryBytesPerLane / chip.localMemoryBanks;
     return LayerGroupAttr::get(context, id, stage, timestep++, address, size,
-                               size ? address / bankBytes : 0);
+                               size ? address / bankBytes : 0, rowsPerLane);
   };
   OpBuilder inner = OpBuilder::atBlockEnd(body);
   IRMapping mapping;
@@ -344,7 +418,8 @@ void Planner::form(const Candidate &candidate, int64_t id) const {
     clone->setAttr(
         "lg", it == placed.end()
                   ? lg(kComputeStage)
-                  : lg(kComputeStage, it->second.first, it->second.second));
+                  : lg(kComputeStage, it->second.first, it->second.second,
+                       op == candidate.norm ? candidate.rowsPerLane : 0));
   }
   SmallVector<Value> stored;
   for (Value output : outputs)
@@ -395,12 +470,14 @@ void runLayerGroup(func::FuncOp function, const plugins::ChipDescriptor &chip) {
     if (grouped.contains(seed))
       continue;
     std::optional<Candidate> candidate = planner.findNormCandidate(seed);
-    // A norm group leaves its ops at least half of each lane.
+    // A norm group leaves its ops at least half of each lane. Whole on
+    // every lane first (any projection reads it so); else its rows over
+    // the lanes.
     if (candidate &&
         (candidate->held.front().second >
              static_cast<uint64_t>(chip.localMemoryBytesPerLane / 2) ||
          !planner.isFaster(*candidate)))
-      candidate.reset();
+      candidate = planner.spreadRows(*candidate);
     if (!candidate)
       candidate = planner.findRopeCandidate(seed);
     if (!candidate)

@@ -35,14 +35,16 @@ static LogicalResult checkAtLeast(EmitErrorFn emitError, StringRef attr,
 LogicalResult LayerGroupAttr::verify(EmitErrorFn emitError, int64_t id,
                                      int64_t stage, int64_t timestep,
                                      int64_t localAddr, int64_t localSize,
-                                     int64_t bank) {
+                                     int64_t bank, int64_t rowsPerLane) {
   return success(
       succeeded(checkAtLeast(emitError, "lg", "id", id, 0)) &&
       succeeded(checkAtLeast(emitError, "lg", "stage", stage, 0)) &&
       succeeded(checkAtLeast(emitError, "lg", "timestep", timestep, 0)) &&
       succeeded(checkAtLeast(emitError, "lg", "local_addr", localAddr, 0)) &&
       succeeded(checkAtLeast(emitError, "lg", "local_size", localSize, 1)) &&
-      succeeded(checkAtLeast(emitError, "lg", "bank", bank, 0)));
+      succeeded(checkAtLeast(emitError, "lg", "bank", bank, 0)) &&
+      succeeded(
+          checkAtLeast(emitError, "lg", "rows_per_lane", rowsPerLane, 0)));
 }
 
 LogicalResult MemAttr::verify(EmitErrorFn emitError, MemRegion region,

@@ -22,15 +22,20 @@ def Tpu_LayerGroupAttr : Tpu_Attr<"LayerGroup", "lg"> {
     the group's ops, so DMA of one tile overlaps compute of another;
     `local_addr` and `local_size` place the op's result in local memory (in
     bytes); `bank` is the local-memory bank the result starts in, which the
-    group keeps apart from the banks its operands use.
+    group keeps apart from the banks its operands use. `rows_per_lane`, when
+    positive, spreads a held norm's rows over the lanes, that many on each
+    (a prefill's rows, read by projections that split rows); absent (0), the
+    norm is whole on every lane.
 
     ```mlir
     #tpu.lg<id = 0, stage = 1, timestep = 2, local_addr = 4096, local_size = 8192, bank = 3>
+    #tpu.lg<id = 1, stage = 1, timestep = 1, local_addr = 245760, local_size = 16384, bank = 15, rows_per_lane = 8>
     ```
   }];
   let parameters = (ins "int64_t":$id, "int64_t":$stage, "int64_t":$timestep,
                         "int64_t":$local_addr, "int64_t":$local_size,
-                        "int64_t":$bank);
+                        "int64_t":$bank,
+                        DefaultValuedParameter<"int64_t", "0">:$rows_per_lane);
 }
 
 def Tpu_MemAttr : Tpu_Attr<"Mem", "mem"> {

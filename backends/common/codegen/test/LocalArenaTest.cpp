@@ -28,6 +28,18 @@ TEST(LocalArenaTest, TheRingWrapsAndKeepsItsPositionAcrossOps) {
   EXPECT_EQ(llvm::cantFail(arena.ring(300)), 0u);
 }
 
+TEST(LocalArenaTest, PeekingShowsTheNextTileWithoutTakingIt) {
+  LocalArena arena(1024, 64);
+  EXPECT_EQ(arena.peekRing(300), std::optional<uint64_t>(0));
+  EXPECT_EQ(arena.peekRing(300), std::optional<uint64_t>(0));
+  EXPECT_EQ(llvm::cantFail(arena.ring(300)), 0u);
+  EXPECT_EQ(arena.peekRing(600), std::optional<uint64_t>(320));
+  // 320 + 704 fills the lane exactly; one byte more wraps to the start.
+  EXPECT_EQ(arena.peekRing(704), std::optional<uint64_t>(320));
+  EXPECT_EQ(arena.peekRing(705), std::optional<uint64_t>(0));
+  EXPECT_EQ(arena.peekRing(2048), std::nullopt);
+}
+
 TEST(LocalArenaTest, OversizedRequestsFail) {
   LocalArena arena(1024, 64);
   llvm::Expected<uint64_t> tile = arena.ring(2048);

@@ -80,11 +80,17 @@ func.func @not_grouped(%arg0: tensor<1x1x64xf16>) -> (tensor<1x1x64xf16>, tensor
 // -----
 
 // A prefill's 128 rows of 128 bytes would hold the whole 16 KiB lane on
-// every lane: the norm runs alone, its rows split over the lanes.
-// CHECK-LABEL: func.func @too_many_rows
-// CHECK-NOT: tpu.Group
-// CHECK: return
-func.func @too_many_rows(%arg0: tensor<1x128x64xf16>) -> tensor<1x128x64xf16> {
+// every lane: the norm's rows are held over the lanes instead, 32 on each
+// (4 KiB at the top of the lane, bank 3), and the projection splits rows
+// as they lie.
+// CHECK-LABEL: func.func @rows_over_the_lanes
+// CHECK: tpu.Group
+// CHECK: tpu.RMSNorm
+// CHECK-SAME: lg = #tpu.lg<id = 0, stage = 1, timestep = 1, local_addr = 12288, local_size = 4096, bank = 3, rows_per_lane = 32>
+// CHECK: tpu.MatMul
+// CHECK-NOT: rows_per_lane
+// CHECK: tpu.Yield
+func.func @rows_over_the_lanes(%arg0: tensor<1x128x64xf16>) -> tensor<1x128x64xf16> {
   %x = top.Input %arg0 : (tensor<1x128x64xf16>) -> tensor<1x128x64xf16>
   %none = top.None : none
   %nw = top.Weight "norm.weight" : () -> tensor<64xf16>
@@ -92,6 +98,23 @@ func.func @too_many_rows(%arg0: tensor<1x128x64xf16>) -> tensor<1x128x64xf16> {
   %n = tpu.RMSNorm %x, %nw {eps = 1.0e-6 : f64} : (tensor<1x128x64xf16>, tensor<64xf16>) -> tensor<1x128x64xf16>
   %q = tpu.MatMul %n, %w, %none {right_transpose = true} : (tensor<1x128x64xf16>, tensor<64x64xf16>, none) -> tensor<1x128x64xf16>
   return %q : tensor<1x128x64xf16>
+}
+
+// -----
+
+// 512 rows are 128 on each lane, 16 KiB, more than the half of a lane a
+// group may hold: the norm runs alone.
+// CHECK-LABEL: func.func @too_many_rows
+// CHECK-NOT: tpu.Group
+// CHECK: return
+func.func @too_many_rows(%arg0: tensor<1x512x64xf16>) -> tensor<1x512x64xf16> {
+  %x = top.Input %arg0 : (tensor<1x512x64xf16>) -> tensor<1x512x64xf16>
+  %none = top.None : none
+  %nw = top.Weight "norm.weight" : () -> tensor<64xf16>
+  %w = top.Weight "q.weight" : () -> tensor<64x64xf16>
+  %n = tpu.RMSNorm %x, %nw {eps = 1.0e-6 : f64} : (tensor<1x512x64xf16>, tensor<64xf16>) -> tensor<1x512x64xf16>
+  %q = tpu.MatMul %n, %w, %none {right_transpose = true} : (tensor<1x512x64xf16>, tensor<64x64xf16>, none) -> tensor<1x512x64xf16>
+  return %q : tensor<1x512x64xf16>
 }
 
 // -----
