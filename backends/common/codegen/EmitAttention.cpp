@@ -33,6 +33,9 @@ struct AttentionShape {
 struct AttentionTensors {
   cmd::GlobalTensor q, k, v, mask, o;
   bool hasMask = false;
+  /// All of o's rows over the lanes, where a layer group holds them: o is
+  /// computed there and not stored.
+  const cmd::LocalTensor *heldO = nullptr;
 };
 
 /// How q k^T becomes the scores the softmax weighs: the factor, then the
@@ -151,7 +154,8 @@ uint64_t AttentionEmitter::getPinnedBytes(const AttentionTiling &tiling) const {
   uint64_t bytes = 0;
   for (const cmd::LocalTensor *tensor :
        {&tile.q, &tile.o, &tile.acc, &tile.max, &tile.sum})
-    bytes += emitter.getFootprint(*tensor);
+    if (tensor != &tile.o || !tensors.heldO)
+      bytes += emitter.getFootprint(*tensor);
   return bytes;
 }
 
@@ -170,9 +174,11 @@ llvm::Error AttentionEmitter::emitQueryTile(const AttentionTiling &tiling,
   emitter.getArena().beginOp();
   bool chunked = tiling.chunk < shape.keys;
   QueryTile tile = getQueryTile(tiling, rows, chunked);
+  if (tensors.heldO)
+    tile.o = *tensors.heldO;
   for (cmd::LocalTensor *tensor :
        {&tile.q, &tile.o, &tile.acc, &tile.max, &tile.sum})
-    if (tensor->rows() > 0)
+    if (tensor->rows() > 0 && (tensor != &tile.o || !tensors.heldO))
       if (llvm::Error error = emitter.pin(*tensor))
         return error;
   emitter.load(sliceRows(tensors.q, q0, rows), tile.q);
@@ -206,7 +212,8 @@ llvm::Error AttentionEmitter::emitQueryTile(const AttentionTiling &tiling,
     compute.set_partial(!last);
     emitter.compute(compute);
   }
-  emitter.store(tile.o, sliceRows(tensors.o, q0, rows));
+  if (!tensors.heldO)
+    emitter.store(tile.o, sliceRows(tensors.o, q0, rows));
   return llvm::Error::success();
 }
 
@@ -218,7 +225,15 @@ AttentionEmitter::chooseTiling(bool byQueryRows) const {
   tiling.byQueryRows = byQueryRows;
   // Query rows: as many as keep the pinned part within three eighths of a
   // lane, leaving the rest to stream key chunks two deep.
-  if (byQueryRows) {
+  if (tensors.heldO) {
+    // All queries in one tile, split as the group holds o.
+    if (!byQueryRows || tensors.heldO->layout() != cmd::LAYOUT_ROWS)
+      return std::nullopt;
+    tiling.perLane = tensors.heldO->per_lane();
+    tiling.rows = shape.queries;
+    if (tiling.perLane * lanes < shape.queries)
+      return std::nullopt;
+  } else if (byQueryRows) {
     tiling.perLane = llvm::divideCeil(shape.queries, lanes);
     tiling.rows = std::min(shape.queries, tiling.perLane * lanes);
     while (tiling.perLane > 1 &&
@@ -282,7 +297,7 @@ llvm::Error emitTiledAttention(Emitter &emitter, const AttentionShape &shape,
 } // namespace
 
 llvm::Error emitAttentionOp(Emitter &emitter, const ValuePlacement &placement,
-                            Operation *op) {
+                            Operation *op, const cmd::LocalTensor *heldO) {
   auto attention = cast<tpu::FAttentionOp>(op);
   if (attention.getCausal())
     return opError(op, "codegen expects the causal mask as an operand");
@@ -314,7 +329,11 @@ llvm::Error emitAttentionOp(Emitter &emitter, const ValuePlacement &placement,
     return error;
   if (llvm::Error error = viewInto(tensors.v, attention.getV(), kvCols))
     return error;
-  if (llvm::Error error = viewInto(tensors.o, op->getResult(0), qCols))
+  // A held o is not in global memory: its view only gives the shape.
+  if (heldO)
+    tensors.o = cmodel::globalTensor(cmd::REGION_INVALID, 0, shape.queries,
+                                     qCols, heldO->dtype());
+  else if (llvm::Error error = viewInto(tensors.o, op->getResult(0), qCols))
     return error;
   if (Value mask = attention.getMask(); mask && !isa<NoneType>(mask.getType())) {
     llvm::Expected<cmd::GlobalTensor> maskView =
@@ -326,9 +345,13 @@ llvm::Error emitAttentionOp(Emitter &emitter, const ValuePlacement &placement,
     tensors.mask = *maskView;
     tensors.hasMask = true;
   }
+  tensors.heldO = heldO;
   ScoreTransform scores;
   scores.scale = attention.getScale().convertToDouble();
   scores.softcap = attention.getSoftcap().convertToDouble();
+  if (emitter.isUntiled() && heldO)
+    return opError(op, "is held by a layer group on a chip without local "
+                       "memory");
   if (emitter.isUntiled()) {
     cmd::Compute compute = cmodel::makeCompute(cmd::ATTENTION, {}, {});
     scores.applyTo(compute);

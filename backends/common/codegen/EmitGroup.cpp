@@ -1,7 +1,8 @@
 //===- EmitGroup.cpp - a layer group's commands ---------------------------===//
 //
 // A group's held values (a norm replicated on every lane or its rows over
-// the lanes, gathered table rows over the lanes) are computed into the local buffers the layer-group
+// the lanes, attention's output rows over the lanes, gathered table rows
+// over the lanes) are computed into the local buffers the layer-group
 // pass placed (their `lg` addresses), held until the group ends; its other
 // ops are emitted as on their own, reading the held values where they are
 // instead of loading them, and storing only what the group's tpu.Store ops
@@ -131,6 +132,20 @@ llvm::Error emitGroupOp(SectionWriter &sections,
       if (llvm::Error error = storeIfPlaced(emitter, placement, &inner, *rows))
         return error;
       held[inner.getResult(0)] = *rows;
+      continue;
+    }
+    if (isa<tpu::FAttentionOp>(inner)) {
+      llvm::Expected<cmd::LocalTensor> output =
+          holdResult(emitter, &inner, cmd::LAYOUT_ROWS);
+      if (!output)
+        return output.takeError();
+      if (llvm::Error error =
+              emitAttentionOp(emitter, placement, &inner, &*output))
+        return error;
+      if (llvm::Error error =
+              storeIfPlaced(emitter, placement, &inner, *output))
+        return error;
+      held[inner.getResult(0)] = *output;
       continue;
     }
     if (isa<tpu::RopeOp>(inner)) {

@@ -209,9 +209,12 @@ llvm::Error emitRowwiseOp(Emitter &emitter, const ValuePlacement &placement,
 llvm::Error emitHeldGather(Emitter &emitter, const ValuePlacement &placement,
                            mlir::Operation *op, const cmd::LocalTensor &output);
 
-/// tpu.FAttention.
+/// tpu.FAttention. With `heldO`, all of o's rows over the lanes where a
+/// layer group holds them: attention splits query rows as they lie, in
+/// one tile, computes o there and does not store it.
 llvm::Error emitAttentionOp(Emitter &emitter, const ValuePlacement &placement,
-                            mlir::Operation *op);
+                            mlir::Operation *op,
+                            const cmd::LocalTensor *heldO = nullptr);
 
 /// tpu.Gather, tpu.A16Gather, tpu.ScatterElements, tpu.Slice, tpu.Arg, tpu.TopK
 /// and tpu.Concat.

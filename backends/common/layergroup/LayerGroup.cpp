@@ -59,13 +59,14 @@ bool isLeaf(Operation *op) {
 
 /// The ops of a group, in block order, and those whose results it holds
 /// with their bytes per lane (placed from the top of the lane down, in
-/// this order). A norm group also keeps the norm's shape for its costing,
-/// and how many of its rows each lane holds (0: all of them, the norm
-/// whole on every lane).
+/// this order). A group of a norm or attention and the projections that
+/// read it also keeps that producer, its shape for the costing, and how
+/// many of its rows each lane holds (0: all of them, a norm whole on every
+/// lane).
 struct Candidate {
   SmallVector<Operation *> ops;
   SmallVector<std::pair<Operation *, uint64_t>> held;
-  Operation *norm = nullptr;
+  Operation *producer = nullptr;
   int64_t rows = 0, cols = 0;
   cmd::DType dtype = cmd::DTYPE_INVALID;
   int64_t rowsPerLane = 0;
@@ -95,6 +96,26 @@ uint64_t getHeldBytes(const plugins::ChipDescriptor &chip, int64_t rowsPerLane,
                        static_cast<uint64_t>(chip.euBytesPerLane));
 }
 
+/// A group holding `producer`'s result, with the result's shape as rows
+/// of its last dimension; none when that shape is not static or its
+/// element type has no cmodel dtype.
+std::optional<Candidate> startHeldCandidate(Operation *producer) {
+  auto type = dyn_cast<RankedTensorType>(producer->getResult(0).getType());
+  if (!type || !type.hasStaticShape() || type.getRank() == 0)
+    return std::nullopt;
+  llvm::Expected<cmd::DType> dtype = codegen::getDType(type.getElementType());
+  if (!dtype) {
+    llvm::consumeError(dtype.takeError());
+    return std::nullopt;
+  }
+  Candidate candidate;
+  candidate.producer = producer;
+  candidate.cols = type.getShape().back();
+  candidate.rows = type.getNumElements() / candidate.cols;
+  candidate.dtype = *dtype;
+  return candidate;
+}
+
 class Planner {
 public:
   explicit Planner(const plugins::ChipDescriptor &chip) : chip(chip) {}
@@ -108,18 +129,25 @@ public:
   std::optional<Candidate> findRopeCandidate(Operation *op) const;
   /// Whether the time model finds the group faster than its ops alone.
   bool isFaster(const Candidate &candidate) const;
-  /// `candidate` with the norm's rows spread over the lanes (a prefill's
-  /// rows, which no lane holds whole), when what it holds leaves the ops
-  /// half of each lane and the time model finds the norm and its readers
-  /// faster grouped, the readers splitting rows as the norm lies.
-  std::optional<Candidate> spreadRows(Candidate candidate) const;
+  /// `candidate` (a norm or attention and the projections reading it)
+  /// with the producer's rows held over the lanes (a prefill's rows, which
+  /// no lane holds whole), when they leave the ops half of each lane and
+  /// the time model finds the producer and its readers faster grouped, the
+  /// readers splitting rows as the producer's rows lie.
+  std::optional<Candidate> holdRows(Candidate candidate) const;
+  /// Attention and the projection reading its output (with the residual
+  /// add it absorbs), o's rows held over the lanes as attention splits
+  /// query rows, when the time model finds that faster: a prefill's o
+  /// then never reaches global memory.
+  std::optional<Candidate> findAttentionCandidate(Operation *op) const;
   void form(const Candidate &candidate, int64_t id) const;
 
 private:
-  /// The modelled cycles of the norm and the projections reading it as
-  /// codegen emits them: grouped (`held`: the norm into it, the readers
-  /// reading it there) or alone (the norm stored, each reader loading it).
-  llvm::Expected<uint64_t> costNormReaders(const Candidate &candidate,
+  /// The modelled cycles of the producer (a norm or attention) and the
+  /// projections reading it as codegen emits them: grouped (`held`: the
+  /// producer's result computed into it, the readers reading it there) or
+  /// alone (the result stored, each reader loading it).
+  llvm::Expected<uint64_t> costHeldReaders(const Candidate &candidate,
                                            const cmd::LocalTensor *held) const;
 
   const plugins::ChipDescriptor &chip;
@@ -130,20 +158,11 @@ std::optional<Candidate> Planner::findNormCandidate(Operation *op) const {
   if (!norm || op->hasAttr("lg"))
     return std::nullopt;
   Value result = op->getResult(0);
-  auto type = dyn_cast<RankedTensorType>(result.getType());
-  if (!type || !type.hasStaticShape() || type.getRank() == 0 ||
-      result.use_empty())
+  if (result.use_empty())
     return std::nullopt;
-  llvm::Expected<cmd::DType> dtype = codegen::getDType(type.getElementType());
-  if (!dtype) {
-    llvm::consumeError(dtype.takeError());
+  std::optional<Candidate> candidate = startHeldCandidate(op);
+  if (!candidate)
     return std::nullopt;
-  }
-  Candidate candidate;
-  candidate.norm = op;
-  candidate.cols = type.getShape().back();
-  candidate.rows = type.getNumElements() / candidate.cols;
-  candidate.dtype = *dtype;
   llvm::SetVector<Operation *> members;
   members.insert(op);
   for (Operation *user : result.getUsers()) {
@@ -156,13 +175,14 @@ std::optional<Candidate> Planner::findNormCandidate(Operation *op) const {
     if (Operation *add = getAbsorbedResidualAdd(member))
       adds.push_back(add);
   members.insert(adds.begin(), adds.end());
-  candidate.ops = members.takeVector();
-  llvm::sort(candidate.ops,
+  candidate->ops = members.takeVector();
+  llvm::sort(candidate->ops,
              [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
-  if (!canGroupAtFirst(candidate.ops))
+  if (!canGroupAtFirst(candidate->ops))
     return std::nullopt;
-  candidate.held.push_back(
-      {op, getHeldBytes(chip, candidate.rows, candidate.cols, *dtype)});
+  candidate->held.push_back(
+      {op, getHeldBytes(chip, candidate->rows, candidate->cols,
+                        candidate->dtype)});
   return candidate;
 }
 
@@ -218,7 +238,7 @@ std::optional<Candidate> Planner::findRopeCandidate(Operation *op) const {
 }
 
 bool Planner::isFaster(const Candidate &candidate) const {
-  codegen::RowwiseNorm norm = *codegen::getRowwiseNorm(candidate.norm);
+  codegen::RowwiseNorm norm = *codegen::getRowwiseNorm(candidate.producer);
   int64_t rows = candidate.rows, cols = candidate.cols;
   cmd::GlobalTensor x = cmodel::globalTensor(cmd::REGION_ACTIVATION, 0, rows,
                                              cols, candidate.dtype);
@@ -238,7 +258,8 @@ bool Planner::isFaster(const Candidate &candidate) const {
         cmodel::globalTensor(cmd::REGION_COEFF, 0, 1, cols, *dtype));
   }
   int64_t readers = llvm::count_if(candidate.ops, [&](Operation *op) {
-    return llvm::is_contained(op->getOperands(), candidate.norm->getResult(0));
+    return llvm::is_contained(op->getOperands(),
+                              candidate.producer->getResult(0));
   });
   auto lanes = static_cast<uint32_t>(chip.npuLanes);
   codegen::Emitter context(chip, "layer-group");
@@ -285,28 +306,34 @@ bool Planner::isFaster(const Candidate &candidate) const {
 }
 
 llvm::Expected<uint64_t>
-Planner::costNormReaders(const Candidate &candidate,
+Planner::costHeldReaders(const Candidate &candidate,
                          const cmd::LocalTensor *held) const {
   codegen::WeightOffsets noWeights;
   codegen::ValuePlacement placement(noWeights, /*standIns=*/true);
   codegen::SectionWriter sections(chip, "layer-group");
   codegen::Emitter &emitter = sections.serial();
-  Value normalized = candidate.norm->getResult(0);
+  Operation *producer = candidate.producer;
+  Value result = producer->getResult(0);
+  bool attention = isa<FAttentionOp>(producer);
   codegen::HeldValues heldValues;
   if (held) {
     if (llvm::Error error = emitter.getArena().hold(
             held->address(), emitter.getFootprint(*held)))
       return std::move(error);
     if (llvm::Error error =
-            codegen::emitHeldNorm(emitter, placement, candidate.norm, *held))
+            attention
+                ? codegen::emitAttentionOp(emitter, placement, producer, held)
+                : codegen::emitHeldNorm(emitter, placement, producer, *held))
       return std::move(error);
-    heldValues[normalized] = *held;
-  } else if (llvm::Error error = codegen::emitRowwiseOp(emitter, placement,
-                                                        candidate.norm)) {
+    heldValues[result] = *held;
+  } else if (llvm::Error error =
+                 attention
+                     ? codegen::emitAttentionOp(emitter, placement, producer)
+                     : codegen::emitRowwiseOp(emitter, placement, producer)) {
     return std::move(error);
   }
   for (Operation *op : candidate.ops)
-    if (llvm::is_contained(op->getOperands(), normalized))
+    if (llvm::is_contained(op->getOperands(), result))
       if (llvm::Error error = codegen::emitLinearOp(
               sections, placement, op, getAbsorbedResidualAdd(op),
               /*endsPiece=*/false, held ? &heldValues : nullptr))
@@ -315,7 +342,7 @@ Planner::costNormReaders(const Candidate &candidate,
   return cmodel::estimateCycles(stream, cmodel::TimeModel(chip), chip);
 }
 
-std::optional<Candidate> Planner::spreadRows(Candidate candidate) const {
+std::optional<Candidate> Planner::holdRows(Candidate candidate) const {
   int64_t lanes = chip.npuLanes;
   if (candidate.rows <= lanes)
     return std::nullopt;
@@ -330,8 +357,8 @@ std::optional<Candidate> Planner::spreadRows(Candidate candidate) const {
       layouts.rowsLayout(candidate.rows, candidate.cols, candidate.dtype,
                          candidate.rowsPerLane);
   held.set_address(chip.localMemoryBytesPerLane - bytes);
-  llvm::Expected<uint64_t> alone = costNormReaders(candidate, nullptr);
-  llvm::Expected<uint64_t> grouped = costNormReaders(candidate, &held);
+  llvm::Expected<uint64_t> alone = costHeldReaders(candidate, nullptr);
+  llvm::Expected<uint64_t> grouped = costHeldReaders(candidate, &held);
   if (!alone || !grouped) {
     llvm::consumeError(alone.takeError());
     llvm::consumeError(grouped.takeError());
@@ -340,6 +367,31 @@ std::optional<Candidate> Planner::spreadRows(Candidate candidate) const {
   if (*grouped >= *alone)
     return std::nullopt;
   return candidate;
+}
+
+std::optional<Candidate>
+Planner::findAttentionCandidate(Operation *op) const {
+  if (!isa<FAttentionOp>(op) || op->hasAttr("lg"))
+    return std::nullopt;
+  Value result = op->getResult(0);
+  if (!result.hasOneUse())
+    return std::nullopt;
+  Operation *reader = *result.getUsers().begin();
+  if (reader->getBlock() != op->getBlock() ||
+      !readsAsHeldInput(reader, result))
+    return std::nullopt;
+  std::optional<Candidate> candidate = startHeldCandidate(op);
+  if (!candidate)
+    return std::nullopt;
+  candidate->ops = {op, reader};
+  if (Operation *add = getAbsorbedResidualAdd(reader))
+    candidate->ops.push_back(add);
+  llvm::sort(candidate->ops,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  if (!canGroupAtFirst(candidate->ops))
+    return std::nullopt;
+  candidate->held.push_back({op, 0});
+  return holdRows(std::move(*candidate));
 }
 
 void Planner::form(const Candidate &candidate, int64_t id) const {
@@ -419,7 +471,7 @@ void Planner::form(const Candidate &candidate, int64_t id) const {
         "lg", it == placed.end()
                   ? lg(kComputeStage)
                   : lg(kComputeStage, it->second.first, it->second.second,
-                       op == candidate.norm ? candidate.rowsPerLane : 0));
+                       op == candidate.producer ? candidate.rowsPerLane : 0));
   }
   SmallVector<Value> stored;
   for (Value output : outputs)
@@ -462,7 +514,7 @@ void runLayerGroup(func::FuncOp function, const plugins::ChipDescriptor &chip) {
   int64_t id = 0;
   SmallVector<Operation *> seeds;
   for (Operation &op : function.getBody().front())
-    if (codegen::getRowwiseNorm(&op) || isa<GatherOp>(op))
+    if (codegen::getRowwiseNorm(&op) || isa<GatherOp, FAttentionOp>(op))
       seeds.push_back(&op);
   // A seed may be erased into an earlier seed's group (a table's gather).
   llvm::DenseSet<Operation *> grouped;
@@ -477,9 +529,11 @@ void runLayerGroup(func::FuncOp function, const plugins::ChipDescriptor &chip) {
         (candidate->held.front().second >
              static_cast<uint64_t>(chip.localMemoryBytesPerLane / 2) ||
          !planner.isFaster(*candidate)))
-      candidate = planner.spreadRows(*candidate);
+      candidate = planner.holdRows(*candidate);
     if (!candidate)
       candidate = planner.findRopeCandidate(seed);
+    if (!candidate)
+      candidate = planner.findAttentionCandidate(seed);
     if (!candidate)
       continue;
     grouped.insert(candidate->ops.begin(), candidate->ops.end());

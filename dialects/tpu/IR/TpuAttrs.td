@@ -23,9 +23,9 @@ def Tpu_LayerGroupAttr : Tpu_Attr<"LayerGroup", "lg"> {
     `local_addr` and `local_size` place the op's result in local memory (in
     bytes); `bank` is the local-memory bank the result starts in, which the
     group keeps apart from the banks its operands use. `rows_per_lane`, when
-    positive, spreads a held norm's rows over the lanes, that many on each
-    (a prefill's rows, read by projections that split rows); absent (0), the
-    norm is whole on every lane.
+    positive, spreads a held result's rows over the lanes, that many on each
+    (a prefill's norm or attention output, read by projections that split
+    rows); absent (0), a held norm is whole on every lane.
 
     ```mlir
     #tpu.lg<id = 0, stage = 1, timestep = 2, local_addr = 4096, local_size = 8192, bank = 3>

@@ -135,11 +135,11 @@ struct GoldenOp {
   /// prefill's projections and attention) in the float modes, where no lane
   /// repeats another's dequantization.
   bool splitsRows = false;
-  /// Whether the time model must keep a gated MLP's intermediate in local
-  /// memory (K split, partial sums there) in the float modes, on a chip
-  /// of one core (split across cores, the MLP's cores exchange h through
-  /// global memory): nothing is stored to the activation region, where the
-  /// intermediate would go.
+  /// Whether the time model must keep the golden's intermediate values (a
+  /// gated MLP's h, a held norm or attention output) in local memory in
+  /// the float modes, on a chip of one core (split across cores, an MLP's
+  /// cores exchange h through global memory): nothing is stored to the
+  /// activation region, where they would go.
   bool keepsIntermediate = false;
 };
 
@@ -244,6 +244,26 @@ func.func @main(%arg0: tensor<1x256x128xf32>) -> tensor<1x256x128xf32> {
         {"mlp.gate_proj.weight", {704, 128}, normal(0.09f)},
         {"mlp.up_proj.weight", {704, 128}, normal(0.09f)},
         {"mlp.down_proj.weight", {128, 704}, normal(0.04f)}},
+       /*minTiles=*/0, /*splitsRows=*/true, /*keepsIntermediate=*/true},
+      // A prefill's attention and the output projection reading it, with
+      // its residual: the layer-group pass holds o's rows over the lanes,
+      // where attention computes them and the projection reads them.
+      {"PrefillAttentionOutput", "top.MatMul", R"mlir(
+func.func @main(%arg0: tensor<1x128x4x64xf32>, %arg1: tensor<1x128x2x64xf32>, %arg2: tensor<1x128x2x64xf32>, %arg3: tensor<1x128x128xf32>, %arg4: tensor<1x128x256xf32>) -> tensor<1x128x256xf32> {
+  %q = top.Input %arg0 {role = "q"} : (tensor<1x128x4x64xf32>) -> tensor<1x128x4x64xf32>
+  %k = top.Input %arg1 {role = "k"} : (tensor<1x128x2x64xf32>) -> tensor<1x128x2x64xf32>
+  %v = top.Input %arg2 {role = "v"} : (tensor<1x128x2x64xf32>) -> tensor<1x128x2x64xf32>
+  %m = top.Input %arg3 {role = "mask"} : (tensor<1x128x128xf32>) -> tensor<1x128x128xf32>
+  %h = top.Input %arg4 {role = "hidden"} : (tensor<1x128x256xf32>) -> tensor<1x128x256xf32>
+  %a = top.FAttention %q, %k, %v, %m {scale = 1.250000e-01 : f64, q_head = 4 : i64, kv_head = 2 : i64, head_dim = 64 : i64} : (tensor<1x128x4x64xf32>, tensor<1x128x2x64xf32>, tensor<1x128x2x64xf32>, tensor<1x128x128xf32>) -> tensor<1x128x256xf32>
+  %w = top.Weight "o_proj.weight" : () -> tensor<256x256xf32>
+  %none = top.None : none
+  %o = top.MatMul %a, %w, %none {right_transpose = true} : (tensor<1x128x256xf32>, tensor<256x256xf32>, none) -> tensor<1x128x256xf32> loc("o_proj")
+  %y = top.Add %o, %h : (tensor<1x128x256xf32>, tensor<1x128x256xf32>) -> tensor<1x128x256xf32>
+  return %y : tensor<1x128x256xf32>
+})mlir",
+       {normal(2), normal(2), normal(), {Fill::Mask}, normal()},
+       {{"o_proj.weight", {256, 256}, normal(0.06f)}},
        /*minTiles=*/0, /*splitsRows=*/true, /*keepsIntermediate=*/true},
       {"PrefillFAttention", "top.FAttention", R"mlir(
 func.func @main(%arg0: tensor<1x128x4x64xf32>, %arg1: tensor<1x128x2x64xf32>, %arg2: tensor<1x128x2x64xf32>, %arg3: tensor<1x128x128xf32>) -> tensor<1x128x256xf32> {

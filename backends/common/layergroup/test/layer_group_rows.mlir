@@ -1,4 +1,4 @@
-// RUN: llmc-opt %s --tpu-layer-group="lanes=16 lane-bytes=65536 banks=16" | FileCheck %s
+// RUN: llmc-opt %s --split-input-file --tpu-layer-group="lanes=16 lane-bytes=65536 banks=16" | FileCheck %s
 
 // A prefill's norm and the gated MLP reading it, with the residual add the
 // MLP absorbs. 512 rows of 128 bytes do not fit half a lane whole; spread
@@ -23,3 +23,30 @@ func.func @rows_mlp(%arg0: tensor<1x512x64xf16>) -> tensor<1x512x64xf16> {
   return %y : tensor<1x512x64xf16>
 }
 
+
+// -----
+
+// A prefill's attention and the output projection reading it, with the
+// residual add it absorbs: attention splits its 512 query rows over the
+// 16 lanes, 32 on each, and computes o where the group holds it (4 KiB at
+// the top of the lane); the projection reads it there.
+// CHECK-LABEL: func.func @attention_output
+// CHECK: tpu.Group
+// CHECK: tpu.FAttention
+// CHECK-SAME: lg = #tpu.lg<id = 0, stage = 1, timestep = 5, local_addr = 61440, local_size = 4096, bank = 15, rows_per_lane = 32>
+// CHECK: tpu.MatMul
+// CHECK: tpu.Add
+// CHECK: tpu.Yield
+func.func @attention_output(%arg0: tensor<1x512x4x16xf16>, %arg1: tensor<1x512x2x16xf16>, %arg2: tensor<1x512x2x16xf16>, %arg3: tensor<1x512x512xf16>, %arg4: tensor<1x512x64xf16>) -> tensor<1x512x64xf16> {
+  %q = top.Input %arg0 : (tensor<1x512x4x16xf16>) -> tensor<1x512x4x16xf16>
+  %k = top.Input %arg1 : (tensor<1x512x2x16xf16>) -> tensor<1x512x2x16xf16>
+  %v = top.Input %arg2 : (tensor<1x512x2x16xf16>) -> tensor<1x512x2x16xf16>
+  %mask = top.Input %arg3 : (tensor<1x512x512xf16>) -> tensor<1x512x512xf16>
+  %h = top.Input %arg4 : (tensor<1x512x64xf16>) -> tensor<1x512x64xf16>
+  %none = top.None : none
+  %w = top.Weight "o.weight" : () -> tensor<64x64xf16>
+  %a = tpu.FAttention %q, %k, %v, %mask {scale = 2.500000e-01 : f64, q_head = 4 : i64, kv_head = 2 : i64, head_dim = 16 : i64} : (tensor<1x512x4x16xf16>, tensor<1x512x2x16xf16>, tensor<1x512x2x16xf16>, tensor<1x512x512xf16>) -> tensor<1x512x64xf16>
+  %o = tpu.MatMul %a, %w, %none {right_transpose = true} : (tensor<1x512x64xf16>, tensor<64x64xf16>, none) -> tensor<1x512x64xf16>
+  %y = tpu.Add %o, %h : (tensor<1x512x64xf16>, tensor<1x512x64xf16>) -> tensor<1x512x64xf16>
+  return %y : tensor<1x512x64xf16>
+}
