@@ -126,15 +126,18 @@ LocalGeometry::create(const cmd::LocalTensor &tensor,
                     what + " has row stride " + llvm::Twine(g.stride) +
                         " below its " + llvm::Twine(rowBytes) +
                         " bytes per lane row");
+  g.rowBytes = llvm::alignTo(rowBytes, eu);
   uint64_t capacity = chip.localMemoryBytesPerLane;
   // Compared without overflow: address and stride may be anything a
   // malformed stream holds.
   if (g.address > capacity || g.stride > capacity ||
       uint64_t(laneRows) > capacity ||
-      uint64_t(laneRows) * g.stride > capacity - g.address)
+      uint64_t(laneRows - 1) * g.stride + g.rowBytes > capacity - g.address)
     return makeTrap(TrapKind::LocalOverflow,
                     what + " needs local bytes [" + llvm::Twine(g.address) +
-                        ", " + llvm::Twine(g.address + laneRows * g.stride) +
+                        ", " +
+                        llvm::Twine(g.address + (laneRows - 1) * g.stride +
+                                    g.rowBytes) +
                         ") per lane but a lane has " + llvm::Twine(capacity));
   return g;
 }

@@ -56,10 +56,12 @@ public:
 
   /// The part lane `lane` holds; empty for lanes outside the range.
   LaneBlock getBlock(int64_t lane) const;
-  /// Bytes lane `lane` stores from `address` (its rows times the stride).
+  /// Bytes from `address` that lane `lane`'s rows span: the strides
+  /// between them and the last row's own bytes, so that a view of some
+  /// columns of a wider tensor ends where its last row does.
   uint64_t getFootprint(int64_t lane) const {
     LaneBlock block = getBlock(lane);
-    return block.empty() ? 0 : uint64_t(block.rowCount) * stride;
+    return block.empty() ? 0 : uint64_t(block.rowCount - 1) * stride + rowBytes;
   }
   /// `input 1 (f16 [16, 64] cols/8 lanes [0, 8) at 0x400, stride 64)`.
   std::string describe() const;
@@ -75,6 +77,8 @@ public:
   int64_t laneEnd = 0;
   uint64_t address = 0;
   uint64_t stride = 0;
+  /// A lane row's bytes rounded up to the EU bytes; at most `stride`.
+  uint64_t rowBytes = 0;
 };
 
 /// A validated global tensor with its defaults resolved.

@@ -1,12 +1,12 @@
 //===- EmitGroup.cpp - a layer group's commands ---------------------------===//
 //
 // A group's held values (a norm replicated on every lane or its rows over
-// the lanes, attention's output rows over the lanes, gathered table rows
-// over the lanes) are computed into the local buffers the layer-group
-// pass placed (their `lg` addresses), held until the group ends; its other
-// ops are emitted as on their own, reading the held values where they are
-// instead of loading them, and storing only what the group's tpu.Store ops
-// write back.
+// the lanes, a projection's or attention's output rows over the lanes,
+// gathered table rows over the lanes) are computed into the local buffers
+// the layer-group pass placed (their `lg` addresses), held until the group
+// ends, and a reshape of one stays where it is. Its other ops are emitted
+// as on their own, reading the held values where they are instead of
+// loading them, and storing only what the group's tpu.Store ops write back.
 //
 //===----------------------------------------------------------------------===//
 
@@ -93,73 +93,111 @@ static llvm::Error storeIfPlaced(Emitter &emitter,
   return llvm::Error::success();
 }
 
-llvm::Error emitGroupOp(SectionWriter &sections,
-                        const ValuePlacement &placement, Operation *op,
-                        bool endsPiece) {
-  Block &body = cast<tpu::GroupOp>(op).getBody().front();
+llvm::Error emitGroupMembers(SectionWriter &sections,
+                             const ValuePlacement &placement,
+                             llvm::ArrayRef<Operation *> members,
+                             bool endsPiece) {
   Operation *last = nullptr;
   llvm::DenseSet<Operation *> absorbed;
-  for (Operation &inner : body) {
-    if (isEdge(inner) || absorbed.contains(&inner))
+  for (Operation *inner : members) {
+    if (absorbed.contains(inner))
       continue;
-    if (Operation *add = tpu::getAbsorbedResidualAdd(&inner))
+    if (Operation *add = tpu::getAbsorbedResidualAdd(inner))
       absorbed.insert(add);
-    last = &inner;
+    last = inner;
   }
   Emitter &emitter = sections.serial();
   HeldValues held;
-  for (Operation &inner : body) {
-    if (isEdge(inner) || absorbed.contains(&inner))
+  for (Operation *inner : members) {
+    if (absorbed.contains(inner))
       continue;
-    if (getRowwiseNorm(&inner)) {
+    if (getRowwiseNorm(inner)) {
       llvm::Expected<cmd::LocalTensor> output =
-          holdNorm(emitter, placement, &inner);
+          holdNorm(emitter, placement, inner);
       if (!output)
         return output.takeError();
-      if (llvm::Error error =
-              storeIfPlaced(emitter, placement, &inner, *output))
+      if (llvm::Error error = storeIfPlaced(emitter, placement, inner, *output))
         return error;
-      held[inner.getResult(0)] = *output;
+      held[inner->getResult(0)] = *output;
       continue;
     }
     if (isa<tpu::GatherOp>(inner)) {
       llvm::Expected<cmd::LocalTensor> rows =
-          holdResult(emitter, &inner, cmd::LAYOUT_ROWS);
+          holdResult(emitter, inner, cmd::LAYOUT_ROWS);
       if (!rows)
         return rows.takeError();
-      if (llvm::Error error = emitHeldGather(emitter, placement, &inner, *rows))
+      if (llvm::Error error = emitHeldGather(emitter, placement, inner, *rows))
         return error;
-      if (llvm::Error error = storeIfPlaced(emitter, placement, &inner, *rows))
+      if (llvm::Error error = storeIfPlaced(emitter, placement, inner, *rows))
         return error;
-      held[inner.getResult(0)] = *rows;
+      held[inner->getResult(0)] = *rows;
       continue;
     }
     if (isa<tpu::FAttentionOp>(inner)) {
       llvm::Expected<cmd::LocalTensor> output =
-          holdResult(emitter, &inner, cmd::LAYOUT_ROWS);
+          holdResult(emitter, inner, cmd::LAYOUT_ROWS);
       if (!output)
         return output.takeError();
       if (llvm::Error error =
-              emitAttentionOp(emitter, placement, &inner, &*output))
+              emitAttentionOp(emitter, placement, inner, &*output))
         return error;
-      if (llvm::Error error =
-              storeIfPlaced(emitter, placement, &inner, *output))
+      if (llvm::Error error = storeIfPlaced(emitter, placement, inner, *output))
         return error;
-      held[inner.getResult(0)] = *output;
+      held[inner->getResult(0)] = *output;
+      continue;
+    }
+    if (isa<tpu::ReshapeOp>(inner)) {
+      // The same rows in the same place: a held input stays held.
+      auto it = held.find(inner->getOperand(0));
+      if (it == held.end())
+        return opError(inner, "reshapes a value its layer group does not "
+                              "hold");
+      cmd::LocalTensor same = it->second;
+      held[inner->getResult(0)] = same;
+      if (llvm::Error error = storeIfPlaced(emitter, placement, inner, same))
+        return error;
       continue;
     }
     if (isa<tpu::RopeOp>(inner)) {
-      if (llvm::Error error = emitRowwiseOp(emitter, placement, &inner, &held))
+      if (llvm::Error error = emitRowwiseOp(emitter, placement, inner, &held))
         return error;
       continue;
     }
     if (!isa<tpu::MatMulOp, tpu::A16MatMulOp, tpu::MLPOp, tpu::A16MLPOp>(inner))
-      return opError(&inner, "has no codegen inside a layer group");
-    if (llvm::Error error = emitLinearOp(sections, placement, &inner,
-                                         tpu::getAbsorbedResidualAdd(&inner),
-                                         endsPiece && &inner == last, &held))
+      return opError(inner, "has no codegen inside a layer group");
+    // A projection whose lg places its result computes it there.
+    std::optional<cmd::LocalTensor> output;
+    if (auto lg = inner->getAttrOfType<tpu::LayerGroupAttr>("lg");
+        lg && lg.getLocalSize() > 0) {
+      llvm::Expected<cmd::LocalTensor> rows =
+          holdResult(emitter, inner, cmd::LAYOUT_ROWS);
+      if (!rows)
+        return rows.takeError();
+      output = *rows;
+    }
+    if (llvm::Error error = emitLinearOp(
+            sections, placement, inner, tpu::getAbsorbedResidualAdd(inner),
+            endsPiece && inner == last, &held, output ? &*output : nullptr))
       return error;
+    if (!output)
+      continue;
+    if (llvm::Error error = storeIfPlaced(emitter, placement, inner, *output))
+      return error;
+    held[inner->getResult(0)] = *output;
   }
+  return llvm::Error::success();
+}
+
+llvm::Error emitGroupOp(SectionWriter &sections,
+                        const ValuePlacement &placement, Operation *op,
+                        bool endsPiece) {
+  SmallVector<Operation *> members;
+  for (Operation &inner : cast<tpu::GroupOp>(op).getBody().front())
+    if (!isEdge(inner))
+      members.push_back(&inner);
+  if (llvm::Error error =
+          emitGroupMembers(sections, placement, members, endsPiece))
+    return error;
   sections.serial().getArena().endGroup();
   return llvm::Error::success();
 }

@@ -68,9 +68,10 @@ public:
   ProjectionPlan(Emitter &emitter, const ProjectionTiling &tiling,
                  cmd::DType outputType,
                  const cmd::GlobalTensor *residual = nullptr,
-                 cmd::DType quantizedType = cmd::DTYPE_INVALID)
+                 cmd::DType quantizedType = cmd::DTYPE_INVALID,
+                 const cmd::LocalTensor *heldY = nullptr)
       : emitter(emitter), tiling(tiling), outputType(outputType),
-        residual(residual), quantizedType(quantizedType) {}
+        residual(residual), quantizedType(quantizedType), heldY(heldY) {}
 
   /// A local tensor of output columns: split as the tiling splits them.
   cmd::LocalTensor outputLayout(int64_t rows, int64_t channels,
@@ -118,6 +119,8 @@ public:
     if (present(weights.bias))
       bytes += emitter.getFootprint(
           biasLayout(channels, weights.bias.dtype(), rows));
+    if (heldY)
+      return bytes;
     return bytes +
            emitter.getFootprint(outputLayout(rows, channels, outputType));
   }
@@ -163,9 +166,13 @@ public:
         return std::move(error);
       emitter.load(sliceCols(weights.bias, n0, count), tile.bias);
     }
-    tile.y = outputLayout(rows, count, outputType);
-    if (llvm::Error error = emitter.ring(tile.y))
-      return std::move(error);
+    if (heldY) {
+      tile.y = Emitter::viewRows(*heldY, rows, n0, count);
+    } else {
+      tile.y = outputLayout(rows, count, outputType);
+      if (llvm::Error error = emitter.ring(tile.y))
+        return std::move(error);
+    }
     if (residual)
       emitter.load(sliceCols(sliceRows(*residual, m0, rows), n0, count),
                    tile.y);
@@ -213,6 +220,7 @@ private:
   cmd::DType outputType;
   const cmd::GlobalTensor *residual;
   cmd::DType quantizedType;
+  const cmd::LocalTensor *heldY;
 };
 
 /// What a projection over x streams: its weights, the type of its outputs
@@ -229,7 +237,19 @@ struct ProjectionWork {
   /// every lane, only channel splits of all rows can read it; its rows
   /// over the lanes, only the row split it has.
   const cmd::LocalTensor *heldX = nullptr;
+  /// All of y's rows over the lanes where a layer group holds them: the
+  /// row split computes each channel tile there and stores nothing.
+  const cmd::LocalTensor *heldY = nullptr;
 };
+
+/// The output channels a tile of a held y starts at a multiple of: the
+/// elements of an EU row, so that each tile's columns start one.
+int64_t getHeldChannelUnit(const Emitter &emitter, const ProjectionWork &work) {
+  if (!work.heldY)
+    return 1;
+  return std::max<int64_t>(1, emitter.getChip().euBytesPerLane * 8 /
+                                  cmodel::getDTypeBits(work.outputType));
+}
 
 /// Whether `tiling`'s tiles fit: the pinned activations within three
 /// eighths of a lane, kPrefetch + 1 channel tiles within the ring beside
@@ -238,7 +258,7 @@ bool fits(Emitter &emitter, const ProjectionWork &work,
           const ProjectionTiling &tiling) {
   const LocalArena &arena = emitter.getArena();
   ProjectionPlan plan(emitter, tiling, work.outputType, work.residual,
-                      work.quantizedType);
+                      work.quantizedType, work.heldY);
   uint64_t pinned =
       work.heldX
           ? 0
@@ -290,16 +310,29 @@ largestTiling(Emitter &emitter, const ProjectionWork &work, LaneSplit split) {
         });
     tiling.channelTile = tiling.perLane * lanes;
   } else {
-    // Rows spread evenly over the lanes, as many on each as fit.
+    // Rows spread evenly over the lanes, as many on each as fit; a held x
+    // or y has its own.
     tiling.perLane = work.heldX ? work.heldX->per_lane()
                                 : llvm::divideCeil(
                                       std::min(m, fittingRows * lanes), lanes);
+    if (work.heldY) {
+      if (work.heldX && work.heldX->per_lane() != work.heldY->per_lane())
+        return std::nullopt;
+      tiling.perLane = work.heldY->per_lane();
+    }
     tiling.rowTile = std::min(m, tiling.perLane * lanes);
-    tiling.channelTile = largestFitting(n, [&](int64_t channels) {
-      ProjectionTiling candidate = tiling;
-      candidate.channelTile = channels;
-      return fits(emitter, work, candidate);
-    });
+    if (work.heldY && tiling.rowTile < m)
+      return std::nullopt;
+    int64_t unit = getHeldChannelUnit(emitter, work);
+    tiling.channelTile =
+        std::min(n, unit * largestFitting(llvm::divideCeil(n, unit),
+                                          [&](int64_t units) {
+                                            ProjectionTiling candidate = tiling;
+                                            candidate.channelTile =
+                                                std::min(n, units * unit);
+                                            return fits(emitter, work,
+                                                        candidate);
+                                          }));
   }
   if (tiling.channelTile == 0)
     return std::nullopt;
@@ -319,7 +352,7 @@ llvm::Error streamChannels(Emitter &emitter, const ProjectionWork &work,
     int64_t rows = std::min(tiling.rowTile, m - m0);
     emitter.getArena().beginOp();
     ProjectionPlan plan(emitter, tiling, work.outputType, work.residual,
-                        work.quantizedType);
+                        work.quantizedType, work.heldY);
     cmd::LocalTensor xLocal =
         work.heldX ? *work.heldX : plan.activationLayout(x, rows);
     if (!work.heldX)
@@ -377,6 +410,8 @@ llvm::Error streamFastest(Emitter &emitter, const ProjectionWork &work,
     if (work.heldX && (split == LaneSplit::Rows) !=
                           (work.heldX->layout() == cmd::LAYOUT_ROWS))
       continue;
+    if (work.heldY && split != LaneSplit::Rows)
+      continue;
     std::optional<ProjectionTiling> largest =
         largestTiling(emitter, work, split);
     if (!largest)
@@ -386,7 +421,9 @@ llvm::Error streamFastest(Emitter &emitter, const ProjectionWork &work,
       half.perLane = llvm::divideCeil(largest->perLane, 2);
       half.channelTile = half.perLane * emitter.getLanes();
     } else {
-      half.channelTile = llvm::divideCeil(largest->channelTile, 2);
+      half.channelTile =
+          llvm::alignTo(llvm::divideCeil(largest->channelTile, 2),
+                        getHeldChannelUnit(emitter, work));
     }
     for (const ProjectionTiling &tiling : {*largest, half}) {
       if (!candidates.empty() &&
@@ -394,8 +431,10 @@ llvm::Error streamFastest(Emitter &emitter, const ProjectionWork &work,
           candidates.back().split == tiling.split)
         continue;
       candidates.push_back(tiling);
+      // Nothing stores a held y's tiles.
       int64_t whole = llvm::alignDown(tiling.channelTile, burstChannels);
-      if (split == LaneSplit::Rows && whole && whole != tiling.channelTile) {
+      if (split == LaneSplit::Rows && !work.heldY && whole &&
+          whole != tiling.channelTile) {
         candidates.push_back(tiling);
         candidates.back().channelTile = whole;
       }
@@ -449,15 +488,18 @@ llvm::Error emitProjection(Emitter &emitter, const cmd::GlobalTensor &x,
                            const ProjectionWeights &weights,
                            const cmd::GlobalTensor &y,
                            const cmd::GlobalTensor *residual, bool endsPiece,
-                           const cmd::LocalTensor *heldX) {
+                           const cmd::LocalTensor *heldX,
+                           const cmd::LocalTensor *heldY) {
   if (emitter.isUntiled())
     return emitUntiledProjection(emitter, x, weights, y, residual);
-  ProjectionWork work{
-      x, weights, y.dtype(), residual, cmd::DTYPE_INVALID, endsPiece, heldX};
+  ProjectionWork work{x,         weights,   y.dtype(), residual,
+                      cmd::DTYPE_INVALID, endsPiece, heldX, heldY};
   return streamFastest(
       emitter, work,
       [&](Emitter &target, llvm::ArrayRef<ProjectionTile> tiles, int64_t m0,
           int64_t n0) {
+        if (heldY)
+          return;
         const cmd::LocalTensor &local = tiles.front().y;
         target.store(
             local, sliceCols(sliceRows(y, m0, local.rows()), n0, local.cols()));
@@ -798,7 +840,8 @@ llvm::Error emitLinear(SectionWriter &sections, int64_t cores,
                        const ValuePlacement &placement,
                        const LinearOutput &output, Value input,
                        llvm::Expected<ProjectionWeights> weights,
-                       bool endsPiece, const HeldValues *held) {
+                       bool endsPiece, const HeldValues *held,
+                       const cmd::LocalTensor *heldY) {
   if (!weights)
     return weights.takeError();
   int64_t k = weights->weight.cols();
@@ -807,6 +850,13 @@ llvm::Error emitLinear(SectionWriter &sections, int64_t cores,
       viewInput(placement, held, input, k, heldX);
   if (!x)
     return x.takeError();
+  // A held y is not in global memory: its view only gives the shape.
+  if (heldY)
+    return emitProjection(
+        sections.serial(), *x, *weights,
+        cmodel::globalTensor(cmd::REGION_INVALID, 0, x->rows(),
+                             weights->weight.rows(), heldY->dtype()),
+        /*residual=*/nullptr, endsPiece, heldX, heldY);
   cmd::GlobalTensor y;
   std::optional<cmd::GlobalTensor> residual;
   if (llvm::Error error =
@@ -822,13 +872,18 @@ llvm::Error emitLinear(SectionWriter &sections, int64_t cores,
 llvm::Error emitLinearOp(SectionWriter &sections,
                          const ValuePlacement &placement, Operation *op,
                          Operation *residualAdd, bool endsPiece,
-                         const HeldValues *held) {
+                         const HeldValues *held,
+                         const cmd::LocalTensor *heldY) {
   auto split = op->getAttrOfType<tpu::CoreSplitAttr>("core_split");
   int64_t cores = split ? split.getCores() : 1;
   // Each core's local memory starts empty in its section.
-  if (cores > 1 && held && held->count(op->getOperand(0)))
-    return opError(op, "is split across cores but reads a value its layer "
-                       "group holds in local memory");
+  if (cores > 1 && ((held && held->count(op->getOperand(0))) || heldY))
+    return opError(op, "is split across cores but its layer group holds its "
+                       "input or result in local memory");
+  if (heldY &&
+      (residualAdd || isa<tpu::MLPOp, tpu::A16MLPOp, tpu::A8MLPOp>(op)))
+    return opError(op, "is held by its layer group, which codegen implements "
+                       "for a projection without a residual add only");
   WeightViews views(placement);
   LinearOutput output = getLinearOutput(op, residualAdd);
   auto scratchView = [&](Value input,
@@ -883,13 +938,13 @@ llvm::Error emitLinearOp(SectionWriter &sections,
         return emitLinear(
             sections, cores, placement, output, matmul.getInput(),
             views.get(matmul.getRight(), nullptr, nullptr, matmul.getBias()),
-            endsPiece, held);
+            endsPiece, held, heldY);
       })
       .Case([&](tpu::A16MatMulOp matmul) {
         return emitLinear(sections, cores, placement, output, matmul.getInput(),
                           views.get(matmul.getWeight(), matmul.getScale(),
                                     matmul.getZp(), matmul.getBias()),
-                          endsPiece, held);
+                          endsPiece, held, heldY);
       })
       .Case([&](tpu::A8MatMulOp matmul) {
         ActivationQuantization input = getQuantization(matmul.getInput());
@@ -898,7 +953,7 @@ llvm::Error emitLinearOp(SectionWriter &sections,
             quantizeInput(views.get(matmul.getWeight(), matmul.getScale(),
                                     nullptr, matmul.getBias()),
                           input),
-            endsPiece, held);
+            endsPiece, held, heldY);
       })
       .Case([&](tpu::MLPOp mlpOp) {
         return mlp(mlpOp.getInput(),

@@ -160,21 +160,9 @@ bool fitsRing(const Emitter &emitter, const RowMlpShape &shape,
          laneBytes - pinned;
 }
 
-/// Rows [0, rows) and columns [col, col + cols) of `tensor`, a rows
-/// layout, where they are (`col` starts an EU row).
-cmd::LocalTensor view(const Emitter &emitter, const cmd::LocalTensor &tensor,
-                      int64_t rows, int64_t col, int64_t cols) {
-  auto lanes = static_cast<uint32_t>(llvm::divideCeil(rows, tensor.per_lane()));
-  return cmodel::localTensor(
-      tensor.lane_begin(), lanes,
-      tensor.address() + cmodel::getDTypeBytes(tensor.dtype(), col), rows, cols,
-      tensor.dtype(), cmd::LAYOUT_ROWS, tensor.per_lane(),
-      tensor.row_stride_bytes());
-}
-
-cmd::LocalTensor view(const Emitter &emitter, const cmd::LocalTensor &tensor,
-                      int64_t rows) {
-  return view(emitter, tensor, rows, 0, tensor.cols());
+/// The first `rows` rows of `tensor`, a rows layout.
+cmd::LocalTensor view(const cmd::LocalTensor &tensor, int64_t rows) {
+  return Emitter::viewRows(tensor, rows, 0, tensor.cols());
 }
 
 } // namespace
@@ -301,9 +289,9 @@ llvm::Error emitRowMlp(Emitter &emitter, const cmd::GlobalTensor &x,
     // Weights first: they do not wait for the previous op's stores.
     if (llvm::Error error = stream.fill())
       return error;
-    cmd::LocalTensor xRows = view(emitter, xLocal, rows);
-    cmd::LocalTensor sumRows = view(emitter, sums, rows);
-    cmd::LocalTensor outRows = view(emitter, out, rows);
+    cmd::LocalTensor xRows = view(xLocal, rows);
+    cmd::LocalTensor sumRows = view(sums, rows);
+    cmd::LocalTensor outRows = view(out, rows);
     if (!heldX)
       emitter.load(sliceRows(x, m0, rows), xRows);
     if (residual) {
@@ -315,8 +303,8 @@ llvm::Error emitRowMlp(Emitter &emitter, const cmd::GlobalTensor &x,
       for (auto [part, tiles] : llvm::enumerate(chunk.gateUp)) {
         int64_t col = static_cast<int64_t>(part) * tiling.chunk;
         int64_t count = std::min(tiling.chunk, chunk.count - col);
-        cmd::LocalTensor g = view(emitter, hidden, rows, col, count);
-        cmd::LocalTensor u = view(emitter, upped, rows, 0, count);
+        cmd::LocalTensor g = Emitter::viewRows(hidden, rows, col, count);
+        cmd::LocalTensor u = Emitter::viewRows(upped, rows, 0, count);
         std::pair<size_t, cmd::LocalTensor *> products[] = {{tiles.first, &g},
                                                              {tiles.second, &u}};
         for (auto [tile, product] : products) {
@@ -338,7 +326,8 @@ llvm::Error emitRowMlp(Emitter &emitter, const cmd::GlobalTensor &x,
       if (!weight)
         return weight.takeError();
       cmd::Compute product = cmodel::makeCompute(
-          cmd::MATMUL, {view(emitter, hidden, rows, 0, chunk.count), *weight},
+          cmd::MATMUL,
+          {Emitter::viewRows(hidden, rows, 0, chunk.count), *weight},
           {sumRows});
       product.set_accumulate(residual || chunk.begin > 0);
       emitter.compute(product);

@@ -44,6 +44,16 @@ cmd::LocalTensor Emitter::replicated(int64_t rows, int64_t cols,
                              getRowBytes(cols, dtype));
 }
 
+cmd::LocalTensor Emitter::viewRows(const cmd::LocalTensor &tensor,
+                                   int64_t rows, int64_t col, int64_t cols) {
+  auto lanes = static_cast<uint32_t>(llvm::divideCeil(rows, tensor.per_lane()));
+  return cmodel::localTensor(
+      tensor.lane_begin(), lanes,
+      tensor.address() + cmodel::getDTypeBytes(tensor.dtype(), col), rows, cols,
+      tensor.dtype(), cmd::LAYOUT_ROWS, tensor.per_lane(),
+      tensor.row_stride_bytes());
+}
+
 uint64_t Emitter::getFootprint(const cmd::LocalTensor &tensor) const {
   int64_t rows = tensor.layout() == cmd::LAYOUT_ROWS
                      ? std::min(tensor.per_lane(), tensor.rows())

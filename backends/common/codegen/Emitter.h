@@ -48,6 +48,10 @@ public:
                               uint32_t laneCount, uint32_t laneBegin = 0) const;
   /// The per-lane bytes `tensor` occupies.
   uint64_t getFootprint(const cmd::LocalTensor &tensor) const;
+  /// Rows [0, rows) and columns [col, col + cols) of `tensor`, a rows
+  /// layout, where they are (`col` starts an EU row).
+  static cmd::LocalTensor viewRows(const cmd::LocalTensor &tensor,
+                                   int64_t rows, int64_t col, int64_t cols);
 
   /// Places `tensor` in a pinned buffer / the next ring buffer.
   llvm::Error pin(cmd::LocalTensor &tensor);

@@ -59,13 +59,17 @@ using HeldValues = llvm::DenseMap<mlir::Value, cmd::LocalTensor>;
 /// in the stream, so the tilings that shorten its exposed tail are weighed.
 /// `heldX`: all of x where a layer group holds it, replicated on every lane
 /// (read by channel splits) or its rows over the lanes (read by the row
-/// split with its rows per lane); x then only gives the shape.
+/// split with its rows per lane); x then only gives the shape. `heldY`:
+/// all of y's rows over the lanes where a layer group holds them (the row
+/// split computes there, with its rows per lane, and stores nothing); y
+/// then only gives the shape.
 llvm::Error emitProjection(Emitter &emitter, const cmd::GlobalTensor &x,
                            const ProjectionWeights &weights,
                            const cmd::GlobalTensor &y,
                            const cmd::GlobalTensor *residual = nullptr,
                            bool endsPiece = false,
-                           const cmd::LocalTensor *heldX = nullptr);
+                           const cmd::LocalTensor *heldX = nullptr,
+                           const cmd::LocalTensor *heldY = nullptr);
 
 /// How a gated MLP keeps its intermediate in local memory (emitRowMlp):
 /// `perLane` of x's rows on each lane, gate and up `chunk` intermediate
@@ -140,12 +144,15 @@ llvm::Error emitUntiledGatedMatMul(Emitter &emitter, const cmd::GlobalTensor &x,
 /// MLP: of the intermediate channels, then of its outputs) and streams only
 /// their weights; each output element is computed as on one core.
 /// `endsPiece` as emitProjection's, for the op's last projection. An x in
-/// `held` is read where the op's layer group holds it.
+/// `held` is read where the op's layer group holds it; with `heldY` (a
+/// projection on one core without a residual add), the result is computed
+/// where the group holds it, as emitProjection's `heldY`.
 llvm::Error emitLinearOp(SectionWriter &sections,
                          const ValuePlacement &placement, mlir::Operation *op,
                          mlir::Operation *residualAdd = nullptr,
                          bool endsPiece = false,
-                         const HeldValues *held = nullptr);
+                         const HeldValues *held = nullptr,
+                         const cmd::LocalTensor *heldY = nullptr);
 
 /// A tpu.Group: its held values where the layer-group pass placed them
 /// (`lg`), then its ops, each reading what the group holds instead of
@@ -153,6 +160,15 @@ llvm::Error emitLinearOp(SectionWriter &sections,
 llvm::Error emitGroupOp(SectionWriter &sections,
                         const ValuePlacement &placement, mlir::Operation *group,
                         bool endsPiece);
+
+/// The commands of `members`, a layer group's ops in order (without its
+/// loads, stores and yield), as emitGroupOp emits them: what their `lg`
+/// places is held in local memory until the arena's group ends. The
+/// layer-group pass costs a candidate group with it before forming it.
+llvm::Error emitGroupMembers(SectionWriter &sections,
+                             const ValuePlacement &placement,
+                             llvm::ArrayRef<mlir::Operation *> members,
+                             bool endsPiece);
 
 /// An operand of a row-wise computation: a tensor with the output's rows,
 /// or a single row every lane holds (`broadcast`), or all the output's rows

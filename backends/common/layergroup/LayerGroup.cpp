@@ -26,6 +26,8 @@
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <limits>
+
 namespace llmc::layergroup {
 #define GEN_PASS_DEF_TPULAYERGROUPPASS
 #include "backends/common/layergroup/Passes.h.inc"
@@ -57,32 +59,49 @@ bool isLeaf(Operation *op) {
   return isa<top::WeightOp, top::NoneOp, ConstantOp>(op);
 }
 
-/// The ops of a group, in block order, and those whose results it holds
+/// The ops of a group, in the order it runs them (block order, but for a
+/// rope right after the projection it rotates), and those whose results it
+/// holds
 /// with their bytes per lane (placed from the top of the lane down, in
 /// this order). A group of a norm or attention and the projections that
 /// read it also keeps that producer, its shape for the costing, and how
 /// many of its rows each lane holds (0: all of them, a norm whole on every
-/// lane).
+/// lane); every value it holds lies so.
 struct Candidate {
   SmallVector<Operation *> ops;
   SmallVector<std::pair<Operation *, uint64_t>> held;
+  /// Ops after the group's first that it reads but that read only what
+  /// precedes that first op (a rope's gathered tables): they move before
+  /// the group.
+  SmallVector<Operation *> hoisted;
   Operation *producer = nullptr;
   int64_t rows = 0, cols = 0;
   cmd::DType dtype = cmd::DTYPE_INVALID;
   int64_t rowsPerLane = 0;
 };
 
-/// Whether a group of `ops` (sorted) can replace them at the first one's
-/// place: everything they read from outside is there already, or is a leaf
-/// that can move there.
-bool canGroupAtFirst(ArrayRef<Operation *> ops) {
+/// Whether a group of `ops` (the first of them first in the block) can
+/// replace them at the first one's place: everything they read from
+/// outside is there already, or is a leaf that can move there, or (given
+/// `hoisted`, which collects them) an op reading only such values, which
+/// can move there too.
+bool canGroupAtFirst(ArrayRef<Operation *> ops,
+                     SmallVectorImpl<Operation *> *hoisted = nullptr) {
+  Operation *first = ops.front();
   llvm::SmallPtrSet<Operation *, 8> inside(ops.begin(), ops.end());
+  auto precedes = [&](Value value) {
+    Operation *producer = value.getDefiningOp();
+    return !producer || isLeaf(producer) || producer->isBeforeInBlock(first);
+  };
   for (Operation *member : ops)
     for (Value operand : member->getOperands()) {
       Operation *producer = operand.getDefiningOp();
-      if (producer && !inside.contains(producer) && !isLeaf(producer) &&
-          !producer->isBeforeInBlock(ops.front()))
+      if (!producer || inside.contains(producer) || precedes(operand))
+        continue;
+      if (!hoisted || !llvm::all_of(producer->getOperands(), precedes))
         return false;
+      if (!llvm::is_contained(*hoisted, producer))
+        hoisted->push_back(producer);
     }
   return true;
 }
@@ -135,6 +154,12 @@ public:
   /// the time model finds the producer and its readers faster grouped, the
   /// readers splitting rows as the producer's rows lie.
   std::optional<Candidate> holdRows(Candidate candidate) const;
+  /// `candidate`, a norm's rows group, grown by the ropes its projections
+  /// feed through a reshape: each such projection's result held over the
+  /// lanes as the norm's rows lie, the rope reading it there, so that q
+  /// and k leave local memory once, rotated. None when no projection feeds
+  /// a rope or what the group holds would pass half of each lane.
+  std::optional<Candidate> withRopes(Candidate candidate) const;
   /// Attention and the projection reading its output (with the residual
   /// add it absorbs), o's rows held over the lanes as attention splits
   /// query rows, when the time model finds that faster: a prefill's o
@@ -142,13 +167,24 @@ public:
   std::optional<Candidate> findAttentionCandidate(Operation *op) const;
   void form(const Candidate &candidate, int64_t id) const;
 
+  /// The `lg` of a group's op: held (`size` > 0) at `address`, in the bank
+  /// that address starts.
+  LayerGroupAttr getLg(MLIRContext *context, int64_t id, int64_t stage,
+                       int64_t timestep, int64_t address = 0,
+                       int64_t size = 0, int64_t rowsPerLane = 0) const;
+  /// Each held op of `candidate` with where its `lg` places it (group and
+  /// time step 0): from the top of the lane down, in order.
+  SmallVector<std::pair<Operation *, LayerGroupAttr>>
+  placeHeld(const Candidate &candidate) const;
+
 private:
-  /// The modelled cycles of the producer (a norm or attention) and the
-  /// projections reading it as codegen emits them: grouped (`held`: the
-  /// producer's result computed into it, the readers reading it there) or
-  /// alone (the result stored, each reader loading it).
-  llvm::Expected<uint64_t> costHeldReaders(const Candidate &candidate,
-                                           const cmd::LocalTensor *held) const;
+  /// The modelled cycles of `candidate`'s ops as codegen emits them:
+  /// grouped (what it holds computed into local memory and read there) or
+  /// alone (each op storing its result, each reader loading it).
+  llvm::Expected<uint64_t> cost(const Candidate &candidate,
+                                bool grouped) const;
+  /// How many cycles grouping `candidate` saves; none when it saves none.
+  std::optional<uint64_t> getSaving(const Candidate &candidate) const;
 
   const plugins::ChipDescriptor &chip;
 };
@@ -305,41 +341,86 @@ bool Planner::isFaster(const Candidate &candidate) const {
   return *grouped < *alone;
 }
 
-llvm::Expected<uint64_t>
-Planner::costHeldReaders(const Candidate &candidate,
-                         const cmd::LocalTensor *held) const {
+LayerGroupAttr Planner::getLg(MLIRContext *context, int64_t id,
+                              int64_t stage, int64_t timestep,
+                              int64_t address, int64_t size,
+                              int64_t rowsPerLane) const {
+  int64_t bankBytes = chip.localMemoryBytesPerLane / chip.localMemoryBanks;
+  return LayerGroupAttr::get(context, id, stage, timestep, address, size,
+                             size ? address / bankBytes : 0, rowsPerLane);
+}
+
+SmallVector<std::pair<Operation *, LayerGroupAttr>>
+Planner::placeHeld(const Candidate &candidate) const {
+  SmallVector<std::pair<Operation *, LayerGroupAttr>> placed;
+  int64_t top = chip.localMemoryBytesPerLane;
+  for (auto [op, bytes] : candidate.held) {
+    auto size = static_cast<int64_t>(bytes);
+    top -= size;
+    placed.push_back({op, getLg(op->getContext(), 0, kComputeStage, 0, top,
+                                size, candidate.rowsPerLane)});
+  }
+  return placed;
+}
+
+/// Emits `ops` each on its own, as codegen emits them outside a group.
+static llvm::Error emitAlone(codegen::SectionWriter &sections,
+                             const codegen::ValuePlacement &placement,
+                             ArrayRef<Operation *> ops) {
+  codegen::Emitter &emitter = sections.serial();
+  llvm::DenseSet<Operation *> absorbed;
+  for (Operation *op : ops) {
+    if (absorbed.contains(op) || isa<ReshapeOp>(op))
+      continue;
+    Operation *add = getAbsorbedResidualAdd(op);
+    if (add)
+      absorbed.insert(add);
+    llvm::Error error =
+        isa<FAttentionOp>(op) ? codegen::emitAttentionOp(emitter, placement, op)
+        : isa<RopeOp>(op) || codegen::getRowwiseNorm(op)
+            ? codegen::emitRowwiseOp(emitter, placement, op)
+            : codegen::emitLinearOp(sections, placement, op, add);
+    if (error)
+      return error;
+  }
+  return llvm::Error::success();
+}
+
+llvm::Expected<uint64_t> Planner::cost(const Candidate &candidate,
+                                       bool grouped) const {
   codegen::WeightOffsets noWeights;
   codegen::ValuePlacement placement(noWeights, /*standIns=*/true);
   codegen::SectionWriter sections(chip, "layer-group");
-  codegen::Emitter &emitter = sections.serial();
-  Operation *producer = candidate.producer;
-  Value result = producer->getResult(0);
-  bool attention = isa<FAttentionOp>(producer);
-  codegen::HeldValues heldValues;
-  if (held) {
-    if (llvm::Error error = emitter.getArena().hold(
-            held->address(), emitter.getFootprint(*held)))
-      return std::move(error);
-    if (llvm::Error error =
-            attention
-                ? codegen::emitAttentionOp(emitter, placement, producer, held)
-                : codegen::emitHeldNorm(emitter, placement, producer, *held))
-      return std::move(error);
-    heldValues[result] = *held;
-  } else if (llvm::Error error =
-                 attention
-                     ? codegen::emitAttentionOp(emitter, placement, producer)
-                     : codegen::emitRowwiseOp(emitter, placement, producer)) {
+  auto emit = [&]() -> llvm::Error {
+    if (!grouped)
+      return emitAlone(sections, placement, candidate.ops);
+    // Codegen finds what a group holds in its ops' lg: give the held ops
+    // the lg they would have while it emits them.
+    for (auto [op, lg] : placeHeld(candidate))
+      op->setAttr("lg", lg);
+    llvm::Error error = codegen::emitGroupMembers(sections, placement,
+                                                  candidate.ops, false);
+    for (auto [op, bytes] : candidate.held)
+      op->removeAttr("lg");
+    return error;
+  };
+  if (llvm::Error error = emit())
     return std::move(error);
-  }
-  for (Operation *op : candidate.ops)
-    if (llvm::is_contained(op->getOperands(), result))
-      if (llvm::Error error = codegen::emitLinearOp(
-              sections, placement, op, getAbsorbedResidualAdd(op),
-              /*endsPiece=*/false, held ? &heldValues : nullptr))
-        return std::move(error);
   cmd::CommandStream stream = sections.finish();
   return cmodel::estimateCycles(stream, cmodel::TimeModel(chip), chip);
+}
+
+std::optional<uint64_t> Planner::getSaving(const Candidate &candidate) const {
+  llvm::Expected<uint64_t> alone = cost(candidate, /*grouped=*/false);
+  llvm::Expected<uint64_t> grouped = cost(candidate, /*grouped=*/true);
+  if (!alone || !grouped) {
+    llvm::consumeError(alone.takeError());
+    llvm::consumeError(grouped.takeError());
+    return std::nullopt;
+  }
+  if (*grouped >= *alone)
+    return std::nullopt;
+  return *alone - *grouped;
 }
 
 std::optional<Candidate> Planner::holdRows(Candidate candidate) const {
@@ -352,19 +433,53 @@ std::optional<Candidate> Planner::holdRows(Candidate candidate) const {
   if (bytes > static_cast<uint64_t>(chip.localMemoryBytesPerLane / 2))
     return std::nullopt;
   candidate.held.front().second = bytes;
-  codegen::Emitter layouts(chip, "layer-group");
-  cmd::LocalTensor held =
-      layouts.rowsLayout(candidate.rows, candidate.cols, candidate.dtype,
-                         candidate.rowsPerLane);
-  held.set_address(chip.localMemoryBytesPerLane - bytes);
-  llvm::Expected<uint64_t> alone = costHeldReaders(candidate, nullptr);
-  llvm::Expected<uint64_t> grouped = costHeldReaders(candidate, &held);
-  if (!alone || !grouped) {
-    llvm::consumeError(alone.takeError());
-    llvm::consumeError(grouped.takeError());
+  std::optional<Candidate> best;
+  std::optional<uint64_t> bestSaving = getSaving(candidate);
+  if (bestSaving)
+    best = candidate;
+  if (std::optional<Candidate> grown = withRopes(candidate))
+    if (std::optional<uint64_t> saving = getSaving(*grown);
+        saving && (!bestSaving || *saving > *bestSaving))
+      best = std::move(grown);
+  return best;
+}
+
+std::optional<Candidate> Planner::withRopes(Candidate candidate) const {
+  if (!codegen::getRowwiseNorm(candidate.producer))
     return std::nullopt;
+  Value normalized = candidate.producer->getResult(0);
+  uint64_t heldBytes = candidate.held.front().second;
+  // Each rope right after its projection, so that its store overlaps the
+  // next projection's work.
+  SmallVector<Operation *> grown;
+  for (Operation *reader : candidate.ops) {
+    grown.push_back(reader);
+    if (!isa<MatMulOp, A16MatMulOp>(reader) ||
+        reader->getOperand(0) != normalized ||
+        getAbsorbedResidualAdd(reader) || !reader->getResult(0).hasOneUse())
+      continue;
+    auto reshape = dyn_cast<ReshapeOp>(*reader->getResult(0).user_begin());
+    if (!reshape || !reshape.getResult().hasOneUse())
+      continue;
+    auto rope = dyn_cast<RopeOp>(*reshape.getResult().user_begin());
+    if (!rope || rope.getInput() != reshape.getResult() ||
+        rope->hasAttr("core_split") || rope->getBlock() != reader->getBlock())
+      continue;
+    std::optional<Candidate> projected = startHeldCandidate(reader);
+    if (!projected || projected->rows != candidate.rows)
+      continue;
+    uint64_t bytes = getHeldBytes(chip, candidate.rowsPerLane,
+                                  projected->cols, projected->dtype);
+    heldBytes += bytes;
+    candidate.held.push_back({reader, bytes});
+    grown.push_back(reshape);
+    grown.push_back(rope);
   }
-  if (*grouped >= *alone)
+  if (candidate.held.size() == 1 ||
+      heldBytes > static_cast<uint64_t>(chip.localMemoryBytesPerLane / 2))
+    return std::nullopt;
+  candidate.ops = std::move(grown);
+  if (!canGroupAtFirst(candidate.ops, &candidate.hoisted))
     return std::nullopt;
   return candidate;
 }
@@ -397,6 +512,18 @@ Planner::findAttentionCandidate(Operation *op) const {
 void Planner::form(const Candidate &candidate, int64_t id) const {
   Operation *first = candidate.ops.front();
   MLIRContext *context = first->getContext();
+  // What the group reads moves before it: the leaves a hoisted op reads,
+  // then the op (in block order).
+  SmallVector<Operation *> hoisted(candidate.hoisted);
+  llvm::sort(hoisted,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  for (Operation *op : hoisted) {
+    for (Value operand : op->getOperands())
+      if (Operation *leaf = operand.getDefiningOp();
+          leaf && isLeaf(leaf) && first->isBeforeInBlock(leaf))
+        leaf->moveBefore(first);
+    op->moveBefore(first);
+  }
   OpBuilder builder(first);
   llvm::SmallPtrSet<Operation *, 8> inside(candidate.ops.begin(),
                                            candidate.ops.end());
@@ -425,7 +552,9 @@ void Planner::form(const Candidate &candidate, int64_t id) const {
   SmallVector<Type> outputTypes;
   for (Value output : outputs)
     outputTypes.push_back(output.getType());
-  auto rank = cast<RankedTensorType>(outputs.front().getType()).getRank();
+  int64_t rank = std::numeric_limits<int64_t>::max();
+  for (Value output : outputs)
+    rank = std::min(rank, cast<RankedTensorType>(output.getType()).getRank());
   auto group = GroupOp::create(builder, first->getLoc(), outputTypes,
                                inputs.getArrayRef(), id,
                                SmallVector<int64_t>(rank, 1), kStoreStage + 1);
@@ -437,9 +566,7 @@ void Planner::form(const Candidate &candidate, int64_t id) const {
   int64_t timestep = 0;
   auto lg = [&](int64_t stage, int64_t address = 0, int64_t size = 0,
                 int64_t rowsPerLane = 0) {
-    int64_t bankBytes = chip.localMemoryBytesPerLane / chip.localMemoryBanks;
-    return LayerGroupAttr::get(context, id, stage, timestep++, address, size,
-                               size ? address / bankBytes : 0, rowsPerLane);
+    return getLg(context, id, stage, timestep++, address, size, rowsPerLane);
   };
   OpBuilder inner = OpBuilder::atBlockEnd(body);
   IRMapping mapping;
@@ -458,20 +585,17 @@ void Planner::form(const Candidate &candidate, int64_t id) const {
       if (isa<NoneType>(operand.getType()) && !mapping.contains(operand))
         mapping.map(operand,
                     inner.clone(*operand.getDefiningOp())->getResult(0));
-  llvm::DenseMap<Operation *, std::pair<int64_t, int64_t>> placed;
-  int64_t top = chip.localMemoryBytesPerLane;
-  for (auto [op, bytes] : candidate.held) {
-    top -= static_cast<int64_t>(bytes);
-    placed[op] = {top, static_cast<int64_t>(bytes)};
-  }
+  llvm::DenseMap<Operation *, LayerGroupAttr> placed;
+  for (auto [op, held] : placeHeld(candidate))
+    placed[op] = held;
   for (Operation *op : candidate.ops) {
     Operation *clone = inner.clone(*op, mapping);
     auto it = placed.find(op);
-    clone->setAttr(
-        "lg", it == placed.end()
-                  ? lg(kComputeStage)
-                  : lg(kComputeStage, it->second.first, it->second.second,
-                       op == candidate.producer ? candidate.rowsPerLane : 0));
+    clone->setAttr("lg", it == placed.end()
+                             ? lg(kComputeStage)
+                             : lg(kComputeStage, it->second.getLocalAddr(),
+                                  it->second.getLocalSize(),
+                                  it->second.getRowsPerLane()));
   }
   SmallVector<Value> stored;
   for (Value output : outputs)

@@ -23,7 +23,7 @@ LogicalResult GroupOp::verify() {
     auto type = dyn_cast<RankedTensorType>(result.getType());
     if (!type)
       continue;
-    if (type.getRank() != static_cast<int64_t>(factors.size()))
+    if (type.getRank() < static_cast<int64_t>(factors.size()))
       return emitOpError("has ")
              << factors.size() << " tile_factors but result #" << index
              << " has rank " << type.getRank();

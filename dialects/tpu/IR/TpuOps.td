@@ -675,8 +675,10 @@ def Tpu_GroupOp : Tpu_Op<"Group", [IsolatedFromAbove,
 
     The group computes its results in tiles: `tile_factors[d]` is the
     number of tiles dimension d of every result is cut into (each at least
-    1 and at most the dimension's size; the rank of every result is the
-    length of `tile_factors`). The tiles run through a software pipeline of
+    1 and at most the dimension's size; every result has at least as many
+    dimensions as `tile_factors` has entries, the leading ones cut, so that
+    results of different ranks, q and k split into heads beside v's rows,
+    share the tiles). The tiles run through a software pipeline of
     `stages` stages, so that loading one tile, computing another and
     storing a third overlap; the `lg` attribute of each op in the body
     names its stage. `group_id` identifies the group; ops of the body

@@ -245,6 +245,28 @@ func.func @main(%arg0: tensor<1x256x128xf32>) -> tensor<1x256x128xf32> {
         {"mlp.up_proj.weight", {704, 128}, normal(0.09f)},
         {"mlp.down_proj.weight", {128, 704}, normal(0.04f)}},
        /*minTiles=*/0, /*splitsRows=*/true, /*keepsIntermediate=*/true},
+      // A prefill's norm, query projection and rope, as in a layer: the
+      // layer-group pass holds the norm's rows and the projection's over
+      // the lanes, and the rope reads q there.
+      {"PrefillNormQueryRope", "top.MatMul", R"mlir(
+func.func @main(%arg0: tensor<1x256x128xf32>, %arg1: tensor<1x256x64xf32>, %arg2: tensor<1x256x64xf32>) -> tensor<1x256x2x64xf32> {
+  %x = top.Input %arg0 {role = "hidden"} : (tensor<1x256x128xf32>) -> tensor<1x256x128xf32>
+  %c = top.Input %arg1 {role = "cos"} : (tensor<1x256x64xf32>) -> tensor<1x256x64xf32>
+  %s = top.Input %arg2 {role = "sin"} : (tensor<1x256x64xf32>) -> tensor<1x256x64xf32>
+  %nw = top.Weight "norm.weight" : () -> tensor<128xf32>
+  %w = top.Weight "q_proj.weight" : () -> tensor<128x128xf32>
+  %b = top.Weight "q_proj.bias" : () -> tensor<128xf32>
+  %n = top.RMSNorm %x, %nw {eps = 1.0e-06 : f64} : (tensor<1x256x128xf32>, tensor<128xf32>) -> tensor<1x256x128xf32>
+  %q = top.MatMul %n, %w, %b {right_transpose = true} : (tensor<1x256x128xf32>, tensor<128x128xf32>, tensor<128xf32>) -> tensor<1x256x128xf32> loc("q_proj")
+  %h = top.Reshape %q : (tensor<1x256x128xf32>) -> tensor<1x256x2x64xf32>
+  %y = top.Rope %h, %c, %s : (tensor<1x256x2x64xf32>, tensor<1x256x64xf32>, tensor<1x256x64xf32>) -> tensor<1x256x2x64xf32>
+  return %y : tensor<1x256x2x64xf32>
+})mlir",
+       {normal(), {Fill::Cos}, {Fill::Sin}},
+       {{"norm.weight", {128}, {Fill::NormWeight}},
+        {"q_proj.weight", {128, 128}, normal(0.09f)},
+        {"q_proj.bias", {128}, normal(0.1f)}},
+       /*minTiles=*/0, /*splitsRows=*/true, /*keepsIntermediate=*/true},
       // A prefill's attention and the output projection reading it, with
       // its residual: the layer-group pass holds o's rows over the lanes,
       // where attention computes them and the projection reads them.
