@@ -108,6 +108,12 @@ llvm::Error emitGroupMembers(SectionWriter &sections,
   }
   Emitter &emitter = sections.serial();
   HeldValues held;
+  // `inner`'s result is `tensor` until the group ends.
+  auto keep = [&](Operation *inner,
+                  const cmd::LocalTensor &tensor) -> llvm::Error {
+    held[inner->getResult(0)] = tensor;
+    return storeIfPlaced(emitter, placement, inner, tensor);
+  };
   for (Operation *inner : members) {
     if (absorbed.contains(inner))
       continue;
@@ -116,34 +122,22 @@ llvm::Error emitGroupMembers(SectionWriter &sections,
           holdNorm(emitter, placement, inner);
       if (!output)
         return output.takeError();
-      if (llvm::Error error = storeIfPlaced(emitter, placement, inner, *output))
+      if (llvm::Error error = keep(inner, *output))
         return error;
-      held[inner->getResult(0)] = *output;
       continue;
     }
-    if (isa<tpu::GatherOp>(inner)) {
+    if (isa<tpu::GatherOp, tpu::FAttentionOp>(inner)) {
       llvm::Expected<cmd::LocalTensor> rows =
           holdResult(emitter, inner, cmd::LAYOUT_ROWS);
       if (!rows)
         return rows.takeError();
-      if (llvm::Error error = emitHeldGather(emitter, placement, inner, *rows))
-        return error;
-      if (llvm::Error error = storeIfPlaced(emitter, placement, inner, *rows))
-        return error;
-      held[inner->getResult(0)] = *rows;
-      continue;
-    }
-    if (isa<tpu::FAttentionOp>(inner)) {
-      llvm::Expected<cmd::LocalTensor> output =
-          holdResult(emitter, inner, cmd::LAYOUT_ROWS);
-      if (!output)
-        return output.takeError();
       if (llvm::Error error =
-              emitAttentionOp(emitter, placement, inner, &*output))
+              isa<tpu::GatherOp>(inner)
+                  ? emitHeldGather(emitter, placement, inner, *rows)
+                  : emitAttentionOp(emitter, placement, inner, &*rows))
         return error;
-      if (llvm::Error error = storeIfPlaced(emitter, placement, inner, *output))
+      if (llvm::Error error = keep(inner, *rows))
         return error;
-      held[inner->getResult(0)] = *output;
       continue;
     }
     if (isa<tpu::ReshapeOp>(inner)) {
@@ -153,8 +147,7 @@ llvm::Error emitGroupMembers(SectionWriter &sections,
         return opError(inner, "reshapes a value its layer group does not "
                               "hold");
       cmd::LocalTensor same = it->second;
-      held[inner->getResult(0)] = same;
-      if (llvm::Error error = storeIfPlaced(emitter, placement, inner, same))
+      if (llvm::Error error = keep(inner, same))
         return error;
       continue;
     }
@@ -179,11 +172,9 @@ llvm::Error emitGroupMembers(SectionWriter &sections,
             sections, placement, inner, tpu::getAbsorbedResidualAdd(inner),
             endsPiece && inner == last, &held, output ? &*output : nullptr))
       return error;
-    if (!output)
-      continue;
-    if (llvm::Error error = storeIfPlaced(emitter, placement, inner, *output))
-      return error;
-    held[inner->getResult(0)] = *output;
+    if (output)
+      if (llvm::Error error = keep(inner, *output))
+        return error;
   }
   return llvm::Error::success();
 }
