@@ -372,6 +372,110 @@ static ConstantTensor withShape(ConstantTensor tensor,
   return tensor;
 }
 
+/// A tensor of `shape` whose element i is element `source(i)` of `tensor`.
+static ConstantTensor pickElements(const ConstantTensor &tensor,
+                                   llvm::ArrayRef<int64_t> shape,
+                                   llvm::function_ref<int64_t(int64_t)> source) {
+  ConstantTensor result;
+  result.shape.assign(shape.begin(), shape.end());
+  result.isFloat = tensor.isFloat;
+  for (int64_t i = 0, e = result.getNumElements(); i < e; ++i) {
+    if (tensor.isFloat)
+      result.floats.push_back(tensor.floats[source(i)]);
+    else
+      result.ints.push_back(tensor.ints[source(i)]);
+  }
+  return result;
+}
+
+/// `tensor` broadcast to `shape`.
+static llvm::Expected<ConstantTensor>
+broadcastTo(const ::onnx::NodeProto &node, const ConstantTensor &tensor,
+            llvm::ArrayRef<int64_t> shape) {
+  if (!getFoldableCount(shape))
+    return tooLargeToFold(node);
+  return pickElements(tensor, shape, [&](int64_t i) {
+    return broadcastIndex(tensor.shape, shape, i);
+  });
+}
+
+/// ONNX Transpose: `perm`, or the axes reversed.
+static llvm::Expected<ConstantTensor>
+transpose(const ::onnx::NodeProto &node, const ConstantTensor &tensor) {
+  int64_t rank = tensor.shape.size();
+  llvm::SmallVector<int64_t> perm;
+  if (std::optional<llvm::SmallVector<int64_t>> given =
+          getIntsAttr(node, "perm"))
+    perm = *given;
+  else
+    for (int64_t axis = rank; axis-- > 0;)
+      perm.push_back(axis);
+  llvm::SmallVector<int64_t> sorted(perm);
+  llvm::sort(sorted);
+  bool isPermutation = int64_t(sorted.size()) == rank;
+  for (int64_t axis = 0; isPermutation && axis < rank; ++axis)
+    isPermutation = sorted[axis] == axis;
+  if (!isPermutation)
+    return foldError(node, "has a perm that is not a permutation of the "
+                           "input's axes");
+  llvm::SmallVector<int64_t> shape, strides(rank, 1);
+  for (int64_t axis = rank - 1; axis > 0; --axis)
+    strides[axis - 1] = strides[axis] * tensor.shape[axis];
+  for (int64_t axis : perm)
+    shape.push_back(tensor.shape[axis]);
+  return pickElements(tensor, shape, [&](int64_t i) {
+    int64_t from = 0;
+    for (int64_t axis = rank; axis-- > 0;) {
+      from += (i % shape[axis]) * strides[perm[axis]];
+      i /= shape[axis];
+    }
+    return from;
+  });
+}
+
+/// ONNX MatMul of float tensors of rank 2 or more, the leading (batch)
+/// dimensions broadcast, accumulated in float32 as the graph computes.
+static llvm::Expected<ConstantTensor>
+matmul(const ::onnx::NodeProto &node, const ConstantTensor &lhs,
+       const ConstantTensor &rhs) {
+  size_t lhsRank = lhs.shape.size(), rhsRank = rhs.shape.size();
+  if (lhsRank < 2 || rhsRank < 2)
+    return foldError(node, "multiplies a vector, which the importer folds "
+                           "only as a matrix");
+  int64_t rows = lhs.shape[lhsRank - 2], inner = lhs.shape[lhsRank - 1],
+          columns = rhs.shape[rhsRank - 1];
+  if (rhs.shape[rhsRank - 2] != inner)
+    return foldError(node, "multiplies matrices of mismatched inner sizes");
+  llvm::ArrayRef<int64_t> lhsBatch(lhs.shape.data(), lhsRank - 2),
+      rhsBatch(rhs.shape.data(), rhsRank - 2);
+  llvm::Expected<llvm::SmallVector<int64_t>> batch =
+      broadcastShapes(lhsBatch, rhsBatch);
+  if (!batch)
+    return foldError(node, llvm::toString(batch.takeError()));
+  llvm::SmallVector<int64_t> shape(*batch);
+  shape.append({rows, columns});
+  std::optional<int64_t> count = getFoldableCount(shape);
+  if (!count || (*count && inner > kMaxFoldedElements / *count))
+    return tooLargeToFold(node);
+  std::optional<int64_t> batches = getFoldableCount(*batch);
+  ConstantTensor result;
+  result.shape = shape;
+  result.isFloat = true;
+  for (int64_t b = 0; b < *batches; ++b) {
+    int64_t lhsBase = broadcastIndex(lhsBatch, *batch, b) * rows * inner;
+    int64_t rhsBase = broadcastIndex(rhsBatch, *batch, b) * inner * columns;
+    for (int64_t row = 0; row < rows; ++row)
+      for (int64_t column = 0; column < columns; ++column) {
+        float sum = 0;
+        for (int64_t k = 0; k < inner; ++k)
+          sum += float(lhs.getDouble(lhsBase + row * inner + k)) *
+                 float(rhs.getDouble(rhsBase + k * columns + column));
+        result.floats.push_back(sum);
+      }
+  }
+  return result;
+}
+
 /// The axes of Unsqueeze/Squeeze: an input from opset 13, an attribute
 /// before.
 static std::optional<llvm::SmallVector<int64_t>>
@@ -409,6 +513,11 @@ foldNode(const ::onnx::NodeProto &node,
                                                    {"Where", 3},
                                                    {"Neg", 1},
                                                    {"Sqrt", 1},
+                                                   {"Cos", 1},
+                                                   {"Sin", 1},
+                                                   {"MatMul", 2},
+                                                   {"Transpose", 1},
+                                                   {"Expand", 2},
                                                    {"Range", 3},
                                                    {"Reshape", 2},
                                                    {"Concat", 1},
@@ -505,6 +614,25 @@ foldNode(const ::onnx::NodeProto &node,
         node, {&in(0)},
         [](llvm::ArrayRef<double> v) { return double(std::sqrt(float(v[0]))); },
         /*floatResult=*/true));
+  if (type == "Cos" || type == "Sin")
+    return one(elementwise(
+        node, {&in(0)},
+        [&](llvm::ArrayRef<double> v) {
+          float x = v[0];
+          return double(type == "Cos" ? std::cos(x) : std::sin(x));
+        },
+        /*floatResult=*/true));
+  if (type == "Expand") {
+    llvm::Expected<llvm::SmallVector<int64_t>> shape =
+        broadcastShapes(in(0).shape, in(1).ints);
+    if (!shape)
+      return foldError(node, llvm::toString(shape.takeError()));
+    return one(broadcastTo(node, in(0), *shape));
+  }
+  if (type == "Transpose")
+    return one(transpose(node, in(0)));
+  if (type == "MatMul")
+    return one(matmul(node, in(0), in(1)));
   if (type == "ConstantOfShape") {
     llvm::SmallVector<int64_t> shape(in(0).ints.begin(), in(0).ints.end());
     ConstantTensor fill = ConstantTensor::ofFloats({1}, {0.0});
@@ -590,19 +718,38 @@ foldNode(const ::onnx::NodeProto &node,
         normalizeAxis(getIntAttr(node, "axis", 0), rank);
     if (!axis)
       return foldError(node, "has an axis out of range");
-    // Only the leading-axis (and rank-1) case appears in shape arithmetic.
-    if (*axis != 0)
-      return Result();
-    ConstantTensor result = in(0);
-    for (size_t i = 1; i < inputs.size(); ++i) {
-      const ConstantTensor &next = in(i);
-      if (next.shape.size() != size_t(rank) || next.isFloat != result.isFloat)
+    ConstantTensor result;
+    result.shape = in(0).shape;
+    result.shape[*axis] = 0;
+    result.isFloat = in(0).isFloat;
+    for (const std::optional<ConstantTensor> &next : inputs) {
+      if (next->shape.size() != size_t(rank) ||
+          next->isFloat != result.isFloat)
         return foldError(node, "joins tensors of different ranks or types");
-      result.shape[0] += next.shape[0];
-      result.ints.insert(result.ints.end(), next.ints.begin(), next.ints.end());
-      result.floats.insert(result.floats.end(), next.floats.begin(),
-                           next.floats.end());
+      for (int64_t dim = 0; dim < rank; ++dim)
+        if (dim != *axis && next->shape[dim] != result.shape[dim])
+          return foldError(node, "joins tensors whose dimension " +
+                                     llvm::Twine(dim) + " differs");
+      result.shape[*axis] += next->shape[*axis];
     }
+    if (!getFoldableCount(result.shape))
+      return tooLargeToFold(node);
+    // Each input contributes a block of its inner elements per outer index.
+    int64_t outer = 1;
+    for (int64_t dim = 0; dim < *axis; ++dim)
+      outer *= result.shape[dim];
+    for (int64_t index = 0; index < outer; ++index)
+      for (const std::optional<ConstantTensor> &next : inputs) {
+        int64_t block = outer ? next->getNumElements() / outer : 0;
+        if (result.isFloat)
+          result.floats.insert(result.floats.end(),
+                               next->floats.begin() + index * block,
+                               next->floats.begin() + (index + 1) * block);
+        else
+          result.ints.insert(result.ints.end(),
+                             next->ints.begin() + index * block,
+                             next->ints.begin() + (index + 1) * block);
+      }
     return one(result);
   }
   if (type == "Gather") {

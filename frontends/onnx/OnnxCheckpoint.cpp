@@ -16,6 +16,7 @@
 #include "llvm/Support/Path.h"
 
 #include <cmath>
+#include <functional>
 
 using namespace mlir;
 using llmc::plugins::TensorRole;
@@ -40,9 +41,14 @@ struct RaisedPiece {
   func::FuncOp function;
 };
 
-llvm::Expected<RaisedPiece>
-importPiece(MLIRContext &context, llvm::StringRef path,
-            llvm::StringMap<llvm::SmallVector<int64_t>> inputShapes = {}) {
+/// Sets the import options a file needs beyond the defaults, once the file
+/// is open.
+using ConfigureImport =
+    std::function<llvm::Error(const OnnxModel &, ImportOptions &)>;
+
+llvm::Expected<RaisedPiece> importPiece(MLIRContext &context,
+                                        llvm::StringRef path,
+                                        const ConfigureImport &configure = {}) {
   RaisedPiece piece;
   llvm::Expected<std::unique_ptr<OnnxModel>> model = OnnxModel::open(path);
   if (!model)
@@ -51,7 +57,9 @@ importPiece(MLIRContext &context, llvm::StringRef path,
   piece.module = ModuleOp::create(UnknownLoc::get(&context));
   ImportOptions options;
   options.functionName = llvm::sys::path::stem(path).str();
-  options.inputShapes = std::move(inputShapes);
+  if (configure)
+    if (llvm::Error error = configure(*piece.model, options))
+      return std::move(error);
   llvm::Expected<func::FuncOp> function =
       importGraph(*piece.model, *piece.module, options);
   if (!function)
@@ -284,15 +292,49 @@ llvm::Expected<plugins::Checkpoint> loadPieces(llvm::StringRef directory) {
                          files);
 }
 
-/// One whole-decoder file, imported with `tokens` positions.
+/// The import of a whole decoder: one sequence of a few tokens (any length
+/// shows the structure) and no past. optimum's cache I/O folds away: the
+/// attention mask of an unpadded sequence is all ones, each
+/// past_key_values input is empty, and of the outputs only the logits are
+/// read (llmc keeps its own cache).
+llvm::Error configureDecoder(const OnnxModel &model, ImportOptions &options) {
+  constexpr int64_t tokens = 8;
+  for (const ::onnx::ValueInfoProto &input : model.getGraph().input()) {
+    llvm::StringRef name = input.name();
+    if (model.isInitializer(name))
+      continue;
+    if (name == "input_ids" || name == "position_ids") {
+      options.inputShapes[name] = {1, tokens};
+    } else if (name == "attention_mask") {
+      options.constantInputs[name] =
+          ConstantTensor::ofInts({1, tokens}, std::vector<int64_t>(tokens, 1));
+    } else if (name.starts_with("past_key_values.")) {
+      // [batch, kv_heads, past, head_dim]: the batch is 1, the past empty.
+      llvm::SmallVector<int64_t> shape;
+      for (const ::onnx::TensorShapeProto::Dimension &dim :
+           input.type().tensor_type().shape().dim())
+        shape.push_back(dim.has_dim_value() ? dim.dim_value()
+                        : shape.empty()     ? 1
+                                            : 0);
+      if (shape.size() != 4)
+        return checkpointError(model.getPath() + ": cache input '" + name +
+                               "' is not [batch, kv_heads, past, head_dim]");
+      shape[2] = 0;
+      options.inputShapes[name] = shape;
+    }
+  }
+  for (const ::onnx::ValueInfoProto &output : model.getGraph().output())
+    if (output.name() == "logits")
+      options.outputs = {"logits"};
+  return llvm::Error::success();
+}
+
+/// One whole-decoder file.
 llvm::Expected<plugins::Checkpoint> loadDecoder(llvm::StringRef path) {
   MLIRContext context;
   context.loadDialect<top::TopDialect, func::FuncDialect>();
-  // Any length shows the structure; dynamic exports get a short one.
-  llvm::StringMap<llvm::SmallVector<int64_t>> shapes;
-  shapes["input_ids"] = {1, 8};
-  shapes["position_ids"] = {1, 8};
-  llvm::Expected<RaisedPiece> piece = importPiece(context, path, shapes);
+  llvm::Expected<RaisedPiece> piece =
+      importPiece(context, path, configureDecoder);
   if (!piece)
     return piece.takeError();
   llvm::Expected<DecoderDescription> decoder = analyzeDecoder(piece->function);

@@ -11,6 +11,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 
+#include <algorithm>
 #include <cstring>
 
 using namespace mlir;
@@ -27,11 +28,24 @@ struct ImportedValue {
   std::optional<ConstantTensor> constant;
   /// A float initializer: read as a top.Weight where an op uses it.
   bool isWeight = false;
+  /// Set for values computed from the position ids alone: the value for
+  /// positions 0 .. n-1, and for the first half of them in reverse, n/2-1
+  /// .. 0. When the second holds the first's rows of those positions, every
+  /// row depends on its own position alone (not on the order or the number
+  /// of positions) and a gather of the first by position id computes the
+  /// value.
+  struct PositionTables {
+    ConstantTensor ascending, reversedHalf;
+  };
+  std::optional<PositionTables> tables;
+  /// The node computing a tabulated value, imported when no gather can
+  /// stand for the value.
+  const ::onnx::NodeProto *producer = nullptr;
 };
 
 class Importer {
 public:
-  Importer(const OnnxModel &model, ModuleOp module,
+  Importer(OnnxModel &model, ModuleOp module,
            const ImportOptions &options)
       : model(model), options(options), builder(module.getContext()),
         module(module) {}
@@ -78,8 +92,16 @@ private:
   }
   Value materialize(const ConstantTensor &constant, Location loc);
   Value none(Location loc);
+  /// Tabulates `node` when its inputs are position tables and constants;
+  /// false when it cannot (an input computed otherwise, an op or shape the
+  /// folder does not evaluate).
+  bool tabulate(const ::onnx::NodeProto &node);
+  /// The computed value of the tabulated value `name`: a gather of its
+  /// table by position id, or its producer imported.
+  llvm::Expected<Value> materializeTable(llvm::StringRef name,
+                                         ImportedValue &imported);
 
-  const OnnxModel &model;
+  OnnxModel &model;
   const ImportOptions &options;
   OpBuilder builder;
   ModuleOp module;
@@ -169,6 +191,11 @@ llvm::Error Importer::addInputs() {
   for (const ::onnx::ValueInfoProto &input : model.getGraph().input()) {
     if (model.isInitializer(input.name()))
       continue; // older exporters list initializers as inputs too
+    auto known = options.constantInputs.find(input.name());
+    if (known != options.constantInputs.end()) {
+      values[input.name()].constant = known->second;
+      continue;
+    }
     const ::onnx::TypeProto::Tensor &tensor = input.type().tensor_type();
     std::optional<Type> element = getElementType(builder, tensor.elem_type());
     if (!element)
@@ -193,8 +220,23 @@ llvm::Error Importer::addInputs() {
     auto type = RankedTensorType::get(shape, *element);
     Location loc = NameLoc::get(builder.getStringAttr(input.name()));
     BlockArgument argument = entry.addArgument(type, loc);
-    values[input.name()].value = top::InputOp::create(
-        builder, loc, type, argument, builder.getStringAttr(input.name()));
+    ImportedValue &imported = values[input.name()];
+    imported.value = top::InputOp::create(builder, loc, type, argument,
+                                          builder.getStringAttr(input.name()));
+    int64_t positions = options.tablePositions;
+    if (input.name() == options.positionInput && shape.size() == 2 &&
+        positions >= 2 &&
+        shape[0] == 1 && getFoldableCount({positions})) {
+      ImportedValue::PositionTables tables;
+      std::vector<int64_t> up(positions), down(positions / 2);
+      for (int64_t position = 0; position < positions; ++position)
+        up[position] = position;
+      for (int64_t position = 0; position < positions / 2; ++position)
+        down[position] = positions / 2 - 1 - position;
+      tables.ascending = ConstantTensor::ofInts({1, positions}, up);
+      tables.reversedHalf = ConstantTensor::ofInts({1, positions / 2}, down);
+      imported.tables = std::move(tables);
+    }
   }
   return llvm::Error::success();
 }
@@ -202,14 +244,28 @@ llvm::Error Importer::addInputs() {
 llvm::Error Importer::addOutputs() {
   SmallVector<Value> results;
   SmallVector<Attribute> roles;
-  for (const ::onnx::ValueInfoProto &output : model.getGraph().output()) {
-    auto found = values.find(output.name());
-    if (found == values.end() || !found->second.value)
-      return fail("output '" + output.name() +
+  std::vector<std::string> names = options.outputs;
+  if (names.empty())
+    for (const ::onnx::ValueInfoProto &output : model.getGraph().output())
+      names.push_back(output.name());
+  for (const std::string &name : names) {
+    if (llvm::none_of(model.getGraph().output(),
+                      [&](const ::onnx::ValueInfoProto &output) {
+                        return output.name() == name;
+                      }))
+      return fail("has no output '" + name + "'");
+    auto found = values.find(name);
+    if (found == values.end() || (!found->second.value && !found->second.tables))
+      return fail("output '" + name +
                   "' is not computed by the graph (or is a constant)");
-    results.push_back(found->second.value);
-    roles.push_back(builder.getDictionaryAttr(builder.getNamedAttr(
-        "llmc.role", builder.getStringAttr(output.name()))));
+    llvm::Expected<Value> result =
+        found->second.value ? found->second.value
+                            : materializeTable(name, found->second);
+    if (!result)
+      return result.takeError();
+    results.push_back(*result);
+    roles.push_back(builder.getDictionaryAttr(
+        builder.getNamedAttr("llmc.role", builder.getStringAttr(name))));
   }
   func::ReturnOp::create(builder, function.getLoc(), results);
   function.setFunctionType(
@@ -252,6 +308,8 @@ llvm::Expected<Value> Importer::getValue(const ::onnx::NodeProto &node,
   ImportedValue &imported = found->second;
   if (imported.value)
     return imported.value;
+  if (imported.tables)
+    return materializeTable(node.input(index), imported);
   if (imported.isWeight) {
     plugins::TensorInfo info =
         llvm::cantFail(model.getTensorInfo(node.input(index)));
@@ -351,6 +409,8 @@ llvm::Error Importer::importNode(const ::onnx::NodeProto &node) {
         ConstantTensor::ofInts({int64_t(dims.size())}, dims);
     return llvm::Error::success();
   }
+  if (tabulate(node))
+    return llvm::Error::success();
   bool allConstant = true;
   SmallVector<std::optional<ConstantTensor>> constants;
   for (const std::string &input : node.input()) {
@@ -377,6 +437,106 @@ llvm::Error Importer::importNode(const ::onnx::NodeProto &node) {
     }
   }
   return importComputation(node);
+}
+
+bool Importer::tabulate(const ::onnx::NodeProto &node) {
+  SmallVector<std::optional<ConstantTensor>> up, down;
+  bool anyTable = false;
+  for (const std::string &input : node.input()) {
+    if (input.empty()) {
+      up.push_back(std::nullopt);
+      down.push_back(std::nullopt);
+      continue;
+    }
+    auto found = values.find(input);
+    if (found == values.end())
+      return false;
+    const ImportedValue &imported = found->second;
+    if (imported.tables) {
+      anyTable = true;
+      up.push_back(imported.tables->ascending);
+      down.push_back(imported.tables->reversedHalf);
+    } else if (imported.constant) {
+      up.push_back(imported.constant);
+      down.push_back(imported.constant);
+    } else {
+      return false;
+    }
+  }
+  if (!anyTable)
+    return false;
+  // A node the folder cannot evaluate is imported as a computation instead.
+  llvm::Expected<std::optional<std::vector<ConstantTensor>>> ascending =
+      foldNode(node, up);
+  llvm::Expected<std::optional<std::vector<ConstantTensor>>> reversedHalf =
+      foldNode(node, down);
+  if (!ascending || !reversedHalf || !*ascending || !*reversedHalf) {
+    llvm::consumeError(ascending.takeError());
+    llvm::consumeError(reversedHalf.takeError());
+    return false;
+  }
+  for (auto [name, first, second] :
+       llvm::zip(node.output(), **ascending, **reversedHalf)) {
+    ImportedValue &imported = values[name];
+    imported.tables = ImportedValue::PositionTables{std::move(first),
+                                                    std::move(second)};
+    imported.producer = &node;
+  }
+  return true;
+}
+
+/// True when `up` (positions 0 .. n-1) is a float [1, n, ...] whose first
+/// n/2 rows `down` (positions n/2-1 .. 0) holds in reverse.
+bool isPositionTable(const ConstantTensor &up, const ConstantTensor &down,
+                     int64_t positions) {
+  int64_t half = positions / 2;
+  if (!up.isFloat || up.shape.size() < 2 || up.shape[0] != 1 ||
+      up.shape[1] != positions || half == 0 ||
+      down.shape.size() != up.shape.size() || down.shape[1] != half ||
+      !std::equal(up.shape.begin() + 2, up.shape.end(),
+                  down.shape.begin() + 2))
+    return false;
+  int64_t row = up.getNumElements() / positions;
+  for (int64_t position = 0; position < half; ++position)
+    if (!std::equal(up.floats.begin() + position * row,
+                    up.floats.begin() + (position + 1) * row,
+                    down.floats.begin() + (half - 1 - position) * row))
+      return false;
+  return true;
+}
+
+llvm::Expected<Value> Importer::materializeTable(llvm::StringRef name,
+                                                 ImportedValue &imported) {
+  const ConstantTensor &up = imported.tables->ascending;
+  Value positions = values[options.positionInput].value;
+  if (isPositionTable(up, imported.tables->reversedHalf,
+                      options.tablePositions)) {
+    SmallVector<int64_t> tableShape(up.shape.begin() + 1, up.shape.end());
+    std::vector<float> data(up.floats.begin(), up.floats.end());
+    if (!model.addComputedTensor(name, tableShape, data))
+      return fail("the table of '" + name + "' has an initializer's name");
+    Location loc = NameLoc::get(builder.getStringAttr(name));
+    auto tableType = RankedTensorType::get(tableShape, builder.getF32Type());
+    Value table = top::WeightOp::create(builder, loc, tableType, name);
+    SmallVector<int64_t> shape(getType(positions).getShape());
+    shape.append(tableShape.begin() + 1, tableShape.end());
+    imported.value = top::GatherOp::create(
+        builder, loc,
+        TypeRange{RankedTensorType::get(shape, builder.getF32Type())},
+        ValueRange{table, positions},
+        ArrayRef<NamedAttribute>{builder.getNamedAttr(
+            "axis", builder.getI64IntegerAttr(0))});
+    return imported.value;
+  }
+  // Not a table by position (the position axis moved, or integers): the
+  // producer runs on the device, reading its inputs' tables gathered.
+  const ::onnx::NodeProto *producer = imported.producer;
+  if (!producer || producer->output(0) != name)
+    return fail("'" + name + "' is computed from '" + options.positionInput +
+                "' in a way the importer cannot evaluate");
+  if (llvm::Error error = importComputation(*producer))
+    return std::move(error);
+  return values[name].value;
 }
 
 llvm::Error Importer::importComputation(const ::onnx::NodeProto &node) {
@@ -544,17 +704,25 @@ llvm::Error Importer::importComputation(const ::onnx::NodeProto &node) {
                       .getResult());
   }
   if (type == "Concat") {
+    std::optional<int64_t> axis =
+        normalizeAxis(getIntAttr(node, "axis", 0), rank);
+    if (!axis)
+      return failNode(node, "has an axis out of range");
+    // An empty operand (a cache input with no past) adds nothing.
     SmallVector<Value> inputs;
     for (int index = 0; index < node.input_size(); ++index) {
       llvm::Expected<Value> value = input(index);
       if (!value)
         return value.takeError();
+      if (getType(*value).getRank() == rank &&
+          getType(*value).getDimSize(*axis) == 0)
+        continue;
       inputs.push_back(*value);
     }
-    std::optional<int64_t> axis =
-        normalizeAxis(getIntAttr(node, "axis", 0), rank);
-    if (!axis)
-      return failNode(node, "has an axis out of range");
+    if (inputs.size() == 1)
+      return define(inputs.front());
+    if (inputs.empty())
+      return define(*x);
     return define(create<top::ConcatOp>(
         node, inputs, {named("axis", builder.getI64IntegerAttr(*axis))}));
   }
@@ -647,7 +815,7 @@ llvm::Error Importer::importComputation(const ::onnx::NodeProto &node) {
 
 } // namespace
 
-llvm::Expected<func::FuncOp> importGraph(const OnnxModel &model,
+llvm::Expected<func::FuncOp> importGraph(OnnxModel &model,
                                          ModuleOp module,
                                          const ImportOptions &options) {
   return Importer(model, module, options).run();

@@ -208,6 +208,21 @@ OnnxModel::getExternalBytes(const ::onnx::TensorProto &tensor,
       length);
 }
 
+bool OnnxModel::addComputedTensor(llvm::StringRef name,
+                                  llvm::ArrayRef<int64_t> shape,
+                                  llvm::ArrayRef<float> values) {
+  if (tensors.count(name))
+    return false;
+  std::vector<uint8_t> bytes(values.size() * sizeof(float));
+  std::memcpy(bytes.data(), values.data(), bytes.size());
+  converted.push_back(std::move(bytes));
+  TensorInfo info;
+  info.type = WeightType::F32;
+  info.shape.assign(shape.begin(), shape.end());
+  tensors.try_emplace(name, Tensor{info, converted.back()});
+  return true;
+}
+
 std::vector<std::string> OnnxModel::getTensorNames() const {
   std::vector<std::string> names;
   for (const auto &entry : tensors)

@@ -38,6 +38,12 @@ public:
 
   bool isInitializer(llvm::StringRef name) const { return tensors.count(name); }
 
+  /// Serves `values` as a float32 tensor `name` of `shape` beside the
+  /// file's initializers: a table the importer computed from the graph.
+  /// Returns false when the name is taken.
+  bool addComputedTensor(llvm::StringRef name, llvm::ArrayRef<int64_t> shape,
+                         llvm::ArrayRef<float> values);
+
   std::vector<std::string> getTensorNames() const override;
   llvm::Expected<plugins::TensorInfo>
   getTensorInfo(llvm::StringRef name) const override;

@@ -2,7 +2,7 @@
 
 load(":measured_bounds.bzl", "MEASURED_BOUNDS")
 
-def parity_test(name, model, refs, cases, command, max_abs = None, extra_args = [], convert_args = [], onnx = None, vlm = None, max_abs_vision = None, families = False, **kwargs):
+def parity_test(name, model, refs, cases, command, max_abs = None, extra_args = [], convert_args = [], onnx = None, onnx_args = [], vlm = None, max_abs_vision = None, families = False, **kwargs):
     """The cosine and near-tie bounds of a target whose outputs are not
     exact come from MEASURED_BOUNDS; every other target must meet max_abs.
     `families`: the model and references are the repository's own
@@ -34,10 +34,11 @@ def parity_test(name, model, refs, cases, command, max_abs = None, extra_args = 
         args.append("--data-root=families")
         data.append("//tests/families:data")
     # Export the Hugging Face `model` to ONNX in layout `onnx` (pieces or
-    # decoder) and run that.
+    # decoder), with the exporter arguments `onnx_args`, and run that.
     if onnx:
         args.append("--export-onnx=$(location //tools/onnx:export_onnx.py)")
         args.append("--onnx-layout=" + onnx)
+        args += ["--onnx-export-arg=" + arg for arg in onnx_args]
         data += ["//tools/onnx:export_onnx.py", "//tools/onnx:onnx_eval.py"]
     # `llmc convert` arguments: the command then runs on the compiled binary.
     args += ["--convert=" + arg for arg in convert_args]

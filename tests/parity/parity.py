@@ -63,7 +63,7 @@ def export_onnx(args, root, scratch):
     folder = os.path.join(scratch, "onnx")
     command = ["/usr/bin/python3", args.export_onnx, "-m",
                os.path.join(root, args.model), "-o", folder,
-               "--layout", args.onnx_layout]
+               "--layout", args.onnx_layout] + args.onnx_export_arg
     result = subprocess.run(command, capture_output=True, text=True)
     if result.returncode != 0:
         sys.exit(f"FAIL export: {' '.join(command)}\n{result.stderr}")
@@ -196,6 +196,9 @@ def main():
                         "(tools/onnx/export_onnx.py) and run the ONNX files")
     parser.add_argument("--onnx-layout", default="pieces",
                         choices=["pieces", "decoder"])
+    parser.add_argument("--onnx-export-arg", action="append", default=[],
+                        help="one more exporter argument (--rotary in-graph, "
+                        "--cache-io, --opset N)")
     parser.add_argument("--data-root", choices=["refdata", "families"], default="refdata",
                         help="where the model and references live")
     parser.add_argument("extra", nargs="*", help="more llmc arguments (after --)")

@@ -135,6 +135,30 @@ class RotaryTables(nn.Module):
                 F.embedding(position_ids, self.sin_cached))
 
 
+class RotaryEmbedding(nn.Module):
+    """Hugging Face's current LlamaRotaryEmbedding: cos and sin [1, T,
+    head_dim] computed in the graph from the inverse frequencies and the
+    position ids, once per model, in float32."""
+
+    def __init__(self, head_dim, theta):
+        super().__init__()
+        inv_freq = 1.0 / (theta**(torch.arange(
+            0, head_dim, 2, dtype=torch.int64).float() / head_dim))
+        self.register_buffer("inv_freq", inv_freq, persistent=False)
+        self.attention_scaling = 1.0
+
+    def forward(self, x, position_ids):
+        inv_freq_expanded = self.inv_freq[None, :, None].float().expand(
+            position_ids.shape[0], -1, 1)
+        position_ids_expanded = position_ids[:, None, :].float()
+        freqs = (inv_freq_expanded.float()
+                 @ position_ids_expanded.float()).transpose(1, 2)
+        emb = torch.cat((freqs, freqs), dim=-1)
+        cos = emb.cos() * self.attention_scaling
+        sin = emb.sin() * self.attention_scaling
+        return cos.to(dtype=x.dtype), sin.to(dtype=x.dtype)
+
+
 def rotate_half(x):
     x1 = x[..., :x.shape[-1] // 2]
     x2 = x[..., x.shape[-1] // 2:]
@@ -158,7 +182,7 @@ def repeat_kv(hidden_states, n_rep):
 
 
 class Attention(nn.Module):
-    def __init__(self, config, positions):
+    def __init__(self, config, positions, rotary):
         super().__init__()
         self.head_dim = config.head_dim
         self.num_heads = config.num_attention_heads
@@ -172,12 +196,18 @@ class Attention(nn.Module):
         if config.model_type == "qwen3":
             self.q_norm = RMSNorm(hd, config.rms_norm_eps)
             self.k_norm = RMSNorm(hd, config.rms_norm_eps)
-        self.rotary_emb = RotaryTables(hd, config.rope_theta, positions)
+        if rotary == "tables":
+            self.rotary_emb = RotaryTables(hd, config.rope_theta, positions)
 
-    def forward(self, hidden_states, position_ids, mask, history_k, history_v):
-        """mask: additive [1, L, K]; history_*: [1, H, kv_heads, head_dim]
-        or None. Returns the output and the new rotated keys and values
-        [1, L, kv_heads, head_dim]."""
+    def forward(self, hidden_states, position_ids, mask, history_k,
+                history_v, position_embeddings=None, past=None):
+        """position_embeddings: cos and sin [1, L, head_dim] computed by the
+        model, else gathered here from the tables; mask: additive
+        [1, L, K] or [1, 1, L, K]; history_*: [1, H, kv_heads, head_dim] or
+        None. Returns the output and the new rotated keys and values
+        [1, L, kv_heads, head_dim]; with `past`, Hugging Face's cache [1,
+        kv_heads, P, head_dim] each, the present cache [1, kv_heads, P + L,
+        head_dim] instead."""
         bsz, q_len, _ = hidden_states.size()
         q = self.q_proj(hidden_states).view(bsz, q_len, -1, self.head_dim)
         k = self.k_proj(hidden_states).view(bsz, q_len, -1, self.head_dim)
@@ -185,9 +215,15 @@ class Attention(nn.Module):
         if hasattr(self, "q_norm"):
             q, k = self.q_norm(q), self.k_norm(k)
         q, k, v = q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)
-        cos, sin = self.rotary_emb(position_ids)
+        if position_embeddings is None:
+            position_embeddings = self.rotary_emb(position_ids)
+        cos, sin = position_embeddings
         q, k = apply_rotary_pos_emb(q, k, cos, sin)
         new_k, new_v = k.transpose(1, 2), v.transpose(1, 2)
+        if past is not None:
+            k = torch.cat([past[0], k], dim=2)
+            v = torch.cat([past[1], v], dim=2)
+            new_k, new_v = k, v
         if history_k is not None:
             k = torch.cat([history_k.transpose(1, 2), k], dim=2)
             v = torch.cat([history_v.transpose(1, 2), v], dim=2)
@@ -195,7 +231,9 @@ class Attention(nn.Module):
         k, v = repeat_kv(k, n_rep), repeat_kv(v, n_rep)
         attn_weights = torch.matmul(q, k.transpose(2, 3)) / math.sqrt(
             self.head_dim)
-        attn_weights = attn_weights + mask.unsqueeze(1)
+        if mask.dim() == 3:
+            mask = mask.unsqueeze(1)
+        attn_weights = attn_weights + mask
         attn_weights = F.softmax(attn_weights, dim=-1,
                                  dtype=torch.float32).to(q.dtype)
         attn_output = torch.matmul(attn_weights, v)
@@ -217,37 +255,69 @@ class MLP(nn.Module):
 
 
 class DecoderLayer(nn.Module):
-    def __init__(self, config, positions):
+    def __init__(self, config, positions, rotary):
         super().__init__()
         self.input_layernorm = RMSNorm(config.hidden_size, config.rms_norm_eps)
-        self.self_attn = Attention(config, positions)
+        self.self_attn = Attention(config, positions, rotary)
         self.post_attention_layernorm = RMSNorm(config.hidden_size,
                                                 config.rms_norm_eps)
         self.mlp = MLP(config)
 
     def forward(self, hidden, position_ids, mask, history_k=None,
-                history_v=None):
+                history_v=None, position_embeddings=None, past=None):
         attn, new_k, new_v = self.self_attn(self.input_layernorm(hidden),
                                             position_ids, mask, history_k,
-                                            history_v)
+                                            history_v, position_embeddings,
+                                            past)
         hidden = hidden + attn
         hidden = hidden + self.mlp(self.post_attention_layernorm(hidden))
         return hidden, new_k, new_v
 
 
-class CausalLM(nn.Module):
-    """Parameters named as the checkpoint names them (model.layers.N....)."""
+def causal_mask(tgt_len):
+    """Hugging Face's _make_causal_mask: min above the diagonal, else 0."""
+    mask = torch.full((tgt_len, tgt_len), torch.finfo(torch.float32).min)
+    mask_cond = torch.arange(mask.size(-1))
+    return mask.masked_fill(mask_cond < (mask_cond + 1).view(-1, 1), 0.0)
 
-    def __init__(self, config, positions):
+
+def causal_mask_4d(attention_mask, tgt_len, past_len):
+    """Hugging Face's _prepare_4d_causal_attention_mask [1, 1, T, P + T]:
+    the causal mask after P visible past slots, with the slots
+    `attention_mask` (0/1, [1, P + T]) closes masked too."""
+    minimum = torch.finfo(torch.float32).min
+    mask = causal_mask(tgt_len)
+    if past_len > 0:
+        mask = torch.cat([torch.zeros(tgt_len, past_len), mask], dim=-1)
+    bsz, src_len = attention_mask.shape
+    mask = mask[None, None, :, :].expand(bsz, 1, tgt_len, src_len)
+    expanded = attention_mask[:, None, None, :].expand(
+        bsz, 1, tgt_len, src_len).to(torch.float32)
+    inverted = 1.0 - expanded
+    inverted = inverted.masked_fill(inverted.to(torch.bool), minimum)
+    return mask.masked_fill(inverted.bool(), minimum)
+
+
+class CausalLM(nn.Module):
+    """Parameters named as the checkpoint names them (model.layers.N....).
+
+    rotary "tables": each layer gathers cos/sin from its own precomputed
+    tables; "in-graph": the model computes them from the position ids as
+    Hugging Face's current code does."""
+
+    def __init__(self, config, positions, rotary="tables"):
         super().__init__()
         self.config = config
         self.model = nn.Module()
         self.model.embed_tokens = nn.Embedding(config.vocab_size,
                                                config.hidden_size)
         self.model.layers = nn.ModuleList(
-            DecoderLayer(config, positions)
+            DecoderLayer(config, positions, rotary)
             for _ in range(config.num_hidden_layers))
         self.model.norm = RMSNorm(config.hidden_size, config.rms_norm_eps)
+        if rotary == "in-graph":
+            self.model.rotary_emb = RotaryEmbedding(config.head_dim,
+                                                    config.rope_theta)
         if not config.tie_word_embeddings:
             self.lm_head = nn.Linear(config.hidden_size, config.vocab_size,
                                      bias=False)
@@ -257,24 +327,58 @@ class CausalLM(nn.Module):
             return self.model.embed_tokens.weight
         return self.lm_head.weight
 
+    def position_embeddings(self, hidden, position_ids):
+        """cos and sin computed once for every layer, or None when each layer
+        gathers them from its tables."""
+        if hasattr(self.model, "rotary_emb"):
+            return self.model.rotary_emb(hidden, position_ids)
+        return None
+
     def forward(self, input_ids, position_ids):
         """Logits [1, T, V] of every position, without a cache."""
         hidden = self.model.embed_tokens(input_ids)
-        # Hugging Face's _make_causal_mask: min above the diagonal, else 0.
-        tgt_len = input_ids.shape[1]
-        mask = torch.full((tgt_len, tgt_len), torch.finfo(torch.float32).min)
-        mask_cond = torch.arange(mask.size(-1))
-        mask = mask.masked_fill(mask_cond < (mask_cond + 1).view(-1, 1), 0.0)
-        mask = mask[None, :, :]
+        mask = causal_mask(input_ids.shape[1])[None, :, :]
+        rotary = self.position_embeddings(hidden, position_ids)
         for layer in self.model.layers:
-            hidden, _, _ = layer(hidden, position_ids, mask)
+            hidden, _, _ = layer(hidden, position_ids, mask,
+                                 position_embeddings=rotary)
         return F.linear(self.model.norm(hidden), self.head_weight())
 
 
-def load_model(model_dir, positions):
+class CachedDecoder(nn.Module):
+    """The decoder with optimum's cache I/O: input_ids, attention_mask [1,
+    P + T], position_ids and past_key_values.N.key/value [1, kv, P, hd] in;
+    logits and present.N.key/value [1, kv, P + T, hd] out."""
+
+    head_weight = CausalLM.head_weight
+    position_embeddings = CausalLM.position_embeddings
+
+    def __init__(self, lm):
+        super().__init__()
+        self.config = lm.config
+        self.model = lm.model  # the checkpoint's names, as in CausalLM
+        if hasattr(lm, "lm_head"):
+            self.lm_head = lm.lm_head
+
+    def forward(self, input_ids, attention_mask, position_ids, *past):
+        hidden = self.model.embed_tokens(input_ids)
+        past_len = past[0].shape[2]
+        mask = causal_mask_4d(attention_mask, input_ids.shape[1], past_len)
+        rotary = self.position_embeddings(hidden, position_ids)
+        presents = []
+        for i, layer in enumerate(self.model.layers):
+            hidden, k, v = layer(hidden, position_ids, mask,
+                                 position_embeddings=rotary,
+                                 past=(past[2 * i], past[2 * i + 1]))
+            presents += [k, v]
+        logits = F.linear(self.model.norm(hidden), self.head_weight())
+        return (logits, *presents)
+
+
+def load_model(model_dir, positions, rotary="tables"):
     with open(os.path.join(model_dir, "config.json")) as f:
         config = Config(json.load(f))
-    model = CausalLM(config, positions)
+    model = CausalLM(config, positions, rotary)
     tensors = load_safetensors(os.path.join(model_dir, "model.safetensors"))
     state = {k: torch.from_numpy(v) for k, v in tensors.items()}
     # The rotary tables are generated, not read; a tied head has no tensor.
@@ -305,12 +409,15 @@ class BlockPiece(nn.Module):
         super().__init__()
         self.model = nn.Module()
         self.model.layers = nn.ModuleDict({str(index): lm.model.layers[index]})
+        if hasattr(lm.model, "rotary_emb"):
+            self.model.rotary_emb = lm.model.rotary_emb
         self.index = str(index)
 
     def forward(self, hidden, position_ids, mask, history_k=None,
                 history_v=None):
+        rotary = CausalLM.position_embeddings(self, hidden, position_ids)
         return self.model.layers[self.index](hidden, position_ids, mask,
-                                             history_k, history_v)
+                                             history_k, history_v, rotary)
 
 
 class LmHeadPiece(nn.Module):
@@ -368,14 +475,45 @@ def piece_specs(lm, seq_length, max_input):
     return specs
 
 
-def decoder_specs(lm, tokens):
+PAST_EXAMPLE = 2  # P of the cache example; P stays dynamic
+
+
+def cache_names(lm, kind):
+    """optimum's names of the cache inputs (past_key_values) or outputs
+    (present), key and value of each layer."""
+    return [f"{kind}.{i}.{part}" for i in range(lm.config.num_hidden_layers)
+            for part in ("key", "value")]
+
+
+def decoder_specs(lm, tokens, cache_io=False):
+    if not cache_io:
+        example = {
+            "input_ids": torch.zeros(1, tokens, dtype=torch.int64),
+            "position_ids": torch.arange(tokens).view(1, -1),
+        }
+        dynamic = {"input_ids": {1: "T"}, "position_ids": {1: "T"},
+                   "logits": {1: "T"}}
+        return [("decoder.onnx", lm, example, ["logits"], dynamic)]
+    # As optimum exports a decoder with its cache: batch, T and P dynamic.
+    c, P = lm.config, PAST_EXAMPLE
     example = {
         "input_ids": torch.zeros(1, tokens, dtype=torch.int64),
-        "position_ids": torch.arange(tokens).view(1, -1),
+        "attention_mask": torch.ones(1, P + tokens, dtype=torch.int64),
+        "position_ids": torch.arange(P, P + tokens).view(1, -1),
     }
-    dynamic = {"input_ids": {1: "T"}, "position_ids": {1: "T"},
-               "logits": {1: "T"}}
-    return [("decoder.onnx", lm, example, ["logits"], dynamic)]
+    dynamic = {"input_ids": {0: "batch_size", 1: "sequence_length"},
+               "attention_mask": {0: "batch_size",
+                                  1: "past_sequence_length + 1"},
+               "position_ids": {0: "batch_size", 1: "sequence_length"},
+               "logits": {0: "batch_size", 1: "sequence_length"}}
+    for name in cache_names(lm, "past_key_values"):
+        example[name] = torch.zeros(1, c.num_key_value_heads, P, c.head_dim)
+        dynamic[name] = {0: "batch_size", 2: "past_sequence_length"}
+    presents = cache_names(lm, "present")
+    for name in presents:
+        dynamic[name] = {0: "batch_size", 2: "past_sequence_length + 1"}
+    return [("decoder.onnx", CachedDecoder(lm), example, ["logits"] + presents,
+             dynamic)]
 
 
 # --------------------------------------------------------------------------
@@ -389,11 +527,11 @@ COMPANION_FILES = ("tokenizer.json", "tokenizer_config.json",
 
 def export(args):
     os.makedirs(args.output, exist_ok=True)
-    lm = load_model(args.model, args.seq_length)
+    lm = load_model(args.model, args.seq_length, args.rotary)
     if args.layout == "pieces":
         specs = piece_specs(lm, args.seq_length, args.max_input_length)
     else:
-        specs = decoder_specs(lm, args.tokens)
+        specs = decoder_specs(lm, args.tokens, args.cache_io)
     start = time.time()
     files = []
     for name, module, inputs, outputs, dynamic in specs:
@@ -421,14 +559,25 @@ def export(args):
         "constant_folding": not args.no_constant_folding,
         "external_data": args.external_data,
         "seq_length": args.seq_length,
-        "rope_table_positions": args.seq_length,
+        "rotary": args.rotary,
+        "rope_table_positions": (args.seq_length if args.rotary == "tables"
+                                 else None),
         "mask_value": (MASKED if args.layout == "pieces" else
                        float(torch.finfo(torch.float32).min)),
         "files": files,
     }
     if args.layout == "pieces":
         manifest["max_input_length"] = args.max_input_length
+    elif args.cache_io:
+        manifest["cache_io"] = True
+        manifest["dynamic_axes"] = {
+            "batch_size": "dimension 0 of every input and output",
+            "sequence_length": "input_ids[1], position_ids[1], logits[1]",
+            "past_sequence_length": "past_key_values.N.key/value[2]",
+            "past_sequence_length + 1": "attention_mask[1], "
+                                        "present.N.key/value[2]"}
     else:
+        manifest["cache_io"] = False
         manifest["dynamic_axes"] = {"T": "input_ids[1], position_ids[1], "
                                          "logits[1]"}
     with open(os.path.join(args.output, "manifest.json"), "w") as f:
@@ -575,11 +724,35 @@ def verify_decoder(check, ids, ref_logits):
                          ref_logits[extra])
 
 
+def verify_decoder_cache(check, lm, ids, ref_logits):
+    """The prompt against an empty cache, then the first generated token
+    against the prompt's present cache, as a runtime with optimum's I/O
+    runs it."""
+    c = lm.config
+    n = len(ids["prompt"])
+    empty = np.zeros((1, c.num_key_value_heads, 0, c.head_dim), np.float32)
+    feeds = {"input_ids": np.array([ids["prompt"]], np.int64),
+             "attention_mask": np.ones((1, n), np.int64),
+             "position_ids": np.arange(n)[None]}
+    feeds.update((name, empty) for name in cache_names(lm, "past_key_values"))
+    logits, *presents = check.run("decoder.onnx", **feeds)
+    if ref_logits is not None:
+        compare_refs(f"P=0 T={n} last logits", logits[0, -1], ref_logits[0])
+    feeds = {"input_ids": np.array([ids["generated"][:1]], np.int64),
+             "attention_mask": np.ones((1, n + 1), np.int64),
+             "position_ids": np.array([[n]])}
+    feeds.update(zip(cache_names(lm, "past_key_values"), presents))
+    logits, *_ = check.run("decoder.onnx", **feeds)
+    if ref_logits is not None:
+        compare_refs(f"P={n} T=1 logits", logits[0, -1], ref_logits[1])
+
+
 def verify(args):
     with open(os.path.join(args.verify, "manifest.json")) as f:
         manifest = json.load(f)
     model_dir = args.model or manifest["source"]
-    lm = load_model(model_dir, manifest["seq_length"])
+    lm = load_model(model_dir, manifest["seq_length"],
+                    manifest.get("rotary", "tables"))
     refs = args.refs or default_refs(model_dir)
     if refs:
         ids, ref_logits = load_refs(refs)
@@ -590,6 +763,9 @@ def verify(args):
                             manifest["max_input_length"])
         check = Verifier(args.verify, specs)
         verify_pieces(check, manifest, ids, ref_logits)
+    elif manifest.get("cache_io"):
+        check = Verifier(args.verify, decoder_specs(lm, 1, cache_io=True))
+        verify_decoder_cache(check, lm, ids, ref_logits)
     else:
         check = Verifier(args.verify, decoder_specs(lm, 1))
         verify_decoder(check, ids, ref_logits)
@@ -624,6 +800,13 @@ def main():
                    help="L: tokens of one prefill block")
     p.add_argument("--tokens", type=int, default=8,
                    help="T of the decoder's example input (T stays dynamic)")
+    p.add_argument("--rotary", choices=["tables", "in-graph"],
+                   default="tables",
+                   help="cos/sin gathered from precomputed tables, or "
+                   "computed in the graph as Hugging Face's code does")
+    p.add_argument("--cache-io", action="store_true",
+                   help="decoder: optimum's past_key_values inputs and "
+                   "present outputs")
     p.add_argument("--external-data", action="store_true",
                    help="store initializers in FILE.onnx.data")
     p.add_argument("--no-constant-folding", action="store_true",
@@ -645,6 +828,8 @@ def main():
     else:
         if not (args.model and args.output and args.layout):
             p.error("exporting needs -m, -o and --layout")
+        if args.cache_io and args.layout != "decoder":
+            p.error("--cache-io needs --layout decoder")
         if args.max_input_length > args.seq_length:
             p.error("--max-input-length exceeds --seq-length")
         export(args)

@@ -64,11 +64,11 @@ def _reduce_mean(data, axes=None, keepdims=1):
 
 # Each op: (inputs..., **attributes) -> output, in numpy.
 OPS = {
-    "Add": np.add, "Mul": np.multiply,
+    "Add": np.add, "Sub": np.subtract, "Mul": np.multiply,
     "Div": lambda a, b: (np.trunc(a / b).astype(a.dtype)
                          if a.dtype.kind == "i" else a / b),
     "Pow": lambda a, b: np.power(a, b).astype(a.dtype),
-    "Sqrt": np.sqrt, "Neg": np.negative,
+    "Sqrt": np.sqrt, "Neg": np.negative, "Cos": np.cos, "Sin": np.sin,
     "Sigmoid": lambda x: (1 / (1 + np.exp(-x))).astype(x.dtype),
     "Equal": np.equal, "Less": np.less,
     "Where": np.where, "Identity": lambda x: x,

@@ -5,6 +5,8 @@
 // RUN: llmc-translate --import-onnx %t/gather.onnx | FileCheck %s --check-prefix=GATHER
 // RUN: %python %S/make_onnx.py dynamic_input %t/dynamic.onnx
 // RUN: llmc-translate --import-onnx %t/dynamic.onnx --onnx-input-shape=x=3x4 | FileCheck %s --check-prefix=DYNAMIC
+// RUN: %python %S/make_onnx.py rotary %t/rotary.onnx
+// RUN: llmc-translate --import-onnx %t/rotary.onnx | FileCheck %s --check-prefix=ROTARY
 
 // The shape arithmetic (Shape, Gather, Unsqueeze, Concat) is folded while
 // importing; only the tensor computation reaches top. Neg and Sub become
@@ -41,3 +43,21 @@
 // A dynamic input dimension takes the shape given on the command line.
 
 // DYNAMIC: top.Sigmoid %{{.*}} : (tensor<3x4xf32>) -> tensor<3x4xf32>
+
+// cos and sin computed from position_ids alone are evaluated as tables over
+// 4096 positions while importing, named after the values, and gathered by
+// position id; the Unsqueeze that moves the position axis runs on the
+// gathered rows.
+
+// ROTARY-LABEL: func.func @main
+// ROTARY: %[[X:.*]] = top.Input %{{.*}} {role = "x"}
+// ROTARY: %[[Y:.*]] = top.Input %{{.*}} {role = "y"}
+// ROTARY: %[[POS:.*]] = top.Input %{{.*}} {role = "position_ids"}
+// ROTARY-NEXT: %[[COS:.*]] = top.Weight "cos" : () -> tensor<4096x8xf32>
+// ROTARY-NEXT: %[[C:.*]] = top.Gather %[[COS]], %[[POS]] : (tensor<4096x8xf32>, tensor<1x4xi64>) -> tensor<1x4x8xf32>
+// ROTARY-NEXT: %[[CU:.*]] = top.Reshape %[[C]] : (tensor<1x4x8xf32>) -> tensor<1x1x4x8xf32>
+// ROTARY-NEXT: top.Mul %[[X]], %[[CU]]
+// ROTARY-NEXT: %[[SIN:.*]] = top.Weight "sin" : () -> tensor<4096x8xf32>
+// ROTARY-NEXT: %[[S:.*]] = top.Gather %[[SIN]], %[[POS]]
+// ROTARY-NEXT: top.Mul %[[Y]], %[[S]]
+// ROTARY-NOT: top.Cos

@@ -18,6 +18,8 @@
 // RUN: not llmc-translate --import-onnx %t/range.onnx 2>&1 | FileCheck %s --check-prefix=RANGE
 // RUN: %python %S/make_onnx.py huge_constant %t/constant.onnx
 // RUN: not llmc-translate --import-onnx %t/constant.onnx 2>&1 | FileCheck %s --check-prefix=CONSTANT
+// RUN: %python %S/make_onnx.py position_sum %t/position_sum.onnx
+// RUN: not llmc-translate --import-onnx %t/position_sum.onnx 2>&1 | FileCheck %s --check-prefix=POSITION-SUM
 // RUN: %python %S/make_onnx.py node_without_output %t/no_output.onnx
 // RUN: not llmc-translate --import-onnx %t/no_output.onnx 2>&1 | FileCheck %s --check-prefix=NO-OUTPUT
 
@@ -34,4 +36,7 @@
 // OVERFLOW: error: {{.*}}overflow.onnx: initializer 'w' has dimensions whose product overflows int64
 // RANGE: error: {{.*}}range.onnx: Range node 'range_0' makes a tensor with a negative dimension or more than 16777216 elements, too large to fold
 // CONSTANT: error: {{.*}}constant.onnx: Constant node 'const_0' constant tensor 'c' has a negative dimension or more than 16777216 elements, more than the importer folds
+// A value of the positions whose rows depend on every position is not
+// tabulated: its ops reach the device, where Cos is not supported.
+// POSITION-SUM: error: {{.*}}position_sum.onnx: Cos node 'cos_0' is not an op the ONNX importer supports
 // NO-OUTPUT: error: {{.*}}no_output.onnx: Sigmoid node 'sig_0' has no output

@@ -164,6 +164,54 @@ def node_without_output():
                  [tensor("x", TensorProto.FLOAT, None)])
 
 
+def rotary(cos_reader="unsqueeze"):
+    """Hugging Face's in-graph rotary over position_ids [1, 4] for head_dim
+    8: Expand(inv_freq) @ Cast(Unsqueeze(positions)) -> Transpose -> Concat
+    -> Cos and Sin. cos is unsqueezed over heads and multiplies x [1, 2, 4,
+    8]; sin multiplies y [1, 4, 8] directly."""
+    inv_freq = 1.0 / 10000.0**(np.arange(0, 8, 2) / 8)
+    nodes = [
+        const("inv", inv_freq.reshape(1, 4, 1), np.float32),
+        const("inv_shape", [1, 4, 1]),
+        helper.make_node("Expand", ["inv", "inv_shape"], ["inv_e"]),
+        const("axis1", [1]),
+        helper.make_node("Unsqueeze", ["position_ids", "axis1"], ["pos_u"]),
+        helper.make_node("Cast", ["pos_u"], ["pos_f"], to=TensorProto.FLOAT),
+        helper.make_node("MatMul", ["inv_e", "pos_f"], ["freqs_t"]),
+        helper.make_node("Transpose", ["freqs_t"], ["freqs"], perm=[0, 2, 1]),
+        helper.make_node("Concat", ["freqs", "freqs"], ["emb"], axis=-1),
+        helper.make_node("Cos", ["emb"], ["cos"]),
+        helper.make_node("Sin", ["emb"], ["sin"]),
+        helper.make_node("Unsqueeze", ["cos", "axis1"], ["cos_u"]),
+        helper.make_node("Mul", ["x", "cos_u"], ["xc"]),
+        helper.make_node("Mul", ["y", "sin"], ["ys"]),
+    ]
+    return model(nodes, [tensor("x", TensorProto.FLOAT, [1, 2, 4, 8]),
+                         tensor("y", TensorProto.FLOAT, [1, 4, 8]),
+                         tensor("position_ids", TensorProto.INT64, [1, 4])],
+                 [tensor("xc", TensorProto.FLOAT, [1, 2, 4, 8]),
+                  tensor("ys", TensorProto.FLOAT, [1, 4, 8])])
+
+
+def position_sum():
+    """cos(p + sum of p^2 over the positions): computed from position_ids
+    alone, but each row depends on every position, so no table by position
+    can stand for it."""
+    nodes = [
+        const("axis2", [2]),
+        helper.make_node("Unsqueeze", ["position_ids", "axis2"], ["pos_u"]),
+        helper.make_node("Cast", ["pos_u"], ["p"], to=TensorProto.FLOAT),
+        helper.make_node("Transpose", ["p"], ["p_t"], perm=[0, 2, 1]),
+        helper.make_node("MatMul", ["p_t", "p"], ["squares"]),
+        helper.make_node("Add", ["p", "squares"], ["angle"]),
+        helper.make_node("Cos", ["angle"], ["cos"], name="cos_0"),
+        helper.make_node("Mul", ["x", "cos"], ["out"]),
+    ]
+    return model(nodes, [tensor("x", TensorProto.FLOAT, [1, 4, 1]),
+                         tensor("position_ids", TensorProto.INT64, [1, 4])],
+                 [tensor("out", TensorProto.FLOAT, [1, 4, 1])])
+
+
 def main():
     case, out = sys.argv[1], sys.argv[2]
     builders = {
@@ -178,6 +226,8 @@ def main():
         "huge_range": huge_range,
         "huge_constant": huge_constant,
         "node_without_output": node_without_output,
+        "rotary": rotary,
+        "position_sum": position_sum,
     }
     if case == "not_onnx":
         with open(out, "wb") as f:
