@@ -295,8 +295,9 @@ llvm::Expected<plugins::Checkpoint> loadPieces(llvm::StringRef directory) {
 /// The import of a whole decoder: one sequence of a few tokens (any length
 /// shows the structure) and no past. optimum's cache I/O folds away: the
 /// attention mask of an unpadded sequence is all ones, each
-/// past_key_values input is empty, and of the outputs only the logits are
-/// read (llmc keeps its own cache).
+/// past_key_values input is empty, a merged decoder takes its branch
+/// without cache, and of the outputs only the logits are read (llmc keeps
+/// its own cache).
 llvm::Error configureDecoder(const OnnxModel &model, ImportOptions &options) {
   constexpr int64_t tokens = 8;
   for (const ::onnx::ValueInfoProto &input : model.getGraph().input()) {
@@ -308,6 +309,9 @@ llvm::Error configureDecoder(const OnnxModel &model, ImportOptions &options) {
     } else if (name == "attention_mask") {
       options.constantInputs[name] =
           ConstantTensor::ofInts({1, tokens}, std::vector<int64_t>(tokens, 1));
+    } else if (name == "use_cache_branch") {
+      // optimum's merged decoder: the branch without a past.
+      options.constantInputs[name] = ConstantTensor::ofInts({1}, {0});
     } else if (name.starts_with("past_key_values.")) {
       // [batch, kv_heads, past, head_dim]: the batch is 1, the past empty.
       llvm::SmallVector<int64_t> shape;

@@ -64,6 +64,8 @@ private:
 
   llvm::Error addInputs();
   llvm::Error importNode(const ::onnx::NodeProto &node);
+  /// Imports the branch of an If whose condition is known while importing.
+  llvm::Error importIf(const ::onnx::NodeProto &node);
   llvm::Error importComputation(const ::onnx::NodeProto &node);
   llvm::Error addOutputs();
 
@@ -409,6 +411,8 @@ llvm::Error Importer::importNode(const ::onnx::NodeProto &node) {
         ConstantTensor::ofInts({int64_t(dims.size())}, dims);
     return llvm::Error::success();
   }
+  if (node.op_type() == "If")
+    return importIf(node);
   if (tabulate(node))
     return llvm::Error::success();
   bool allConstant = true;
@@ -437,6 +441,46 @@ llvm::Error Importer::importNode(const ::onnx::NodeProto &node) {
     }
   }
   return importComputation(node);
+}
+
+llvm::Error Importer::importIf(const ::onnx::NodeProto &node) {
+  // optimum's merged decoders branch on use_cache_branch, which is known
+  // for the runs llmc imports (no past), like every shape condition.
+  auto found = node.input_size() ? values.find(node.input(0)) : values.end();
+  if (found == values.end() || !found->second.constant)
+    return failNode(node, "branches on a value not known while importing");
+  const ConstantTensor &condition = *found->second.constant;
+  if (condition.getNumElements() != 1)
+    return failNode(node, "has a condition of " +
+                              llvm::Twine(condition.getNumElements()) +
+                              " elements, not one");
+  llvm::StringRef taken =
+      condition.getInt(0) ? "then_branch" : "else_branch";
+  const ::onnx::GraphProto *branch = nullptr;
+  for (const ::onnx::AttributeProto &attr : node.attribute())
+    if (attr.name() == taken && attr.has_g())
+      branch = &attr.g();
+  if (!branch)
+    return failNode(node, "lacks its " + taken);
+  if (branch->initializer_size() || branch->sparse_initializer_size())
+    return failNode(node, "has a branch with initializers of its own, which "
+                          "the importer does not read");
+  if (branch->output_size() != node.output_size())
+    return failNode(node, "has a branch of " +
+                              llvm::Twine(branch->output_size()) +
+                              " outputs for " +
+                              llvm::Twine(node.output_size()));
+  for (const ::onnx::NodeProto &inner : branch->node())
+    if (llvm::Error error = importNode(inner))
+      return error;
+  for (auto [output, result] : llvm::zip(node.output(), branch->output())) {
+    auto computed = values.find(result.name());
+    if (computed == values.end())
+      return failNode(node, "has a branch output '" + result.name() +
+                                "' that nothing computes");
+    values[output] = computed->second;
+  }
+  return llvm::Error::success();
 }
 
 bool Importer::tabulate(const ::onnx::NodeProto &node) {

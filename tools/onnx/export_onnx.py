@@ -485,7 +485,7 @@ def cache_names(lm, kind):
             for part in ("key", "value")]
 
 
-def decoder_specs(lm, tokens, cache_io=False):
+def decoder_specs(lm, tokens, cache_io=False, past=PAST_EXAMPLE):
     if not cache_io:
         example = {
             "input_ids": torch.zeros(1, tokens, dtype=torch.int64),
@@ -495,7 +495,7 @@ def decoder_specs(lm, tokens, cache_io=False):
                    "logits": {1: "T"}}
         return [("decoder.onnx", lm, example, ["logits"], dynamic)]
     # As optimum exports a decoder with its cache: batch, T and P dynamic.
-    c, P = lm.config, PAST_EXAMPLE
+    c, P = lm.config, past
     example = {
         "input_ids": torch.zeros(1, tokens, dtype=torch.int64),
         "attention_mask": torch.ones(1, P + tokens, dtype=torch.int64),
@@ -525,6 +525,86 @@ COMPANION_FILES = ("tokenizer.json", "tokenizer_config.json",
                    "generation_config.json", "chat_template.jinja")
 
 
+def as_branch(graph, prefix, initializers, by_content):
+    """`graph` as a branch of an If: its initializers move to the outer
+    graph (`initializers`, equal ones once), the values its nodes compute
+    and its outputs are renamed under `prefix`, and it reads the outer
+    graph's inputs by name."""
+    rename = {}
+    for init in graph.initializer:
+        key = (init.data_type, tuple(init.dims), init.raw_data)
+        if key not in by_content:
+            name = init.name if init.name not in initializers else (
+                prefix + init.name)
+            copy = onnx.TensorProto()
+            copy.CopyFrom(init)
+            copy.name = name
+            initializers[name] = copy
+            by_content[key] = name
+        rename[init.name] = by_content[key]
+    for node in graph.node:
+        rename.update((o, prefix + o) for o in node.output if o)
+    nodes = []
+    for node in graph.node:
+        copy = onnx.NodeProto()
+        copy.CopyFrom(node)
+        copy.name = prefix + node.name
+        del copy.input[:], copy.output[:]
+        copy.input.extend(rename.get(i, i) for i in node.input)
+        copy.output.extend(rename.get(o, o) for o in node.output)
+        nodes.append(copy)
+    outputs = []
+    for output in graph.output:
+        copy = onnx.ValueInfoProto()
+        copy.CopyFrom(output)
+        copy.name = rename.get(output.name, output.name)
+        outputs.append(copy)
+    return onnx.helper.make_graph(nodes, prefix.rstrip("/"), [], outputs)
+
+
+def merge_decoders(with_past, without_past, path):
+    """optimum's merged decoder: one If on the input use_cache_branch (bool
+    [1]) runs the export traced with a past or the one traced without."""
+    initializers, by_content = {}, {}
+    then_branch = as_branch(with_past.graph, "with_past/", initializers,
+                            by_content)
+    else_branch = as_branch(without_past.graph, "no_past/", initializers,
+                            by_content)
+    outputs = list(with_past.graph.output)
+    node = onnx.helper.make_node("If", ["use_cache_branch"],
+                                 [o.name for o in outputs],
+                                 name="optimum::if", then_branch=then_branch,
+                                 else_branch=else_branch)
+    flag = onnx.helper.make_tensor_value_info("use_cache_branch",
+                                              onnx.TensorProto.BOOL, [1])
+    graph = onnx.helper.make_graph([node], "merged",
+                                   list(with_past.graph.input) + [flag],
+                                   outputs, list(initializers.values()))
+    model = onnx.helper.make_model(graph,
+                                   opset_imports=with_past.opset_import)
+    model.ir_version = with_past.ir_version
+    onnx.checker.check_model(model)
+    onnx.save(model, path)
+
+
+def export_merged(lm, args, path):
+    """Traces the cache decoder with a past and without (the trace keeps
+    the Python branches the past's length takes) and merges the two."""
+    traced = []
+    for past in (PAST_EXAMPLE, 0):
+        _, module, inputs, outputs, dynamic = decoder_specs(
+            lm, args.tokens, cache_io=True, past=past)[0]
+        part = f"{path}.{'with' if past else 'no'}_past"
+        with torch.no_grad():
+            torch.onnx.export(module, tuple(inputs.values()), part,
+                              input_names=list(inputs), output_names=outputs,
+                              dynamic_axes=dynamic, opset_version=args.opset,
+                              do_constant_folding=not args.no_constant_folding)
+        traced.append(onnx.load(part))
+        os.remove(part)
+    merge_decoders(traced[0], traced[1], path)
+
+
 def export(args):
     os.makedirs(args.output, exist_ok=True)
     lm = load_model(args.model, args.seq_length, args.rotary)
@@ -536,11 +616,15 @@ def export(args):
     files = []
     for name, module, inputs, outputs, dynamic in specs:
         path = os.path.join(args.output, name)
-        with torch.no_grad():
-            torch.onnx.export(module, tuple(inputs.values()), path,
-                              input_names=list(inputs), output_names=outputs,
-                              dynamic_axes=dynamic, opset_version=args.opset,
-                              do_constant_folding=not args.no_constant_folding)
+        if args.merged:
+            export_merged(lm, args, path)
+        else:
+            with torch.no_grad():
+                torch.onnx.export(
+                    module, tuple(inputs.values()), path,
+                    input_names=list(inputs), output_names=outputs,
+                    dynamic_axes=dynamic, opset_version=args.opset,
+                    do_constant_folding=not args.no_constant_folding)
         if args.external_data:
             data = path + ".data"
             if os.path.exists(data):  # onnx appends to an existing file
@@ -570,6 +654,7 @@ def export(args):
         manifest["max_input_length"] = args.max_input_length
     elif args.cache_io:
         manifest["cache_io"] = True
+        manifest["merged"] = args.merged
         manifest["dynamic_axes"] = {
             "batch_size": "dimension 0 of every input and output",
             "sequence_length": "input_ids[1], position_ids[1], logits[1]",
@@ -724,10 +809,23 @@ def verify_decoder(check, ids, ref_logits):
                          ref_logits[extra])
 
 
-def verify_decoder_cache(check, lm, ids, ref_logits):
+class MergedReference(nn.Module):
+    """The torch side of a merged decoder: the cache decoder, whatever
+    use_cache_branch (the last input) says."""
+
+    def __init__(self, decoder):
+        super().__init__()
+        self.decoder = decoder
+
+    def forward(self, *inputs):
+        return self.decoder(*inputs[:-1])
+
+
+def verify_decoder_cache(check, lm, ids, ref_logits, merged=False):
     """The prompt against an empty cache, then the first generated token
     against the prompt's present cache, as a runtime with optimum's I/O
-    runs it."""
+    runs it; a merged decoder takes its branch without and then with a
+    past."""
     c = lm.config
     n = len(ids["prompt"])
     empty = np.zeros((1, c.num_key_value_heads, 0, c.head_dim), np.float32)
@@ -735,6 +833,8 @@ def verify_decoder_cache(check, lm, ids, ref_logits):
              "attention_mask": np.ones((1, n), np.int64),
              "position_ids": np.arange(n)[None]}
     feeds.update((name, empty) for name in cache_names(lm, "past_key_values"))
+    if merged:
+        feeds["use_cache_branch"] = np.array([False])
     logits, *presents = check.run("decoder.onnx", **feeds)
     if ref_logits is not None:
         compare_refs(f"P=0 T={n} last logits", logits[0, -1], ref_logits[0])
@@ -742,6 +842,8 @@ def verify_decoder_cache(check, lm, ids, ref_logits):
              "attention_mask": np.ones((1, n + 1), np.int64),
              "position_ids": np.array([[n]])}
     feeds.update(zip(cache_names(lm, "past_key_values"), presents))
+    if merged:
+        feeds["use_cache_branch"] = np.array([True])
     logits, *_ = check.run("decoder.onnx", **feeds)
     if ref_logits is not None:
         compare_refs(f"P={n} T=1 logits", logits[0, -1], ref_logits[1])
@@ -764,8 +866,14 @@ def verify(args):
         check = Verifier(args.verify, specs)
         verify_pieces(check, manifest, ids, ref_logits)
     elif manifest.get("cache_io"):
-        check = Verifier(args.verify, decoder_specs(lm, 1, cache_io=True))
-        verify_decoder_cache(check, lm, ids, ref_logits)
+        specs = decoder_specs(lm, 1, cache_io=True)
+        merged = manifest.get("merged", False)
+        if merged:
+            name, module, inputs, outputs, dynamic = specs[0]
+            specs = [(name, MergedReference(module), inputs, outputs,
+                      dynamic)]
+        check = Verifier(args.verify, specs)
+        verify_decoder_cache(check, lm, ids, ref_logits, merged)
     else:
         check = Verifier(args.verify, decoder_specs(lm, 1))
         verify_decoder(check, ids, ref_logits)
@@ -807,6 +915,10 @@ def main():
     p.add_argument("--cache-io", action="store_true",
                    help="decoder: optimum's past_key_values inputs and "
                    "present outputs")
+    p.add_argument("--merged", action="store_true",
+                   help="with --cache-io: optimum's merged decoder, an If on "
+                   "use_cache_branch over the traces with and without a "
+                   "past")
     p.add_argument("--external-data", action="store_true",
                    help="store initializers in FILE.onnx.data")
     p.add_argument("--no-constant-folding", action="store_true",
@@ -830,6 +942,8 @@ def main():
             p.error("exporting needs -m, -o and --layout")
         if args.cache_io and args.layout != "decoder":
             p.error("--cache-io needs --layout decoder")
+        if args.merged and not args.cache_io:
+            p.error("--merged needs --cache-io")
         if args.max_input_length > args.seq_length:
             p.error("--max-input-length exceeds --seq-length")
         export(args)

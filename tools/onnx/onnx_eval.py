@@ -93,12 +93,18 @@ OPS = {
 }
 
 
-def run(model, feeds):
-    """Evaluates `model` (an onnx.ModelProto with its data loaded) on the
-    named numpy inputs; returns every graph output by name."""
-    values = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
-    values.update(feeds)
-    for node in model.graph.node:
+def _run_nodes(graph, values):
+    """Evaluates the nodes of `graph` in order into `values`, which holds
+    its inputs and the outer scope's values."""
+    for node in graph.node:
+        if node.op_type == "If":  # a branch reads the outer scope by name
+            attrs = _attrs(node)
+            taken = attrs["then_branch" if bool(values[node.input[0]].all())
+                          else "else_branch"]
+            _run_nodes(taken, values)
+            for output, result in zip(node.output, taken.output):
+                values[output] = values[result.name]
+            continue
         if node.op_type not in OPS:
             raise NotImplementedError(f"onnx_eval: no op {node.op_type}")
         inputs = [values[name] if name else None for name in node.input]
@@ -106,4 +112,12 @@ def run(model, feeds):
             inputs.pop()
         result = OPS[node.op_type](*inputs, **_attrs(node))
         values[node.output[0]] = np.asarray(result)
+
+
+def run(model, feeds):
+    """Evaluates `model` (an onnx.ModelProto with its data loaded) on the
+    named numpy inputs; returns every graph output by name."""
+    values = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
+    values.update(feeds)
+    _run_nodes(model.graph, values)
     return {o.name: values[o.name] for o in model.graph.output}

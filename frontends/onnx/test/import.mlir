@@ -7,6 +7,8 @@
 // RUN: llmc-translate --import-onnx %t/dynamic.onnx --onnx-input-shape=x=3x4 | FileCheck %s --check-prefix=DYNAMIC
 // RUN: %python %S/make_onnx.py rotary %t/rotary.onnx
 // RUN: llmc-translate --import-onnx %t/rotary.onnx | FileCheck %s --check-prefix=ROTARY
+// RUN: %python %S/make_onnx.py if_constant %t/if.onnx
+// RUN: llmc-translate --import-onnx %t/if.onnx | FileCheck %s --check-prefix=IF
 
 // The shape arithmetic (Shape, Gather, Unsqueeze, Concat) is folded while
 // importing; only the tensor computation reaches top. Neg and Sub become
@@ -61,3 +63,12 @@
 // ROTARY-NEXT: %[[S:.*]] = top.Gather %[[SIN]], %[[POS]]
 // ROTARY-NEXT: top.Mul %[[Y]], %[[S]]
 // ROTARY-NOT: top.Cos
+
+// An If whose condition is known while importing imports the branch it
+// takes, which reads the outer graph's values by name.
+
+// IF-LABEL: func.func @main
+// IF: %[[X:.*]] = top.Input %{{.*}} {role = "x"}
+// IF-NEXT: %[[Y:.*]] = top.Sigmoid %[[X]]
+// IF-NEXT: return %[[Y]]
+// IF-NOT: top.MulConst

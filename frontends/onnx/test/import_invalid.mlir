@@ -20,6 +20,8 @@
 // RUN: not llmc-translate --import-onnx %t/constant.onnx 2>&1 | FileCheck %s --check-prefix=CONSTANT
 // RUN: %python %S/make_onnx.py position_sum %t/position_sum.onnx
 // RUN: not llmc-translate --import-onnx %t/position_sum.onnx 2>&1 | FileCheck %s --check-prefix=POSITION-SUM
+// RUN: %python %S/make_onnx.py if_computed %t/if_computed.onnx
+// RUN: not llmc-translate --import-onnx %t/if_computed.onnx 2>&1 | FileCheck %s --check-prefix=IF-COMPUTED
 // RUN: %python %S/make_onnx.py node_without_output %t/no_output.onnx
 // RUN: not llmc-translate --import-onnx %t/no_output.onnx 2>&1 | FileCheck %s --check-prefix=NO-OUTPUT
 
@@ -39,4 +41,5 @@
 // A value of the positions whose rows depend on every position is not
 // tabulated: its ops reach the device, where Cos is not supported.
 // POSITION-SUM: error: {{.*}}position_sum.onnx: Cos node 'cos_0' is not an op the ONNX importer supports
+// IF-COMPUTED: error: {{.*}}if_computed.onnx: If node 'if_0' branches on a value not known while importing
 // NO-OUTPUT: error: {{.*}}no_output.onnx: Sigmoid node 'sig_0' has no output

@@ -212,6 +212,41 @@ def position_sum():
                  [tensor("out", TensorProto.FLOAT, [1, 4, 1])])
 
 
+def if_constant():
+    """optimum's merged form in small: an If on a constant condition (as
+    use_cache_branch is once llmc fixes it) whose branches read the outer
+    input x."""
+    then_branch = helper.make_graph(
+        [helper.make_node("Neg", ["x"], ["then_out"])], "then", [],
+        [tensor("then_out", TensorProto.FLOAT, [1, 4])])
+    else_branch = helper.make_graph(
+        [helper.make_node("Sigmoid", ["x"], ["else_out"])], "else", [],
+        [tensor("else_out", TensorProto.FLOAT, [1, 4])])
+    nodes = [
+        const("cond", [False], np.bool_),
+        helper.make_node("If", ["cond"], ["y"], name="if_0",
+                         then_branch=then_branch, else_branch=else_branch),
+    ]
+    return model(nodes, [tensor("x", TensorProto.FLOAT, [1, 4])],
+                 [tensor("y", TensorProto.FLOAT, [1, 4])])
+
+
+def if_computed():
+    """An If on a condition computed from an input: not known while
+    importing."""
+    branch = helper.make_graph(
+        [helper.make_node("Identity", ["x"], ["out"])], "branch", [],
+        [tensor("out", TensorProto.FLOAT, [1])])
+    nodes = [
+        const("zero", [0.0], np.float32),
+        helper.make_node("Greater", ["x", "zero"], ["cond"]),
+        helper.make_node("If", ["cond"], ["y"], name="if_0",
+                         then_branch=branch, else_branch=branch),
+    ]
+    return model(nodes, [tensor("x", TensorProto.FLOAT, [1])],
+                 [tensor("y", TensorProto.FLOAT, [1])])
+
+
 def main():
     case, out = sys.argv[1], sys.argv[2]
     builders = {
@@ -228,6 +263,8 @@ def main():
         "node_without_output": node_without_output,
         "rotary": rotary,
         "position_sum": position_sum,
+        "if_constant": if_constant,
+        "if_computed": if_computed,
     }
     if case == "not_onnx":
         with open(out, "wb") as f:
