@@ -44,19 +44,13 @@ llvm::Error checkScheme(const QuantScheme &scheme, int64_t cols) {
 
 // Candidate scales are searched kBlock at a time in GCC vector types: each
 // vector lane is one candidate with its own sums, so the search vectorizes
-// while every candidate adds its elements in order, in double precision,
-// exactly as a loop over one candidate would. The result does not depend on
-// the instruction set; target_clones picks the widest the host has.
-constexpr int kBlock = 8;
+// while every candidate adds its elements in order, exactly as a loop over
+// one candidate would. The result does not depend on the instruction set;
+// target_clones picks the widest the host has.
+constexpr int kBlock = 16;
 typedef float FloatBlock __attribute__((vector_size(kBlock * 4)));
 typedef int32_t IntBlock __attribute__((vector_size(kBlock * 4)));
 typedef double DoubleBlock __attribute__((vector_size(kBlock * 8)));
-
-/// A FloatBlock that keeps its alignment as a template argument (a
-/// std::vector of the bare vector type would drop it).
-struct alignas(FloatBlock) StoredBlock {
-  FloatBlock values;
-};
 
 /// Rounds half away from zero, as llama.cpp's roundf (std::round) does but
 /// for the sign of a zero result, which no sum or stored value sees:
@@ -138,59 +132,51 @@ int firstSmallest(const DoubleBlock *errors, int count) {
 }
 } // namespace
 
+/// Symmetric sums run in float over chunks of this many elements (q * q
+/// sums exactly: 64 * 128^2 < 2^24) and add up the chunks in double.
+constexpr size_t kSumChunk = 64;
+
 /// Sums q * w and q * q for every symmetric candidate's q = round(w *
-/// inverse), keeping each q in `q` (count x kSymmetricBlocks) for the error.
+/// inverse), element by element.
 LLMC_CLONES static void sumSymmetric(const float *values, size_t count,
                                      const FloatBlock *inverse, float qmin,
-                                     float qmax, StoredBlock *q,
-                                     DoubleBlock *sumQW, DoubleBlock *sumQQ) {
-  // Local copies stay in registers: the outputs might alias the inputs.
-  DoubleBlock qw[kSymmetricBlocks] = {}, qq[kSymmetricBlocks] = {};
-  for (size_t i = 0; i < count; ++i) {
-    DoubleBlock w = DoubleBlock{} + static_cast<double>(values[i]);
+                                     float qmax, DoubleBlock *sumQW,
+                                     DoubleBlock *sumQQ) {
+  DoubleBlock totalQW[kSymmetricBlocks] = {}, totalQQ[kSymmetricBlocks] = {};
+  for (size_t begin = 0; begin < count; begin += kSumChunk) {
+    // Local sums stay in registers.
+    FloatBlock qw[kSymmetricBlocks] = {}, qq[kSymmetricBlocks] = {};
+    for (size_t i = begin, end = std::min(count, begin + kSumChunk); i < end;
+         ++i)
+      for (int b = 0; b < kSymmetricBlocks; ++b) {
+        FloatBlock rounded =
+            clampTo(roundHalfAway(values[i] * inverse[b]), qmin, qmax);
+        qw[b] += rounded * values[i];
+        qq[b] += rounded * rounded;
+      }
     for (int b = 0; b < kSymmetricBlocks; ++b) {
-      FloatBlock rounded =
-          clampTo(roundHalfAway(values[i] * inverse[b]), qmin, qmax);
-      q[i * kSymmetricBlocks + b].values = rounded;
-      DoubleBlock wide = __builtin_convertvector(rounded, DoubleBlock);
-      qw[b] += wide * w;
-      qq[b] += wide * wide;
+      totalQW[b] += __builtin_convertvector(qw[b], DoubleBlock);
+      totalQQ[b] += __builtin_convertvector(qq[b], DoubleBlock);
     }
   }
-  std::copy(qw, qw + kSymmetricBlocks, sumQW);
-  std::copy(qq, qq + kSymmetricBlocks, sumQQ);
-}
-
-/// The squared error of dequantizing every symmetric candidate's `q`, as
-/// dequantize() does.
-LLMC_CLONES static void errorSymmetric(const float *values, size_t count,
-                                       const StoredBlock *q,
-                                       const FloatBlock *scale,
-                                       DoubleBlock *error) {
-  DoubleBlock sum[kSymmetricBlocks] = {};
-  for (size_t i = 0; i < count; ++i) {
-    DoubleBlock w = DoubleBlock{} + static_cast<double>(values[i]);
-    for (int b = 0; b < kSymmetricBlocks; ++b) {
-      DoubleBlock diff = __builtin_convertvector(
-                             q[i * kSymmetricBlocks + b].values * scale[b],
-                             DoubleBlock) -
-                         w;
-      sum[b] += diff * diff;
-    }
-  }
-  std::copy(sum, sum + kSymmetricBlocks, error);
+  std::copy(totalQW, totalQW + kSymmetricBlocks, sumQW);
+  std::copy(totalQQ, totalQQ + kSymmetricBlocks, sumQQ);
 }
 
 /// Quantizes a group into `out` (the values' bytes) with the scale of least
-/// squared error; `q` is scratch for every candidate's values.
+/// squared error. A candidate's error is sum((q s - w)^2) = s^2 sum(q q) -
+/// 2 s sum(q w) + sum(w w), from the sums its scale needs, so no candidate's
+/// values are kept: the chosen one's are computed again.
 static GroupChoice quantizeSymmetric(llvm::ArrayRef<float> values,
-                                     const QuantScheme &scheme, uint8_t *out,
-                                     std::vector<StoredBlock> &q) {
+                                     const QuantScheme &scheme, uint8_t *out) {
   const float qmin = static_cast<float>(scheme.minValue());
   const float qmax = static_cast<float>(scheme.maxValue());
   float amax = 0.0f;
-  for (float value : values)
+  double sumWW = 0.0;
+  for (float value : values) {
     amax = std::max(amax, std::fabs(value));
+    sumWW += static_cast<double>(value) * value;
+  }
   if (amax == 0.0f) {
     std::fill(out, out + values.size(), 0);
     return {1.0f, 0.0f};
@@ -203,24 +189,25 @@ static GroupChoice quantizeSymmetric(llvm::ArrayRef<float> values,
     inverse[c / kBlock][c % kBlock] =
         (levels + 0.1f * static_cast<float>(step)) / amax;
   }
-  q.resize(values.size() * kSymmetricBlocks);
   DoubleBlock sumQW[kSymmetricBlocks] = {}, sumQQ[kSymmetricBlocks] = {};
-  sumSymmetric(values.data(), values.size(), inverse, qmin, qmax, q.data(),
-               sumQW, sumQQ);
+  sumSymmetric(values.data(), values.size(), inverse, qmin, qmax, sumQW,
+               sumQQ);
   // The largest value maps to at least 6 steps: sumQQ > 0, sumQW > 0.
-  FloatBlock scale[kSymmetricBlocks];
-  for (int c = 0; c < kSymmetricBlocks * kBlock; ++c)
-    scale[c / kBlock][c % kBlock] = storedScale(
-        static_cast<float>(sumQW[c / kBlock][c % kBlock] /
-                           sumQQ[c / kBlock][c % kBlock]),
-        scheme.scaleType);
-  DoubleBlock error[kSymmetricBlocks] = {};
-  errorSymmetric(values.data(), values.size(), q.data(), scale, error);
+  float scale[kSymmetricBlocks * kBlock];
+  DoubleBlock error[kSymmetricBlocks];
+  for (int c = 0; c < kSymmetricBlocks * kBlock; ++c) {
+    double qw = sumQW[c / kBlock][c % kBlock];
+    double qq = sumQQ[c / kBlock][c % kBlock];
+    scale[c] = storedScale(static_cast<float>(qw / qq), scheme.scaleType);
+    double s = scale[c];
+    error[c / kBlock][c % kBlock] = s * s * qq - 2.0 * s * qw + sumWW;
+  }
   int best = firstSmallest(error, kSymmetricCandidates);
-  for (size_t i = 0; i < values.size(); ++i)
+  float bestInverse = inverse[best / kBlock][best % kBlock];
+  for (auto [i, value] : llvm::enumerate(values))
     out[i] = static_cast<uint8_t>(static_cast<int32_t>(
-        q[i * kSymmetricBlocks + best / kBlock].values[best % kBlock]));
-  return {scale[best / kBlock][best % kBlock], 0.0f};
+        clampTo(roundHalfAway(value * bestInverse), qmin, qmax)));
+  return {scale[best], 0.0f};
 }
 
 /// The squared error of dequantizing every asymmetric candidate, as
@@ -313,14 +300,13 @@ llvm::Expected<QuantizedTensor> quantize(llvm::ArrayRef<float> weight,
   // conversion's time): they go to every core, into disjoint outputs, so
   // the result does not depend on the thread count.
   llvm::parallelFor(0, rows, [&](size_t row) {
-    std::vector<StoredBlock> scratch;
     for (int64_t group = 0; group < result.groups; ++group) {
       int64_t begin = row * cols + group * result.groupSize;
       llvm::ArrayRef<float> values = weight.slice(begin, result.groupSize);
       uint8_t *out = result.values.data() + begin;
       GroupChoice choice = scheme.asymmetric
                                ? quantizeAsymmetric(values, scheme, out)
-                               : quantizeSymmetric(values, scheme, out, scratch);
+                               : quantizeSymmetric(values, scheme, out);
       int64_t param = row * result.groups + group;
       result.scales[param] = choice.scale;
       if (scheme.asymmetric)

@@ -10,7 +10,7 @@
 // Each group picks, among a fixed list of candidates, the quantization with
 // the smallest squared error (the idea of llama.cpp's k-quant search; the
 // first candidate on ties). With b bits, for the G values w of a group
-// (float32 arithmetic, sums in double):
+// (float32 arithmetic, sums in element order):
 //
 //   symmetric, q in [-2^(b-1), 2^(b-1) - 1] ([-8, 7] or [-128, 127]), zp = 0:
 //     a = max |w|; for n in (2^(b-1) - 1, 2^(b-1)) and i in -9..9:
@@ -22,6 +22,11 @@
 //       zp    = clamp(round(-f lo / scale))
 //       q     = clamp(round(w / scale) + zp)
 //   dequantized w' = (q - zp) * scale
+//
+// A symmetric candidate's sums add float sums over each 64 elements in
+// double (the q q sums are exact), and its error is s^2 sum(q q) - 2 s
+// sum(q w) + sum(w w) in double, s being its stored scale; an asymmetric
+// candidate's is sum((float((q - zp) * scale) - w)^2) in double.
 //
 // so the symmetric candidates include scale = max|w| / 7 (for 4 bits) and
 // the asymmetric ones plain min/max, and a group is never worse off than

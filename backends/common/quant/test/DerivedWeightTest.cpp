@@ -142,7 +142,7 @@ TEST_F(DerivedWeightSourceTest, ServesQuantizedParts) {
   llvm::Expected<llvm::ArrayRef<uint8_t>> scale =
       source.getTensorData("w#w4_g4_sym_f32.scale");
   ASSERT_TRUE(static_cast<bool>(scale));
-  EXPECT_THAT(floatsOf(*scale), ElementsAre(0x1.4109bp-3f, 0x1.5f15fp-2f,
+  EXPECT_THAT(floatsOf(*scale), ElementsAre(0x1.4109bp-3f, 0x1.5f15f2p-2f,
                                             0x1.802d32p-8f, 0x1.99999ap-5f));
 }
 

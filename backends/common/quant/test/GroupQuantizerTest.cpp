@@ -67,8 +67,9 @@ TEST(GroupQuantizerTest, SymmetricInt4GroupOfFour) {
   // second group does better clipping 2.0 and -2.1 to 6 and -6 steps.
   EXPECT_THAT(valuesOf(q), ElementsAre(3, -8, 1, 0, 6, -1, 2, -6, //
                                        3, 7, -2, 5, 4, 2, 6, 5));
-  // Least-squares scales: the first is (3 * 0.5 + 8 * 1.25 + 0.1) / 74.
-  EXPECT_THAT(q.scales, ElementsAre(0x1.4109bp-3f, 0x1.5f15fp-2f,
+  // Least-squares scales: the first is (3 * 0.5 + 8 * 1.25 + 0.1) / 74; the
+  // second's sum(q w) is a float sum, an ulp from the double one.
+  EXPECT_THAT(q.scales, ElementsAre(0x1.4109bp-3f, 0x1.5f15f2p-2f,
                                     0x1.802d32p-8f, 0x1.99999ap-5f));
   EXPECT_EQ(q.scales[0], static_cast<float>(11.6 / 74));
   EXPECT_TRUE(q.zeroPoints.empty());
@@ -98,7 +99,7 @@ TEST(GroupQuantizerTest, SymmetricInt8PerChannel) {
   EXPECT_THAT(valuesOf(q), ElementsAre(30, -75, 6, 0, 120, -18, 45, -126, //
                                        8, 17, -4, 13, 84, 42, 126, 105));
   // Row 0 is a multiple of 0.05: 1/60 reproduces it to float precision.
-  EXPECT_THAT(q.scales, ElementsAre(0x1.11111p-6f, 0x1.38095ep-9f));
+  EXPECT_THAT(q.scales, ElementsAre(0x1.11111p-6f, 0x1.38096p-9f));
 }
 
 TEST(GroupQuantizerTest, HalfScalesAreStoredAndUsedRounded) {
@@ -232,8 +233,7 @@ PlainChoice plainSearch(llvm::ArrayRef<float> values,
   };
   std::optional<PlainChoice> best;
   double bestError = 0;
-  auto consider = [&](const PlainChoice &candidate) {
-    double error = errorOf(candidate);
+  auto consider = [&](const PlainChoice &candidate, double error) {
     if (!best || error < bestError) {
       best = candidate;
       bestError = error;
@@ -241,8 +241,11 @@ PlainChoice plainSearch(llvm::ArrayRef<float> values,
   };
   if (!scheme.asymmetric) {
     float amax = 0;
-    for (float v : values)
+    double ww = 0;
+    for (float v : values) {
       amax = std::max(amax, std::fabs(v));
+      ww += double(v) * v;
+    }
     if (amax == 0)
       return {std::vector<float>(values.size(), 0.0f)};
     for (float levels : {qmax, qmax + 1})
@@ -250,14 +253,21 @@ PlainChoice plainSearch(llvm::ArrayRef<float> values,
         float inverse = (levels + 0.1f * step) / amax;
         PlainChoice candidate;
         double qw = 0, qq = 0;
-        for (float v : values) {
-          float q = std::clamp(std::round(v * inverse), qmin, qmax);
+        float chunkQW = 0, chunkQQ = 0;
+        for (size_t i = 0; i < values.size(); ++i) {
+          float q = std::clamp(std::round(values[i] * inverse), qmin, qmax);
           candidate.q.push_back(q);
-          qw += double(q) * v;
-          qq += double(q) * q;
+          chunkQW += q * values[i];
+          chunkQQ += q * q;
+          if ((i + 1) % 64 == 0 || i + 1 == values.size()) {
+            qw += chunkQW;
+            qq += chunkQQ;
+            chunkQW = chunkQQ = 0;
+          }
         }
         candidate.scale = stored(float(qw / qq));
-        consider(candidate);
+        double s = candidate.scale;
+        consider(candidate, s * s * qq - 2.0 * s * qw + ww);
       }
     return *best;
   }
@@ -277,14 +287,14 @@ PlainChoice plainSearch(llvm::ArrayRef<float> values,
     for (float v : values)
       candidate.q.push_back(std::clamp(
           std::round(v / candidate.scale) + candidate.zeroPoint, 0.0f, qmax));
-    consider(candidate);
+    consider(candidate, errorOf(candidate));
   }
   return *best;
 }
 
 TEST(GroupQuantizerTest, SearchesAllCandidatesAsOneAtATime) {
   // Random groups with ties at halves, zeros, tiny and huge magnitudes.
-  const int64_t rows = 48, cols = 64;
+  const int64_t rows = 48, cols = 192;
   std::vector<float> weight = randomWeight(rows * cols, 5);
   std::mt19937 rng(7);
   for (size_t i = 0; i < weight.size(); i += 7)
@@ -296,11 +306,13 @@ TEST(GroupQuantizerTest, SearchesAllCandidatesAsOneAtATime) {
     weight[cols + i] = std::ldexp(float(i + 1), -140);
   for (int bits : {4, 8})
     for (bool asymmetric : {false, true})
-      for (int64_t group : {16, 64}) {
-        QuantScheme scheme{bits, group, asymmetric, FloatType::F16};
+      // Per-channel (0) sums three 64-element chunks.
+      for (int64_t groupSize : {16, 64, 0}) {
+        QuantScheme scheme{bits, groupSize, asymmetric, FloatType::F16};
         QuantizedTensor q = quantizeOrDie(weight, rows, cols, scheme);
+        int64_t group = q.groupSize;
         for (int64_t row = 0; row < rows; ++row)
-          for (int64_t g = 0; g < cols / group; ++g) {
+          for (int64_t g = 0; g < q.groups; ++g) {
             PlainChoice want = plainSearch(
                 llvm::ArrayRef(weight).slice(row * cols + g * group, group),
                 scheme);
