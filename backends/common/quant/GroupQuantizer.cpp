@@ -132,16 +132,25 @@ int firstSmallest(const DoubleBlock *errors, int count) {
 }
 } // namespace
 
-/// Symmetric sums run in float over chunks of this many elements (q * q
-/// sums exactly: 64 * 128^2 < 2^24) and add up the chunks in double.
+// A 4-bit candidate's squared error is about 1e-2 of sum(w w) and the
+// candidates differ by percents of it; float sums over 64 elements, added
+// up in double, resolve that thousands of times over at half the cost of
+// double sums. An 8-bit candidate's error is about 1e-5 of sum(w w), below
+// what float sums of q w resolve, so 8 bits sum in double.
+
+/// Float sums run over chunks of this many elements (q * q sums exactly:
+/// 64 * 8^2 < 2^24).
 constexpr size_t kSumChunk = 64;
 
 /// Sums q * w and q * q for every symmetric candidate's q = round(w *
-/// inverse), element by element.
-LLMC_CLONES static void sumSymmetric(const float *values, size_t count,
-                                     const FloatBlock *inverse, float qmin,
-                                     float qmax, DoubleBlock *sumQW,
-                                     DoubleBlock *sumQQ) {
+/// inverse), element by element: in float over each kSumChunk elements,
+/// the chunks added up in double.
+LLMC_CLONES static void sumSymmetricInChunks(const float *values,
+                                             size_t count,
+                                             const FloatBlock *inverse,
+                                             float qmin, float qmax,
+                                             DoubleBlock *sumQW,
+                                             DoubleBlock *sumQQ) {
   DoubleBlock totalQW[kSymmetricBlocks] = {}, totalQQ[kSymmetricBlocks] = {};
   for (size_t begin = 0; begin < count; begin += kSumChunk) {
     // Local sums stay in registers.
@@ -161,6 +170,29 @@ LLMC_CLONES static void sumSymmetric(const float *values, size_t count,
   }
   std::copy(totalQW, totalQW + kSymmetricBlocks, sumQW);
   std::copy(totalQQ, totalQQ + kSymmetricBlocks, sumQQ);
+}
+
+/// The same sums, every element added in double.
+LLMC_CLONES static void sumSymmetricInDouble(const float *values,
+                                             size_t count,
+                                             const FloatBlock *inverse,
+                                             float qmin, float qmax,
+                                             DoubleBlock *sumQW,
+                                             DoubleBlock *sumQQ) {
+  // Local copies stay in registers: the outputs might alias the inputs.
+  DoubleBlock qw[kSymmetricBlocks] = {}, qq[kSymmetricBlocks] = {};
+  for (size_t i = 0; i < count; ++i) {
+    DoubleBlock w = DoubleBlock{} + static_cast<double>(values[i]);
+    for (int b = 0; b < kSymmetricBlocks; ++b) {
+      DoubleBlock wide = __builtin_convertvector(
+          clampTo(roundHalfAway(values[i] * inverse[b]), qmin, qmax),
+          DoubleBlock);
+      qw[b] += wide * w;
+      qq[b] += wide * wide;
+    }
+  }
+  std::copy(qw, qw + kSymmetricBlocks, sumQW);
+  std::copy(qq, qq + kSymmetricBlocks, sumQQ);
 }
 
 /// Quantizes a group into `out` (the values' bytes) with the scale of least
@@ -190,8 +222,8 @@ static GroupChoice quantizeSymmetric(llvm::ArrayRef<float> values,
         (levels + 0.1f * static_cast<float>(step)) / amax;
   }
   DoubleBlock sumQW[kSymmetricBlocks] = {}, sumQQ[kSymmetricBlocks] = {};
-  sumSymmetric(values.data(), values.size(), inverse, qmin, qmax, sumQW,
-               sumQQ);
+  (scheme.bits == 4 ? sumSymmetricInChunks : sumSymmetricInDouble)(
+      values.data(), values.size(), inverse, qmin, qmax, sumQW, sumQQ);
   // The largest value maps to at least 6 steps: sumQQ > 0, sumQW > 0.
   float scale[kSymmetricBlocks * kBlock];
   DoubleBlock error[kSymmetricBlocks];

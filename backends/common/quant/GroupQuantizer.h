@@ -23,8 +23,9 @@
 //       q     = clamp(round(w / scale) + zp)
 //   dequantized w' = (q - zp) * scale
 //
-// A symmetric candidate's sums add float sums over each 64 elements in
-// double (the q q sums are exact), and its error is s^2 sum(q q) - 2 s
+// A symmetric candidate's sums are in double: with 4 bits, float sums over
+// each 64 elements added up in double (the q q sums are exact); with 8
+// bits, every element added in double. Its error is s^2 sum(q q) - 2 s
 // sum(q w) + sum(w w) in double, s being its stored scale; an asymmetric
 // candidate's is sum((float((q - zp) * scale) - w)^2) in double.
 //

@@ -68,7 +68,7 @@ TEST(GroupQuantizerTest, SymmetricInt4GroupOfFour) {
   EXPECT_THAT(valuesOf(q), ElementsAre(3, -8, 1, 0, 6, -1, 2, -6, //
                                        3, 7, -2, 5, 4, 2, 6, 5));
   // Least-squares scales: the first is (3 * 0.5 + 8 * 1.25 + 0.1) / 74; the
-  // second's sum(q w) is a float sum, an ulp from the double one.
+  // second's sum(q w) is a float sum (4 bits), an ulp from the double one.
   EXPECT_THAT(q.scales, ElementsAre(0x1.4109bp-3f, 0x1.5f15f2p-2f,
                                     0x1.802d32p-8f, 0x1.99999ap-5f));
   EXPECT_EQ(q.scales[0], static_cast<float>(11.6 / 74));
@@ -99,7 +99,7 @@ TEST(GroupQuantizerTest, SymmetricInt8PerChannel) {
   EXPECT_THAT(valuesOf(q), ElementsAre(30, -75, 6, 0, 120, -18, 45, -126, //
                                        8, 17, -4, 13, 84, 42, 126, 105));
   // Row 0 is a multiple of 0.05: 1/60 reproduces it to float precision.
-  EXPECT_THAT(q.scales, ElementsAre(0x1.11111p-6f, 0x1.38096p-9f));
+  EXPECT_THAT(q.scales, ElementsAre(0x1.11111p-6f, 0x1.38095ep-9f));
 }
 
 TEST(GroupQuantizerTest, HalfScalesAreStoredAndUsedRounded) {
@@ -257,6 +257,11 @@ PlainChoice plainSearch(llvm::ArrayRef<float> values,
         for (size_t i = 0; i < values.size(); ++i) {
           float q = std::clamp(std::round(values[i] * inverse), qmin, qmax);
           candidate.q.push_back(q);
+          if (scheme.bits == 8) {
+            qw += double(q) * values[i];
+            qq += double(q) * q;
+            continue;
+          }
           chunkQW += q * values[i];
           chunkQQ += q * q;
           if ((i + 1) % 64 == 0 || i + 1 == values.size()) {
