@@ -10,7 +10,7 @@
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 
-#include "runtime/c/llmc_c.h"
+#include "llmc/llmc_c.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The C API against the CLI: the demo checkpoint compiled for the host, its
-# greedy ids from `llmc run` and from a C program through llmc_c.h.
-#   c_api_test.sh LLMC C_API_DEMO CHECKPOINT_DIR
+# The C or C++ API against the CLI: the demo checkpoint compiled for the
+# host, its greedy ids from `llmc run` and from a demo program through
+# llmc_c.h (c_api_demo) or llmc.hpp (cxx_api_demo).
+#   c_api_test.sh LLMC DEMO CHECKPOINT_DIR
 set -euo pipefail
 llmc=$1 demo=$2 checkpoint=$3
 tmp=${TEST_TMPDIR:-$(mktemp -d)}
@@ -14,7 +15,7 @@ want=$(/usr/bin/python3 -c 'import json, sys
 print(",".join(map(str, json.load(open(sys.argv[1]))["generated"])))' "$tmp/ids.json")
 got=$("$demo" "$tmp/demo.llmc" "$prompt" 12 | sed -n 's/^ids: //p')
 if [[ "$got" != "$want" ]]; then
-  echo "c_api_test: the C API generated $got, llmc run $want" >&2
+  echo "c_api_test: $(basename "$demo") generated $got, llmc run $want" >&2
   exit 1
 fi
-echo "ok   the C API's greedy ids equal llmc run's: $got"
+echo "ok   $(basename "$demo")'s greedy ids equal llmc run's: $got"
