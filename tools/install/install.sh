@@ -11,6 +11,7 @@
 #   DIR/lib/libllmc_runtime.so     -> libllmc_runtime.so.1, for -lllmc_runtime
 #   DIR/lib/pkgconfig/llmc.pc      pkg-config --cflags --libs llmc
 #   DIR/lib/python3/dist-packages/llmc/   the Python package
+#   DIR/bin/llmc-run               run, chat, serve, inspect, template
 #
 # Bazel passes the built files as the leading arguments (tools/install/
 # BUILD.bazel); a relative DIR is taken from where `bazel run` was started.
@@ -19,13 +20,13 @@
 #===-----------------------------------------------------------------------===#
 set -euo pipefail
 
-if [[ $# -lt 6 ]]; then
+if [[ $# -lt 7 ]]; then
   echo "install.sh: run it as: bazel run //:install -- --prefix DIR" >&2
   exit 2
 fi
 library=$1 c_header=$2 cxx_header=$3 pc_template=$4 python_module=$5
-python_init=$6
-shift 6
+python_init=$6 llmc_run=$7
+shift 7
 prefix=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -52,7 +53,9 @@ if [[ -z "$version" ]]; then
 fi
 soname=libllmc_runtime.so.1
 python_dir="$prefix/lib/python3/dist-packages/llmc"
-mkdir -p "$prefix/include/llmc" "$prefix/lib/pkgconfig" "$python_dir"
+mkdir -p "$prefix/bin" "$prefix/include/llmc" "$prefix/lib/pkgconfig" \
+  "$python_dir"
+install -m 755 "$llmc_run" "$prefix/bin/llmc-run"
 install -m 644 "$c_header" "$prefix/include/llmc/llmc_c.h"
 install -m 644 "$cxx_header" "$prefix/include/llmc/llmc.hpp"
 install -m 755 "$library" "$prefix/lib/$soname"
@@ -62,5 +65,6 @@ sed -e "s|@PREFIX@|$prefix|" -e "s|@VERSION@|$version|" "$pc_template" \
 install -m 755 "$python_module" "$python_dir/_llmc.so"
 install -m 644 "$python_init" "$python_dir/__init__.py"
 echo "installed llmc's runtime (C API version $version) into $prefix"
+echo "  CLI:    $prefix/bin/llmc-run run -m model.llmc -p \"...\""
 echo "  C, C++: cc app.c \$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags --libs llmc)"
 echo "  Python: PYTHONPATH=$prefix/lib/python3/dist-packages python3 -c 'import llmc'"

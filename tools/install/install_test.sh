@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The installed runtime as an application meets it: install into a fresh
 # prefix, build the C and the C++ demo with the system's plain cc and c++
-# through pkg-config, import the Python package from the prefix, and check
-# that all three generate the greedy ids `llmc run` does on the demo model.
+# through pkg-config, import the Python package from the prefix, run the
+# prefix's llmc-run, and check that all four generate the greedy ids `llmc
+# run` does on the demo model.
 # (c_api_test.sh compares each program with `llmc run`.)
 #   install_test.sh INSTALL C_API_TEST LLMC C_DEMO CXX_DEMO CHECKPOINT_DIR
 #                   INSTALL_ARGS...
@@ -12,7 +13,7 @@ shift 6
 tmp=${TEST_TMPDIR:-$(mktemp -d)}
 prefix="$tmp/prefix"
 "$install" "$@" --prefix "$prefix" >/dev/null
-for file in include/llmc/llmc_c.h include/llmc/llmc.hpp lib/libllmc_runtime.so.1 \
+for file in bin/llmc-run include/llmc/llmc_c.h include/llmc/llmc.hpp lib/libllmc_runtime.so.1 \
   lib/pkgconfig/llmc.pc lib/python3/dist-packages/llmc/__init__.py \
   lib/python3/dist-packages/llmc/_llmc.so; do
   if [[ ! -f "$prefix/$file" ]]; then
@@ -45,6 +46,21 @@ result = llmc.Model(sys.argv[1]).generate_result(
 print("ids: " + ",".join(map(str, result.ids)))
 PYTHON
 chmod +x "$tmp/python_demo"
-for demo in c_demo cxx_demo python_demo; do
+# llmc-run from the prefix, printing its ids as the demos do.
+cat >"$tmp/llmc_run_demo" <<RUN
+#!/usr/bin/env bash
+set -euo pipefail
+"$prefix/bin/llmc-run" run --model "\$1" -p "\$2" --max-new-tokens "\$3" \
+  --threads 1 --ids-out "$tmp/llmc_run_ids.json" >/dev/null
+/usr/bin/python3 -c 'import json, sys
+print("ids: " + ",".join(map(str, json.load(open(sys.argv[1]))["generated"])))' \
+  "$tmp/llmc_run_ids.json"
+RUN
+chmod +x "$tmp/llmc_run_demo"
+if ldd "$prefix/bin/llmc-run" | grep -q libMLIR; then
+  echo "install_test: llmc-run needs libMLIR" >&2
+  exit 1
+fi
+for demo in c_demo cxx_demo python_demo llmc_run_demo; do
   "$c_api_test" "$llmc" "$tmp/$demo" "$checkpoint"
 done

@@ -3,11 +3,13 @@
 #ifndef LLMC_TOOLS_LLMC_COMMANDS_H
 #define LLMC_TOOLS_LLMC_COMMANDS_H
 
-#include "plugins/Registry.h"
-
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Error.h"
 
 namespace llmc {
+namespace plugins {
+class Registry;
+} // namespace plugins
 
 /// The subcommands, constructed on first use: options in any translation
 /// unit may refer to them during static initialization.
@@ -52,6 +54,10 @@ int runCompareCommand(const plugins::Registry &registry);
 int runTemplateCommand();
 /// Prints `error` as `llmc: error: ...` and returns exit code 1.
 int reportError(llvm::Error error);
+
+/// Enters the directory `bazel run` was started from, so that the paths a
+/// user gives are relative to it (Bazel starts the tool in its runfiles).
+llvm::Error enterInvocationDirectory();
 
 /// Prints `<label>: <done>/<total> <unit>` on stderr when `done` reaches a
 /// new tenth of `total` or the end, for long runs without a progress bar.

@@ -17,6 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "backends/common/compile/VisionInfo.h"
 #include "backends/common/lowering/Int8Reference.h"
 #include "backends/common/lowering/LoweredWeights.h"
 #include "backends/common/quant/DerivedWeightSource.h"
@@ -28,12 +29,51 @@
 #include "tools/llmc/PieceOptions.h"
 #include "tools/llmc/QuantOptions.h"
 
+#include "runtime/api/VisionManifest.h"
+#include "runtime/tokenizer/Tokenizer.h"
+
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/Support/WithColor.h"
 
 #include <set>
 
 namespace llmc {
+
+static llvm::Error evalError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+/// The image handling of a checkpoint's vision-language model, as its binary
+/// would state it; none for a text model.
+static llvm::Expected<std::optional<vision::VisionConfig>>
+getVisionConfig(const plugins::ModelSpec &spec) {
+  // As a binary of the model would state and read it.
+  std::optional<binary::VisionInfo> info = compile::describeVision(spec);
+  if (!info)
+    return std::nullopt;
+  llvm::Expected<vision::VisionConfig> config =
+      readVisionInfo(*info, spec.hiddenSize);
+  if (!config)
+    return evalError(spec.source + ": " + llvm::toString(config.takeError()));
+  return std::optional<vision::VisionConfig>(std::move(*config));
+}
+
+/// The id of the placeholder token `config` names in `tokenizerJson`; an
+/// error naming `source` when the tokenizer lacks it.
+static llvm::Expected<int32_t>
+getPlaceholderId(const vision::VisionConfig &config,
+                 llvm::StringRef tokenizerJson, llvm::StringRef source) {
+  llvm::Expected<std::unique_ptr<tokenizer::Tokenizer>> tokenizer =
+      tokenizer::Tokenizer::fromJson(tokenizerJson, "tokenizer.json");
+  if (!tokenizer)
+    return evalError(source + ": " + llvm::toString(tokenizer.takeError()));
+  std::optional<int32_t> id = (*tokenizer)->tokenToId(config.placeholder);
+  if (!id)
+    return evalError(source + ": the tokenizer has no image placeholder "
+                               "token " +
+                      config.placeholder);
+  return *id;
+}
 
 int runEvalCommand(const plugins::Registry &registry) {
   llvm::Expected<int64_t> maxNewTokens = getMaxNewTokens();

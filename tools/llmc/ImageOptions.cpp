@@ -2,9 +2,7 @@
 
 #include "tools/llmc/ImageOptions.h"
 
-#include "backends/common/compile/VisionInfo.h"
 #include "dialects/top/Interpreter/NpyFile.h"
-#include "runtime/api/VisionManifest.h"
 #include "runtime/tokenizer/Tokenizer.h"
 #include "runtime/vision/ImageFile.h"
 #include "runtime/vision/ImagePrompt.h"
@@ -41,34 +39,6 @@ static llvm::Error imageError(const llvm::Twine &message) {
 }
 
 bool hasImages() { return !images.empty() || !pixelValues.empty(); }
-
-llvm::Expected<std::optional<vision::VisionConfig>>
-getVisionConfig(const plugins::ModelSpec &spec) {
-  // As a binary of the model would state and read it.
-  std::optional<binary::VisionInfo> info = compile::describeVision(spec);
-  if (!info)
-    return std::nullopt;
-  llvm::Expected<vision::VisionConfig> config =
-      readVisionInfo(*info, spec.hiddenSize);
-  if (!config)
-    return imageError(spec.source + ": " + llvm::toString(config.takeError()));
-  return std::optional<vision::VisionConfig>(std::move(*config));
-}
-
-llvm::Expected<int32_t> getPlaceholderId(const vision::VisionConfig &config,
-                                         llvm::StringRef tokenizerJson,
-                                         llvm::StringRef source) {
-  llvm::Expected<std::unique_ptr<tokenizer::Tokenizer>> tokenizer =
-      tokenizer::Tokenizer::fromJson(tokenizerJson, "tokenizer.json");
-  if (!tokenizer)
-    return imageError(source + ": " + llvm::toString(tokenizer.takeError()));
-  std::optional<int32_t> id = (*tokenizer)->tokenToId(config.placeholder);
-  if (!id)
-    return imageError(source + ": the tokenizer has no image placeholder "
-                               "token " +
-                      config.placeholder);
-  return *id;
-}
 
 /// Tensors of equal trailing shape joined along the first dimension.
 static Tensor concatenate(llvm::ArrayRef<Tensor> parts) {

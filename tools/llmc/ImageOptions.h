@@ -14,7 +14,6 @@
 #define LLMC_TOOLS_LLMC_IMAGEOPTIONS_H
 
 #include "runtime/session/Generation.h"
-#include "plugins/ModelSpec.h"
 #include "runtime/vision/ImageEmbedding.h"
 
 #include <optional>
@@ -23,17 +22,6 @@ namespace llmc {
 
 /// Whether --image or --pixel-values was given.
 bool hasImages();
-
-/// The image handling of a checkpoint's vision-language model, as its binary
-/// would state it; none for a text model.
-llvm::Expected<std::optional<vision::VisionConfig>>
-getVisionConfig(const plugins::ModelSpec &spec);
-
-/// The id of the placeholder token `config` names in `tokenizerJson`; an
-/// error naming `source` when the tokenizer lacks it.
-llvm::Expected<int32_t> getPlaceholderId(const vision::VisionConfig &config,
-                                         llvm::StringRef tokenizerJson,
-                                         llvm::StringRef source);
 
 /// The --image files, decoded, for a text prompt whose chat template places
 /// them (`llmc run -p`); --pixel-values and the -out files need

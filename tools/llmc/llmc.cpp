@@ -14,15 +14,17 @@
 //   llmc tokenize -m <checkpoint dir | tokenizer.json> --text-file F.jsonl
 //   llmc template --template-file T.jinja --context C.json [--date D]
 //
+// run, chat, serve, inspect and template need no compiler: they are
+// RuntimeCommands.cpp's, which llmc-run (LlmcRun.cpp) serves alone.
+//
 //===----------------------------------------------------------------------===//
 
 #include "plugins/LinkedPlugins.h"
+#include "plugins/Registry.h"
 #include "tools/llmc/Commands.h"
 
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
-#include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace cl = llvm::cl;
@@ -46,13 +48,6 @@ cl::SubCommand &getPiecesCommand() {
 cl::SubCommand &getEvalCommand() {
   static cl::SubCommand command(
       "eval", "Generate greedily with the top interpreter (the golden model)");
-  return command;
-}
-
-cl::SubCommand &getTemplateCommand() {
-  static cl::SubCommand command(
-      "template", "Render a Jinja chat template with the variables of a JSON "
-                  "file, as apply_chat_template does");
   return command;
 }
 
@@ -81,24 +76,6 @@ cl::SubCommand &getCalibrateCommand() {
   return command;
 }
 
-cl::SubCommand &getRunCommand() {
-  static cl::SubCommand command(
-      "run", "Generate with a compiled .llmc binary on its chip's cmodel");
-  return command;
-}
-
-cl::SubCommand &getChatCommand() {
-  static cl::SubCommand command(
-      "chat", "Chat with a compiled .llmc binary, a line of stdin per turn");
-  return command;
-}
-
-cl::SubCommand &getServeCommand() {
-  static cl::SubCommand command(
-      "serve", "Serve a compiled .llmc binary over OpenAI's HTTP API");
-  return command;
-}
-
 cl::SubCommand &getCompareCommand() {
   static cl::SubCommand command(
       "compare", "Compare every op of one compiled piece on its chip's device "
@@ -106,48 +83,12 @@ cl::SubCommand &getCompareCommand() {
   return command;
 }
 
-cl::SubCommand &getInspectCommand() {
-  static cl::SubCommand command("inspect",
-                                "Print what a compiled .llmc binary holds");
-  return command;
-}
-
-int reportError(llvm::Error error) {
-  llvm::WithColor::error(llvm::errs(), "llmc")
-      << llvm::toString(std::move(error)) << "\n";
-  return 1;
-}
-
-void printProgressTenths(llvm::StringRef label, int64_t done, int64_t total,
-                         llvm::StringRef unit) {
-  if (done == total || (10 * done / total) != (10 * (done - 1) / total))
-    llvm::errs() << label << ": " << done << "/" << total << " " << unit
-                 << "\n";
-}
-
-llvm::Error writeFileAtomically(
-    llvm::StringRef path,
-    llvm::function_ref<llvm::Error(llvm::raw_ostream &)> write) {
-  // writeToOutput writes a temporary file beside `path` and renames it.
-  if (llvm::Error error = llvm::writeToOutput(path, write))
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "cannot write %s: %s", path.str().c_str(),
-                                   llvm::toString(std::move(error)).c_str());
-  return llvm::Error::success();
-}
-
 } // namespace llmc
 
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
-  // `bazel run` starts the tool in its runfiles tree; the paths a user
-  // gives are relative to where they ran the command.
-  if (const char *workingDirectory = std::getenv("BUILD_WORKING_DIRECTORY"))
-    if (std::error_code error =
-            llvm::sys::fs::set_current_path(workingDirectory))
-      return llmc::reportError(llvm::createStringError(
-          error, "cannot enter BUILD_WORKING_DIRECTORY '%s': %s",
-          workingDirectory, error.message().c_str()));
+  if (llvm::Error error = llmc::enterInvocationDirectory())
+    return llmc::reportError(std::move(error));
   cl::HideUnrelatedOptions(llmcCategory);
   cl::ParseCommandLineOptions(
       argc, argv,
