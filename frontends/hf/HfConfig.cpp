@@ -74,24 +74,17 @@ void readLongRope(JsonFields &config, JsonFields &params,
                                     scaling.originalMaxPositions)));
 }
 
-/// `rope_scaling`: null, or an object whose `rope_type` (older configs:
-/// `type`) selects the scaling and its parameters. `dynamic` (NTK) scaling
-/// changes nothing within max_position_embeddings, which bounds the
+/// The scaling an object of rope parameters (v4's `rope_scaling`, v5's
+/// `rope_parameters`, its field names prefixed by `prefix` in messages)
+/// selects with its `rope_type` (older configs: `type`). `dynamic` (NTK)
+/// scaling changes nothing within max_position_embeddings, which bounds the
 /// compiled context.
-llvm::Expected<RopeScaling> readRopeScaling(const llvm::json::Object &config,
-                                            llvm::StringRef file,
-                                            llvm::StringRef prefix,
-                                            const ModelSpec &spec) {
+llvm::Expected<RopeScaling>
+readScalingParameters(const llvm::json::Object &object, llvm::StringRef file,
+                      llvm::StringRef prefix, JsonFields &config,
+                      const ModelSpec &spec) {
   RopeScaling scaling;
-  JsonFields fields(config, file, prefix);
-  if (!fields.has("rope_scaling"))
-    return scaling;
-  const llvm::json::Object *object = config.getObject("rope_scaling");
-  if (!object) {
-    fields.fail("rope_scaling", "must be an object or null");
-    return fields.takeError();
-  }
-  JsonFields params(*object, file, (prefix + "rope_scaling.").str());
+  JsonFields params(object, file, prefix);
   llvm::StringRef typeKey =
       !params.has("rope_type") && params.has("type") ? "type" : "rope_type";
   std::string type = params.getString(typeKey);
@@ -106,17 +99,87 @@ llvm::Expected<RopeScaling> readRopeScaling(const llvm::json::Object &config,
     scaling.originalMaxPositions =
         params.getInt("original_max_position_embeddings");
   } else if (type == "longrope" || type == "su") {
-    readLongRope(fields, params, spec, scaling);
-  } else if (!type.empty() && type != "default" && type != "dynamic") {
+    readLongRope(config, params, spec, scaling);
+  } else if (type != "default" && type != "dynamic") {
     params.fail(typeKey, "'" + type +
                              "' is not supported (llmc reads linear, llama3, "
                              "longrope and dynamic)");
   }
-  if (llvm::Error error = fields.takeError())
+  if (llvm::Error error = config.takeError())
     return std::move(error);
   if (llvm::Error error = params.takeError())
     return std::move(error);
   return scaling;
+}
+
+/// transformers v4's `rope_scaling`: null, or an object of rope parameters.
+llvm::Expected<RopeScaling> readRopeScaling(const llvm::json::Object &config,
+                                            llvm::StringRef file,
+                                            llvm::StringRef prefix,
+                                            const ModelSpec &spec) {
+  JsonFields fields(config, file, prefix);
+  if (!fields.has("rope_scaling"))
+    return RopeScaling();
+  const llvm::json::Object *object = config.getObject("rope_scaling");
+  if (!object) {
+    fields.fail("rope_scaling", "must be an object or null");
+    return fields.takeError();
+  }
+  return readScalingParameters(*object, file,
+                               (prefix + "rope_scaling.").str(), fields,
+                               spec);
+}
+
+/// transformers v5's `rope_parameters`, in place of v4's `rope_theta`,
+/// `rope_scaling` and `rope_local_base_freq`: one object (`rope_type`,
+/// `rope_theta` and the scaling's parameters), or, for models whose layer
+/// types rope differently (Gemma 3), one per layer type: `full_attention`
+/// and `sliding_attention`, whose rope llmc takes unscaled.
+llvm::Error readRopeParameters(const llvm::json::Object &config,
+                               llvm::StringRef file, llvm::StringRef prefix,
+                               ModelSpec &spec) {
+  JsonFields fields(config, file, prefix);
+  const llvm::json::Object *parameters = config.getObject("rope_parameters");
+  if (!parameters) {
+    fields.fail("rope_parameters", "must be an object");
+    return fields.takeError();
+  }
+  std::string fullPrefix = (prefix + "rope_parameters.").str();
+  const llvm::json::Object *full = parameters;
+  if (parameters->get("full_attention") ||
+      parameters->get("sliding_attention")) {
+    JsonFields byType(*parameters, file, fullPrefix);
+    full = parameters->getObject("full_attention");
+    const llvm::json::Object *sliding =
+        parameters->getObject("sliding_attention");
+    if (!full)
+      byType.fail("full_attention", "must be an object");
+    else if (parameters->get("sliding_attention") && !sliding)
+      byType.fail("sliding_attention", "must be an object");
+    if (llvm::Error error = byType.takeError())
+      return error;
+    if (sliding) {
+      JsonFields slidingFields(*sliding, file,
+                               fullPrefix + "sliding_attention.");
+      spec.slidingRopeTheta = slidingFields.getNumber("rope_theta");
+      if (slidingFields.getString("rope_type", "default") != "default")
+        slidingFields.fail("rope_type", "must be default (llmc scales the "
+                                        "full-attention layers' rope only)");
+      if (llvm::Error error = slidingFields.takeError())
+        return error;
+    }
+    fullPrefix += "full_attention.";
+  }
+  JsonFields fullFields(*full, file, fullPrefix);
+  spec.ropeTheta = fullFields.getNumber("rope_theta");
+  if (llvm::Error error = fullFields.takeError())
+    return error;
+  llvm::Expected<RopeScaling> scaling =
+      readScalingParameters(*full, file, fullPrefix, fields, spec);
+  if (!scaling)
+    return scaling.takeError();
+  spec.ropeScaling = *scaling;
+  return llvm::Error::success();
 }
 
 /// BOS/EOS ids from `config.json` or `generation_config.json`; absent or null
@@ -278,11 +341,16 @@ llvm::Error readLanguageModel(const llvm::json::Object &config,
   readTokenIds(fields, spec);
   if (llvm::Error error = fields.takeError())
     return error;
-  llvm::Expected<RopeScaling> scaling =
-      readRopeScaling(config, file, prefix, spec);
-  if (!scaling)
-    return scaling.takeError();
-  spec.ropeScaling = *scaling;
+  if (fields.has("rope_parameters")) {
+    if (llvm::Error error = readRopeParameters(config, file, prefix, spec))
+      return error;
+  } else {
+    llvm::Expected<RopeScaling> scaling =
+        readRopeScaling(config, file, prefix, spec);
+    if (!scaling)
+      return scaling.takeError();
+    spec.ropeScaling = *scaling;
+  }
   entry->nameHfTensors(spec);
   return llvm::Error::success();
 }

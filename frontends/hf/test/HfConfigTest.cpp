@@ -626,4 +626,84 @@ TEST_F(HfConfigTest, InconsistentHeadCounts) {
               AllOf(HasSubstr(dir), HasSubstr("num_key_value_heads")));
 }
 
+TEST_F(HfConfigTest, TransformersV5RopeParameters) {
+  // transformers v5 states theta and scaling in rope_parameters.
+  llvm::json::Object config = llamaConfig();
+  config.erase("rope_theta");
+  config.erase("rope_scaling");
+  config["rope_parameters"] =
+      llvm::json::Object{{"rope_type", "llama3"},
+                         {"rope_theta", 500000.0},
+                         {"factor", 8.0},
+                         {"low_freq_factor", 1.0},
+                         {"high_freq_factor", 4.0},
+                         {"original_max_position_embeddings", 8192}};
+  writeConfig(std::move(config));
+  ModelSpec spec = read();
+  EXPECT_EQ(spec.ropeTheta, 500000.0);
+  EXPECT_EQ(spec.ropeScaling.type, RopeScalingType::Llama3);
+  EXPECT_DOUBLE_EQ(spec.ropeScaling.factor, 8.0);
+  EXPECT_EQ(spec.ropeScaling.originalMaxPositions, 8192);
+}
+
+TEST_F(HfConfigTest, TransformersV5RopeParametersWin) {
+  // A v4 key left beside rope_parameters does not override it.
+  llvm::json::Object config = llamaConfig();
+  config["rope_parameters"] =
+      llvm::json::Object{{"rope_type", "default"}, {"rope_theta", 1e6}};
+  config["rope_scaling"] =
+      llvm::json::Object{{"rope_type", "linear"}, {"factor", 4.0}};
+  writeConfig(std::move(config));
+  ModelSpec spec = read();
+  EXPECT_EQ(spec.ropeTheta, 1e6);
+  EXPECT_EQ(spec.ropeScaling.type, RopeScalingType::None);
+}
+
+TEST_F(HfConfigTest, TransformersV5RopeParametersPerLayerType) {
+  // Gemma 3 under v5: one object per layer type.
+  llvm::json::Object config = gemmaConfig("gemma3_text", 7);
+  config["sliding_window"] = 512;
+  config["rope_parameters"] = llvm::json::Object{
+      {"full_attention",
+       llvm::json::Object{{"rope_type", "linear"},
+                          {"rope_theta", 1e6},
+                          {"factor", 8.0}}},
+      {"sliding_attention",
+       llvm::json::Object{{"rope_type", "default"}, {"rope_theta", 1e4}}}};
+  writeConfig(std::move(config));
+  ModelSpec spec = read();
+  EXPECT_EQ(spec.ropeTheta, 1e6);
+  EXPECT_EQ(spec.ropeScaling.type, RopeScalingType::Linear);
+  EXPECT_DOUBLE_EQ(spec.ropeScaling.factor, 8.0);
+  EXPECT_EQ(spec.slidingRopeTheta, 1e4);
+}
+
+TEST_F(HfConfigTest, TransformersV5RopeParametersErrors) {
+  llvm::json::Object config = llamaConfig();
+  config["rope_parameters"] = llvm::json::Object{{"rope_type", "default"}};
+  writeConfig(std::move(config));
+  EXPECT_THAT(readError(),
+              HasSubstr(configPath +
+                        ": field 'rope_parameters.rope_theta' is missing"));
+
+  config = llamaConfig();
+  config["rope_parameters"] = 10000.0;
+  writeConfig(std::move(config));
+  EXPECT_THAT(readError(), HasSubstr(configPath + ": field 'rope_parameters' "
+                                                  "must be an object"));
+
+  config = gemmaConfig("gemma3_text", 2);
+  config["rope_parameters"] = llvm::json::Object{
+      {"full_attention",
+       llvm::json::Object{{"rope_type", "default"}, {"rope_theta", 1e6}}},
+      {"sliding_attention",
+       llvm::json::Object{{"rope_type", "linear"},
+                          {"rope_theta", 1e4},
+                          {"factor", 2.0}}}};
+  writeConfig(std::move(config));
+  EXPECT_THAT(readError(),
+              HasSubstr("field 'rope_parameters.sliding_attention.rope_type' "
+                        "must be default"));
+}
+
 } // namespace
