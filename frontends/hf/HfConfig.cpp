@@ -11,6 +11,8 @@
 
 #include "frontends/hf/HfConfig.h"
 
+#include "frontends/hf/SentencePieceModel.h"
+
 #include "frontends/hf/InternVLConfig.h"
 #include "frontends/hf/JsonFields.h"
 #include "frontends/hf/MiniCPMVConfig.h"
@@ -508,8 +510,15 @@ llvm::Error readCompanionFiles(llvm::StringRef directory, ModelSpec &spec) {
     return error;
 
   std::string tokenizer = joinPath(directory, "tokenizer.json");
+  std::string sentencePiece = joinPath(directory, "tokenizer.model");
   if (llvm::sys::fs::exists(tokenizer)) {
     llvm::Expected<std::string> text = readText(tokenizer);
+    if (!text)
+      return text.takeError();
+    spec.tokenizerJson = std::move(*text);
+  } else if (llvm::sys::fs::exists(sentencePiece)) {
+    // InternLM2 and InternVL2 ship SentencePiece's model alone.
+    llvm::Expected<std::string> text = convertSentencePieceModel(sentencePiece);
     if (!text)
       return text.takeError();
     spec.tokenizerJson = std::move(*text);

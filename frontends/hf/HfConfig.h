@@ -22,8 +22,9 @@ llvm::Expected<plugins::ModelSpec> readModelSpec(llvm::StringRef directory);
 
 /// Reads what a model directory may hold besides its weights and config:
 /// generation defaults (generation_config.json), the chat template
-/// (chat_template.jinja or tokenizer_config.json) and tokenizer.json. Absent
-/// files leave `spec` as it is. Other frontends that ship a model as a
+/// (chat_template.jinja or tokenizer_config.json) and tokenizer.json, or
+/// without it SentencePiece's tokenizer.model converted to one
+/// (SentencePieceModel.h). Absent files leave `spec` as it is. Other frontends that ship a model as a
 /// directory (ONNX exports) read the same files.
 llvm::Error readCompanionFiles(llvm::StringRef directory,
                                plugins::ModelSpec &spec);

@@ -1,6 +1,7 @@
 //===- TokenizeCommand.cpp - llmc tokenize: text to token ids -------------===//
 //
-//   llmc tokenize -m <checkpoint directory | tokenizer.json | model.llmc>
+//   llmc tokenize -m <checkpoint directory | tokenizer.json | tokenizer.model
+//                      | model.llmc>
 //                 --text-file F
 //
 // F holds one JSON string per line ("-" reads standard input); for each, one
@@ -9,10 +10,12 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "frontends/hf/SentencePieceModel.h"
 #include "runtime/format/BinaryReader.h"
 #include "runtime/tokenizer/Tokenizer.h"
 #include "tools/llmc/Commands.h"
 
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/LineIterator.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -24,8 +27,9 @@ namespace llmc {
 
 static cl::opt<std::string> tokenizerPath(
     "model",
-    cl::desc("A checkpoint directory (its tokenizer.json is read), a "
-             "tokenizer.json file or a .llmc binary"),
+    cl::desc("A checkpoint directory (its tokenizer.json, else its "
+             "tokenizer.model, is read), a tokenizer.json, a SentencePiece "
+             ".model file or a .llmc binary"),
     cl::value_desc("path"), cl::Required, cl::sub(getTokenizeCommand()));
 static cl::alias tokenizerPathShort("m", cl::desc("Alias for --model"),
                                     cl::aliasopt(tokenizerPath));
@@ -35,7 +39,20 @@ static cl::opt<std::string> textFile(
 
 /// The tokenizer of a checkpoint, a tokenizer.json or a binary's section.
 static llvm::Expected<std::unique_ptr<tokenizer::Tokenizer>> loadTokenizer() {
-  if (!llvm::StringRef(tokenizerPath).ends_with(".llmc"))
+  llvm::StringRef path = tokenizerPath;
+  // SentencePiece's model, given or in a directory without tokenizer.json.
+  std::string sentencePiece = path.str();
+  if (llvm::sys::fs::is_directory(path) &&
+      !llvm::sys::fs::exists(path + "/tokenizer.json"))
+    sentencePiece = (path + "/tokenizer.model").str();
+  if (llvm::StringRef(sentencePiece).ends_with(".model")) {
+    llvm::Expected<std::string> json =
+        hf::convertSentencePieceModel(sentencePiece);
+    if (!json)
+      return json.takeError();
+    return tokenizer::Tokenizer::fromJson(*json, sentencePiece);
+  }
+  if (!path.ends_with(".llmc"))
     return tokenizer::Tokenizer::fromFile(tokenizerPath);
   llvm::Expected<std::unique_ptr<binary::LoadedBinary>> loaded =
       binary::LoadedBinary::open(tokenizerPath);
