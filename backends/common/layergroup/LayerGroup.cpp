@@ -146,14 +146,17 @@ public:
   /// row has a lane of its own: the ropes then run as one tile either way,
   /// and the group only saves the tables' stores and loads.
   std::optional<Candidate> findRopeCandidate(Operation *op) const;
-  /// Whether the time model finds the group faster than its ops alone.
-  bool isFaster(const Candidate &candidate) const;
+  /// How many cycles grouping `candidate` saves by the time model; none
+  /// when it saves none.
+  std::optional<uint64_t> getSaving(const Candidate &candidate) const;
   /// `candidate` (a norm or attention and the projections reading it)
   /// with the producer's rows held over the lanes (a prefill's rows, which
   /// no lane holds whole), when they leave the ops half of each lane and
   /// the time model finds the producer and its readers faster grouped, the
-  /// readers splitting rows as the producer's rows lie.
-  std::optional<Candidate> holdRows(Candidate candidate) const;
+  /// readers splitting rows as the producer's rows lie; `saving` receives
+  /// the cycles it saves.
+  std::optional<Candidate> holdRows(Candidate candidate,
+                                    uint64_t *saving = nullptr) const;
   /// `candidate`, a norm's rows group, grown by the ropes its projections
   /// feed through a reshape: each such projection's result held over the
   /// lanes as the norm's rows lie, the rope reading it there, so that q
@@ -183,8 +186,6 @@ private:
   /// alone (each op storing its result, each reader loading it).
   llvm::Expected<uint64_t> cost(const Candidate &candidate,
                                 bool grouped) const;
-  /// How many cycles grouping `candidate` saves; none when it saves none.
-  std::optional<uint64_t> getSaving(const Candidate &candidate) const;
 
   const plugins::ChipDescriptor &chip;
 };
@@ -273,74 +274,6 @@ std::optional<Candidate> Planner::findRopeCandidate(Operation *op) const {
   return candidate;
 }
 
-bool Planner::isFaster(const Candidate &candidate) const {
-  codegen::RowwiseNorm norm = *codegen::getRowwiseNorm(candidate.producer);
-  int64_t rows = candidate.rows, cols = candidate.cols;
-  cmd::GlobalTensor x = cmodel::globalTensor(cmd::REGION_ACTIVATION, 0, rows,
-                                             cols, candidate.dtype);
-  cmd::GlobalTensor y =
-      cmodel::globalTensor(cmd::REGION_ACTIVATION,
-                           llvm::alignTo(codegen::getRowStride(x) * rows, 64),
-                           rows, cols, candidate.dtype);
-  std::vector<cmd::GlobalTensor> parameters;
-  for (Value operand : llvm::drop_begin(norm.operands)) {
-    llvm::Expected<cmd::DType> dtype =
-        codegen::getDType(cast<ShapedType>(operand.getType()).getElementType());
-    if (!dtype) {
-      llvm::consumeError(dtype.takeError());
-      return false;
-    }
-    parameters.push_back(
-        cmodel::globalTensor(cmd::REGION_COEFF, 0, 1, cols, *dtype));
-  }
-  int64_t readers = llvm::count_if(candidate.ops, [&](Operation *op) {
-    return llvm::is_contained(op->getOperands(),
-                              candidate.producer->getResult(0));
-  });
-  auto lanes = static_cast<uint32_t>(chip.npuLanes);
-  codegen::Emitter context(chip, "layer-group");
-  // Alone: the norm's rows over the lanes, its result stored, and every
-  // projection loading it onto every lane.
-  llvm::Expected<uint64_t> alone = codegen::estimateCandidate(
-      context, [&](codegen::Emitter &emitter) -> llvm::Error {
-        std::vector<codegen::RowwiseInput> inputs = {{x, false}};
-        for (const cmd::GlobalTensor &parameter : parameters)
-          inputs.push_back({parameter, rows > 1});
-        if (llvm::Error error =
-                codegen::emitRowwise(emitter, norm.compute, inputs, y))
-          return error;
-        for (int64_t reader = 0; reader < readers; ++reader) {
-          emitter.getArena().beginOp();
-          cmd::LocalTensor local =
-              emitter.replicated(rows, cols, candidate.dtype, lanes);
-          if (llvm::Error error = emitter.pin(local))
-            return error;
-          emitter.load(y, local);
-        }
-        return llvm::Error::success();
-      });
-  // Grouped: the norm on every lane, held where the projections read it.
-  llvm::Expected<uint64_t> grouped = codegen::estimateCandidate(
-      context, [&](codegen::Emitter &emitter) -> llvm::Error {
-        cmd::LocalTensor held =
-            emitter.replicated(rows, cols, candidate.dtype, lanes);
-        uint64_t bytes = emitter.getFootprint(held);
-        held.set_address(chip.localMemoryBytesPerLane - bytes);
-        if (llvm::Error error = emitter.getArena().hold(held.address(), bytes))
-          return error;
-        std::vector<cmd::GlobalTensor> inputs = {x};
-        inputs.insert(inputs.end(), parameters.begin(), parameters.end());
-        return codegen::emitHeldRowwise(emitter, norm.compute, inputs,
-                                              held);
-      });
-  if (!alone || !grouped) {
-    llvm::consumeError(alone.takeError());
-    llvm::consumeError(grouped.takeError());
-    return false;
-  }
-  return *grouped < *alone;
-}
-
 LayerGroupAttr Planner::getLg(MLIRContext *context, int64_t id,
                               int64_t stage, int64_t timestep,
                               int64_t address, int64_t size,
@@ -423,7 +356,8 @@ std::optional<uint64_t> Planner::getSaving(const Candidate &candidate) const {
   return *alone - *grouped;
 }
 
-std::optional<Candidate> Planner::holdRows(Candidate candidate) const {
+std::optional<Candidate> Planner::holdRows(Candidate candidate,
+                                           uint64_t *saving) const {
   int64_t lanes = chip.npuLanes;
   if (candidate.rows <= lanes)
     return std::nullopt;
@@ -438,9 +372,13 @@ std::optional<Candidate> Planner::holdRows(Candidate candidate) const {
   if (bestSaving)
     best = candidate;
   if (std::optional<Candidate> grown = withRopes(candidate))
-    if (std::optional<uint64_t> saving = getSaving(*grown);
-        saving && (!bestSaving || *saving > *bestSaving))
+    if (std::optional<uint64_t> grownSaving = getSaving(*grown);
+        grownSaving && (!bestSaving || *grownSaving > *bestSaving)) {
       best = std::move(grown);
+      bestSaving = grownSaving;
+    }
+  if (saving && bestSaving)
+    *saving = *bestSaving;
   return best;
 }
 
@@ -646,14 +584,21 @@ void runLayerGroup(func::FuncOp function, const plugins::ChipDescriptor &chip) {
     if (grouped.contains(seed))
       continue;
     std::optional<Candidate> candidate = planner.findNormCandidate(seed);
-    // A norm group leaves its ops at least half of each lane. Whole on
-    // every lane first (any projection reads it so); else its rows over
-    // the lanes.
-    if (candidate &&
-        (candidate->held.front().second >
-             static_cast<uint64_t>(chip.localMemoryBytesPerLane / 2) ||
-         !planner.isFaster(*candidate)))
-      candidate = planner.holdRows(*candidate);
+    // A norm group leaves its ops at least half of each lane: whole on
+    // every lane (any projection reads it so) or its rows over the lanes,
+    // whichever the time model finds saves more.
+    if (candidate) {
+      std::optional<uint64_t> whole;
+      if (candidate->held.front().second <=
+          static_cast<uint64_t>(chip.localMemoryBytesPerLane / 2))
+        whole = planner.getSaving(*candidate);
+      uint64_t rowsSaving = 0;
+      std::optional<Candidate> rows = planner.holdRows(*candidate, &rowsSaving);
+      if (rows && (!whole || rowsSaving > *whole))
+        candidate = std::move(rows);
+      else if (!whole)
+        candidate = std::nullopt;
+    }
     if (!candidate)
       candidate = planner.findRopeCandidate(seed);
     if (!candidate)
