@@ -509,21 +509,29 @@ llvm::Error readCompanionFiles(llvm::StringRef directory, ModelSpec &spec) {
   if (llvm::Error error = readChatTemplate(directory, spec))
     return error;
 
-  std::string tokenizer = joinPath(directory, "tokenizer.json");
-  std::string sentencePiece = joinPath(directory, "tokenizer.model");
-  if (llvm::sys::fs::exists(tokenizer)) {
-    llvm::Expected<std::string> text = readText(tokenizer);
-    if (!text)
-      return text.takeError();
-    spec.tokenizerJson = std::move(*text);
-  } else if (llvm::sys::fs::exists(sentencePiece)) {
-    // InternLM2 and InternVL2 ship SentencePiece's model alone.
-    llvm::Expected<std::string> text = convertSentencePieceModel(sentencePiece);
-    if (!text)
-      return text.takeError();
-    spec.tokenizerJson = std::move(*text);
-  }
+  llvm::Expected<std::optional<TokenizerJson>> tokenizer =
+      readTokenizerJson(directory);
+  if (!tokenizer)
+    return tokenizer.takeError();
+  if (*tokenizer)
+    spec.tokenizerJson = std::move((*tokenizer)->text);
   return llvm::Error::success();
+}
+
+llvm::Expected<std::optional<TokenizerJson>>
+readTokenizerJson(llvm::StringRef directory) {
+  std::string file = joinPath(directory, "tokenizer.json");
+  bool isJson = llvm::sys::fs::exists(file);
+  // InternLM2 and InternVL2 ship SentencePiece's model alone.
+  if (!isJson)
+    file = joinPath(directory, "tokenizer.model");
+  if (!isJson && !llvm::sys::fs::exists(file))
+    return std::nullopt;
+  llvm::Expected<std::string> text =
+      isJson ? readText(file) : convertSentencePieceModel(file);
+  if (!text)
+    return text.takeError();
+  return TokenizerJson{std::move(*text), std::move(file)};
 }
 
 } // namespace llmc::hf

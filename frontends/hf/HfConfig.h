@@ -11,6 +11,9 @@
 
 #include "plugins/ModelSpec.h"
 
+#include <optional>
+#include <string>
+
 namespace llmc::hf {
 
 /// Reads the description of the checkpoint in `directory`: `config.json`
@@ -28,6 +31,18 @@ llvm::Expected<plugins::ModelSpec> readModelSpec(llvm::StringRef directory);
 /// directory (ONNX exports) read the same files.
 llvm::Error readCompanionFiles(llvm::StringRef directory,
                                plugins::ModelSpec &spec);
+
+/// A model directory's tokenizer as tokenizer.json text, and the file it
+/// comes from.
+struct TokenizerJson {
+  std::string text;
+  std::string file;
+};
+
+/// A model directory's tokenizer.json, else its tokenizer.model converted
+/// (SentencePieceModel.h); none when it holds neither.
+llvm::Expected<std::optional<TokenizerJson>>
+readTokenizerJson(llvm::StringRef directory);
 
 } // namespace llmc::hf
 

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <numeric>
 
 using namespace mlir;
 
@@ -227,14 +228,11 @@ llvm::Error Importer::addInputs() {
                                           builder.getStringAttr(input.name()));
     int64_t positions = options.tablePositions;
     if (input.name() == options.positionInput && shape.size() == 2 &&
-        positions >= 2 &&
-        shape[0] == 1 && getFoldableCount({positions})) {
+        shape[0] == 1 && positions >= 2 && getFoldableCount({positions})) {
       ImportedValue::PositionTables tables;
       std::vector<int64_t> up(positions), down(positions / 2);
-      for (int64_t position = 0; position < positions; ++position)
-        up[position] = position;
-      for (int64_t position = 0; position < positions / 2; ++position)
-        down[position] = positions / 2 - 1 - position;
+      std::iota(up.begin(), up.end(), 0);
+      std::reverse_copy(up.begin(), up.begin() + down.size(), down.begin());
       tables.ascending = ConstantTensor::ofInts({1, positions}, up);
       tables.reversedHalf = ConstantTensor::ofInts({1, positions / 2}, down);
       imported.tables = std::move(tables);

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "frontends/hf/HfConfig.h"
 #include "frontends/hf/SentencePieceModel.h"
 #include "runtime/format/BinaryReader.h"
 #include "runtime/tokenizer/Tokenizer.h"
@@ -40,17 +41,23 @@ static cl::opt<std::string> textFile(
 /// The tokenizer of a checkpoint, a tokenizer.json or a binary's section.
 static llvm::Expected<std::unique_ptr<tokenizer::Tokenizer>> loadTokenizer() {
   llvm::StringRef path = tokenizerPath;
-  // SentencePiece's model, given or in a directory without tokenizer.json.
-  std::string sentencePiece = path.str();
-  if (llvm::sys::fs::is_directory(path) &&
-      !llvm::sys::fs::exists(path + "/tokenizer.json"))
-    sentencePiece = (path + "/tokenizer.model").str();
-  if (llvm::StringRef(sentencePiece).ends_with(".model")) {
-    llvm::Expected<std::string> json =
-        hf::convertSentencePieceModel(sentencePiece);
+  if (llvm::sys::fs::is_directory(path)) {
+    llvm::Expected<std::optional<hf::TokenizerJson>> json =
+        hf::readTokenizerJson(path);
     if (!json)
       return json.takeError();
-    return tokenizer::Tokenizer::fromJson(*json, sentencePiece);
+    if (!*json)
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "%s: holds neither tokenizer.json nor tokenizer.model",
+          tokenizerPath.c_str());
+    return tokenizer::Tokenizer::fromJson((*json)->text, (*json)->file);
+  }
+  if (path.ends_with(".model")) {
+    llvm::Expected<std::string> json = hf::convertSentencePieceModel(path);
+    if (!json)
+      return json.takeError();
+    return tokenizer::Tokenizer::fromJson(*json, path);
   }
   if (!path.ends_with(".llmc"))
     return tokenizer::Tokenizer::fromFile(tokenizerPath);
