@@ -587,6 +587,15 @@ def merge_decoders(with_past, without_past, path):
     onnx.save(model, path)
 
 
+def trace(module, inputs, outputs, dynamic, path, args):
+    """torch.onnx.export of `module` on the example `inputs` to `path`."""
+    with torch.no_grad():
+        torch.onnx.export(module, tuple(inputs.values()), path,
+                          input_names=list(inputs), output_names=outputs,
+                          dynamic_axes=dynamic, opset_version=args.opset,
+                          do_constant_folding=not args.no_constant_folding)
+
+
 def export_merged(lm, args, path):
     """Traces the cache decoder with a past and without (the trace keeps
     the Python branches the past's length takes) and merges the two."""
@@ -595,11 +604,7 @@ def export_merged(lm, args, path):
         _, module, inputs, outputs, dynamic = decoder_specs(
             lm, args.tokens, cache_io=True, past=past)[0]
         part = f"{path}.{'with' if past else 'no'}_past"
-        with torch.no_grad():
-            torch.onnx.export(module, tuple(inputs.values()), part,
-                              input_names=list(inputs), output_names=outputs,
-                              dynamic_axes=dynamic, opset_version=args.opset,
-                              do_constant_folding=not args.no_constant_folding)
+        trace(module, inputs, outputs, dynamic, part, args)
         traced.append(onnx.load(part))
         os.remove(part)
     merge_decoders(traced[0], traced[1], path)
@@ -619,12 +624,7 @@ def export(args):
         if args.merged:
             export_merged(lm, args, path)
         else:
-            with torch.no_grad():
-                torch.onnx.export(
-                    module, tuple(inputs.values()), path,
-                    input_names=list(inputs), output_names=outputs,
-                    dynamic_axes=dynamic, opset_version=args.opset,
-                    do_constant_folding=not args.no_constant_folding)
+            trace(module, inputs, outputs, dynamic, path, args)
         if args.external_data:
             data = path + ".data"
             if os.path.exists(data):  # onnx appends to an existing file
