@@ -1,21 +1,29 @@
 //===- GemmAvx512Vnni.cpp - the blocked product by integer dot products ---===//
 //
-// Prefill with symmetric 8- and 4-bit weights. The float32 path dequantizes
-// each panel of weights to float on every call and spends an FMA per
-// weight and row of x; here the panel stays in bytes and VPDPBUSD does 64
+// Prefill with 8- and 4-bit weights. The float32 path dequantizes each
+// panel of weights to float on every call and spends an FMA per weight and
+// row of x; here the panel stays in bytes and VPDPBUSD does 64
 // multiply-adds an instruction. x becomes two signed byte pieces per
 // 64-column block as the matrix-vector path lays it out (PiecesAvx512.h),
 // so it keeps about 15 bits of its block's largest value and every dot
-// product is an exact integer: per block, a tile's lanes sum the first
-// piece's products, shift left by 8, sum the second's onto them, take off
-// the excess of the flipped weights (an integer per row and block), and
-// only then go to float, times the block's unit of x and the column's
-// scale. Groups spanning whole blocks give each block one scale a column.
+// product is an exact integer.
+//
+// The K columns go in chunks of 16, 32 or 64 (the largest that divides the
+// weights' group, so that a chunk has one scale and zero point a column:
+// GGUF's Q4_0, Q8_0 and Q4_1 have groups of 32). Per chunk, a tile's lanes
+// sum the first piece's products, shift left by 8, sum the second's onto
+// them, and only then go to float, times the block's unit of x and the
+// column's scale. What the stored bytes add to the weights comes off
+// first: for symmetric weights, the excess of their flip to unsigned bytes
+// times the chunk's sum of x, in integers, exactly; with zero points, that
+// excess plus the zero point (a float: Q4_1's is), times the same sum, in
+// float32, which holds the few bits a float zero point has.
 //
 // Panel: per 64-column block, 16 steps of 4 columns, each 32 output
 // columns by 4 bytes (a VPDPBUSD operand a 16-column half), the weights as
-// unsigned bytes (signed ones flipped by the excess); then the scales,
-// per block 32 floats.
+// unsigned bytes (signed ones flipped by the excess); then per chunk the
+// 32 columns' scales, then, with zero points, per chunk the 32 columns'
+// excess plus zero point.
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,27 +44,41 @@ constexpr int64_t kMr = 6, kNr = 32, kKc = 256;
 /// x's and the weights' blocks: 64 columns, 16 dword steps.
 constexpr int64_t kBlockColumns = 64;
 constexpr int64_t kBlocks = kKc / kBlockColumns;
-/// A row of the block of x: the two pieces of each block (64 bytes each),
-/// then its units (float) and excess sums (int32), padded to cache lines.
+/// The pieces of a row of the block of x: two per block, 64 bytes each.
 constexpr int64_t kPiecesBytes = kBlocks * 2 * kBlockColumns;
-constexpr int64_t kXRowBytes =
-    (kPiecesBytes + kBlocks * (sizeof(float) + sizeof(int32_t)) + 63) / 64 * 64;
-/// The panel's weight bytes, then its scales.
+/// The panel's weight bytes.
 constexpr int64_t kPanelWeightBytes = kKc * kNr;
-constexpr int64_t kPanelBytes =
-    kPanelWeightBytes + kBlocks * kNr * int64_t(sizeof(float));
+
+/// The layout of a kernel whose chunks have Chunk columns.
+template <int Chunk> struct ChunkLayout {
+  static_assert(Chunk == 16 || Chunk == 32 || Chunk == 64);
+  static constexpr int64_t kChunks = kKc / Chunk;
+  static constexpr int kSteps = Chunk / 4;
+  /// A row of the block of x: the pieces, then the blocks' units (float)
+  /// and the chunks' sums of x in units of the second piece (int32: 256
+  /// times the first piece's sum plus the second's), padded to cache lines.
+  static constexpr int64_t kXRowBytes =
+      (kPiecesBytes + kBlocks * sizeof(float) + kChunks * sizeof(int32_t) +
+       63) /
+      64 * 64;
+  /// The panel: the weights, then per chunk 32 scales and, with zero
+  /// points, 32 excesses plus zero points.
+  static constexpr int64_t panelBytes(bool zeroPoint) {
+    return kPanelWeightBytes +
+           (zeroPoint ? 2 : 1) * kChunks * kNr * int64_t(sizeof(float));
+  }
+};
 
 } // namespace
 
-/// Lays out a row of x: Excess is what flipping the weights added to each
-/// (kByteExcess, kNibbleExcess, or 0 for unsigned ones), so that the row's
-/// excess sums, Excess (256 sum p0 + sum p1), come off the dot products.
-template <int Excess>
+/// Lays out a row of x: its pieces, units and chunk sums.
+template <int Chunk>
 LLMC_AVX512_VNNI static void layoutPieceRow(const float *x, int64_t kc,
                                             void *row) {
+  using Layout = ChunkLayout<Chunk>;
   int8_t *pieces = static_cast<int8_t *>(row);
   float *units = reinterpret_cast<float *>(pieces + kPiecesBytes);
-  int32_t *excess = reinterpret_cast<int32_t *>(units + kBlocks);
+  int32_t *sums = reinterpret_cast<int32_t *>(units + kBlocks);
   for (int64_t b = 0; b < kc / kBlockColumns; ++b) {
     __m512 v[4];
     const PieceScale scale = loadPieceBlock(x, kc, b, v);
@@ -68,9 +90,19 @@ LLMC_AVX512_VNNI static void layoutPieceRow(const float *x, int64_t kc,
       _mm_storeu_si128(reinterpret_cast<__m128i *>(out + 64 + 16 * q), second);
     }
     units[b] = scale.unit;
-    const int32_t sum0 = _mm512_reduce_add_epi32(sumPieceLanes(out));
-    const int32_t sum1 = _mm512_reduce_add_epi32(sumPieceLanes(out + 64));
-    excess[b] = Excess * (sum0 * int32_t(kPieceRadix) + sum1);
+    // Dword lane l of a piece's lane sums holds columns 4l .. 4l + 3.
+    alignas(64) int32_t lanes0[16], lanes1[16];
+    _mm512_store_si512(lanes0, sumPieceLanes(out));
+    _mm512_store_si512(lanes1, sumPieceLanes(out + 64));
+    constexpr int kPerBlock = kBlockColumns / Chunk;
+    for (int h = 0; h < kPerBlock; ++h) {
+      int32_t sum0 = 0, sum1 = 0;
+      for (int l = h * Layout::kSteps; l < (h + 1) * Layout::kSteps; ++l) {
+        sum0 += lanes0[l];
+        sum1 += lanes1[l];
+      }
+      sums[b * kPerBlock + h] = sum0 * int32_t(kPieceRadix) + sum1;
+    }
   }
 }
 
@@ -105,12 +137,18 @@ LLMC_AVX512 static void unpackRows(const Weights &w, int64_t j0, int64_t count,
   }
 }
 
-template <WeightType T>
+template <WeightType T, int Chunk, bool ZeroPoint>
 LLMC_AVX512 static void packPanelVnni(const Weights &w, int64_t j0,
                                       int64_t cols, int64_t c0, int64_t kc,
                                       void *panel) {
+  using Layout = ChunkLayout<Chunk>;
+  constexpr bool kSigned = T == WeightType::I4 || T == WeightType::I8;
+  constexpr float kExcess = !kSigned                  ? 0.0f
+                            : T == WeightType::I4 ? float(kNibbleExcess)
+                                                  : float(kByteExcess);
   uint8_t *bytes = static_cast<uint8_t *>(panel);
   float *scales = reinterpret_cast<float *>(bytes + kPanelWeightBytes);
+  float *offsets = scales + Layout::kChunks * kNr;
   uint8_t *rows = getScratchAs<uint8_t>(Scratch::Rows, 16 * kc);
   const int64_t groupSize = getGroupSize(w);
   for (int64_t jj = 0; jj < kNr; jj += 16) {
@@ -123,27 +161,36 @@ LLMC_AVX512 static void packPanelVnni(const Weights &w, int64_t j0,
                                       b * 16 * kNr + jj,
                                   kNr);
     for (int64_t r = 0; r < 16; ++r)
-      for (int64_t b = 0; b < kc / kBlockColumns; ++b)
-        scales[b * kNr + jj + r] =
-            r < count ? readParam(w.scaleType, scaleRowOf(w, j0 + jj + r),
-                                  (c0 + b * kBlockColumns) / groupSize, 1.0f)
+      for (int64_t q = 0; q < kc / Chunk; ++q) {
+        const int64_t j = j0 + jj + r, group = (c0 + q * Chunk) / groupSize;
+        scales[q * kNr + jj + r] =
+            r < count ? readParam(w.scaleType, scaleRowOf(w, j), group, 1.0f)
                       : 0.0f;
+        if (ZeroPoint)
+          offsets[q * kNr + jj + r] =
+              r < count ? kExcess + readParam(w.zpType, zpRowOf(w, j), group,
+                                              0.0f)
+                        : 0.0f;
+      }
   }
 }
 
-/// The dot products of a tile's rows with one piece of block b, onto acc.
-LLMC_AVX512_VNNI LLMC_INLINE void dotPiece(const uint8_t *xb,
-                                           const uint8_t *weights, int64_t b,
-                                           int piece, __m512i (&acc)[kMr][2]) {
-  const uint8_t *x = xb + b * 2 * kBlockColumns + piece * kBlockColumns;
+/// The dot products of a tile's rows with one piece of x over the kSteps
+/// steps of a chunk, onto acc: x points at the chunk's first column of the
+/// piece in the first row, weights at the chunk's first step.
+template <int Chunk>
+LLMC_AVX512_VNNI LLMC_INLINE void dotPiece(const uint8_t *x,
+                                           const uint8_t *weights,
+                                           __m512i (&acc)[kMr][2]) {
+  using Layout = ChunkLayout<Chunk>;
 #pragma GCC unroll 16
-  for (int s = 0; s < 16; ++s) {
+  for (int s = 0; s < Layout::kSteps; ++s) {
     const __m512i w0 = _mm512_load_si512(weights + s * 4 * kNr);
     const __m512i w1 = _mm512_load_si512(weights + s * 4 * kNr + 64);
 #pragma GCC unroll 6
     for (int r = 0; r < kMr; ++r) {
       int32_t quad;
-      std::memcpy(&quad, x + r * kXRowBytes + 4 * s, sizeof(quad));
+      std::memcpy(&quad, x + r * Layout::kXRowBytes + 4 * s, sizeof(quad));
       const __m512i xv = _mm512_set1_epi32(quad);
       acc[r][0] = _mm512_dpbusd_epi32(acc[r][0], w0, xv);
       acc[r][1] = _mm512_dpbusd_epi32(acc[r][1], w1, xv);
@@ -151,80 +198,124 @@ LLMC_AVX512_VNNI LLMC_INLINE void dotPiece(const uint8_t *xb,
   }
 }
 
+/// Excess is what the flip added to symmetric weights (ignored with zero
+/// points, whose panel holds it per column).
+template <int Chunk, int Excess, bool ZeroPoint>
 LLMC_AVX512_VNNI static void microkernelVnni(const void *xbBytes,
                                              const void *panel, int64_t kc,
                                              float *c, int64_t cStride,
                                              bool load, const float *bias) {
+  using Layout = ChunkLayout<Chunk>;
+  constexpr int kPerBlock = kBlockColumns / Chunk;
   const uint8_t *xb = static_cast<const uint8_t *>(xbBytes);
   const uint8_t *bytes = static_cast<const uint8_t *>(panel);
   const float *scales =
       reinterpret_cast<const float *>(bytes + kPanelWeightBytes);
+  const float *offsets = scales + Layout::kChunks * kNr;
   __m512 total[kMr][2];
   startTile(c, cStride, load, total);
   for (int64_t b = 0; b < kc / kBlockColumns; ++b) {
-    const uint8_t *weights = bytes + b * kBlockColumns * kNr;
-    __m512i acc[kMr][2];
+    for (int h = 0; h < kPerBlock; ++h) {
+      const int64_t q = b * kPerBlock + h;
+      const uint8_t *weights = bytes + q * Chunk * kNr;
+      const uint8_t *x = xb + b * 2 * kBlockColumns + h * Chunk;
+      __m512i acc[kMr][2];
 #pragma GCC unroll 6
-    for (int r = 0; r < kMr; ++r)
-      acc[r][0] = acc[r][1] = _mm512_setzero_si512();
-    dotPiece(xb, weights, b, 0, acc);
+      for (int r = 0; r < kMr; ++r)
+        acc[r][0] = acc[r][1] = _mm512_setzero_si512();
+      dotPiece<Chunk>(x, weights, acc);
 #pragma GCC unroll 6
-    for (int r = 0; r < kMr; ++r) {
-      acc[r][0] = _mm512_slli_epi32(acc[r][0], kPieceRadixBits);
-      acc[r][1] = _mm512_slli_epi32(acc[r][1], kPieceRadixBits);
-    }
-    dotPiece(xb, weights, b, 1, acc);
-    const __m512 scale0 = _mm512_load_ps(scales + b * kNr);
-    const __m512 scale1 = _mm512_load_ps(scales + b * kNr + 16);
+      for (int r = 0; r < kMr; ++r) {
+        acc[r][0] = _mm512_slli_epi32(acc[r][0], kPieceRadixBits);
+        acc[r][1] = _mm512_slli_epi32(acc[r][1], kPieceRadixBits);
+      }
+      dotPiece<Chunk>(x + kBlockColumns, weights, acc);
+      const __m512 scale0 = _mm512_load_ps(scales + q * kNr);
+      const __m512 scale1 = _mm512_load_ps(scales + q * kNr + 16);
 #pragma GCC unroll 6
-    for (int r = 0; r < kMr; ++r) {
-      const uint8_t *row = xb + r * kXRowBytes + kPiecesBytes;
-      float unit;
-      int32_t excess;
-      std::memcpy(&unit, row + b * sizeof(float), sizeof(unit));
-      std::memcpy(&excess, row + kBlocks * sizeof(float) + b * sizeof(int32_t),
-                  sizeof(excess));
-      const __m512 u = _mm512_set1_ps(unit);
-      const __m512i e = _mm512_set1_epi32(excess);
-      total[r][0] = _mm512_fmadd_ps(
-          _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(acc[r][0], e)), u),
-          scale0, total[r][0]);
-      total[r][1] = _mm512_fmadd_ps(
-          _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(acc[r][1], e)), u),
-          scale1, total[r][1]);
+      for (int r = 0; r < kMr; ++r) {
+        const uint8_t *row = xb + r * Layout::kXRowBytes + kPiecesBytes;
+        float unit;
+        int32_t sum;
+        std::memcpy(&unit, row + b * sizeof(float), sizeof(unit));
+        std::memcpy(&sum, row + kBlocks * sizeof(float) + q * sizeof(int32_t),
+                    sizeof(sum));
+        const __m512 u = _mm512_set1_ps(unit);
+        __m512 dot0, dot1;
+        if (ZeroPoint) {
+          const __m512 s = _mm512_set1_ps(float(sum));
+          dot0 = _mm512_fnmadd_ps(_mm512_load_ps(offsets + q * kNr), s,
+                                  _mm512_cvtepi32_ps(acc[r][0]));
+          dot1 = _mm512_fnmadd_ps(_mm512_load_ps(offsets + q * kNr + 16), s,
+                                  _mm512_cvtepi32_ps(acc[r][1]));
+        } else {
+          const __m512i e = _mm512_set1_epi32(Excess * sum);
+          dot0 = _mm512_cvtepi32_ps(_mm512_sub_epi32(acc[r][0], e));
+          dot1 = _mm512_cvtepi32_ps(_mm512_sub_epi32(acc[r][1], e));
+        }
+        total[r][0] =
+            _mm512_fmadd_ps(_mm512_mul_ps(dot0, u), scale0, total[r][0]);
+        total[r][1] =
+            _mm512_fmadd_ps(_mm512_mul_ps(dot1, u), scale1, total[r][1]);
+      }
     }
   }
   finishTile(total, bias, c, cStride);
 }
 
-template <WeightType T, int Excess>
+template <WeightType T, int Chunk, bool ZeroPoint>
 static const GemmKernels *getGemmVnni() {
-  static const GemmKernels kernels = {kMr,
-                                      kNr,
-                                      kKc,
-                                      kXRowBytes,
-                                      kPanelBytes,
-                                      layoutPieceRow<Excess>,
-                                      packPanelVnni<T>,
-                                      microkernelVnni};
+  constexpr int kExcess = ZeroPoint                   ? 0
+                          : T == WeightType::I4 ? kNibbleExcess
+                          : T == WeightType::I8 ? kByteExcess
+                                                : 0;
+  static const GemmKernels kernels = {
+      kMr,
+      kNr,
+      kKc,
+      ChunkLayout<Chunk>::kXRowBytes,
+      ChunkLayout<Chunk>::panelBytes(ZeroPoint),
+      layoutPieceRow<Chunk>,
+      packPanelVnni<T, Chunk, ZeroPoint>,
+      microkernelVnni<Chunk, kExcess, ZeroPoint>};
   return &kernels;
 }
 
-const GemmKernels *selectGemmAvx512Vnni(const Weights &w) {
-  if (hasZeroPoint(w) || getGroupSize(w) % kBlockColumns != 0)
-    return nullptr;
+template <WeightType T, int Chunk>
+static const GemmKernels *selectGemmVnni(const Weights &w) {
+  return hasZeroPoint(w) ? getGemmVnni<T, Chunk, true>()
+                         : getGemmVnni<T, Chunk, false>();
+}
+
+template <int Chunk>
+static const GemmKernels *selectGemmVnniOfChunk(const Weights &w) {
   switch (w.type) {
   case WeightType::I8:
-    return getGemmVnni<WeightType::I8, kByteExcess>();
+    return selectGemmVnni<WeightType::I8, Chunk>(w);
   case WeightType::U8:
-    return getGemmVnni<WeightType::U8, 0>();
+    return selectGemmVnni<WeightType::U8, Chunk>(w);
   case WeightType::I4:
-    return getGemmVnni<WeightType::I4, kNibbleExcess>();
+    return selectGemmVnni<WeightType::I4, Chunk>(w);
   case WeightType::U4:
-    return getGemmVnni<WeightType::U4, 0>();
+    return selectGemmVnni<WeightType::U4, Chunk>(w);
   default:
     return nullptr;
   }
+}
+
+const GemmKernels *selectGemmAvx512Vnni(const Weights &w) {
+  // x's pieces go by whole 64-column blocks, and the weights' rows are
+  // read in them.
+  if (w.k % kBlockColumns != 0)
+    return nullptr;
+  const int64_t groupSize = getGroupSize(w);
+  if (groupSize % 64 == 0)
+    return selectGemmVnniOfChunk<64>(w);
+  if (groupSize % 32 == 0)
+    return selectGemmVnniOfChunk<32>(w);
+  if (groupSize % 16 == 0)
+    return selectGemmVnniOfChunk<16>(w);
+  return nullptr;
 }
 
 } // namespace llmc::host::detail

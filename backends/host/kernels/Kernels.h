@@ -86,7 +86,8 @@ void dequantizeRow(const Weights &w, int64_t j, float *out);
 /// weights take integer dot products instead, with x in two byte pieces
 /// per 64-column block (about 15 bits of the block's largest value): in
 /// the matrix-vector path for any group size that tiles the blocks, in the
-/// blocked one for symmetric weights whose groups span whole blocks.
+/// blocked one when k is whole blocks and the group a multiple of 16
+/// (zero points or not).
 void linear(const float *x, int64_t m, int64_t xStride, const Weights &w,
             const float *bias, float *y, int64_t yStride, bool accumulate,
             WorkerPool &pool);

@@ -172,6 +172,38 @@ TEST_F(LinearTest, ManyRowsOfSymmetricIntegerWeights) {
               pool, rng);
 }
 
+TEST_F(LinearTest, ManyRowsOfGroupsWithinBlocks) {
+  // Prefill with groups of 16, 32 and 96 columns (GGUF's Q4_0 and Q8_0
+  // have 32), which the integer-dot path takes in chunks of 16 or 32 with
+  // a scale each.
+  for (WeightType type :
+       {WeightType::I8, WeightType::U8, WeightType::I4, WeightType::U4})
+    for (auto [group, k] : {std::pair<int64_t, int64_t>{32, 576},
+                            {16, 320},
+                            {96, 384}})
+      for (int64_t m : {17, 31})
+        check({type, ParamType::F16, ParamType::None, group, m, 70, k,
+               m == 31, group == 16},
+              pool, rng);
+}
+
+TEST_F(LinearTest, ManyRowsOfWeightsWithZeroPoints) {
+  // Prefill with zero points: integer ones (llmc's --asymmetric) and float
+  // ones (GGUF's Q4_1 serves -m / d), per chunk of 16, 32 or 64 columns.
+  for (WeightType type :
+       {WeightType::I8, WeightType::U8, WeightType::I4, WeightType::U4})
+    for (auto [group, zp] :
+         {std::pair<int64_t, ParamType>{32, ParamType::F32},
+          {64, ParamType::U8},
+          {16, ParamType::U4},
+          {128, ParamType::F16},
+          {0, ParamType::I8}})
+      for (int64_t m : {17, 31})
+        check({type, ParamType::F16, zp, group, m, 70, 512, m == 17,
+               group == 32},
+              pool, rng);
+}
+
 TEST_F(LinearTest, OddShapes) {
   for (WeightType type :
        {WeightType::F32, WeightType::F16, WeightType::I8, WeightType::I4})
