@@ -58,6 +58,13 @@ struct ChipDescriptor {
   /// unused (0). npuLanes is 1: one address space.
   bool computesInGlobalMemory = false;
 
+  /// The chip's products with 4-bit weights may take x in 8 bits per block
+  /// of 64 values (a unit of 1/127 of the block's largest |x|), beyond the
+  /// rounding of the mode's activation type, as llama.cpp's Q4_0 products
+  /// do; its conformance bounds add that rounding's error
+  /// (lowering/Tolerance.h).
+  bool eightBitXWith4BitWeights = false;
+
   /// Quantization modes the chip's backend compiles (`F32`, `W4BF16`, ...).
   std::vector<std::string> quantModes;
 

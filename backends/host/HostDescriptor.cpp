@@ -35,6 +35,9 @@ static plugins::ChipDescriptor makeDescriptor() {
   // (INT8) have no host kernels.
   chip.quantModes = {"F32",   "F16",   "BF16",  "W8F16",
                      "W8BF16", "W4F16", "W4BF16"};
+  // The prefill products with 4-bit weights on AVX-512 VNNI cores
+  // (kernels/GemmAvx512Vnni.cpp).
+  chip.eightBitXWith4BitWeights = true;
   return chip;
 }
 

@@ -6,7 +6,9 @@
 # run after the prompt, llama.cpp's from an empty cache as llama-bench's)
 # and the time to the first token of a 16-token follow-up turn after 512
 # tokens of history, with the read bandwidth and float32 FMA peak measured
-# in the same run.
+# in the same run. For the quantized pairs llmc also runs the very GGUF
+# file llama.cpp runs ("llmc, same GGUF": its groups of 32 compiled as
+# stored), beside its own conversion of the safetensors (groups of 64).
 #
 # Shared machines change speed as other tenants come and go, so the engines
 # alternate (llama.cpp, llmc, llama.cpp, llmc, ...) for ROUNDS rounds per
@@ -35,6 +37,12 @@ if [[ ! -f "$checkpoint/model.safetensors" ]]; then
     --shape qwen2.5-0.5b --dtype bf16 -o "$checkpoint" >&2
 fi
 
+convert() { # MODE SOURCE BINARY
+  if [[ ! -f "$3" || bazel-bin/tools/llmc/llmc -nt "$3" ]]; then
+    bazel-bin/tools/llmc/llmc convert -m "$2" -c host -q "$1" \
+      -s 1024 --max-input-length 512 -o "$3" --quiet >&2
+  fi
+}
 pairs=("F16 F16" "W8F16 Q8_0" "W4F16 Q4_0")
 for pair in "${pairs[@]}"; do
   read -r mode type <<<"$pair"
@@ -43,12 +51,23 @@ for pair in "${pairs[@]}"; do
     PYTHONPATH="$llamacpp/llama.cpp/gguf-py" /usr/bin/python3 \
       tools/bench/llamacpp/make_gguf.py "$checkpoint" "$gguf" "$type" >&2
   fi
-  binary="$work/qwen05-host-${mode,,}.llmc"
-  if [[ ! -f "$binary" || bazel-bin/tools/llmc/llmc -nt "$binary" ]]; then
-    bazel-bin/tools/llmc/llmc convert -m "$checkpoint" -c host -q "$mode" \
-      -s 1024 --max-input-length 512 -o "$binary" --quiet >&2
+  convert "$mode" "$checkpoint" "$work/qwen05-host-${mode,,}.llmc"
+  if [[ "$type" != F16 ]]; then
+    convert "$mode" "$gguf" "$work/qwen05-host-gguf-${type,,}.llmc"
   fi
 done
+
+# One engine's run of a pair, as a JSON row tagged with the pair (and the
+# engine's name when given).
+tag() { # PAIR [ENGINE]
+  local rename=""
+  [[ -z "${2:-}" ]] || rename="s/\"engine\":\"[^\"]*\"/\"engine\":\"$2\"/;"
+  grep '^{' | sed "${rename}s/^{/{\"pair\":\"$1\",/"
+}
+llmc_bench() { # BINARY
+  bazel-bin/tools/bench/host_bench "$1" --host-threads "$threads" \
+    --prompt-tokens 512 --decode 128 --turn 16 --json
+}
 
 results="$(mktemp)"
 trap 'rm -f "$results"' EXIT
@@ -58,10 +77,13 @@ for round in $(seq "$rounds"); do
     echo "round $round/$rounds: $type on llama.cpp, $mode on llmc" >&2
     "$llamacpp/llamacpp_bench" "$work/qwen05-${type,,}.gguf" \
       --threads "$threads" --prompt 512 --gen 128 --turn 16 |
-      grep '^{' | sed "s/^{/{\"pair\":\"$mode\/$type\",/" >>"$results"
-    bazel-bin/tools/bench/host_bench "$work/qwen05-host-${mode,,}.llmc" \
-      --host-threads "$threads" --prompt-tokens 512 --decode 128 --turn 16 \
-      --json | grep '^{' | sed "s/^{/{\"pair\":\"$mode\/$type\",/" >>"$results"
+      tag "$mode/$type" >>"$results"
+    llmc_bench "$work/qwen05-host-${mode,,}.llmc" |
+      tag "$mode/$type" >>"$results"
+    if [[ "$type" != F16 ]]; then
+      llmc_bench "$work/qwen05-host-gguf-${type,,}.llmc" |
+        tag "$mode/$type" "llmc, same GGUF" >>"$results"
+    fi
   done
 done
 
@@ -70,8 +92,9 @@ import json, statistics, sys
 rows = [json.loads(line) for line in open(sys.argv[1])]
 print(f"\n{sys.argv[2]} rounds, {sys.argv[3]} threads; medians "
       "(llmc / llama.cpp: above 1 is llmc faster)\n")
-llmc = [r for r in rows if r["engine"] == "llmc"]
-for engine in ("llama.cpp", "llmc"):
+engines = list(dict.fromkeys(r["engine"] for r in rows))
+llmc = [r for r in rows if r["engine"].startswith("llmc")]
+for engine in engines:
     paths = sorted({r.get("isa", r.get("backend", "unknown")) for r in rows
                     if r["engine"] == engine})
     cpus = sorted({r["cpu"] for r in rows if r["engine"] == engine and "cpu" in r})
@@ -86,14 +109,18 @@ print("| %s |" % " | ".join(header))
 print("|%s|" % "|".join("---" for _ in header))
 for pair in dict.fromkeys(r["pair"] for r in rows):
     medians = {}
-    for engine in ("llama.cpp", "llmc"):
+    for engine in engines:
         mine = [r for r in rows if r["pair"] == pair and r["engine"] == engine]
+        if not mine:
+            continue
         medians[engine] = {key: statistics.median(r[key] for r in mine)
                            for key in ("pp_tps", "tg_tps", "turn_ms")}
         m = medians[engine]
         print(f"| {pair} | {engine} | {m['pp_tps']:.1f} | {m['tg_tps']:.1f} | "
               f"{m['turn_ms']:.1f} |")
-    a, b = medians["llmc"], medians["llama.cpp"]
-    print(f"| {pair} | llmc / llama.cpp | {a['pp_tps'] / b['pp_tps']:.2f}x | "
-          f"{a['tg_tps'] / b['tg_tps']:.2f}x | {b['turn_ms'] / a['turn_ms']:.2f}x |")
+    b = medians["llama.cpp"]
+    for engine, a in medians.items():
+        if engine != "llama.cpp":
+            print(f"| {pair} | {engine} / llama.cpp | {a['pp_tps'] / b['pp_tps']:.2f}x | "
+                  f"{a['tg_tps'] / b['tg_tps']:.2f}x | {b['turn_ms'] / a['turn_ms']:.2f}x |")
 PY

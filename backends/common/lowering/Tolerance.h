@@ -37,9 +37,12 @@ struct OpTolerance {
 
 /// The tolerance of top op `topOpName` (`top.MatMul`) lowered by the common
 /// patterns in `mode`, or std::nullopt when none is declared (an op no chip
-/// generates code for yet).
+/// generates code for yet), on a chip that takes x in 8 bits per block
+/// against 4-bit weights when `eightBitXWith4BitWeights`
+/// (ChipDescriptor::eightBitXWith4BitWeights).
 std::optional<OpTolerance> getOpTolerance(llvm::StringRef topOpName,
-                                          QuantMode mode);
+                                          QuantMode mode,
+                                          bool eightBitXWith4BitWeights = false);
 
 /// The lowest cosine similarity a float output of a piece lowered in
 /// `mode` may have against the reference. Token outputs must be equal.

@@ -3,16 +3,21 @@
 // Prefill with 8- and 4-bit weights. The float32 path dequantizes each
 // panel of weights to float on every call and spends an FMA per weight and
 // row of x; here the panel stays in bytes and VPDPBUSD does 64
-// multiply-adds an instruction. x becomes two signed byte pieces per
-// 64-column block as the matrix-vector path lays it out (PiecesAvx512.h),
-// so it keeps about 15 bits of its block's largest value and every dot
-// product is an exact integer.
+// multiply-adds an instruction. Every dot product is an exact integer.
+//
+// x goes in fixed point per 64-column block. Against 8-bit weights it
+// becomes two signed byte pieces as the matrix-vector path lays it out
+// (PiecesAvx512.h), keeping about 15 bits of its block's largest value.
+// Against 4-bit weights one piece, 8 bits, as llama.cpp quantizes x per
+// block of 32 for its Q4_0 products: half the dot products, and an error
+// (at most half a unit, 1/254 of the block's largest |x|, per element)
+// well below the weights' own, which have 16 levels.
 //
 // The K columns go in chunks of 16, 32 or 64 (the largest that divides the
 // weights' group, so that a chunk has one scale and zero point a column:
 // GGUF's Q4_0, Q8_0 and Q4_1 have groups of 32). Per chunk, a tile's lanes
-// sum the first piece's products, shift left by 8, sum the second's onto
-// them, and only then go to float, times the block's unit of x and the
+// sum the first piece's products (and with two pieces, shift left by 8 and
+// sum the second's onto them), and only then go to float, times the block's unit of x and the
 // column's scale. What the stored bytes add to the weights comes off
 // first: for symmetric weights, the excess of their flip to unsigned bytes
 // times the chunk's sum of x, in integers, exactly; with zero points, that
@@ -44,19 +49,22 @@ constexpr int64_t kMr = 6, kNr = 32, kKc = 256;
 /// x's and the weights' blocks: 64 columns, 16 dword steps.
 constexpr int64_t kBlockColumns = 64;
 constexpr int64_t kBlocks = kKc / kBlockColumns;
-/// The pieces of a row of the block of x: two per block, 64 bytes each.
-constexpr int64_t kPiecesBytes = kBlocks * 2 * kBlockColumns;
 /// The panel's weight bytes.
 constexpr int64_t kPanelWeightBytes = kKc * kNr;
 
-/// The layout of a kernel whose chunks have Chunk columns.
-template <int Chunk> struct ChunkLayout {
+/// The layout of a kernel whose chunks have Chunk columns and whose x has
+/// Pieces byte pieces a value.
+template <int Chunk, int Pieces> struct ChunkLayout {
   static_assert(Chunk == 16 || Chunk == 32 || Chunk == 64);
+  static_assert(Pieces == 1 || Pieces == 2);
   static constexpr int64_t kChunks = kKc / Chunk;
   static constexpr int kSteps = Chunk / 4;
-  /// A row of the block of x: the pieces, then the blocks' units (float)
-  /// and the chunks' sums of x in units of the second piece (int32: 256
-  /// times the first piece's sum plus the second's), padded to cache lines.
+  /// The pieces of a row of the block of x: 64 bytes each, per block.
+  static constexpr int64_t kPiecesBytes = kBlocks * Pieces * kBlockColumns;
+  /// A row of the block of x: the pieces, then the blocks' units (float:
+  /// what one unit of the last piece is worth) and the chunks' sums of x
+  /// in those units (int32: with two pieces, 256 times the first piece's
+  /// sum plus the second's), padded to cache lines.
   static constexpr int64_t kXRowBytes =
       (kPiecesBytes + kBlocks * sizeof(float) + kChunks * sizeof(int32_t) +
        63) /
@@ -72,28 +80,31 @@ template <int Chunk> struct ChunkLayout {
 } // namespace
 
 /// Lays out a row of x: its pieces, units and chunk sums.
-template <int Chunk>
+template <int Chunk, int Pieces>
 LLMC_AVX512_VNNI static void layoutPieceRow(const float *x, int64_t kc,
                                             void *row) {
-  using Layout = ChunkLayout<Chunk>;
+  using Layout = ChunkLayout<Chunk, Pieces>;
   int8_t *pieces = static_cast<int8_t *>(row);
-  float *units = reinterpret_cast<float *>(pieces + kPiecesBytes);
+  float *units = reinterpret_cast<float *>(pieces + Layout::kPiecesBytes);
   int32_t *sums = reinterpret_cast<int32_t *>(units + kBlocks);
   for (int64_t b = 0; b < kc / kBlockColumns; ++b) {
     __m512 v[4];
     const PieceScale scale = loadPieceBlock(x, kc, b, v);
-    int8_t *out = pieces + b * 2 * kBlockColumns;
+    int8_t *out = pieces + b * Pieces * kBlockColumns;
     for (int q = 0; q < 4; ++q) {
       __m128i first, second;
       splitPieces(v[q], scale, first, second);
       _mm_storeu_si128(reinterpret_cast<__m128i *>(out + 16 * q), first);
-      _mm_storeu_si128(reinterpret_cast<__m128i *>(out + 64 + 16 * q), second);
+      if (Pieces == 2)
+        _mm_storeu_si128(reinterpret_cast<__m128i *>(out + 64 + 16 * q),
+                         second);
     }
-    units[b] = scale.unit;
+    units[b] = Pieces == 2 ? scale.unit : scale.unit * kPieceRadix;
     // Dword lane l of a piece's lane sums holds columns 4l .. 4l + 3.
-    alignas(64) int32_t lanes0[16], lanes1[16];
+    alignas(64) int32_t lanes0[16], lanes1[16] = {};
     _mm512_store_si512(lanes0, sumPieceLanes(out));
-    _mm512_store_si512(lanes1, sumPieceLanes(out + 64));
+    if (Pieces == 2)
+      _mm512_store_si512(lanes1, sumPieceLanes(out + 64));
     constexpr int kPerBlock = kBlockColumns / Chunk;
     for (int h = 0; h < kPerBlock; ++h) {
       int32_t sum0 = 0, sum1 = 0;
@@ -101,7 +112,8 @@ LLMC_AVX512_VNNI static void layoutPieceRow(const float *x, int64_t kc,
         sum0 += lanes0[l];
         sum1 += lanes1[l];
       }
-      sums[b * kPerBlock + h] = sum0 * int32_t(kPieceRadix) + sum1;
+      sums[b * kPerBlock + h] =
+          Pieces == 2 ? sum0 * int32_t(kPieceRadix) + sum1 : sum0;
     }
   }
 }
@@ -141,7 +153,8 @@ template <WeightType T, int Chunk, bool ZeroPoint>
 LLMC_AVX512 static void packPanelVnni(const Weights &w, int64_t j0,
                                       int64_t cols, int64_t c0, int64_t kc,
                                       void *panel) {
-  using Layout = ChunkLayout<Chunk>;
+  // The panel's layout does not depend on x's pieces.
+  using Layout = ChunkLayout<Chunk, 1>;
   constexpr bool kSigned = T == WeightType::I4 || T == WeightType::I8;
   constexpr float kExcess = !kSigned                  ? 0.0f
                             : T == WeightType::I4 ? float(kNibbleExcess)
@@ -178,11 +191,11 @@ LLMC_AVX512 static void packPanelVnni(const Weights &w, int64_t j0,
 /// The dot products of a tile's rows with one piece of x over the kSteps
 /// steps of a chunk, onto acc: x points at the chunk's first column of the
 /// piece in the first row, weights at the chunk's first step.
-template <int Chunk>
+template <int Chunk, int Pieces>
 LLMC_AVX512_VNNI LLMC_INLINE void dotPiece(const uint8_t *x,
                                            const uint8_t *weights,
                                            __m512i (&acc)[kMr][2]) {
-  using Layout = ChunkLayout<Chunk>;
+  using Layout = ChunkLayout<Chunk, Pieces>;
 #pragma GCC unroll 16
   for (int s = 0; s < Layout::kSteps; ++s) {
     const __m512i w0 = _mm512_load_si512(weights + s * 4 * kNr);
@@ -200,12 +213,12 @@ LLMC_AVX512_VNNI LLMC_INLINE void dotPiece(const uint8_t *x,
 
 /// Excess is what the flip added to symmetric weights (ignored with zero
 /// points, whose panel holds it per column).
-template <int Chunk, int Excess, bool ZeroPoint>
+template <int Chunk, int Pieces, int Excess, bool ZeroPoint>
 LLMC_AVX512_VNNI static void microkernelVnni(const void *xbBytes,
                                              const void *panel, int64_t kc,
                                              float *c, int64_t cStride,
                                              bool load, const float *bias) {
-  using Layout = ChunkLayout<Chunk>;
+  using Layout = ChunkLayout<Chunk, Pieces>;
   constexpr int kPerBlock = kBlockColumns / Chunk;
   const uint8_t *xb = static_cast<const uint8_t *>(xbBytes);
   const uint8_t *bytes = static_cast<const uint8_t *>(panel);
@@ -218,23 +231,26 @@ LLMC_AVX512_VNNI static void microkernelVnni(const void *xbBytes,
     for (int h = 0; h < kPerBlock; ++h) {
       const int64_t q = b * kPerBlock + h;
       const uint8_t *weights = bytes + q * Chunk * kNr;
-      const uint8_t *x = xb + b * 2 * kBlockColumns + h * Chunk;
+      const uint8_t *x = xb + b * Pieces * kBlockColumns + h * Chunk;
       __m512i acc[kMr][2];
 #pragma GCC unroll 6
       for (int r = 0; r < kMr; ++r)
         acc[r][0] = acc[r][1] = _mm512_setzero_si512();
-      dotPiece<Chunk>(x, weights, acc);
+      dotPiece<Chunk, Pieces>(x, weights, acc);
+      if (Pieces == 2) {
 #pragma GCC unroll 6
-      for (int r = 0; r < kMr; ++r) {
-        acc[r][0] = _mm512_slli_epi32(acc[r][0], kPieceRadixBits);
-        acc[r][1] = _mm512_slli_epi32(acc[r][1], kPieceRadixBits);
+        for (int r = 0; r < kMr; ++r) {
+          acc[r][0] = _mm512_slli_epi32(acc[r][0], kPieceRadixBits);
+          acc[r][1] = _mm512_slli_epi32(acc[r][1], kPieceRadixBits);
+        }
+        dotPiece<Chunk, Pieces>(x + kBlockColumns, weights, acc);
       }
-      dotPiece<Chunk>(x + kBlockColumns, weights, acc);
       const __m512 scale0 = _mm512_load_ps(scales + q * kNr);
       const __m512 scale1 = _mm512_load_ps(scales + q * kNr + 16);
 #pragma GCC unroll 6
       for (int r = 0; r < kMr; ++r) {
-        const uint8_t *row = xb + r * Layout::kXRowBytes + kPiecesBytes;
+        const uint8_t *row =
+            xb + r * Layout::kXRowBytes + Layout::kPiecesBytes;
         float unit;
         int32_t sum;
         std::memcpy(&unit, row + b * sizeof(float), sizeof(unit));
@@ -269,15 +285,18 @@ static const GemmKernels *getGemmVnni() {
                           : T == WeightType::I4 ? kNibbleExcess
                           : T == WeightType::I8 ? kByteExcess
                                                 : 0;
+  constexpr int kPieces =
+      T == WeightType::I4 || T == WeightType::U4 ? 1 : 2;
+  using Layout = ChunkLayout<Chunk, kPieces>;
   static const GemmKernels kernels = {
       kMr,
       kNr,
       kKc,
-      ChunkLayout<Chunk>::kXRowBytes,
-      ChunkLayout<Chunk>::panelBytes(ZeroPoint),
-      layoutPieceRow<Chunk>,
+      Layout::kXRowBytes,
+      Layout::panelBytes(ZeroPoint),
+      layoutPieceRow<Chunk, kPieces>,
       packPanelVnni<T, Chunk, ZeroPoint>,
-      microkernelVnni<Chunk, kExcess, ZeroPoint>};
+      microkernelVnni<Chunk, kPieces, kExcess, ZeroPoint>};
   return &kernels;
 }
 

@@ -87,7 +87,8 @@ void dequantizeRow(const Weights &w, int64_t j, float *out);
 /// per 64-column block (about 15 bits of the block's largest value): in
 /// the matrix-vector path for any group size that tiles the blocks, in the
 /// blocked one when k is whole blocks and the group a multiple of 16
-/// (zero points or not).
+/// (zero points or not), where x against 4-bit weights takes one piece (8
+/// bits, as llama.cpp's Q4_0 products take it).
 void linear(const float *x, int64_t m, int64_t xStride, const Weights &w,
             const float *bias, float *y, int64_t yStride, bool accumulate,
             WorkerPool &pool);

@@ -827,8 +827,11 @@ TEST_P(OpConformanceTest, MatchesInterpreter) {
   const GoldenOp &golden = getGoldenOps()[param.op];
   lowering::LoweringOptions options;
   options.mode = llvm::cantFail(lowering::parseQuantMode(param.mode));
-  std::optional<lowering::OpTolerance> tolerance =
-      lowering::getOpTolerance(golden.op, options.mode);
+  const plugins::BackendPlugin &backend =
+      llvm::cantFail(registry->findBackend(param.chip));
+  std::optional<lowering::OpTolerance> tolerance = lowering::getOpTolerance(
+      golden.op, options.mode,
+      backend.getDescriptor().eightBitXWith4BitWeights);
   ASSERT_TRUE(tolerance) << "lowering/Tolerance.cpp declares no bound for "
                          << golden.op << " in " << param.mode;
 
@@ -862,8 +865,6 @@ TEST_P(OpConformanceTest, MatchesInterpreter) {
   ASSERT_TRUE(static_cast<bool>(expected)) << toString(expected.takeError());
 
   // The chip: lowered, placed, its weights packed into the coeff region.
-  const plugins::BackendPlugin &backend =
-      llvm::cantFail(registry->findBackend(param.chip));
   llvm::Error lowered = compile::lowerAndPlace(*module, backend, options);
   ASSERT_FALSE(static_cast<bool>(lowered)) << toString(std::move(lowered));
   codegen::WeightOffsets offsets;

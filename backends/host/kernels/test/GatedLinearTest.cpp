@@ -49,23 +49,29 @@ void check(const Case &c, Activation act, WorkerPool &pool, std::mt19937 &rng) {
   TestWeights up = makeWeights(c.type, c.scale, c.zp, c.n, c.k, group, rng);
   // Large enough that the activations see their tails.
   std::vector<float> x = randomFloats(c.m * c.k, rng, 3.0f);
-  std::vector<double> g, gScale, u, uScale;
+  std::vector<double> g, gScale, u, uScale, gRounding, uRounding, spread;
   referenceProduct(x.data(), c.m, c.k, gate, g, gScale);
   referenceProduct(x.data(), c.m, c.k, up, u, uScale);
+  eightBitXBound(x.data(), c.m, c.k, gate, gRounding, spread);
+  eightBitXBound(x.data(), c.m, c.k, up, uRounding, spread);
   const int64_t hStride = c.n + 1;
   for (Isa isa : getTestIsas()) {
     std::vector<float> h(c.m * hStride, -7.0f);
     gatedLinear(x.data(), c.m, c.k, gate.w, up.w, act, h.data(), hStride, pool,
                 isa);
+    const bool eightBitX = takesEightBitX(gate.w, c.m, isa);
     int failures = 0;
     for (int64_t i = 0; i < c.m; ++i) {
       for (int64_t j = 0; j < c.n; ++j) {
         int64_t e = i * c.n + j;
         double a = activate(act, g[e]);
         double expected = a * u[e];
-        // Errors of g (through act' <= 1.2), of u, and of act itself.
-        double tolerance = 2e-5 * (1.2 * gScale[e] * std::fabs(u[e]) +
-                                   uScale[e] * std::fabs(a)) +
+        // Errors of g (through act' <= 1.2), of u, of both together, and
+        // of act itself.
+        double gError = 2e-5 * gScale[e] + (eightBitX ? gRounding[e] : 0.0);
+        double uError = 2e-5 * uScale[e] + (eightBitX ? uRounding[e] : 0.0);
+        double tolerance = 1.2 * gError * (std::fabs(u[e]) + uError) +
+                           uError * std::fabs(a) +
                            2e-6 * std::fabs(g[e] * u[e]) + 1e-30;
         double got = h[i * hStride + j];
         if (!(std::fabs(got - expected) <= tolerance) && failures++ < 3)

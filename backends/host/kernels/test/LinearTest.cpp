@@ -38,7 +38,8 @@ std::string describe(const Case &c, Isa isa) {
 }
 
 /// Runs `c` on every path and compares with the reference; the tolerance
-/// is relative to the sum of |x w| (float32 accumulation of k terms).
+/// is relative to the sum of |x w| (float32 accumulation of k terms), plus,
+/// where a path takes x in 8 bits, what that rounding can move.
 void check(const Case &c, WorkerPool &pool, std::mt19937 &rng) {
   const int64_t group = c.group ? c.group : c.k;
   TestWeights w = makeWeights(c.type, c.scale, c.zp, c.n, c.k, group, rng);
@@ -46,13 +47,17 @@ void check(const Case &c, WorkerPool &pool, std::mt19937 &rng) {
   std::vector<float> x = randomFloats(c.m * xStride, rng);
   std::vector<float> bias = randomFloats(c.n, rng);
   std::vector<float> initial = randomFloats(c.m * yStride, rng);
-  std::vector<double> product, magnitude;
+  std::vector<double> product, magnitude, rounding, spread;
   referenceProduct(x.data(), c.m, xStride, w, product, magnitude);
+  eightBitXBound(x.data(), c.m, xStride, w, rounding, spread);
   for (Isa isa : getTestIsas()) {
+    const bool eightBitX = takesEightBitX(w.w, c.m, isa);
     std::vector<float> y = initial;
     linear(x.data(), c.m, xStride, w.w, c.bias ? bias.data() : nullptr,
            y.data(), yStride, c.accumulate, pool, isa);
     int failures = 0;
+    // With x in 8 bits: the mean square of each error over its spread.
+    double squares = 0;
     for (int64_t i = 0; i < c.m; ++i)
       for (int64_t j = 0; j < c.n; ++j) {
         double expected = product[i * c.n + j];
@@ -65,13 +70,25 @@ void check(const Case &c, WorkerPool &pool, std::mt19937 &rng) {
           expected += initial[i * yStride + j];
           scale += std::fabs(initial[i * yStride + j]);
         }
+        double tolerance = 2e-5 * scale + 1e-30;
+        if (eightBitX)
+          tolerance += rounding[i * c.n + j];
         double got = y[i * yStride + j];
-        if (!(std::fabs(got - expected) <= 2e-5 * scale + 1e-30) &&
+        if (eightBitX && spread[i * c.n + j] > 0)
+          squares += std::pow((got - expected) / spread[i * c.n + j], 2);
+        if (!(std::fabs(got - expected) <= tolerance) &&
             failures++ < 3)
           ADD_FAILURE() << describe(c, isa) << ": y[" << i << ", " << j
                         << "] = " << got << ", expected " << expected
                         << " (scale " << scale << ")";
       }
+    // x rounded to nearest gives a ratio near 1: measured 0.81 to 1.15 over
+    // these cases, the highest where the outputs of a row share its
+    // errors (19 rows, unsigned weights); x rounded down gives 2.9 to 38.
+    if (eightBitX)
+      EXPECT_LE(std::sqrt(squares / double(c.m * c.n)), 1.4)
+          << describe(c, isa);
+
     // Padding between rows of y is left alone.
     for (int64_t i = 0; i < c.m; ++i)
       for (int64_t j = c.n; j < yStride; ++j)

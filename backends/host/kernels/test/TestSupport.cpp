@@ -2,6 +2,7 @@
 
 #include "backends/host/kernels/test/TestSupport.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -267,6 +268,43 @@ void referenceProduct(const float *x, int64_t m, int64_t xStride,
       product[i * n + j] = sum;
       magnitude[i * n + j] = abs;
     }
+}
+
+bool takesEightBitX(const Weights &w, int64_t m, Isa isa) {
+  const int64_t group = w.groupSize > 0 ? w.groupSize : w.k;
+  return isa == Isa::Avx512Vnni && m > 16 &&
+         (w.type == WeightType::I4 || w.type == WeightType::U4) &&
+         w.k % 64 == 0 && group % 16 == 0;
+}
+
+void eightBitXBound(const float *x, int64_t m, int64_t xStride,
+                    const TestWeights &w, std::vector<double> &bound,
+                    std::vector<double> &spread) {
+  const int64_t n = w.w.n, k = w.w.k;
+  bound.assign(m * n, 0.0);
+  spread.assign(m * n, 0.0);
+  for (int64_t i = 0; i < m; ++i) {
+    const float *row = x + i * xStride;
+    std::vector<double> halfUnit(k);
+    for (int64_t c0 = 0; c0 < k; c0 += 64) {
+      double most = 0;
+      for (int64_t c = c0; c < std::min(k, c0 + 64); ++c)
+        most = std::max(most, std::fabs(double(row[c])));
+      for (int64_t c = c0; c < std::min(k, c0 + 64); ++c)
+        halfUnit[c] = most / 254;
+    }
+    for (int64_t j = 0; j < n; ++j) {
+      double sum = 0, variance = 0;
+      for (int64_t c = 0; c < k; ++c) {
+        const double term = halfUnit[c] * w.dequantized[j * k + c];
+        sum += std::fabs(term);
+        // Uniform on [-h, h]: variance h^2 / 3.
+        variance += term * term / 3;
+      }
+      bound[i * n + j] = sum;
+      spread[i * n + j] = std::sqrt(variance);
+    }
+  }
 }
 
 } // namespace llmc::host::test

@@ -52,6 +52,20 @@ void referenceProduct(const float *x, int64_t m, int64_t xStride,
                       const TestWeights &w, std::vector<double> &product,
                       std::vector<double> &magnitude);
 
+/// Whether linear, under `isa`, takes m rows of x against `w` in 8 bits a
+/// value (one byte piece per 64-column block): the integer-dot prefill of
+/// 4-bit weights.
+bool takesEightBitX(const Weights &w, int64_t m, Isa isa);
+
+/// Per output, what x in 8 bits does to sum_c x[i, c] w[j, c]: each x
+/// rounds by at most half a unit (a unit is 1/127 of the largest |x| of its
+/// 64-column block), so the sum moves by at most `bound`, the sum of half
+/// units times |w[j, c]|; rounding to nearest spreads each x's error evenly
+/// over the unit, so the sum's error has the standard deviation `spread`.
+void eightBitXBound(const float *x, int64_t m, int64_t xStride,
+                    const TestWeights &w, std::vector<double> &bound,
+                    std::vector<double> &spread);
+
 } // namespace llmc::host::test
 
 #endif // LLMC_BACKENDS_HOST_KERNELS_TEST_TESTSUPPORT_H
