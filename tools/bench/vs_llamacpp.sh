@@ -61,8 +61,8 @@ done
 # engine's name when given).
 tag() { # PAIR [ENGINE]
   local rename=""
-  [[ -z "${2:-}" ]] || rename="s/\"engine\":\"[^\"]*\"/\"engine\":\"$2\"/;"
-  grep '^{' | sed "${rename}s/^{/{\"pair\":\"$1\",/"
+  [[ -z "${2:-}" ]] || rename="s|\"engine\":\"[^\"]*\"|\"engine\":\"$2\"|;"
+  grep '^{' | sed "${rename}s|^{|{\"pair\":\"$1\",|"
 }
 llmc_bench() { # BINARY
   bazel-bin/tools/bench/host_bench "$1" --host-threads "$threads" \
