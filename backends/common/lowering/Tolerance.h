@@ -40,9 +40,9 @@ struct OpTolerance {
 /// generates code for yet), on a chip that takes x in 8 bits per block
 /// against 4-bit weights when `eightBitXWith4BitWeights`
 /// (ChipDescriptor::eightBitXWith4BitWeights).
-std::optional<OpTolerance> getOpTolerance(llvm::StringRef topOpName,
-                                          QuantMode mode,
-                                          bool eightBitXWith4BitWeights = false);
+std::optional<OpTolerance>
+getOpTolerance(llvm::StringRef topOpName, QuantMode mode,
+               bool eightBitXWith4BitWeights = false);
 
 /// The lowest cosine similarity a float output of a piece lowered in
 /// `mode` may have against the reference. Token outputs must be equal.

@@ -16,13 +16,14 @@
 // The K columns go in chunks of 16, 32 or 64 (the largest that divides the
 // weights' group, so that a chunk has one scale and zero point a column:
 // GGUF's Q4_0, Q8_0 and Q4_1 have groups of 32). Per chunk, a tile's lanes
-// sum the first piece's products (and with two pieces, shift left by 8 and
-// sum the second's onto them), and only then go to float, times the block's unit of x and the
-// column's scale. What the stored bytes add to the weights comes off
-// first: for symmetric weights, the excess of their flip to unsigned bytes
-// times the chunk's sum of x, in integers, exactly; with zero points, that
-// excess plus the zero point (a float: Q4_1's is), times the same sum, in
-// float32, which holds the few bits a float zero point has.
+// sum the first piece's products (with two pieces, shift left by 8 and sum
+// the second's onto them), and only then go to float, times the block's
+// unit of x and the column's scale. What the stored bytes add to the
+// weights comes off first: for symmetric weights, the excess of their flip
+// to unsigned bytes times the chunk's sum of x, in integers, exactly; with
+// zero points, that excess plus the zero point (a float: Q4_1's is), times
+// the same sum, in float32, which holds the few bits a float zero point
+// has.
 //
 // Panel: per 64-column block, 16 steps of 4 columns, each 32 output
 // columns by 4 bytes (a VPDPBUSD operand a 16-column half), the weights as
@@ -156,7 +157,7 @@ LLMC_AVX512 static void packPanelVnni(const Weights &w, int64_t j0,
   // The panel's layout does not depend on x's pieces.
   using Layout = ChunkLayout<Chunk, 1>;
   constexpr bool kSigned = T == WeightType::I4 || T == WeightType::I8;
-  constexpr float kExcess = !kSigned                  ? 0.0f
+  constexpr float kExcess = !kSigned              ? 0.0f
                             : T == WeightType::I4 ? float(kNibbleExcess)
                                                   : float(kByteExcess);
   uint8_t *bytes = static_cast<uint8_t *>(panel);
@@ -281,7 +282,7 @@ LLMC_AVX512_VNNI static void microkernelVnni(const void *xbBytes,
 
 template <WeightType T, int Chunk, bool ZeroPoint>
 static const GemmKernels *getGemmVnni() {
-  constexpr int kExcess = ZeroPoint                   ? 0
+  constexpr int kExcess = ZeroPoint               ? 0
                           : T == WeightType::I4 ? kNibbleExcess
                           : T == WeightType::I8 ? kByteExcess
                                                 : 0;

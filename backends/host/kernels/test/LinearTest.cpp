@@ -76,8 +76,7 @@ void check(const Case &c, WorkerPool &pool, std::mt19937 &rng) {
         double got = y[i * yStride + j];
         if (eightBitX && spread[i * c.n + j] > 0)
           squares += std::pow((got - expected) / spread[i * c.n + j], 2);
-        if (!(std::fabs(got - expected) <= tolerance) &&
-            failures++ < 3)
+        if (!(std::fabs(got - expected) <= tolerance) && failures++ < 3)
           ADD_FAILURE() << describe(c, isa) << ": y[" << i << ", " << j
                         << "] = " << got << ", expected " << expected
                         << " (scale " << scale << ")";
