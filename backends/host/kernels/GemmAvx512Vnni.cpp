@@ -53,6 +53,13 @@ constexpr int64_t kBlocks = kKc / kBlockColumns;
 /// The panel's weight bytes.
 constexpr int64_t kPanelWeightBytes = kKc * kNr;
 
+/// What the flip of weights of type T to unsigned bytes (unpackRows) adds
+/// to each: signed ones are shifted up, unsigned ones stay.
+template <WeightType T>
+constexpr int kFlipExcess = T == WeightType::I4   ? kNibbleExcess
+                            : T == WeightType::I8 ? kByteExcess
+                                                  : 0;
+
 /// The layout of a kernel whose chunks have Chunk columns and whose x has
 /// Pieces byte pieces a value.
 template <int Chunk, int Pieces> struct ChunkLayout {
@@ -156,10 +163,6 @@ LLMC_AVX512 static void packPanelVnni(const Weights &w, int64_t j0,
                                       void *panel) {
   // The panel's layout does not depend on x's pieces.
   using Layout = ChunkLayout<Chunk, 1>;
-  constexpr bool kSigned = T == WeightType::I4 || T == WeightType::I8;
-  constexpr float kExcess = !kSigned              ? 0.0f
-                            : T == WeightType::I4 ? float(kNibbleExcess)
-                                                  : float(kByteExcess);
   uint8_t *bytes = static_cast<uint8_t *>(panel);
   float *scales = reinterpret_cast<float *>(bytes + kPanelWeightBytes);
   float *offsets = scales + Layout::kChunks * kNr;
@@ -182,8 +185,8 @@ LLMC_AVX512 static void packPanelVnni(const Weights &w, int64_t j0,
                       : 0.0f;
         if (ZeroPoint)
           offsets[q * kNr + jj + r] =
-              r < count ? kExcess + readParam(w.zpType, zpRowOf(w, j), group,
-                                              0.0f)
+              r < count ? float(kFlipExcess<T>) +
+                              readParam(w.zpType, zpRowOf(w, j), group, 0.0f)
                         : 0.0f;
       }
   }
@@ -282,10 +285,8 @@ LLMC_AVX512_VNNI static void microkernelVnni(const void *xbBytes,
 
 template <WeightType T, int Chunk, bool ZeroPoint>
 static const GemmKernels *getGemmVnni() {
-  constexpr int kExcess = ZeroPoint               ? 0
-                          : T == WeightType::I4 ? kNibbleExcess
-                          : T == WeightType::I8 ? kByteExcess
-                                                : 0;
+  // With zero points the panel carries the excess per column.
+  constexpr int kExcess = ZeroPoint ? 0 : kFlipExcess<T>;
   constexpr int kPieces =
       T == WeightType::I4 || T == WeightType::U4 ? 1 : 2;
   using Layout = ChunkLayout<Chunk, kPieces>;
