@@ -1,0 +1,51 @@
+//===- File.h - reading files without LLVM ----------------------*- C++ -*-===//
+//
+// Whole files as bytes: read into a string, or mapped read-only (a binary's
+// weights, which the device reads in place and which may exceed RAM).
+// Errors name the path and the system's reason.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLMC_SUPPORT_FILE_H
+#define LLMC_SUPPORT_FILE_H
+
+#include "support/Status.h"
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace llmc::support {
+
+/// The bytes of the file at `path`; NotFound when it does not exist.
+absl::StatusOr<std::string> readFile(const std::string &path);
+
+/// A file mapped read-only into memory for as long as the object lives.
+class MappedFile {
+public:
+  /// Maps the file at `path`; NotFound when it does not exist. An empty
+  /// file maps to no bytes.
+  static absl::StatusOr<std::unique_ptr<MappedFile>>
+  open(const std::string &path);
+  ~MappedFile();
+  MappedFile(const MappedFile &) = delete;
+  MappedFile &operator=(const MappedFile &) = delete;
+
+  const char *data() const { return static_cast<const char *>(address); }
+  size_t size() const { return length; }
+  std::string_view bytes() const { return {data(), size()}; }
+  const std::string &path() const { return filePath; }
+
+private:
+  MappedFile(std::string path, void *address, size_t length)
+      : filePath(std::move(path)), address(address), length(length) {}
+
+  std::string filePath;
+  void *address;
+  size_t length;
+};
+
+} // namespace llmc::support
+
+#endif // LLMC_SUPPORT_FILE_H

@@ -1,0 +1,111 @@
+//===- Strings.h - std::string_view helpers ---------------------*- C++ -*-===//
+//
+// The few operations on std::string_view that C++17 lacks and the runtime
+// needs. Debian's Abseil is built with its own absl::string_view, a type
+// distinct from std::string_view, so absl's string functions do not take
+// the std::string_view the runtime's API speaks; absl::StrFormat does, and
+// is the tool for formatted messages.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLMC_SUPPORT_STRINGS_H
+#define LLMC_SUPPORT_STRINGS_H
+
+#include <charconv>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace llmc::support {
+
+inline bool startsWith(std::string_view text, std::string_view prefix) {
+  return text.substr(0, prefix.size()) == prefix;
+}
+
+inline bool endsWith(std::string_view text, std::string_view suffix) {
+  return text.size() >= suffix.size() &&
+         text.substr(text.size() - suffix.size()) == suffix;
+}
+
+inline bool contains(std::string_view text, std::string_view part) {
+  return text.find(part) != std::string_view::npos;
+}
+
+/// Drops `prefix` from the front of `text` when it is there.
+bool consumePrefix(std::string_view &text, std::string_view prefix);
+/// Drops `suffix` from the end of `text` when it is there.
+bool consumeSuffix(std::string_view &text, std::string_view suffix);
+
+/// `text` without its leading and trailing ASCII whitespace.
+std::string_view trim(std::string_view text);
+
+/// The pieces of `text` between the separators; an empty text gives one
+/// empty piece, as Python's str.split(sep) does.
+std::vector<std::string_view> split(std::string_view text, char separator);
+/// The text before the first `separator` and the text after it; the whole
+/// text and an empty one when there is none.
+std::pair<std::string_view, std::string_view> splitOnce(std::string_view text,
+                                                        char separator);
+
+std::string join(const std::vector<std::string> &parts,
+                 std::string_view separator);
+
+std::string toLowerAscii(std::string_view text);
+
+/// The integer that is all of `text` (decimal, an optional '-'), or nothing
+/// when `text` is anything else or out of T's range.
+template <typename T>
+std::optional<T> parseInteger(std::string_view text) {
+  static_assert(std::is_integral_v<T>);
+  T value{};
+  const char *end = text.data() + text.size();
+  std::from_chars_result result = std::from_chars(text.data(), end, value);
+  if (text.empty() || result.ec != std::errc() || result.ptr != end)
+    return std::nullopt;
+  return value;
+}
+
+/// The number that is all of `text`, or nothing.
+std::optional<double> parseDouble(std::string_view text);
+
+namespace detail {
+inline void appendPiece(std::string &out, std::string_view piece) {
+  out.append(piece);
+}
+inline void appendPiece(std::string &out, const char *piece) {
+  out.append(piece);
+}
+inline void appendPiece(std::string &out, const std::string &piece) {
+  out.append(piece);
+}
+inline void appendPiece(std::string &out, char piece) { out.push_back(piece); }
+template <typename T,
+          typename = std::enable_if_t<std::is_arithmetic_v<T> &&
+                                      !std::is_same_v<T, char> &&
+                                      !std::is_same_v<T, bool>>>
+void appendPiece(std::string &out, T number) {
+  char buffer[64];
+  std::to_chars_result result =
+      std::to_chars(buffer, buffer + sizeof(buffer), number);
+  out.append(buffer, result.ptr);
+}
+} // namespace detail
+
+/// The concatenation of strings, characters and numbers (decimal integers,
+/// floating point in the shortest form that reads back the same), for
+/// messages built from parts as Twine builds them.
+template <typename... Pieces>
+std::string strCat(const Pieces &...pieces) {
+  std::string out;
+  (detail::appendPiece(out, pieces), ...);
+  return out;
+}
+
+} // namespace llmc::support
+
+#endif // LLMC_SUPPORT_STRINGS_H
