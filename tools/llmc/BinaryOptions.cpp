@@ -2,64 +2,55 @@
 
 #include "tools/llmc/BinaryOptions.h"
 
-#include "tools/llmc/Commands.h"
 #include "tools/llmc/GenerationOptions.h"
 
-#include "llvm/Support/Format.h"
+#include "absl/strings/str_format.h"
 
-namespace cl = llvm::cl;
+#include <CLI/CLI.hpp>
 
 namespace llmc {
 
-static cl::opt<std::string> binaryPath("model",
-                                       cl::desc("The compiled model to run"),
-                                       cl::value_desc("model.llmc"),
-                                       cl::Required, cl::sub(getRunCommand()),
-                                       cl::sub(getChatCommand()),
-                                       cl::sub(getServeCommand()));
-static cl::alias binaryPathShort("m", cl::desc("Alias for --model"),
-                                 cl::aliasopt(binaryPath));
-
-llvm::Expected<std::unique_ptr<Model>>
-loadBinaryModel(llvm::StringRef path) {
-  ModelOptions options;
-  options.threads = getThreadCount();
-  return Model::load(path.empty() ? llvm::StringRef(binaryPath) : path,
-                     options);
+void addBinaryOptions(CLI::App &command, BinaryOptions &options) {
+  command.add_option("-m,--model", options.path, "The compiled model to run")
+      ->type_name("model.llmc")
+      ->required();
 }
 
-void printVisionTimings(llvm::raw_ostream &os, uint64_t tiles,
-                        double hostSeconds, double deviceSeconds,
-                        llvm::StringRef chip, bool modelled) {
-  os << llvm::format("vision: %llu tile%s in %.1f ms on the host",
-                     static_cast<unsigned long long>(tiles),
-                     tiles == 1 ? "" : "s", hostSeconds * 1e3);
+llvm::Expected<std::unique_ptr<Model>> loadBinaryModel(const std::string &path,
+                                                       unsigned threads) {
+  ModelOptions options;
+  options.threads = getThreadCount(threads);
+  return Model::load(path, options);
+}
+
+void printVisionTimings(std::ostream &os, uint64_t tiles, double hostSeconds,
+                        double deviceSeconds, std::string_view chip,
+                        bool modelled) {
+  os << absl::StrFormat("vision: %u tile%s in %.1f ms on the host", tiles,
+                        tiles == 1 ? "" : "s", hostSeconds * 1e3);
   if (modelled)
-    os << llvm::format(" (modelled on %s: %.3f ms)", chip.str().c_str(),
-                       deviceSeconds * 1e3);
+    os << absl::StrFormat(" (modelled on %s: %.3f ms)", chip,
+                          deviceSeconds * 1e3);
   os << "\n";
 }
 
-void printTimings(llvm::raw_ostream &os, const GenerateTimings &timings,
-                  llvm::StringRef chip, bool modelled) {
-  os << llvm::format("prompt: %lld tokens, first token after %.1f ms",
-                     static_cast<long long>(timings.promptTokens),
-                     timings.firstTokenSeconds * 1e3);
+void printTimings(std::ostream &os, const GenerateTimings &timings,
+                  std::string_view chip, bool modelled) {
+  os << absl::StrFormat("prompt: %d tokens, first token after %.1f ms",
+                        timings.promptTokens, timings.firstTokenSeconds * 1e3);
   if (modelled)
-    os << llvm::format(" (modelled on %s: %.3f ms)", chip.str().c_str(),
-                       timings.promptModelledSeconds * 1e3);
+    os << absl::StrFormat(" (modelled on %s: %.3f ms)", chip,
+                          timings.promptModelledSeconds * 1e3);
   os << "\n";
   if (timings.decodeTokens == 0) {
     os << "decode: no decode steps (one token generated)\n";
     return;
   }
-  os << llvm::format("decode: %lld tokens, %.1f tokens/s on the host",
-                     static_cast<long long>(timings.decodeTokens),
-                     timings.getHostTokensPerSecond());
+  os << absl::StrFormat("decode: %d tokens, %.1f tokens/s on the host",
+                        timings.decodeTokens, timings.getHostTokensPerSecond());
   if (modelled)
-    os << llvm::format(", %.1f tokens/s modelled on %s",
-                       timings.getModelledTokensPerSecond(),
-                       chip.str().c_str());
+    os << absl::StrFormat(", %.1f tokens/s modelled on %s",
+                          timings.getModelledTokensPerSecond(), chip);
   os << "\n";
 }
 

@@ -15,6 +15,7 @@
 #include "tools/llmc/PieceOptions.h"
 
 #include "llvm/Support/Threading.h"
+#include "llvm/Support/raw_ostream.h"
 
 namespace cl = llvm::cl;
 
@@ -77,12 +78,12 @@ int runCalibrateCommand(const plugins::Registry &registry) {
     header += " " + std::to_string(percentile);
   header += ", prompts " + (prompts.empty() ? std::string("default")
                                             : std::string(prompts));
-  if (llvm::Error error =
-          writeFileAtomically(output, [&](llvm::raw_ostream &os) {
-            table->print(os, header);
-            return llvm::Error::success();
-          }))
-    return reportError(std::move(error));
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  table->print(os, header);
+  if (absl::Status status = writeFileAtomically(output, os.str());
+      !status.ok())
+    return reportError(status);
   llvm::outs() << output << ": " << table->getNames().size()
                << " tensors calibrated\n";
   return 0;

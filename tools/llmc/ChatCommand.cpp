@@ -8,11 +8,12 @@
 // Reads one user turn per line of stdin, until its end or a line `/exit`;
 // `/reset` starts the conversation over; `/image F` (a vision-language
 // binary) reads an image that goes with the next message, where its
-// `<image>` marker stands (in front of it when it has none). Each turn is rendered with the
-// binary's chat template and generated on one ChatSession (runtime/llmc.h),
-// so the KV cache keeps the history and a turn feeds only its new tokens.
-// The reply streams to stdout; then stderr gets the turn's time to the first
-// token and its decode tokens/s, on the host and modelled on the chip.
+// `<image>` marker stands (in front of it when it has none). Each turn is
+// rendered with the binary's chat template and generated on one ChatSession
+// (runtime/llmc.h), so the KV cache keeps the history and a turn feeds only its
+// new tokens. The reply streams to stdout; then stderr gets the turn's time to
+// the first token and its decode tokens/s, on the host and modelled on the
+// chip.
 //
 // A message that would overflow the KV cache starts a new conversation (and
 // says so); a reply that fills it ends there, and the next message starts
@@ -22,53 +23,47 @@
 //===----------------------------------------------------------------------===//
 
 #include "tools/llmc/BinaryOptions.h"
-#include "tools/llmc/Commands.h"
 #include "tools/llmc/GenerationOptions.h"
+#include "tools/llmc/ReportLlvmError.h"
+#include "tools/llmc/RuntimeCommands.h"
 #include "tools/llmc/SamplingOptions.h"
 
 #include "runtime/vision/ImageFile.h"
+#include "support/Strings.h"
 
-#include "llvm/Support/Process.h"
-#include "llvm/Support/WithColor.h"
-#include "llvm/Support/raw_ostream.h"
-
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <iostream>
+#include <memory>
 #include <string>
-
-namespace cl = llvm::cl;
+#include <unistd.h>
 
 namespace llmc {
 
-static cl::opt<std::string>
-    systemPrompt("system", cl::desc("The system message opening the chat"),
-                 cl::sub(getChatCommand()));
-static cl::opt<std::string> templateName(
-    "template",
-    cl::desc("A built-in chat format: raw, chatml, qwen2, qwen2.5, qwen3, "
-             "llama2 or llama3 (default: the binary's template)"),
-    cl::sub(getChatCommand()));
-static cl::opt<std::string> templateFile(
-    "template-file",
-    cl::desc("A Jinja chat template to render the conversation with "
-             "instead of the binary's"),
-    cl::value_desc("path"), cl::sub(getChatCommand()));
-
-static cl::opt<std::string> templateVariables(
-    "template-vars",
-    cl::desc("Extra keywords for the Jinja chat template, as a JSON object "
-             "(for Qwen3: '{\"enable_thinking\": false}')"),
-    cl::value_desc("json"), cl::sub(getChatCommand()));
+namespace {
+struct ChatOptions {
+  BinaryOptions binary;
+  GenerationOptions generation;
+  SamplingOptions sampling;
+  /// --system.
+  std::string systemPrompt;
+  /// --template: a built-in chat format.
+  std::string templateName;
+  std::string templateFile;
+  /// --template-vars: a JSON object.
+  std::string templateVariables;
+};
+} // namespace
 
 /// Sends `text`; when the conversation has grown too long for the KV cache
 /// to take it but a new one would, says so, starts over and sends it again.
 /// A message too long even for a new conversation is refused with an error
 /// message, and none is returned.
 static llvm::Expected<std::optional<GenerateResult>>
-sendOrStartOver(ChatSession &chat, llvm::StringRef text,
+sendOrStartOver(ChatSession &chat, std::string_view text,
                 const TokenCallback &print, const GenerateOptions &options,
-                llvm::ArrayRef<vision::Image> images) {
+                const std::vector<vision::Image> &images) {
   llvm::Expected<GenerateResult> reply =
       chat.send(text, print, options, images);
   if (reply)
@@ -83,15 +78,15 @@ sendOrStartOver(ChatSession &chat, llvm::StringRef text,
   if (!fits)
     return fits.takeError();
   if (!*fits) {
-    llvm::WithColor::error(llvm::errs(), "llmc")
-        << "this message does not fit: " << full
-        << ", and a new conversation holds too few tokens for it (send a "
-           "shorter one, or convert with a larger --seq-length)\n";
+    printError(support::strCat(
+        "this message does not fit: ", full,
+        ", and a new conversation holds too few tokens for it (send a "
+        "shorter one, or convert with a larger --seq-length)"));
     return std::nullopt;
   }
-  llvm::errs() << "note: " << full
-               << ": starting a new conversation (the system message is "
-                  "kept)\n";
+  std::cerr << "note: " << full
+            << ": starting a new conversation (the system message is "
+               "kept)\n";
   chat.reset();
   reply = chat.send(text, print, options, images);
   if (!reply)
@@ -100,25 +95,28 @@ sendOrStartOver(ChatSession &chat, llvm::StringRef text,
 }
 
 /// The options the flags give; the binary's defaults for the rest.
-static llvm::Expected<GenerateOptions> getChatOptions(const Model &model) {
+static llvm::Expected<GenerateOptions>
+getChatOptions(const ChatOptions &chatOptions, const Model &model) {
   GenerateOptions options;
-  if (hasMaxNewTokens()) {
-    llvm::Expected<int64_t> maxNewTokens = getMaxNewTokens();
-    if (!maxNewTokens)
-      return maxNewTokens.takeError();
+  if (chatOptions.generation.maxNewTokens) {
+    absl::StatusOr<int64_t> maxNewTokens =
+        getMaxNewTokens(chatOptions.generation);
+    if (!maxNewTokens.ok())
+      return support::toLlvmError(maxNewTokens.status());
     options.maxNewTokens = *maxNewTokens;
   }
   llvm::Expected<std::optional<sampling::SamplingParams>> sampling =
-      getSamplingParams(model);
+      getSamplingParams(chatOptions.sampling, model);
   if (!sampling)
     return sampling.takeError();
   options.sampling = *sampling;
-  options.parseSpecialTokens = getAllowSpecial();
+  options.parseSpecialTokens = chatOptions.generation.allowSpecial;
   return options;
 }
 
 /// The template --template-file names, rendering with the binary's tokens.
-static llvm::Expected<chat::ChatTemplate> readTemplateFile(const Model &model) {
+static llvm::Expected<chat::ChatTemplate>
+readTemplateFile(const std::string &templateFile, const Model &model) {
   llvm::Expected<chat::JinjaTemplate> jinja =
       chat::JinjaTemplate::fromFile(templateFile);
   if (!jinja)
@@ -126,22 +124,28 @@ static llvm::Expected<chat::ChatTemplate> readTemplateFile(const Model &model) {
   return model.makeJinjaChatTemplate(std::move(*jinja));
 }
 
-static llvm::Expected<std::unique_ptr<ChatSession>> startChat(Model &model) {
+static llvm::Expected<std::unique_ptr<ChatSession>>
+startChat(const ChatOptions &options, Model &model) {
+  const std::string &templateName = options.templateName;
+  const std::string &templateFile = options.templateFile;
   std::optional<chat::ChatTemplate> chosen;
   if (!templateName.empty() && !templateFile.empty())
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "--template and --template-file exclude "
                                    "each other");
   if (!templateFile.empty()) {
-    llvm::Expected<chat::ChatTemplate> read = readTemplateFile(model);
+    llvm::Expected<chat::ChatTemplate> read =
+        readTemplateFile(templateFile, model);
     if (!read)
       return read.takeError();
     chosen = std::move(*read);
   } else if (!model.getChatTemplateProblem().empty()) {
-    llvm::WithColor::warning(llvm::errs(), "llmc")
-        << model.getChatTemplateProblem() << "; using the built-in "
-        << chat::stringifyChatFormat(model.getChatTemplate().getFormat())
-        << " format instead\n";
+    printWarning(
+        support::strCat(std::string_view(model.getChatTemplateProblem()),
+                        "; using the built-in ",
+                        std::string_view(chat::stringifyChatFormat(
+                            model.getChatTemplate().getFormat())),
+                        " format instead"));
   }
   if (!templateName.empty()) {
     llvm::Expected<chat::ChatTemplate> named =
@@ -150,10 +154,10 @@ static llvm::Expected<std::unique_ptr<ChatSession>> startChat(Model &model) {
       return named.takeError();
     chosen = *named;
   }
-  if (!templateVariables.empty()) {
-    nlohmann::ordered_json variables = nlohmann::ordered_json::parse(
-        templateVariables.getValue(), /*cb=*/nullptr,
-        /*allow_exceptions=*/false);
+  if (!options.templateVariables.empty()) {
+    nlohmann::ordered_json variables =
+        nlohmann::ordered_json::parse(options.templateVariables, /*cb=*/nullptr,
+                                      /*allow_exceptions=*/false);
     if (variables.is_discarded())
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                      "--template-vars is not JSON");
@@ -163,44 +167,55 @@ static llvm::Expected<std::unique_ptr<ChatSession>> startChat(Model &model) {
       return withVariables.takeError();
     chosen = std::move(*withVariables);
   }
-  return model.startChat(systemPrompt, chosen);
+  return model.startChat(options.systemPrompt, chosen);
 }
 
 /// "the checkpoint's chat template" or "the built-in chatml format".
-static std::string describeTemplate(const chat::ChatTemplate &chatTemplate) {
+static std::string describeTemplate(const chat::ChatTemplate &chatTemplate,
+                                    const std::string &templateFile) {
   if (chatTemplate.getJinja())
     return templateFile.empty() ? "the checkpoint's chat template"
                                 : templateFile + " as chat template";
-  return "the built-in " +
-         chat::stringifyChatFormat(chatTemplate.getFormat()).str() +
-         " format";
+  return support::strCat(
+      "the built-in ",
+      std::string_view(chat::stringifyChatFormat(chatTemplate.getFormat())),
+      " format");
 }
 
-int runChatCommand() {
-  llvm::Expected<std::unique_ptr<Model>> model = loadBinaryModel();
+/// `line` without the line break it ended with.
+static std::string_view dropLineBreak(std::string_view line) {
+  while (!line.empty() && (line.back() == '\r' || line.back() == '\n'))
+    line.remove_suffix(1);
+  return line;
+}
+
+static int runChat(const ChatOptions &chatOptions) {
+  llvm::Expected<std::unique_ptr<Model>> model =
+      loadBinaryModel(chatOptions.binary.path, chatOptions.generation.threads);
   if (!model)
     return reportError(model.takeError());
-  llvm::Expected<GenerateOptions> options = getChatOptions(**model);
+  llvm::Expected<GenerateOptions> options =
+      getChatOptions(chatOptions, **model);
   if (!options)
     return reportError(options.takeError());
-  llvm::Expected<std::unique_ptr<ChatSession>> chat = startChat(**model);
+  llvm::Expected<std::unique_ptr<ChatSession>> chat =
+      startChat(chatOptions, **model);
   if (!chat)
     return reportError(chat.takeError());
   const binary::Manifest &manifest = (*model)->getManifest();
-  llvm::errs() << (*model)->getBinary().name() << ": "
-               << manifest.model().family() << " for " << manifest.chip() << " "
-               << manifest.precision() << ", "
-               << describeTemplate((*chat)->getChatTemplate()) << ", "
-               << (*chat)->getConversation().getCapacity()
-               << "-token KV cache; /reset starts over, /exit quits"
-               << ((*model)->getVisionConfig() ? ", /image F adds an image"
-                                               : "")
-               << "\n";
+  std::cerr << std::string_view((*model)->getBinary().name()) << ": "
+            << manifest.model().family() << " for " << manifest.chip() << " "
+            << manifest.precision() << ", "
+            << describeTemplate((*chat)->getChatTemplate(),
+                                chatOptions.templateFile)
+            << ", " << (*chat)->getConversation().getCapacity()
+            << "-token KV cache; /reset starts over, /exit quits"
+            << ((*model)->getVisionConfig() ? ", /image F adds an image" : "")
+            << "\n";
 
-  bool interactive = llvm::sys::Process::StandardInIsUserInput();
-  auto print = [](int32_t, llvm::StringRef text) {
-    llvm::outs() << text;
-    llvm::outs().flush();
+  bool interactive = ::isatty(STDIN_FILENO);
+  auto print = [](int32_t, std::string_view text) {
+    std::cout << text << std::flush;
     return true;
   };
   std::vector<session::Turn> turns;
@@ -209,38 +224,35 @@ int runChatCommand() {
   std::string line;
   while (true) {
     if (interactive)
-      llvm::outs() << "> ";
-    llvm::outs().flush();
+      std::cout << "> ";
+    std::cout.flush();
     if (!std::getline(std::cin, line))
       break;
-    llvm::StringRef text = llvm::StringRef(line).rtrim("\r\n");
-    if (text.trim() == "/exit")
+    std::string_view text = dropLineBreak(line);
+    std::string_view command = support::trim(text);
+    if (command == "/exit")
       break;
-    if (text.trim() == "/reset") {
+    if (command == "/reset") {
       (*chat)->reset();
-      llvm::errs() << "(the conversation starts over)\n";
+      std::cerr << "(the conversation starts over)\n";
       continue;
     }
-    if (llvm::StringRef command = text.trim();
-        command.consume_front("/image ")) {
-      llvm::StringRef file = command.trim();
+    if (support::consumePrefix(command, "/image ")) {
+      std::string_view file = support::trim(command);
       llvm::Expected<vision::Image> image = vision::readImageFile(file);
       if (!image) {
-        llvm::WithColor::error(llvm::errs(), "llmc")
-            << llvm::toString(image.takeError()) << "\n";
+        printError(llvm::toString(image.takeError()));
         continue;
       }
-      llvm::errs() << "(" << file << ", " << image->width << "x"
-                   << image->height << ", goes with your next message)\n";
+      std::cerr << "(" << file << ", " << image->width << "x" << image->height
+                << ", goes with your next message)\n";
       images.push_back(std::move(*image));
       continue;
     }
-    if (text.trim().empty())
+    if (command.empty())
       continue;
-    if (!interactive) {
-      llvm::outs() << "> " << text << "\n";
-      llvm::outs().flush();
-    }
+    if (!interactive)
+      std::cout << "> " << text << "\n" << std::flush;
     llvm::Expected<std::optional<GenerateResult>> sent =
         sendOrStartOver(**chat, text, print, *options, images);
     bool withImages = !images.empty();
@@ -250,29 +262,53 @@ int runChatCommand() {
     if (!sent) {
       // A message whose images cannot be placed (a text model, markers
       // that do not match) is refused; the chat goes on.
-      llvm::WithColor::error(llvm::errs(), "llmc")
-          << llvm::toString(sent.takeError()) << "\n";
+      printError(llvm::toString(sent.takeError()));
       continue;
     }
     if (!*sent)
       continue;
     const GenerateResult &reply = **sent;
-    llvm::outs() << "\n";
-    llvm::outs().flush();
-    printTimings(llvm::errs(), reply.timings, manifest.chip(),
+    std::cout << "\n" << std::flush;
+    printTimings(std::cerr, reply.timings, manifest.chip(),
                  (*model)->isTimeModelled());
     turns.push_back({reply.promptIds, reply.ids});
     if (reply.finish == FinishReason::CacheFull) {
-      llvm::errs() << "note: the reply filled the KV cache ("
-                   << (*chat)->getConversation().getCapacity()
-                   << " tokens): the conversation starts over\n";
+      std::cerr << "note: the reply filled the KV cache ("
+                << (*chat)->getConversation().getCapacity()
+                << " tokens): the conversation starts over\n";
       (*chat)->reset();
     }
   }
-  if (llvm::Error error = writeGenerationOutputs(
-          turns, {}, (*model)->getDims().vocabSize, /*printIds=*/false))
-    return reportError(std::move(error));
+  if (absl::Status status = writeGenerationOutputs(
+          chatOptions.generation, turns, {}, (*model)->getDims().vocabSize,
+          /*printIds=*/false);
+      !status.ok())
+    return reportError(status);
   return 0;
+}
+
+CommandAction addChatCommand(CLI::App &command) {
+  auto options = std::make_shared<ChatOptions>();
+  addBinaryOptions(command, options->binary);
+  command.add_option("--system", options->systemPrompt,
+                     "The system message opening the chat");
+  command.add_option("--template", options->templateName,
+                     "A built-in chat format: raw, chatml, qwen2, qwen2.5, "
+                     "qwen3, llama2 or llama3 (default: the binary's "
+                     "template)");
+  command
+      .add_option("--template-file", options->templateFile,
+                  "A Jinja chat template to render the conversation with "
+                  "instead of the binary's")
+      ->type_name("path");
+  command
+      .add_option("--template-vars", options->templateVariables,
+                  "Extra keywords for the Jinja chat template, as a JSON "
+                  "object (for Qwen3: '{\"enable_thinking\": false}')")
+      ->type_name("json");
+  addGenerationOptions(command, options->generation, /*withInputIds=*/false);
+  addSamplingOptions(command, options->sampling);
+  return [options] { return runChat(*options); };
 }
 
 } // namespace llmc

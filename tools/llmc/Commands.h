@@ -1,10 +1,17 @@
-//===- Commands.h - the subcommands of llmc --------------------*- C++ -*-===//
+//===- Commands.h - the compiler's subcommands of llmc ---------*- C++ -*-===//
+//
+// The subcommands that need the compiler, on llvm::cl. run, chat, serve,
+// inspect and template are the runtime's (RuntimeCommands.h), on CLI11.
+//
+//===----------------------------------------------------------------------===//
 
 #ifndef LLMC_TOOLS_LLMC_COMMANDS_H
 #define LLMC_TOOLS_LLMC_COMMANDS_H
 
+#include "tools/llmc/CommandSupport.h"
+#include "tools/llmc/ReportLlvmError.h"
+
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/Error.h"
 
 namespace llmc {
 namespace plugins {
@@ -19,12 +26,7 @@ llvm::cl::SubCommand &getTokenizeCommand();
 llvm::cl::SubCommand &getConvertCommand();
 llvm::cl::SubCommand &getMergeCommand();
 llvm::cl::SubCommand &getCalibrateCommand();
-llvm::cl::SubCommand &getRunCommand();
-llvm::cl::SubCommand &getChatCommand();
-llvm::cl::SubCommand &getInspectCommand();
-llvm::cl::SubCommand &getServeCommand();
 llvm::cl::SubCommand &getCompareCommand();
-llvm::cl::SubCommand &getTemplateCommand();
 
 /// `llmc pieces`: prints the top IR of a model's pieces.
 int runPiecesCommand(const plugins::Registry &registry);
@@ -39,36 +41,9 @@ int runConvertCommand(const plugins::Registry &registry);
 int runMergeCommand();
 /// `llmc calibrate`: writes the activation ranges of a checkpoint.
 int runCalibrateCommand(const plugins::Registry &registry);
-/// `llmc run`: runs a compiled binary on its chip's cmodel.
-int runRunCommand();
-/// `llmc chat`: an interactive chat with a compiled binary.
-int runChatCommand();
-/// `llmc inspect`: what a compiled binary holds.
-int runInspectCommand();
-/// `llmc serve`: an OpenAI-compatible HTTP server over a compiled binary.
-int runServeCommand();
 /// `llmc compare`: one piece's ops on a chip's device against the top
 /// interpreter; 0 when every op is within tolerance, 2 when one is not.
 int runCompareCommand(const plugins::Registry &registry);
-/// `llmc template`: renders a Jinja chat template with given variables.
-int runTemplateCommand();
-/// Prints `error` as `llmc: error: ...` and returns exit code 1.
-int reportError(llvm::Error error);
-
-/// Enters the directory `bazel run` was started from, so that the paths a
-/// user gives are relative to it (Bazel starts the tool in its runfiles).
-llvm::Error enterInvocationDirectory();
-
-/// Prints `<label>: <done>/<total> <unit>` on stderr when `done` reaches a
-/// new tenth of `total` or the end, for long runs without a progress bar.
-void printProgressTenths(llvm::StringRef label, int64_t done, int64_t total,
-                         llvm::StringRef unit);
-
-/// Writes `path` through a temporary file renamed into place, so a failure
-/// never leaves a half-written output.
-llvm::Error
-writeFileAtomically(llvm::StringRef path,
-                    llvm::function_ref<llvm::Error(llvm::raw_ostream &)> write);
 
 } // namespace llmc
 

@@ -37,7 +37,71 @@
 
 #include <set>
 
+namespace cl = llvm::cl;
+
 namespace llmc {
+
+// The options eval shares with `llmc run` (GenerationOptions.h,
+// ImageOptions.h), on llvm::cl as the compiler's commands are.
+static cl::list<std::string> inputIdsFlag(
+    "input-ids",
+    cl::desc("Comma-separated token ids of one turn (repeat for more turns)"),
+    cl::sub(getEvalCommand()));
+static cl::opt<int64_t> maxNewTokensFlag(
+    "max-new-tokens",
+    cl::desc("Tokens generated per turn (eval, run: 16; chat: the binary's "
+             "default)"),
+    cl::init(kDefaultMaxNewTokens), cl::sub(getEvalCommand()));
+static cl::opt<std::string>
+    logitsOutFlag("logits-out",
+                  cl::desc("Write float32 [generated, vocab] logits as .npy"),
+                  cl::sub(getEvalCommand()));
+static cl::opt<std::string>
+    idsOutFlag("ids-out", cl::desc("Write prompt and generated ids as JSON"),
+               cl::sub(getEvalCommand()));
+static cl::opt<unsigned>
+    threadsFlag("threads", cl::desc("Threads per kernel (default: all cores)"),
+                cl::init(0), cl::sub(getEvalCommand()));
+static cl::alias threadsShort("j", cl::desc("Alias for --threads"),
+                              cl::aliasopt(threadsFlag));
+static cl::list<std::string>
+    imagesFlag("image",
+               cl::desc("An image the prompt's placeholders stand for (PNG or "
+                        "JPEG; repeat for more, in prompt order)"),
+               cl::sub(getEvalCommand()));
+static cl::list<std::string> pixelValuesFlag(
+    "pixel-values",
+    cl::desc("Pixel values [tiles, 3, S, S] as .npy, in place of an image's "
+             "preprocessing (after the --image files)"),
+    cl::sub(getEvalCommand()));
+static cl::opt<std::string> pixelValuesOutFlag(
+    "pixel-values-out",
+    cl::desc("Write the images' pixel values, f32 [tiles, 3, S, S], as .npy"),
+    cl::sub(getEvalCommand()));
+static cl::opt<std::string> visionEmbedsOutFlag(
+    "vision-embeds-out",
+    cl::desc("Write the images' embeddings, f32 [tiles, tokens, hidden], as "
+             ".npy"),
+    cl::sub(getEvalCommand()));
+
+static GenerationOptions getGenerationOptions() {
+  GenerationOptions options;
+  options.inputIds.assign(inputIdsFlag.begin(), inputIdsFlag.end());
+  options.maxNewTokens = maxNewTokensFlag;
+  options.logitsOut = logitsOutFlag;
+  options.idsOut = idsOutFlag;
+  options.threads = threadsFlag;
+  return options;
+}
+
+static ImageOptions getImageOptions() {
+  ImageOptions options;
+  options.images.assign(imagesFlag.begin(), imagesFlag.end());
+  options.pixelValues.assign(pixelValuesFlag.begin(), pixelValuesFlag.end());
+  options.pixelValuesOut = pixelValuesOutFlag;
+  options.visionEmbedsOut = visionEmbedsOutFlag;
+  return options;
+}
 
 static llvm::Error evalError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
@@ -76,12 +140,14 @@ getPlaceholderId(const vision::VisionConfig &config,
 }
 
 int runEvalCommand(const plugins::Registry &registry) {
-  llvm::Expected<int64_t> maxNewTokens = getMaxNewTokens();
-  if (!maxNewTokens)
-    return reportError(maxNewTokens.takeError());
-  llvm::Expected<std::vector<session::Turn>> turns = getInputTurns();
-  if (!turns)
-    return reportError(turns.takeError());
+  GenerationOptions generation = getGenerationOptions();
+  ImageOptions imageOptions = getImageOptions();
+  absl::StatusOr<int64_t> maxNewTokens = getMaxNewTokens(generation);
+  if (!maxNewTokens.ok())
+    return reportError(maxNewTokens.status());
+  absl::StatusOr<std::vector<session::Turn>> turns = getInputTurns(generation);
+  if (!turns.ok())
+    return reportError(turns.status());
   if (turns->empty())
     return reportError(llvm::createStringError(
         llvm::inconvertibleErrorCode(), "--input-ids: give at least one turn"));
@@ -133,12 +199,13 @@ int runEvalCommand(const plugins::Registry &registry) {
     };
   }
   llvm::Expected<std::unique_ptr<InterpreterSession>> interpreter =
-      InterpreterSession::create(*model, options, getThreadCount(),
+      InterpreterSession::create(*model, options,
+                                 getThreadCount(generation.threads),
                                  std::move(overrides));
   if (!interpreter)
     return reportError(interpreter.takeError());
 
-  if (hasImages()) {
+  if (hasImages(imageOptions)) {
     llvm::Expected<std::optional<vision::VisionConfig>> config =
         getVisionConfig(model->spec);
     if (!config)
@@ -150,8 +217,8 @@ int runEvalCommand(const plugins::Registry &registry) {
                : 0;
     if (!placeholder)
       return reportError(placeholder.takeError());
-    if (llvm::Error error =
-            placeImages(**interpreter, vision, *placeholder, *turns))
+    if (llvm::Error error = placeImages(imageOptions, **interpreter, vision,
+                                        *placeholder, *turns))
       return reportError(std::move(error));
   }
   session::Session &session = (*interpreter)->getSession();
@@ -169,9 +236,11 @@ int runEvalCommand(const plugins::Registry &registry) {
             return true;
           }))
     return reportError(explainCapacity(std::move(error), "raise --seq-length"));
-  if (llvm::Error error = writeGenerationOutputs(
-          *turns, allLogits, model->spec.vocabSize, /*printIds=*/true))
-    return reportError(std::move(error));
+  if (absl::Status status =
+          writeGenerationOutputs(generation, *turns, allLogits,
+                                 model->spec.vocabSize, /*printIds=*/true);
+      !status.ok())
+    return reportError(status);
   return 0;
 }
 

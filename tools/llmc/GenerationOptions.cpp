@@ -3,141 +3,129 @@
 #include "tools/llmc/GenerationOptions.h"
 
 #include "dialects/top/Interpreter/NpyFile.h"
-#include "tools/llmc/Commands.h"
+#include "support/Strings.h"
+#include "tools/llmc/CommandSupport.h"
 
-#include "llvm/Support/Threading.h"
-#include "llvm/Support/raw_ostream.h"
+#include <CLI/CLI.hpp>
 
-namespace cl = llvm::cl;
+#include <iostream>
+#include <sched.h>
+#include <thread>
 
 namespace llmc {
 
-static cl::list<std::string> inputIds(
-    "input-ids",
-    cl::desc("Comma-separated token ids of one turn (repeat for more turns)"),
-    cl::sub(getEvalCommand()), cl::sub(getRunCommand()));
-static cl::opt<int64_t> maxNewTokens(
-    "max-new-tokens",
-    cl::desc("Tokens generated per turn (eval, run: 16; chat: the binary's "
-             "default)"),
-    cl::init(16), cl::sub(getEvalCommand()), cl::sub(getRunCommand()),
-    cl::sub(getChatCommand()));
-static cl::opt<std::string>
-    logitsOut("logits-out",
-              cl::desc("Write float32 [generated, vocab] logits as .npy"),
-              cl::sub(getEvalCommand()), cl::sub(getRunCommand()));
-static cl::opt<std::string>
-    idsOut("ids-out", cl::desc("Write prompt and generated ids as JSON"),
-           cl::sub(getEvalCommand()), cl::sub(getRunCommand()),
-           cl::sub(getChatCommand()));
-static cl::opt<unsigned>
-    threads("threads", cl::desc("Threads per kernel (default: all cores)"),
-            cl::init(0), cl::sub(getEvalCommand()), cl::sub(getRunCommand()),
-            cl::sub(getChatCommand()));
-static cl::alias threadsShort("j", cl::desc("Alias for --threads"),
-                              cl::aliasopt(threads));
-static cl::opt<bool> allowSpecial(
-    "allow-special",
-    cl::desc("Read special tokens typed in -p text or chat turns "
-             "(\"<|im_end|>\") as those tokens; by default they are text"),
-    cl::sub(getRunCommand()), cl::sub(getChatCommand()));
+void addGenerationOptions(CLI::App &command, GenerationOptions &options,
+                          bool withInputIds) {
+  if (withInputIds)
+    command
+        .add_option("--input-ids", options.inputIds,
+                    "Comma-separated token ids of one turn (repeat for more "
+                    "turns)")
+        ->allow_extra_args(false);
+  command.add_option("--max-new-tokens", options.maxNewTokens,
+                     "Tokens generated per turn (eval, run: 16; chat: the "
+                     "binary's default)");
+  if (withInputIds)
+    command.add_option("--logits-out", options.logitsOut,
+                       "Write float32 [generated, vocab] logits as .npy");
+  command.add_option("--ids-out", options.idsOut,
+                     "Write prompt and generated ids as JSON");
+  command.add_option("-j,--threads", options.threads,
+                     "Threads per kernel (default: all cores)");
+  command.add_flag("--allow-special", options.allowSpecial,
+                   "Read special tokens typed in -p text or chat turns "
+                   "(\"<|im_end|>\") as those tokens; by default they are "
+                   "text");
+}
 
-static llvm::Expected<std::vector<int32_t>> parseIds(llvm::StringRef text) {
+static absl::StatusOr<std::vector<int32_t>> parseIds(std::string_view text) {
   std::vector<int32_t> ids;
-  llvm::SmallVector<llvm::StringRef> fields;
-  text.split(fields, ',', -1, /*KeepEmpty=*/false);
-  for (llvm::StringRef field : fields) {
-    int32_t id;
-    if (field.trim().getAsInteger(10, id) || id < 0)
-      return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                     "--input-ids: '%s' is not a token id",
-                                     field.str().c_str());
-    ids.push_back(id);
+  for (std::string_view field : support::split(text, ',')) {
+    if (field.empty())
+      continue;
+    std::optional<int32_t> id =
+        support::parseInteger<int32_t>(support::trim(field));
+    if (!id || *id < 0)
+      return absl::InvalidArgumentError(
+          support::strCat("--input-ids: '", field, "' is not a token id"));
+    ids.push_back(*id);
   }
   if (ids.empty())
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "--input-ids: a turn has no tokens");
+    return absl::InvalidArgumentError("--input-ids: a turn has no tokens");
   return ids;
 }
 
-llvm::Expected<std::vector<session::Turn>> getInputTurns() {
+absl::StatusOr<std::vector<session::Turn>>
+getInputTurns(const GenerationOptions &options) {
   std::vector<session::Turn> turns;
-  for (const std::string &text : inputIds) {
-    llvm::Expected<std::vector<int32_t>> ids = parseIds(text);
-    if (!ids)
-      return ids.takeError();
-    turns.push_back({std::move(*ids), {}});
+  for (const std::string &text : options.inputIds) {
+    LLMC_ASSIGN_OR_RETURN(std::vector<int32_t> ids, parseIds(text));
+    turns.push_back({std::move(ids), {}});
   }
   return turns;
 }
 
-llvm::Expected<int64_t> getMaxNewTokens() {
+absl::StatusOr<int64_t> getMaxNewTokens(const GenerationOptions &options) {
+  int64_t maxNewTokens = options.maxNewTokens.value_or(kDefaultMaxNewTokens);
   if (maxNewTokens < 1)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "--max-new-tokens must be positive");
-  return static_cast<int64_t>(maxNewTokens);
+    return absl::InvalidArgumentError("--max-new-tokens must be positive");
+  return maxNewTokens;
 }
 
-bool hasMaxNewTokens() { return maxNewTokens.getNumOccurrences() > 0; }
-
-bool getAllowSpecial() { return allowSpecial; }
-
-unsigned getThreadCount() {
-  return threads ? threads
-                 : llvm::hardware_concurrency().compute_thread_count();
+unsigned getThreadCount(unsigned threads) {
+  if (threads)
+    return threads;
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0 &&
+      CPU_COUNT(&allowed) > 0)
+    return CPU_COUNT(&allowed);
+  return std::max(1u, std::thread::hardware_concurrency());
 }
 
-llvm::Error explainCapacity(llvm::Error error, llvm::StringRef remedy) {
+llvm::Error explainCapacity(llvm::Error error, std::string_view remedy) {
   return llvm::handleErrors(
       std::move(error), [&](const session::CacheCapacityError &full) {
-        return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                       full.message() + " (" + remedy + ")");
+        return llvm::createStringError(
+            llvm::inconvertibleErrorCode(),
+            support::strCat(full.message(), " (", remedy, ")"));
       });
 }
 
-llvm::json::Value turnsToJson(llvm::ArrayRef<session::Turn> turns) {
-  llvm::json::Array prompt, generated, turnList;
+nlohmann::json turnsToJson(absl::Span<const session::Turn> turns) {
+  nlohmann::json prompt = nlohmann::json::array();
+  nlohmann::json generated = nlohmann::json::array();
+  nlohmann::json turnList = nlohmann::json::array();
   for (const session::Turn &turn : turns) {
-    llvm::json::Array turnInput, turnGenerated;
-    for (int32_t id : turn.inputIds) {
+    for (int32_t id : turn.inputIds)
       prompt.push_back(id);
-      turnInput.push_back(id);
-    }
-    for (int32_t id : turn.generated) {
+    for (int32_t id : turn.generated)
       generated.push_back(id);
-      turnGenerated.push_back(id);
-    }
     turnList.push_back(
-        llvm::json::Object{{"input_ids", std::move(turnInput)},
-                           {"generated", std::move(turnGenerated)}});
+        {{"input_ids", turn.inputIds}, {"generated", turn.generated}});
   }
-  return llvm::json::Object{{"prompt", std::move(prompt)},
-                            {"generated", std::move(generated)},
-                            {"turns", std::move(turnList)}};
+  return {{"prompt", std::move(prompt)},
+          {"generated", std::move(generated)},
+          {"turns", std::move(turnList)}};
 }
 
-llvm::Error writeGenerationOutputs(llvm::ArrayRef<session::Turn> turns,
-                                   llvm::ArrayRef<float> logits, int64_t vocab,
-                                   bool printIds) {
-  if (!logitsOut.empty()) {
+absl::Status writeGenerationOutputs(const GenerationOptions &options,
+                                    absl::Span<const session::Turn> turns,
+                                    absl::Span<const float> logits,
+                                    int64_t vocab, bool printIds) {
+  if (!options.logitsOut.empty()) {
     int64_t rows = static_cast<int64_t>(logits.size()) / vocab;
-    top::Tensor tensor = top::Tensor::fromF32({rows, vocab}, logits.vec());
-    if (llvm::Error error =
-            writeFileAtomically(logitsOut, [&](llvm::raw_ostream &os) {
-              os << top::serializeNpy(tensor);
-              return llvm::Error::success();
-            }))
-      return error;
+    top::Tensor tensor = top::Tensor::fromF32(
+        {rows, vocab}, std::vector<float>(logits.begin(), logits.end()));
+    LLMC_RETURN_IF_ERROR(
+        writeFileAtomically(options.logitsOut, top::serializeNpy(tensor)));
   }
-  llvm::json::Value ids = turnsToJson(turns);
-  if (!idsOut.empty())
-    return writeFileAtomically(idsOut, [&](llvm::raw_ostream &os) {
-      os << ids << "\n";
-      return llvm::Error::success();
-    });
+  std::string ids = turnsToJson(turns).dump() + "\n";
+  if (!options.idsOut.empty())
+    return writeFileAtomically(options.idsOut, ids);
   if (printIds)
-    llvm::outs() << ids << "\n";
-  return llvm::Error::success();
+    std::cout << ids;
+  return absl::OkStatus();
 }
 
 } // namespace llmc

@@ -4,7 +4,8 @@
 // generated per turn (--max-new-tokens), the kernel threads (-j) and the two
 // outputs, float32 [generated, vocab] logits as .npy (--logits-out) and the
 // ids as JSON {"prompt", "generated", "turns"} (--ids-out). `llmc chat`
-// shares --max-new-tokens, -j and --ids-out.
+// shares --max-new-tokens, -j and --ids-out. run and chat declare them on
+// CLI11 (addGenerationOptions), eval on llvm::cl (EvalCommand.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,39 +13,70 @@
 #define LLMC_TOOLS_LLMC_GENERATIONOPTIONS_H
 
 #include "runtime/session/Generation.h"
+#include "support/Status.h"
 
-#include "llvm/Support/JSON.h"
+#include "absl/types/span.h"
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace CLI {
+class App;
+} // namespace CLI
 
 namespace llmc {
 
+struct GenerationOptions {
+  /// --input-ids: comma-separated token ids, one turn each.
+  std::vector<std::string> inputIds;
+  /// --max-new-tokens, when given.
+  std::optional<int64_t> maxNewTokens;
+  std::string logitsOut;
+  std::string idsOut;
+  /// -j/--threads; 0: every CPU.
+  unsigned threads = 0;
+  /// --allow-special: special tokens typed in text are read as tokens.
+  bool allowSpecial = false;
+};
+
+/// The tokens per turn when --max-new-tokens is not given (eval, run).
+constexpr int64_t kDefaultMaxNewTokens = 16;
+
+/// Adds --max-new-tokens, --ids-out, -j/--threads and --allow-special to
+/// `command`, and with `withInputIds` --input-ids and --logits-out.
+void addGenerationOptions(CLI::App &command, GenerationOptions &options,
+                          bool withInputIds);
+
 /// One turn per --input-ids, with nothing generated yet (none when the
 /// option is absent).
-llvm::Expected<std::vector<session::Turn>> getInputTurns();
+absl::StatusOr<std::vector<session::Turn>>
+getInputTurns(const GenerationOptions &options);
 
-/// --max-new-tokens, checked to be positive.
-llvm::Expected<int64_t> getMaxNewTokens();
-/// Whether --max-new-tokens was given.
-bool hasMaxNewTokens();
-/// --allow-special: special tokens typed in text are read as tokens.
-bool getAllowSpecial();
+/// --max-new-tokens (16 when not given), checked to be positive.
+absl::StatusOr<int64_t> getMaxNewTokens(const GenerationOptions &options);
 
-/// --threads, or every hardware thread when it is 0.
-unsigned getThreadCount();
+/// `threads`, or every CPU the process may run on when it is 0.
+unsigned getThreadCount(unsigned threads);
 
 /// `error`, with `remedy` added in parentheses to a CacheCapacityError: what
 /// the user can do when the conversation outgrows the cache.
-llvm::Error explainCapacity(llvm::Error error, llvm::StringRef remedy);
+llvm::Error explainCapacity(llvm::Error error, std::string_view remedy);
 
 /// The ids JSON of `turns`: {"prompt": all input ids, "generated": all
 /// generated ids, "turns": [{"input_ids", "generated"}, ...]}.
-llvm::json::Value turnsToJson(llvm::ArrayRef<session::Turn> turns);
+nlohmann::json turnsToJson(absl::Span<const session::Turn> turns);
 
 /// Writes --logits-out (`logits` holds rows of `vocab` floats) and
 /// --ids-out, each when given. Without --ids-out, `printIds` prints the
 /// JSON on stdout.
-llvm::Error writeGenerationOutputs(llvm::ArrayRef<session::Turn> turns,
-                                   llvm::ArrayRef<float> logits, int64_t vocab,
-                                   bool printIds);
+absl::Status writeGenerationOutputs(const GenerationOptions &options,
+                                    absl::Span<const session::Turn> turns,
+                                    absl::Span<const float> logits,
+                                    int64_t vocab, bool printIds);
 
 } // namespace llmc
 

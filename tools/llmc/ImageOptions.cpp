@@ -6,57 +6,60 @@
 #include "runtime/tokenizer/Tokenizer.h"
 #include "runtime/vision/ImageFile.h"
 #include "runtime/vision/ImagePrompt.h"
-#include "tools/llmc/Commands.h"
+#include "support/Strings.h"
 
-namespace cl = llvm::cl;
+#include <CLI/CLI.hpp>
 
 namespace llmc {
 
 using top::Tensor;
 
-static cl::list<std::string>
-    images("image",
-           cl::desc("An image the prompt's placeholders stand for (PNG or "
-                    "JPEG; repeat for more, in prompt order)"),
-           cl::sub(getEvalCommand()), cl::sub(getRunCommand()));
-static cl::list<std::string> pixelValues(
-    "pixel-values",
-    cl::desc("Pixel values [tiles, 3, S, S] as .npy, in place of an image's "
-             "preprocessing (after the --image files)"),
-    cl::sub(getEvalCommand()), cl::sub(getRunCommand()));
-static cl::opt<std::string> pixelValuesOut(
-    "pixel-values-out",
-    cl::desc("Write the images' pixel values, f32 [tiles, 3, S, S], as .npy"),
-    cl::sub(getEvalCommand()), cl::sub(getRunCommand()));
-static cl::opt<std::string> visionEmbedsOut(
-    "vision-embeds-out",
-    cl::desc("Write the images' embeddings, f32 [tiles, tokens, hidden], as "
-             ".npy"),
-    cl::sub(getEvalCommand()), cl::sub(getRunCommand()));
+void addImageOptions(CLI::App &command, ImageOptions &options) {
+  command
+      .add_option("--image", options.images,
+                  "An image the prompt's placeholders stand for (PNG or "
+                  "JPEG; repeat for more, in prompt order)")
+      ->allow_extra_args(false);
+  command
+      .add_option("--pixel-values", options.pixelValues,
+                  "Pixel values [tiles, 3, S, S] as .npy, in place of an "
+                  "image's preprocessing (after the --image files)")
+      ->allow_extra_args(false);
+  command.add_option(
+      "--pixel-values-out", options.pixelValuesOut,
+      "Write the images' pixel values, f32 [tiles, 3, S, S], as .npy");
+  command.add_option(
+      "--vision-embeds-out", options.visionEmbedsOut,
+      "Write the images' embeddings, f32 [tiles, tokens, hidden], as .npy");
+}
 
-static llvm::Error imageError(const llvm::Twine &message) {
+static llvm::Error imageError(const std::string &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
-bool hasImages() { return !images.empty() || !pixelValues.empty(); }
+bool hasImages(const ImageOptions &options) {
+  return !options.images.empty() || !options.pixelValues.empty();
+}
 
 /// Tensors of equal trailing shape joined along the first dimension.
-static Tensor concatenate(llvm::ArrayRef<Tensor> parts) {
-  llvm::SmallVector<int64_t> shape(parts.front().getShape());
+static Tensor concatenate(const std::vector<Tensor> &parts) {
+  std::vector<int64_t> shape(parts.front().getShape().begin(),
+                             parts.front().getShape().end());
   shape[0] = 0;
   std::vector<float> values;
   for (const Tensor &part : parts) {
     shape[0] += part.getShape()[0];
-    llvm::ArrayRef<float> partValues = part.getF32();
+    auto partValues = part.getF32();
     values.insert(values.end(), partValues.begin(), partValues.end());
   }
   return Tensor::fromF32(shape, std::move(values));
 }
 
 /// The --image files, decoded.
-static llvm::Expected<std::vector<vision::Image>> readImages() {
+static llvm::Expected<std::vector<vision::Image>>
+readImages(const ImageOptions &options) {
   std::vector<vision::Image> decoded;
-  for (const std::string &file : images) {
+  for (const std::string &file : options.images) {
     llvm::Expected<vision::Image> image = vision::readImageFile(file);
     if (!image)
       return image.takeError();
@@ -65,47 +68,50 @@ static llvm::Expected<std::vector<vision::Image>> readImages() {
   return decoded;
 }
 
-llvm::Expected<std::vector<vision::Image>> readImagesForText() {
-  if (!pixelValues.empty() || !pixelValuesOut.empty() ||
-      !visionEmbedsOut.empty())
+llvm::Expected<std::vector<vision::Image>>
+readImagesForText(const ImageOptions &options) {
+  if (!options.pixelValues.empty() || !options.pixelValuesOut.empty() ||
+      !options.visionEmbedsOut.empty())
     return imageError("--pixel-values, --pixel-values-out and "
                       "--vision-embeds-out need --input-ids");
-  return readImages();
+  return readImages(options);
 }
 
-llvm::Error placeImages(session::PieceRunner &runner,
+llvm::Error placeImages(const ImageOptions &options,
+                        session::PieceRunner &runner,
                         const std::optional<vision::VisionConfig> &config,
                         int32_t placeholderId,
-                        llvm::MutableArrayRef<session::Turn> turns) {
-  if (!hasImages())
+                        std::vector<session::Turn> &turns) {
+  if (!hasImages(options))
     return llvm::Error::success();
   if (!config)
     return imageError("--image and --pixel-values need a vision-language "
                       "model; this one has no vision piece");
-  if (!pixelValues.empty() &&
+  if (!options.pixelValues.empty() &&
       config->preprocessing != vision::Preprocessing::InternVL)
-    return imageError("--pixel-values: " +
-                      vision::stringifyPreprocessing(config->preprocessing) +
-                      "'s pixel values do not say each picture's size; give "
-                      "--image");
-  llvm::Expected<std::vector<vision::Image>> decoded = readImages();
+    return imageError(support::strCat(
+        "--pixel-values: ",
+        std::string_view(vision::stringifyPreprocessing(config->preprocessing)),
+        "'s pixel values do not say each picture's size; give --image"));
+  llvm::Expected<std::vector<vision::Image>> decoded = readImages(options);
   if (!decoded)
     return decoded.takeError();
   std::vector<vision::PreparedImage> prepared;
   for (const vision::Image &image : *decoded)
     prepared.push_back(vision::preprocessImage(image, *config));
-  for (const std::string &file : pixelValues) {
+  for (const std::string &file : options.pixelValues) {
     llvm::Expected<Tensor> given = top::readNpyFile(file);
     if (!given)
       return given.takeError();
     prepared.push_back({std::move(*given), {}, std::nullopt});
   }
   std::vector<Tensor> pixels, embeddings;
-  for (auto [index, image] : llvm::enumerate(prepared)) {
-    llvm::StringRef source = index < images.size()
-                                 ? llvm::StringRef(images[index])
-                                 : llvm::StringRef(
-                                       pixelValues[index - images.size()]);
+  const std::vector<std::string> &images = options.images;
+  for (size_t index = 0; index < prepared.size(); ++index) {
+    const vision::PreparedImage &image = prepared[index];
+    const std::string &source =
+        index < images.size() ? images[index]
+                              : options.pixelValues[index - images.size()];
     llvm::Expected<Tensor> embedded =
         vision::embedImage(runner, image, *config);
     if (!embedded)
@@ -115,11 +121,13 @@ llvm::Error placeImages(session::PieceRunner &runner,
   }
   Tensor allPixels = concatenate(pixels);
   Tensor allEmbeddings = concatenate(embeddings);
-  if (!pixelValuesOut.empty())
-    if (llvm::Error error = top::writeNpyFile(pixelValuesOut, allPixels))
+  if (!options.pixelValuesOut.empty())
+    if (llvm::Error error =
+            top::writeNpyFile(options.pixelValuesOut, allPixels))
       return error;
-  if (!visionEmbedsOut.empty())
-    if (llvm::Error error = top::writeNpyFile(visionEmbedsOut, allEmbeddings))
+  if (!options.visionEmbedsOut.empty())
+    if (llvm::Error error =
+            top::writeNpyFile(options.visionEmbedsOut, allEmbeddings))
       return error;
 
   int64_t hidden = config->hiddenSize;
@@ -130,16 +138,15 @@ llvm::Error placeImages(session::PieceRunner &runner,
     placeholders += static_cast<int64_t>(turn.placed.positions.size());
   }
   if (placeholders != rows)
-    return imageError("--input-ids hold " + llvm::Twine(placeholders) +
-                      " image placeholder tokens (" + config->placeholder +
-                      ", id " + llvm::Twine(placeholderId) +
-                      ") but the images give " + llvm::Twine(rows) +
-                      " embeddings");
-  llvm::ArrayRef<float> values = allEmbeddings.getF32();
+    return imageError(support::strCat(
+        "--input-ids hold ", placeholders, " image placeholder tokens (",
+        config->placeholder, ", id ", placeholderId, ") but the images give ",
+        rows, " embeddings"));
+  const float *values = allEmbeddings.getF32().data();
   for (session::Turn &turn : turns) {
     size_t count = turn.placed.positions.size() * hidden;
-    turn.placed.rows.assign(values.begin(), values.begin() + count);
-    values = values.drop_front(count);
+    turn.placed.rows.assign(values, values + count);
+    values += count;
   }
   return llvm::Error::success();
 }

@@ -12,32 +12,37 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/tokenizer/Tokenizer.h"
+#include "support/Strings.h"
 #include "tools/llmc/BinaryOptions.h"
-#include "tools/llmc/Commands.h"
 #include "tools/llmc/InspectSummary.h"
+#include "tools/llmc/ReportLlvmError.h"
+#include "tools/llmc/RuntimeCommands.h"
 
-#include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/Format.h"
-#include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/raw_ostream.h"
+#include "absl/strings/str_format.h"
 
-namespace cl = llvm::cl;
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+#include <memory>
 
 namespace llmc {
 
-static cl::opt<std::string> inspectPath(cl::Positional, cl::Required,
-                                        cl::desc("<model.llmc>"),
-                                        cl::sub(getInspectCommand()));
-static cl::opt<bool> json("json", cl::desc("Print one JSON object"),
-                          cl::sub(getInspectCommand()));
+namespace {
+struct InspectOptions {
+  /// The binary, the one positional argument.
+  std::string path;
+  /// --json.
+  bool json = false;
+};
+} // namespace
 
 /// `bytes` in B, KiB or MiB.
 static std::string formatBytes(uint64_t bytes) {
   if (bytes < 1024)
     return std::to_string(bytes) + " B";
   if (bytes < 1024 * 1024)
-    return llvm::formatv("{0:F1} KiB", bytes / 1024.0).str();
-  return llvm::formatv("{0:F1} MiB", bytes / 1048576.0).str();
+    return absl::StrFormat("%.1f KiB", bytes / 1024.0);
+  return absl::StrFormat("%.1f MiB", bytes / 1048576.0);
 }
 
 /// "name dtype[d0,d1]" for each tensor, comma-separated.
@@ -52,15 +57,17 @@ formatTensors(const google::protobuf::RepeatedPtrField<binary::Tensor> &list) {
   return text;
 }
 
-static void printPieces(llvm::raw_ostream &os, const BinarySummary &summary) {
+static void printPieces(std::ostream &os, const BinarySummary &summary) {
   const binary::Manifest &manifest = summary.model.getManifest();
   os << "pieces: " << manifest.pieces_size() << "\n";
-  for (auto [index, piece] : llvm::enumerate(manifest.pieces())) {
+  for (int index = 0; index < manifest.pieces_size(); ++index) {
+    const binary::Piece &piece = manifest.pieces(index);
     os << "  " << piece.name() << " ["
        << (piece.phase().empty() ? "no phase" : piece.phase()) << "]: stream "
        << formatBytes(summary.streamBytes[index]);
     if (piece.modelled_seconds() > 0)
-      os << llvm::format(", modelled %.1f µs", piece.modelled_seconds() * 1e6);
+      os << absl::StrFormat(", modelled %.1f µs",
+                            piece.modelled_seconds() * 1e6);
     os << ", IO " << formatBytes(piece.io_bytes()) << ", activations "
        << formatBytes(piece.activation_bytes()) << ", " << piece.weights_size()
        << " weights\n";
@@ -69,13 +76,13 @@ static void printPieces(llvm::raw_ostream &os, const BinarySummary &summary) {
   }
 }
 
-static void printSummary(llvm::raw_ostream &os, const BinarySummary &summary) {
+static void printSummary(std::ostream &os, const BinarySummary &summary) {
   const Model &model = summary.model;
   const binary::Manifest &manifest = model.getManifest();
   const binary::ModelInfo &info = manifest.model();
-  os << model.getBinary().name() << ": " << formatBytes(summary.fileBytes)
-     << " (" << summary.fileBytes << " bytes), format "
-     << manifest.format_version() << ", written by "
+  os << std::string_view(model.getBinary().name()) << ": "
+     << formatBytes(summary.fileBytes) << " (" << summary.fileBytes
+     << " bytes), format " << manifest.format_version() << ", written by "
      << manifest.compiler_version() << "\n";
   os << "chip: " << manifest.chip() << "\n";
   os << "precision: " << manifest.precision() << ", group size "
@@ -89,21 +96,11 @@ static void printSummary(llvm::raw_ostream &os, const BinarySummary &summary) {
      << manifest.kv_cache().dtype() << "; prefill pieces take "
      << info.max_input_length() << " tokens (L)";
   if (!info.prefill_lengths().empty())
-    os << ", shorter chunks "
-       << llvm::join(llvm::map_range(info.prefill_lengths(),
-                                     [](int64_t length) {
-                                       return std::to_string(length);
-                                     }),
-                     ", ");
+    os << ", shorter chunks " << joinIntegers(info.prefill_lengths(), ", ");
   os << "\n";
   if (!info.layer_windows().empty())
     os << "attention: sliding windows per layer (0: whole context) "
-       << llvm::join(llvm::map_range(info.layer_windows(),
-                                     [](int64_t window) {
-                                       return std::to_string(window);
-                                     }),
-                     ", ")
-       << "\n";
+       << joinIntegers(info.layer_windows(), ", ") << "\n";
   if (manifest.has_vision()) {
     const binary::VisionInfo &vision = manifest.vision();
     os << "vision: " << vision.preprocessing() << " tiles of "
@@ -115,12 +112,11 @@ static void printSummary(llvm::raw_ostream &os, const BinarySummary &summary) {
   }
   printPieces(os, summary);
   if (summary.decodeSeconds > 0)
-    os << llvm::format("modelled on %s: decode %.3f ms/token (%.1f tokens/s), "
-                       "prefill of %lld tokens %.3f ms\n",
-                       manifest.chip().c_str(), summary.decodeSeconds * 1e3,
-                       1 / summary.decodeSeconds,
-                       static_cast<long long>(info.max_input_length()),
-                       summary.prefillSeconds * 1e3);
+    os << absl::StrFormat(
+        "modelled on %s: decode %.3f ms/token (%.1f tokens/s), prefill of "
+        "%d tokens %.3f ms\n",
+        manifest.chip(), summary.decodeSeconds * 1e3, 1 / summary.decodeSeconds,
+        info.max_input_length(), summary.prefillSeconds * 1e3);
   else
     os << "modelled time: none (" << manifest.chip()
        << " has no time model; `llmc run` measures it)\n";
@@ -135,16 +131,18 @@ static void printSummary(llvm::raw_ostream &os, const BinarySummary &summary) {
   const chat::ChatTemplate &chat = model.getChatTemplate();
   if (chat.getJinja())
     os << "chat template: the binary's Jinja chat_template (stop strings of "
-       << chat::stringifyChatFormat(chat.getFormat()) << ")";
+       << std::string_view(chat::stringifyChatFormat(chat.getFormat())) << ")";
   else
-    os << "chat template: " << chat::stringifyChatFormat(chat.getFormat())
+    os << "chat template: "
+       << std::string_view(chat::stringifyChatFormat(chat.getFormat()))
        << (manifest.chat_template().empty()
                ? " (from the model family; the binary holds no chat_template)"
-               : " (the binary's chat_template is not used: " +
-                     model.getChatTemplateProblem().str() + ")");
+               : support::strCat(
+                     " (the binary's chat_template is not used: ",
+                     std::string_view(model.getChatTemplateProblem()), ")"));
   if (!chat.getDefaultSystemPrompt().empty())
-    os << ", default system message \"" << chat.getDefaultSystemPrompt()
-       << "\"";
+    os << ", default system message \""
+       << std::string_view(chat.getDefaultSystemPrompt()) << "\"";
   os << "\n";
   const binary::GenerationDefaults &generation = manifest.generation();
   os << "generation defaults: stop tokens";
@@ -153,28 +151,40 @@ static void printSummary(llvm::raw_ostream &os, const BinarySummary &summary) {
     if (model.getTokenizer())
       os << " " << model.getTokenizer()->idToToken(id);
   }
-  os << llvm::format(", BOS %d, temperature %g, top-p %g, top-k %lld, "
-                     "repetition penalty %g, at most %lld new tokens\n",
-                     generation.bos_token_id(), generation.temperature(),
-                     generation.top_p(),
-                     static_cast<long long>(generation.top_k()),
-                     generation.repetition_penalty(),
-                     static_cast<long long>(generation.max_new_tokens()));
+  os << absl::StrFormat(", BOS %d, temperature %g, top-p %g, top-k %d, "
+                        "repetition penalty %g, at most %d new tokens\n",
+                        generation.bos_token_id(), generation.temperature(),
+                        generation.top_p(), generation.top_k(),
+                        generation.repetition_penalty(),
+                        generation.max_new_tokens());
 }
 
-int runInspectCommand() {
+static int runInspect(const InspectOptions &options) {
   llvm::Expected<std::unique_ptr<Model>> model =
-      loadBinaryModel(inspectPath);
+      loadBinaryModel(options.path, /*threads=*/0);
   if (!model)
     return reportError(model.takeError());
   llvm::Expected<BinarySummary> summary = summarizeBinary(**model);
   if (!summary)
     return reportError(summary.takeError());
-  if (json)
-    llvm::outs() << llvm::formatv("{0:2}", summaryToJson(*summary)) << "\n";
+  if (options.json)
+    // A binary's names may hold any bytes: invalid UTF-8 prints as U+FFFD.
+    std::cout << summaryToJson(*summary).dump(
+                     2, ' ', /*ensure_ascii=*/false,
+                     nlohmann::json::error_handler_t::replace)
+              << "\n";
   else
-    printSummary(llvm::outs(), *summary);
+    printSummary(std::cout, *summary);
   return 0;
+}
+
+CommandAction addInspectCommand(CLI::App &command) {
+  auto options = std::make_shared<InspectOptions>();
+  command.add_option("model", options->path, "The compiled binary")
+      ->type_name("<model.llmc>")
+      ->required();
+  command.add_flag("--json", options->json, "Print one JSON object");
+  return [options] { return runInspect(*options); };
 }
 
 } // namespace llmc

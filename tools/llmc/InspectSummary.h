@@ -11,8 +11,10 @@
 
 #include "runtime/llmc.h"
 
-#include "llvm/Support/JSON.h"
+#include <nlohmann/json.hpp>
 
+#include <string>
+#include <string_view>
 #include <vector>
 
 namespace llmc {
@@ -35,11 +37,23 @@ struct BinarySummary {
 /// The figures of `model`'s binary.
 llvm::Expected<BinarySummary> summarizeBinary(const Model &model);
 
+/// The integers of `list` in decimal, joined with `separator`.
+template <typename Integers>
+std::string joinIntegers(const Integers &list, std::string_view separator) {
+  std::string text;
+  for (int64_t value : list) {
+    if (!text.empty())
+      text += separator;
+    text += std::to_string(value);
+  }
+  return text;
+}
+
 /// "dtype[d0,d1,...]".
 std::string formatTensorType(const binary::Tensor &tensor);
 
 /// Everything `llmc inspect` prints, as JSON.
-llvm::json::Value summaryToJson(const BinarySummary &summary);
+nlohmann::json summaryToJson(const BinarySummary &summary);
 
 } // namespace llmc
 

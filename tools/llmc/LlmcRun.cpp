@@ -11,44 +11,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tools/llmc/Commands.h"
-
-#include "llvm/Support/CommandLine.h"
-#include "llvm/Support/InitLLVM.h"
-
-namespace cl = llvm::cl;
-
-static cl::OptionCategory runtimeCategory("llmc-run options");
-
-namespace llmc {
-
-/// llmc-run has no eval: the options run shares with `llmc eval` belong to
-/// a subcommand that is never registered, so no command line reaches them.
-cl::SubCommand &getEvalCommand() {
-  static cl::SubCommand unregistered;
-  return unregistered;
-}
-
-} // namespace llmc
+#include "tools/llmc/CommandSupport.h"
+#include "tools/llmc/RuntimeCommands.h"
 
 int main(int argc, char **argv) {
-  llvm::InitLLVM initLLVM(argc, argv);
-  if (llvm::Error error = llmc::enterInvocationDirectory())
-    return llmc::reportError(std::move(error));
-  cl::HideUnrelatedOptions(runtimeCategory);
-  cl::ParseCommandLineOptions(
-      argc, argv,
-      "llmc-run: runs compiled .llmc binaries (llmc's runtime alone)\n");
-  if (llmc::getRunCommand())
-    return llmc::runRunCommand();
-  if (llmc::getChatCommand())
-    return llmc::runChatCommand();
-  if (llmc::getServeCommand())
-    return llmc::runServeCommand();
-  if (llmc::getInspectCommand())
-    return llmc::runInspectCommand();
-  if (llmc::getTemplateCommand())
-    return llmc::runTemplateCommand();
-  cl::PrintHelpMessage();
-  return 1;
+  if (absl::Status status = llmc::enterInvocationDirectory(); !status.ok())
+    return llmc::reportError(status);
+  return llmc::runRuntimeCommandLine(argc, argv, "llmc-run");
 }

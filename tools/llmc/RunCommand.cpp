@@ -29,44 +29,48 @@
 //===----------------------------------------------------------------------===//
 
 #include "tools/llmc/BinaryOptions.h"
-#include "tools/llmc/Commands.h"
 #include "tools/llmc/GenerationOptions.h"
 #include "tools/llmc/ImageOptions.h"
+#include "tools/llmc/ReportLlvmError.h"
+#include "tools/llmc/RuntimeCommands.h"
 #include "tools/llmc/SamplingOptions.h"
 
 #include "runtime/device/BinaryRunner.h"
 
-#include "llvm/Support/raw_ostream.h"
+#include <CLI/CLI.hpp>
 
 #include <chrono>
-
-namespace cl = llvm::cl;
+#include <iostream>
+#include <memory>
 
 namespace llmc {
 
-static cl::list<std::string>
-    prompts("prompt",
-            cl::desc("A turn as text, encoded with the binary's tokenizer "
-                     "(repeat for more turns)"),
-            cl::sub(getRunCommand()));
-static cl::alias promptsShort("p", cl::desc("Alias for --prompt"),
-                              cl::aliasopt(prompts));
+namespace {
+struct RunOptions {
+  BinaryOptions binary;
+  GenerationOptions generation;
+  ImageOptions images;
+  SamplingOptions sampling;
+  /// -p/--prompt: turns as text.
+  std::vector<std::string> prompts;
+};
+} // namespace
 
-static llvm::Error runError(const llvm::Twine &message) {
+static llvm::Error runError(const std::string &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
 /// Runs `place` (which runs the vision pieces) and prints how long they
 /// took on the device.
 static llvm::Error timeVision(Model &model,
-                              llvm::function_ref<llvm::Error()> place) {
+                              const std::function<llvm::Error()> &place) {
   device::BinaryRunner &device = model.getDevice();
   device::DeviceTotals before = device.getTotals();
   auto start = std::chrono::steady_clock::now();
   if (llvm::Error error = place())
     return error;
   std::chrono::duration<double> host = std::chrono::steady_clock::now() - start;
-  printVisionTimings(llvm::errs(), device.getTotals().runs - before.runs,
+  printVisionTimings(std::cerr, device.getTotals().runs - before.runs,
                      host.count(), device.getTotals().seconds - before.seconds,
                      model.getManifest().chip(), model.isTimeModelled());
   return llvm::Error::success();
@@ -76,79 +80,87 @@ static llvm::Error timeVision(Model &model,
 /// encoded with the binary's tokenizer; the images go with the first -p
 /// turn, rendered as a user's chat message, or fill the placeholders of the
 /// --input-ids turns.
-static llvm::Expected<std::vector<session::Turn>> getTurns(Model &model) {
-  llvm::Expected<std::vector<session::Turn>> turns = getInputTurns();
-  if (!turns)
-    return turns.takeError();
-  if (turns->empty() == prompts.empty())
+static llvm::Expected<std::vector<session::Turn>>
+getTurns(const RunOptions &options, Model &model) {
+  absl::StatusOr<std::vector<session::Turn>> inputTurns =
+      getInputTurns(options.generation);
+  if (!inputTurns.ok())
+    return support::toLlvmError(inputTurns.status());
+  std::vector<session::Turn> turns = std::move(*inputTurns);
+  const std::vector<std::string> &prompts = options.prompts;
+  bool allowSpecial = options.generation.allowSpecial;
+  if (turns.empty() == prompts.empty())
     return runError("give the turns either as --input-ids or as -p text");
-  if (hasImages() && !turns->empty()) {
+  if (hasImages(options.images) && !turns.empty()) {
     if (llvm::Error error = timeVision(model, [&] {
-          return placeImages(model.getDevice(), model.getVisionConfig(),
-                             model.getImagePlaceholderId().value_or(-1),
-                             *turns);
+          return placeImages(options.images, model.getDevice(),
+                             model.getVisionConfig(),
+                             model.getImagePlaceholderId().value_or(-1), turns);
         }))
       return std::move(error);
     return turns;
   }
   for (const std::string &text : prompts) {
-    if (hasImages() && turns->empty()) {
-      llvm::Expected<std::vector<vision::Image>> images = readImagesForText();
+    if (hasImages(options.images) && turns.empty()) {
+      llvm::Expected<std::vector<vision::Image>> images =
+          readImagesForText(options.images);
       if (!images)
         return images.takeError();
       llvm::Expected<ImagePrompt> prompt = ImagePrompt();
       if (llvm::Error error = timeVision(model, [&] {
-            prompt = model.encodeImagePrompt(text, *images, getAllowSpecial());
+            prompt = model.encodeImagePrompt(text, *images, allowSpecial);
             return prompt.takeError();
           }))
         return runError(llvm::toString(std::move(error)) + " (-p)");
-      turns->push_back({std::move(prompt->ids), {}, std::move(prompt->placed)});
+      turns.push_back({std::move(prompt->ids), {}, std::move(prompt->placed)});
       continue;
     }
     llvm::Expected<std::vector<int32_t>> ids =
-        model.encodePrompt(text, getAllowSpecial());
+        model.encodePrompt(text, allowSpecial);
     if (!ids)
       return runError(llvm::toString(ids.takeError()) + " (-p)");
-    turns->push_back({std::move(*ids), {}});
+    turns.push_back({std::move(*ids), {}});
   }
   return turns;
 }
 
-int runRunCommand() {
-  llvm::Expected<int64_t> maxNewTokens = getMaxNewTokens();
-  if (!maxNewTokens)
-    return reportError(maxNewTokens.takeError());
-  llvm::Expected<std::unique_ptr<Model>> model = loadBinaryModel();
+static int runRun(const RunOptions &runOptions) {
+  absl::StatusOr<int64_t> maxNewTokens = getMaxNewTokens(runOptions.generation);
+  if (!maxNewTokens.ok())
+    return reportError(maxNewTokens.status());
+  llvm::Expected<std::unique_ptr<Model>> model =
+      loadBinaryModel(runOptions.binary.path, runOptions.generation.threads);
   if (!model)
     return reportError(model.takeError());
   const binary::Manifest &manifest = (*model)->getManifest();
-  llvm::Expected<std::vector<session::Turn>> turns = getTurns(**model);
+  llvm::Expected<std::vector<session::Turn>> turns =
+      getTurns(runOptions, **model);
   if (!turns)
     return reportError(turns.takeError());
   GenerateOptions options;
   options.maxNewTokens = *maxNewTokens;
   llvm::Expected<std::optional<sampling::SamplingParams>> samplingParams =
-      getSamplingParams(**model);
+      getSamplingParams(runOptions.sampling, **model);
   if (!samplingParams)
     return reportError(samplingParams.takeError());
   options.sampling = *samplingParams;
   // Text turns end at a stop token; id turns generate exactly
   // --max-new-tokens, as eval does, to compare with references.
-  bool text = !prompts.empty();
+  bool text = !runOptions.prompts.empty();
   options.stopAtStopTokens = text;
   options.keepLogits = true;
 
   std::unique_ptr<Conversation> conversation = (*model)->startConversation();
-  auto print = [&](int32_t, llvm::StringRef piece) {
-    llvm::outs() << piece;
-    llvm::outs().flush();
+  auto print = [&](int32_t, std::string_view piece) {
+    std::cout << piece << std::flush;
     return true;
   };
   std::vector<float> allLogits;
   GenerateTimings timings;
-  for (auto [index, turn] : llvm::enumerate(*turns)) {
+  for (size_t index = 0; index < turns->size(); ++index) {
+    session::Turn &turn = (*turns)[index];
     if (text && index > 0)
-      llvm::outs() << "\n";
+      std::cout << "\n";
     llvm::Expected<GenerateResult> result = conversation->send(
         turn.inputIds, options, text ? TokenCallback(print) : nullptr,
         PendingToken::Feed,
@@ -168,16 +180,30 @@ int runRunCommand() {
       timings.add(result->timings);
   }
   if (text)
-    llvm::outs() << "\n";
+    std::cout << "\n";
 
-  if (llvm::Error error = writeGenerationOutputs(*turns, allLogits,
-                                                 (*model)->getDims().vocabSize,
-                                                 /*printIds=*/!text))
-    return reportError(std::move(error));
-  llvm::outs().flush();
-  printTimings(llvm::errs(), timings, manifest.chip(),
-               (*model)->isTimeModelled());
+  if (absl::Status status = writeGenerationOutputs(
+          runOptions.generation, *turns, allLogits,
+          (*model)->getDims().vocabSize, /*printIds=*/!text);
+      !status.ok())
+    return reportError(status);
+  std::cout.flush();
+  printTimings(std::cerr, timings, manifest.chip(), (*model)->isTimeModelled());
   return 0;
+}
+
+CommandAction addRunCommand(CLI::App &command) {
+  auto options = std::make_shared<RunOptions>();
+  addBinaryOptions(command, options->binary);
+  command
+      .add_option("-p,--prompt", options->prompts,
+                  "A turn as text, encoded with the binary's tokenizer "
+                  "(repeat for more turns)")
+      ->allow_extra_args(false);
+  addGenerationOptions(command, options->generation, /*withInputIds=*/true);
+  addImageOptions(command, options->images);
+  addSamplingOptions(command, options->sampling);
+  return [options] { return runRun(*options); };
 }
 
 } // namespace llmc

@@ -15,13 +15,29 @@
 
 #include <optional>
 
+namespace CLI {
+class App;
+} // namespace CLI
+
 namespace llmc {
 
-/// The sampling parameters the flags select over `model`'s generation
+/// The sampling flags given.
+struct SamplingOptions {
+  std::optional<float> temperature;
+  std::optional<int64_t> topK;
+  std::optional<float> topP;
+  std::optional<float> repetitionPenalty;
+  std::optional<uint64_t> seed;
+};
+
+/// Adds the sampling flags to `command`.
+void addSamplingOptions(CLI::App &command, SamplingOptions &options);
+
+/// The sampling parameters `options` select over `model`'s generation
 /// defaults, validated; none when no sampling flag was given. The penalty
 /// looks at as many recent tokens as the model's sample_head does.
 llvm::Expected<std::optional<sampling::SamplingParams>>
-getSamplingParams(const Model &model);
+getSamplingParams(const SamplingOptions &options, const Model &model);
 
 } // namespace llmc
 

@@ -11,68 +11,82 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/server/ChatServer.h"
+#include "support/Strings.h"
 #include "tools/llmc/BinaryOptions.h"
-#include "tools/llmc/Commands.h"
+#include "tools/llmc/ReportLlvmError.h"
+#include "tools/llmc/RuntimeCommands.h"
 
-#include "llvm/Support/Path.h"
-#include "llvm/Support/raw_ostream.h"
+#include <CLI/CLI.hpp>
 
-namespace cl = llvm::cl;
+#include <filesystem>
+#include <iostream>
+#include <memory>
 
 namespace llmc {
 
-static cl::opt<std::string>
-    host("host", cl::desc("The address to listen on (default: loopback)"),
-         cl::init("127.0.0.1"), cl::sub(getServeCommand()));
-static cl::opt<int> port("port",
-                         cl::desc("The port to listen on; 0 picks a free one"),
-                         cl::init(8080), cl::sub(getServeCommand()));
-static cl::opt<int> parallel(
-    "parallel",
-    cl::desc("Conversations whose KV caches are kept between requests"),
-    cl::init(4), cl::sub(getServeCommand()));
-static cl::opt<int> queue(
-    "queue",
-    cl::desc("Requests that may wait beyond --parallel for the one "
-             "generation at a time; more are answered 503"),
-    cl::init(8), cl::sub(getServeCommand()));
-static cl::opt<std::string> apiKey(
-    "api-key",
-    cl::desc("Require `Authorization: Bearer <key>` on every route but "
-             "/health"),
-    cl::sub(getServeCommand()));
+namespace {
+struct ServeOptions {
+  BinaryOptions binary;
+  std::string host = "127.0.0.1";
+  int port = 8080;
+  /// Conversations whose KV caches are kept between requests.
+  int parallel = 4;
+  /// Requests that may wait beyond --parallel.
+  int queue = 8;
+  std::string apiKey;
+};
+} // namespace
 
-int runServeCommand() {
-  llvm::Expected<std::unique_ptr<Model>> model = loadBinaryModel();
+static int runServe(const ServeOptions &serveOptions) {
+  llvm::Expected<std::unique_ptr<Model>> model =
+      loadBinaryModel(serveOptions.binary.path, /*threads=*/0);
   if (!model)
     return reportError(model.takeError());
   if (!(*model)->getTokenizer())
-    return reportError(llvm::createStringError(
-        llvm::inconvertibleErrorCode(),
-        (*model)->getBinary().name() +
-            " holds no tokenizer, so it cannot serve text: reconvert a "
-            "checkpoint that has tokenizer.json"));
+    return reportError(absl::FailedPreconditionError(support::strCat(
+        std::string_view((*model)->getBinary().name()),
+        " holds no tokenizer, so it cannot serve text: reconvert a "
+        "checkpoint that has tokenizer.json")));
   server::ServerOptions options;
-  options.host = host;
-  options.port = port;
-  options.apiKey = apiKey;
-  options.slots = parallel;
-  options.queue = queue;
-  if (parallel < 1 || queue < 0)
-    return reportError(llvm::createStringError(
-        llvm::inconvertibleErrorCode(),
+  options.host = serveOptions.host;
+  options.port = serveOptions.port;
+  options.apiKey = serveOptions.apiKey;
+  options.slots = serveOptions.parallel;
+  options.queue = serveOptions.queue;
+  if (serveOptions.parallel < 1 || serveOptions.queue < 0)
+    return reportError(absl::InvalidArgumentError(
         "--parallel must be at least 1 and --queue at least 0"));
   options.modelName =
-      llvm::sys::path::stem((*model)->getBinary().name()).str();
+      std::filesystem::path(std::string((*model)->getBinary().name()))
+          .stem()
+          .string();
   server::ChatServer chatServer(**model, options);
   llvm::Expected<int> bound = chatServer.bind();
   if (!bound)
     return reportError(bound.takeError());
-  llvm::errs() << "listening on http://" << options.host << ":" << *bound
-               << "\n";
-  llvm::errs().flush();
+  std::cerr << "listening on http://" << options.host << ":" << *bound
+            << std::endl;
   chatServer.serve();
   return 0;
+}
+
+CommandAction addServeCommand(CLI::App &command) {
+  auto options = std::make_shared<ServeOptions>();
+  addBinaryOptions(command, options->binary);
+  command.add_option("--host", options->host,
+                     "The address to listen on (default: loopback)");
+  command.add_option("--port", options->port,
+                     "The port to listen on; 0 picks a free one");
+  command.add_option("--parallel", options->parallel,
+                     "Conversations whose KV caches are kept between "
+                     "requests");
+  command.add_option("--queue", options->queue,
+                     "Requests that may wait beyond --parallel for the one "
+                     "generation at a time; more are answered 503");
+  command.add_option("--api-key", options->apiKey,
+                     "Require `Authorization: Bearer <key>` on every route "
+                     "but /health");
+  return [options] { return runServe(*options); };
 }
 
 } // namespace llmc

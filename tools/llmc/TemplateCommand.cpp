@@ -13,54 +13,63 @@
 
 #include "runtime/chat/ChatTemplate.h"
 #include "runtime/chat/JinjaTemplate.h"
-#include "tools/llmc/Commands.h"
+#include "support/LlvmStatus.h"
+#include "support/Strings.h"
+#include "tools/llmc/CommandSupport.h"
+#include "tools/llmc/RuntimeCommands.h"
 
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/raw_ostream.h"
-
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <cerrno>
 #include <cstdio>
-
-namespace cl = llvm::cl;
+#include <cstring>
+#include <iostream>
+#include <memory>
 
 namespace llmc {
 
-static cl::opt<std::string>
-    templateFile("template-file", cl::desc("The Jinja chat template"),
-                 cl::value_desc("path"), cl::Required,
-                 cl::sub(getTemplateCommand()));
-static cl::opt<std::string> contextFile(
-    "context",
-    cl::desc("A JSON object of the template's variables ('-': stdin)"),
-    cl::value_desc("path"), cl::Required, cl::sub(getTemplateCommand()));
-static cl::opt<std::string>
-    date("date", cl::desc("The date strftime_now reports (YYYY-MM-DD)"),
-         cl::value_desc("date"), cl::sub(getTemplateCommand()));
+namespace {
+struct TemplateOptions {
+  std::string templateFile;
+  /// --context: a JSON file, `-` for stdin.
+  std::string contextFile;
+  /// --date: YYYY-MM-DD.
+  std::string date;
+};
+} // namespace
 
-static llvm::Error makeError(const llvm::Twine &message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), message.str());
-}
-
-static llvm::Expected<std::string> readFile(llvm::StringRef path) {
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
-      llvm::MemoryBuffer::getFileOrSTDIN(path, /*IsText=*/false);
-  if (!buffer)
-    return makeError(path + ": cannot read: " + buffer.getError().message());
-  return (*buffer)->getBuffer().str();
+/// The bytes of `path`, or of stdin when it is `-`.
+static absl::StatusOr<std::string> readFileOrStdin(const std::string &path) {
+  std::FILE *file = path == "-" ? stdin : std::fopen(path.c_str(), "rb");
+  if (!file)
+    return absl::NotFoundError(
+        support::strCat(path, ": cannot read: ", std::strerror(errno)));
+  std::string bytes;
+  char buffer[65536];
+  while (size_t got = std::fread(buffer, 1, sizeof(buffer), file))
+    bytes.append(buffer, got);
+  int error = std::ferror(file) ? errno : 0;
+  if (file != stdin)
+    std::fclose(file);
+  if (error)
+    return absl::UnavailableError(
+        support::strCat(path, ": cannot read: ", std::strerror(error)));
+  return bytes;
 }
 
 /// Noon of --date in local time, so that any time zone keeps the day.
-static llvm::Expected<std::optional<std::time_t>> parseDate() {
+static absl::StatusOr<std::optional<std::time_t>>
+parseDate(const std::string &date) {
   if (date.empty())
     return std::nullopt;
   std::tm day = {};
   char rest = 0;
   if (std::sscanf(date.c_str(), "%4d-%2d-%2d%c", &day.tm_year, &day.tm_mon,
                   &day.tm_mday, &rest) != 3 ||
-      day.tm_mon < 1 || day.tm_mon > 12 || day.tm_mday < 1 ||
-      day.tm_mday > 31)
-    return makeError("--date '" + date + "' is not a date (YYYY-MM-DD)");
+      day.tm_mon < 1 || day.tm_mon > 12 || day.tm_mday < 1 || day.tm_mday > 31)
+    return absl::InvalidArgumentError("--date '" + date +
+                                      "' is not a date (YYYY-MM-DD)");
   day.tm_year -= 1900;
   day.tm_mon -= 1;
   day.tm_hour = 12;
@@ -68,35 +77,49 @@ static llvm::Expected<std::optional<std::time_t>> parseDate() {
   return std::optional<std::time_t>(std::mktime(&day));
 }
 
-static llvm::Error renderTemplate() {
-  llvm::Expected<std::optional<std::time_t>> now = parseDate();
-  if (!now)
-    return now.takeError();
+static absl::Status renderTemplate(const TemplateOptions &options) {
+  const std::string &contextFile = options.contextFile;
+  LLMC_ASSIGN_OR_RETURN(std::optional<std::time_t> now,
+                        parseDate(options.date));
   llvm::Expected<chat::JinjaTemplate> jinja =
-      chat::JinjaTemplate::fromFile(templateFile);
+      chat::JinjaTemplate::fromFile(options.templateFile);
   if (!jinja)
-    return jinja.takeError();
-  llvm::Expected<std::string> contextText = readFile(contextFile);
-  if (!contextText)
-    return contextText.takeError();
+    return support::toStatus(jinja.takeError());
+  LLMC_ASSIGN_OR_RETURN(std::string contextText, readFileOrStdin(contextFile));
   nlohmann::ordered_json context = nlohmann::ordered_json::parse(
-      *contextText, /*cb=*/nullptr, /*allow_exceptions=*/false);
+      contextText, /*cb=*/nullptr, /*allow_exceptions=*/false);
   if (context.is_discarded())
-    return makeError(contextFile + ": not JSON");
+    return absl::InvalidArgumentError(contextFile + ": not JSON");
   if (!context.is_object())
-    return makeError(contextFile + ": not a JSON object of the template's "
-                                   "variables");
-  llvm::Expected<chat::ChatPrompt> prompt = jinja->render(context, *now);
+    return absl::InvalidArgumentError(
+        contextFile + ": not a JSON object of the template's variables");
+  llvm::Expected<chat::ChatPrompt> prompt = jinja->render(context, now);
   if (!prompt)
-    return prompt.takeError();
-  llvm::outs() << prompt->text;
-  return llvm::Error::success();
+    return support::toStatus(prompt.takeError());
+  std::cout << prompt->text;
+  return absl::OkStatus();
 }
 
-int runTemplateCommand() {
-  if (llvm::Error error = renderTemplate())
-    return reportError(std::move(error));
-  return 0;
+CommandAction addTemplateCommand(CLI::App &command) {
+  auto options = std::make_shared<TemplateOptions>();
+  command
+      .add_option("--template-file", options->templateFile,
+                  "The Jinja chat template")
+      ->type_name("path")
+      ->required();
+  command
+      .add_option("--context", options->contextFile,
+                  "A JSON object of the template's variables ('-': stdin)")
+      ->type_name("path")
+      ->required();
+  command
+      .add_option("--date", options->date,
+                  "The date strftime_now reports (YYYY-MM-DD)")
+      ->type_name("date");
+  return [options] {
+    absl::Status status = renderTemplate(*options);
+    return status.ok() ? 0 : reportError(status);
+  };
 }
 
 } // namespace llmc

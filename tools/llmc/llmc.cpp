@@ -15,17 +15,22 @@
 //   llmc template --template-file T.jinja --context C.json [--date D]
 //
 // run, chat, serve, inspect and template need no compiler: they are
-// RuntimeCommands.cpp's, which llmc-run (LlmcRun.cpp) serves alone.
+// RuntimeCommands.cpp's, on CLI11, which llmc-run (LlmcRun.cpp) serves
+// alone; the others are on llvm::cl.
 //
 //===----------------------------------------------------------------------===//
 
 #include "plugins/LinkedPlugins.h"
 #include "plugins/Registry.h"
 #include "tools/llmc/Commands.h"
+#include "tools/llmc/RuntimeCommands.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <memory>
+#include <vector>
 
 namespace cl = llvm::cl;
 
@@ -87,8 +92,15 @@ cl::SubCommand &getCompareCommand() {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
-  if (llvm::Error error = llmc::enterInvocationDirectory())
-    return llmc::reportError(std::move(error));
+  if (absl::Status status = llmc::enterInvocationDirectory(); !status.ok())
+    return llmc::reportError(status);
+  if (argc > 1 && llmc::isRuntimeCommand(argv[1]))
+    return llmc::runRuntimeCommandLine(argc, argv, "llmc");
+  // The runtime's commands, for --help to list (they never parse here).
+  std::vector<std::unique_ptr<cl::SubCommand>> runtimeCommands;
+  for (const llmc::RuntimeCommand &command : llmc::getRuntimeCommands())
+    runtimeCommands.push_back(
+        std::make_unique<cl::SubCommand>(command.name, command.description));
   cl::HideUnrelatedOptions(llmcCategory);
   cl::ParseCommandLineOptions(
       argc, argv,
@@ -110,20 +122,10 @@ int main(int argc, char **argv) {
     return llmc::runMergeCommand();
   if (llmc::getCalibrateCommand())
     return llmc::runCalibrateCommand(**registry);
-  if (llmc::getRunCommand())
-    return llmc::runRunCommand();
-  if (llmc::getChatCommand())
-    return llmc::runChatCommand();
-  if (llmc::getInspectCommand())
-    return llmc::runInspectCommand();
-  if (llmc::getServeCommand())
-    return llmc::runServeCommand();
   if (llmc::getCompareCommand())
     return llmc::runCompareCommand(**registry);
   if (llmc::getTokenizeCommand())
     return llmc::runTokenizeCommand(**registry);
-  if (llmc::getTemplateCommand())
-    return llmc::runTemplateCommand();
   if (listPlugins) {
     llvm::outs() << (*registry)->describe();
     return 0;
