@@ -4,7 +4,6 @@
 
 #include "support/Strings.h"
 
-
 namespace llmc::support {
 namespace {
 

@@ -150,8 +150,7 @@ ChatTemplate::detect(std::string_view tokenizerConfigJson,
   LLMC_ASSIGN_OR_RETURN(std::optional<std::string> chatTemplate,
                         readChatTemplate(config));
   if (chatTemplate)
-    if (std::optional<ChatTemplate> found =
-            classifyChatTemplate(*chatTemplate))
+    if (std::optional<ChatTemplate> found = classifyChatTemplate(*chatTemplate))
       return *found;
 
   if (modelType == "qwen2" || modelType == "qwen2_moe" ||

@@ -171,7 +171,9 @@ public:
 
   ChatFormat getFormat() const { return format; }
   /// The system message added when a conversation has none; empty for none.
-  std::string_view getDefaultSystemPrompt() const { return defaultSystemPrompt; }
+  std::string_view getDefaultSystemPrompt() const {
+    return defaultSystemPrompt;
+  }
 
 private:
   /// Sets jinjaReplySuffix from a render of a turn and its reply.

@@ -55,8 +55,8 @@ absl::StatusOr<JinjaTemplate> JinjaTemplate::compile(std::string source,
     compiled->program =
         jinja::parse_from_tokens(lexer.tokenize(compiled->source));
   } catch (const std::exception &error) {
-    return makeError(strCat(origin, ": the chat template does not parse: ",
-                            error.what()));
+    return makeError(
+        strCat(origin, ": the chat template does not parse: ", error.what()));
   }
   return JinjaTemplate(std::move(compiled));
 }
@@ -67,9 +67,9 @@ absl::StatusOr<JinjaTemplate> JinjaTemplate::fromFile(std::string_view path) {
                    path);
   absl::StatusOr<std::string> source = support::readFile(std::string(path));
   if (!source.ok())
-    return absl::Status(source.status().code(),
-                        strCat(path, ": cannot read: ",
-                               support::errorReason(source.status())));
+    return absl::Status(
+        source.status().code(),
+        strCat(path, ": cannot read: ", support::errorReason(source.status())));
   return compile(std::move(*source), path);
 }
 
@@ -128,9 +128,9 @@ absl::StatusOr<ChatPrompt>
 JinjaTemplate::render(const nlohmann::ordered_json &context,
                       std::optional<std::time_t> now) const {
   if (!context.is_object())
-    return makeError(
-        strCat(compiled->origin, ": the template's context is not a JSON "
-                                 "object"));
+    return makeError(strCat(compiled->origin,
+                            ": the template's context is not a JSON "
+                            "object"));
   ChatPrompt prompt;
   try {
     jinja::context variables(compiled->source);
@@ -156,9 +156,9 @@ JinjaTemplate::render(const nlohmann::ordered_json &context,
         prompt.appendMarkup(part.val);
     }
   } catch (const std::exception &error) {
-    return makeError(strCat(compiled->origin,
-                            ": rendering the chat template failed: ",
-                            error.what()));
+    return makeError(
+        strCat(compiled->origin,
+               ": rendering the chat template failed: ", error.what()));
   }
   return prompt;
 }

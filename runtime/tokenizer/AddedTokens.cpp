@@ -106,9 +106,8 @@ AddedTokenMatcher::split(std::string_view text,
   std::vector<Segment> segments;
   auto pushText = [&](size_t begin, size_t end) {
     if (end > begin)
-      segments.push_back(
-          {std::string(text.substr(begin, end - begin)), std::nullopt,
-           begin == 0, begin});
+      segments.push_back({std::string(text.substr(begin, end - begin)),
+                          std::nullopt, begin == 0, begin});
   };
 
   // Leftmost-longest matches, as HF's Aho-Corasick automaton finds them.
@@ -136,14 +135,12 @@ AddedTokenMatcher::split(std::string_view text,
         continue;
     }
     if (token.lstrip)
-      start =
-          std::max(trailingSpaceStart(text.substr(0, start)), segmentStart);
+      start = std::max(trailingSpaceStart(text.substr(0, start)), segmentStart);
     if (token.rstrip)
       stop += leadingSpaceEnd(text.substr(stop));
     pushText(segmentStart, start);
-    segments.push_back(
-        {std::string(text.substr(start, stop - start)), token.id, start == 0,
-         start});
+    segments.push_back({std::string(text.substr(start, stop - start)), token.id,
+                        start == 0, start});
     segmentStart = offset = stop;
   }
   pushText(segmentStart, text.size());

@@ -22,9 +22,8 @@ uint64_t pairKey(int32_t left, int32_t right) {
 
 } // namespace
 
-std::unique_ptr<BpeModel> BpeModel::parse(const Json &object,
-                                          JsonReader &reader,
-                                          std::string_view path) {
+std::unique_ptr<BpeModel>
+BpeModel::parse(const Json &object, JsonReader &reader, std::string_view path) {
   std::unique_ptr<BpeModel> model(new BpeModel());
   std::string unkToken = reader.getString(object, "unk_token", path, "");
   model->fuseUnk = reader.getBool(object, "fuse_unk", path, false);
@@ -221,11 +220,11 @@ void BpeModel::mergeSymbols(std::vector<int32_t> &symbols) const {
     push(prev[top.pos]);
     push(top.pos);
   }
-  symbols.erase(std::remove(symbols.begin(), symbols.end(), -1),
-                symbols.end());
+  symbols.erase(std::remove(symbols.begin(), symbols.end(), -1), symbols.end());
 }
 
-void BpeModel::tokenize(std::string_view word, std::vector<int32_t> &ids) const {
+void BpeModel::tokenize(std::string_view word,
+                        std::vector<int32_t> &ids) const {
   if (word.empty())
     return;
   if (ignoreMerges) {

@@ -27,10 +27,11 @@ class BpeModel : public TokenModel {
 public:
   /// The model that the `model` section `object` (at `path`) describes; null
   /// on error (recorded in `reader`).
-  static std::unique_ptr<BpeModel>
-  parse(const Json &object, JsonReader &reader, std::string_view path);
+  static std::unique_ptr<BpeModel> parse(const Json &object, JsonReader &reader,
+                                         std::string_view path);
 
-  void tokenize(std::string_view word, std::vector<int32_t> &ids) const override;
+  void tokenize(std::string_view word,
+                std::vector<int32_t> &ids) const override;
   const StringMap<int32_t> &getVocab() const override { return vocab; }
 
 private:
@@ -41,8 +42,7 @@ private:
 
   BpeModel() = default;
   /// Reads `merges` into `merges`; false on error (recorded in `reader`).
-  bool parseMerges(const Json &list, JsonReader &reader,
-                   std::string_view path);
+  bool parseMerges(const Json &list, JsonReader &reader, std::string_view path);
   /// The initial symbols of `word`, before any merge.
   std::vector<int32_t> splitIntoSymbols(std::string_view word) const;
   /// Applies merges to `symbols` in rank order, leftmost first on ties.

@@ -177,7 +177,7 @@ private:
 } // namespace
 
 std::unique_ptr<Decoder> parseDecoder(const Json *value, JsonReader &reader,
-                   std::string_view path) {
+                                      std::string_view path) {
   if (!value || value->is_null())
     return nullptr;
   const Json *object = reader.asObject(*value, path);
@@ -223,7 +223,8 @@ std::unique_ptr<Decoder> parseDecoder(const Json *value, JsonReader &reader,
                                               scheme != "never");
   }
   if (type == "Sequence") {
-    auto steps = reader.getSteps<Decoder>(*object, "decoders", path, parseDecoder);
+    auto steps =
+        reader.getSteps<Decoder>(*object, "decoders", path, parseDecoder);
     if (!steps)
       return nullptr;
     return std::make_unique<SequenceDecoder>(std::move(*steps));

@@ -34,7 +34,7 @@ public:
 /// The decoder that `value` (the JSON at `path`) describes; null for a JSON
 /// null or a missing section, and on error (recorded in `reader`).
 std::unique_ptr<Decoder> parseDecoder(const Json *value, JsonReader &reader,
-                   std::string_view path);
+                                      std::string_view path);
 
 } // namespace llmc::tokenizer
 

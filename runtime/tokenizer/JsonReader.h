@@ -55,9 +55,9 @@ public:
   /// Each getter reads field `key` of the object at `path`: a required one,
   /// or an optional one when given a fallback (returned when the field is
   /// absent or null).
-  std::string getString(const Json &object, std::string_view key,
-                        std::string_view path,
-                        std::optional<std::string_view> fallback = std::nullopt);
+  std::string
+  getString(const Json &object, std::string_view key, std::string_view path,
+            std::optional<std::string_view> fallback = std::nullopt);
   bool getBool(const Json &object, std::string_view key, std::string_view path,
                std::optional<bool> fallback = std::nullopt);
   int64_t getInt(const Json &object, std::string_view key,

@@ -123,8 +123,8 @@ private:
 
 } // namespace
 
-std::unique_ptr<Normalizer> parseNormalizer(const Json *value, JsonReader &reader,
-                   std::string_view path) {
+std::unique_ptr<Normalizer>
+parseNormalizer(const Json *value, JsonReader &reader, std::string_view path) {
   if (!value || value->is_null())
     return nullptr;
   const Json *object = reader.asObject(*value, path);
@@ -135,9 +135,9 @@ std::unique_ptr<Normalizer> parseNormalizer(const Json *value, JsonReader &reade
     return nullptr;
 
   for (auto [name, form] : {std::pair{"NFC", NormalizationForm::NFC},
-                             {"NFD", NormalizationForm::NFD},
-                             {"NFKC", NormalizationForm::NFKC},
-                             {"NFKD", NormalizationForm::NFKD}})
+                            {"NFD", NormalizationForm::NFD},
+                            {"NFKC", NormalizationForm::NFKC},
+                            {"NFKD", NormalizationForm::NFKD}})
     if (type == name)
       return std::make_unique<UnicodeNormalizer>(form);
 

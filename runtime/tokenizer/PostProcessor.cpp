@@ -16,9 +16,9 @@ std::vector<int32_t> getSpecialTokenIds(const Json &processor,
     return ids;
   const Json *entry = reader.find(*specials, name);
   if (!entry) {
-    reader.fail(support::strCat(path, ".special_tokens"),
-                support::strCat("has no entry '", name,
-                                "' that the template uses"));
+    reader.fail(
+        support::strCat(path, ".special_tokens"),
+        support::strCat("has no entry '", name, "' that the template uses"));
     return ids;
   }
   std::string entryPath = support::strCat(path, ".special_tokens.", name);
@@ -50,8 +50,7 @@ SpecialTokenTemplate parseTemplate(const Json &processor, JsonReader &reader,
     if (!object)
       return result;
     if (const Json *special = reader.find(*object, "SpecialToken")) {
-      const Json *token =
-          reader.asObject(*special, itemPath + ".SpecialToken");
+      const Json *token = reader.asObject(*special, itemPath + ".SpecialToken");
       if (!token)
         return result;
       std::string name =
@@ -75,7 +74,7 @@ SpecialTokenTemplate parseTemplate(const Json &processor, JsonReader &reader,
 } // namespace
 
 SpecialTokenTemplate parsePostProcessor(const Json *value, JsonReader &reader,
-                   std::string_view path) {
+                                        std::string_view path) {
   if (!value || value->is_null())
     return {};
   const Json *object = reader.asObject(*value, path);
@@ -93,9 +92,9 @@ SpecialTokenTemplate parsePostProcessor(const Json *value, JsonReader &reader,
     if (!list)
       return result;
     for (size_t index = 0; index < list->size(); ++index) {
-      SpecialTokenTemplate step = parsePostProcessor(
-          &(*list)[index], reader,
-          support::strCat(path, ".processors[", index, "]"));
+      SpecialTokenTemplate step =
+          parsePostProcessor(&(*list)[index], reader,
+                             support::strCat(path, ".processors[", index, "]"));
       result.prefix.insert(result.prefix.begin(), step.prefix.begin(),
                            step.prefix.end());
       result.suffix.insert(result.suffix.end(), step.suffix.begin(),

@@ -26,7 +26,7 @@ struct SpecialTokenTemplate {
 /// null or missing section and for ByteLevel (which only trims offsets).
 /// Errors are recorded in `reader`.
 SpecialTokenTemplate parsePostProcessor(const Json *value, JsonReader &reader,
-                   std::string_view path);
+                                        std::string_view path);
 
 } // namespace llmc::tokenizer
 

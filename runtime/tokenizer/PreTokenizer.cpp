@@ -207,8 +207,7 @@ private:
   std::vector<std::unique_ptr<PreTokenizer>> steps;
 };
 
-std::unique_ptr<PreTokenizer> parseSplit(const Json &object,
-                                         JsonReader &reader,
+std::unique_ptr<PreTokenizer> parseSplit(const Json &object, JsonReader &reader,
                                          std::string_view path) {
   auto pattern = reader.getPattern(object, "pattern", path);
   std::string behaviorName = reader.getString(object, "behavior", path);
@@ -244,9 +243,8 @@ std::unique_ptr<PreTokenizer> parseSplit(const Json &object,
                                              invert);
 }
 
-std::unique_ptr<PreTokenizer> parseMetaspace(const Json &object,
-                                             JsonReader &reader,
-                                             std::string_view path) {
+std::unique_ptr<PreTokenizer>
+parseMetaspace(const Json &object, JsonReader &reader, std::string_view path) {
   std::string replacement = reader.getString(object, "replacement", path);
   bool split = reader.getBool(object, "split", path, true);
   // Files written before `prepend_scheme` existed say `add_prefix_space`.
@@ -272,8 +270,9 @@ std::unique_ptr<PreTokenizer> parseMetaspace(const Json &object,
 
 } // namespace
 
-std::unique_ptr<PreTokenizer> parsePreTokenizer(const Json *value, JsonReader &reader,
-                   std::string_view path) {
+std::unique_ptr<PreTokenizer> parsePreTokenizer(const Json *value,
+                                                JsonReader &reader,
+                                                std::string_view path) {
   if (!value || value->is_null())
     return nullptr;
   const Json *object = reader.asObject(*value, path);

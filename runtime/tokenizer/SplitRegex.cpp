@@ -41,9 +41,9 @@ SplitRegex::compile(std::string_view pattern) {
   if (!compiled) {
     PCRE2_UCHAR message[256];
     pcre2_get_error_message(status, message, sizeof(message));
-    return absl::InvalidArgumentError(support::strCat(
-        "regex '", pattern, "' does not compile at offset ", offset, ": ",
-        reinterpret_cast<const char *>(message)));
+    return absl::InvalidArgumentError(
+        support::strCat("regex '", pattern, "' does not compile at offset ",
+                        offset, ": ", reinterpret_cast<const char *>(message)));
   }
   // Without a JIT (an unsupported platform) the interpreter matches alike.
   pcre2_jit_compile(compiled, PCRE2_JIT_COMPLETE);

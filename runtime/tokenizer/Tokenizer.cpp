@@ -23,8 +23,7 @@ namespace llmc::tokenizer {
 namespace {
 
 /// Reads the `added_tokens` list at `path`.
-std::vector<AddedToken> parseAddedTokens(const Json &list,
-                                         JsonReader &reader) {
+std::vector<AddedToken> parseAddedTokens(const Json &list, JsonReader &reader) {
   std::vector<AddedToken> tokens;
   for (size_t index = 0; index < list.size(); ++index) {
     std::string path = support::strCat("added_tokens[", index, "]");
@@ -231,8 +230,8 @@ Tokenizer::encode(std::string_view text, bool addSpecialTokens,
   return ids;
 }
 
-std::string Tokenizer::runDecoder(absl::Span<const int32_t> ids, bool skipSpecial,
-                                  bool raw) const {
+std::string Tokenizer::runDecoder(absl::Span<const int32_t> ids,
+                                  bool skipSpecial, bool raw) const {
   std::vector<std::string> pieces;
   pieces.reserve(ids.size());
   for (int32_t id : ids) {

@@ -2,7 +2,8 @@
 //
 // The properties that added-token flags test (white space, word
 // characters) and the Unicode normalization forms of the normalizers, both
-// from ICU: the standard library has neither a general-category table nor composition.
+// from ICU: the standard library has neither a general-category table nor
+// composition.
 //
 //===----------------------------------------------------------------------===//
 

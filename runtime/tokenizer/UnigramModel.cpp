@@ -13,9 +13,9 @@ namespace llmc::tokenizer {
 /// kUnkPenalty).
 constexpr double kUnknownPenalty = 10.0;
 
-std::unique_ptr<UnigramModel>
-UnigramModel::parse(const Json &object, JsonReader &reader,
-                    std::string_view path) {
+std::unique_ptr<UnigramModel> UnigramModel::parse(const Json &object,
+                                                  JsonReader &reader,
+                                                  std::string_view path) {
   std::unique_ptr<UnigramModel> model(new UnigramModel());
   const Json *list = reader.getArray(object, "vocab", path);
   model->byteFallback = reader.getBool(object, "byte_fallback", path, false);
@@ -97,8 +97,8 @@ UnigramModel::segment(std::string_view word) const {
     bool unknown = node.id < 0 || (unkId && node.id == *unkId);
     std::string_view text = word.substr(node.start, end - node.start);
     if (unknown && !pieces.empty() && pieces.back().second)
-      pieces.back().first = word.substr(
-          node.start, text.size() + pieces.back().first.size());
+      pieces.back().first =
+          word.substr(node.start, text.size() + pieces.back().first.size());
     else
       pieces.push_back({text, unknown});
     end = node.start;

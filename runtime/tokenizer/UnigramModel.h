@@ -29,7 +29,8 @@ public:
   static std::unique_ptr<UnigramModel>
   parse(const Json &object, JsonReader &reader, std::string_view path);
 
-  void tokenize(std::string_view word, std::vector<int32_t> &ids) const override;
+  void tokenize(std::string_view word,
+                std::vector<int32_t> &ids) const override;
   const StringMap<int32_t> &getVocab() const override { return vocab; }
 
 private:

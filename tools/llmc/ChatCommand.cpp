@@ -27,6 +27,7 @@
 #include "tools/llmc/SamplingOptions.h"
 
 #include "runtime/vision/ImageFile.h"
+#include "support/LlvmStatus.h"
 
 #include "llvm/Support/Process.h"
 #include "llvm/Support/WithColor.h"
@@ -120,7 +121,7 @@ static llvm::Expected<GenerateOptions> getChatOptions(const Model &model) {
 /// The template --template-file names, rendering with the binary's tokens.
 static llvm::Expected<chat::ChatTemplate> readTemplateFile(const Model &model) {
   llvm::Expected<chat::JinjaTemplate> jinja =
-      chat::JinjaTemplate::fromFile(templateFile);
+      support::toExpected(chat::JinjaTemplate::fromFile(templateFile));
   if (!jinja)
     return jinja.takeError();
   return model.makeJinjaChatTemplate(std::move(*jinja));
@@ -145,7 +146,7 @@ static llvm::Expected<std::unique_ptr<ChatSession>> startChat(Model &model) {
   }
   if (!templateName.empty()) {
     llvm::Expected<chat::ChatTemplate> named =
-        chat::ChatTemplate::get(templateName);
+        support::toExpected(chat::ChatTemplate::get(templateName));
     if (!named)
       return named.takeError();
     chosen = *named;
@@ -157,8 +158,8 @@ static llvm::Expected<std::unique_ptr<ChatSession>> startChat(Model &model) {
     if (variables.is_discarded())
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                      "--template-vars is not JSON");
-    llvm::Expected<chat::ChatTemplate> withVariables =
-        chosen.value_or(model.getChatTemplate()).withVariables(variables);
+    llvm::Expected<chat::ChatTemplate> withVariables = support::toExpected(
+        chosen.value_or(model.getChatTemplate()).withVariables(variables));
     if (!withVariables)
       return withVariables.takeError();
     chosen = std::move(*withVariables);
@@ -172,7 +173,7 @@ static std::string describeTemplate(const chat::ChatTemplate &chatTemplate) {
     return templateFile.empty() ? "the checkpoint's chat template"
                                 : templateFile + " as chat template";
   return "the built-in " +
-         chat::stringifyChatFormat(chatTemplate.getFormat()).str() +
+         std::string(chat::stringifyChatFormat(chatTemplate.getFormat())) +
          " format";
 }
 

@@ -146,8 +146,9 @@ llvm::json::Value summaryToJson(const BinarySummary &summary) {
                                     : llvm::json::Value(nullptr)}}},
       {"chat_template",
        llvm::json::Object{
-           {"format", chat::stringifyChatFormat(chat.getFormat())},
-           {"default_system_prompt", chat.getDefaultSystemPrompt()},
+           {"format", std::string(chat::stringifyChatFormat(chat.getFormat()))},
+           {"default_system_prompt",
+            std::string(chat.getDefaultSystemPrompt())},
            {"in_binary", !manifest.chat_template().empty()},
            {"jinja", chat.getJinja().has_value()},
            {"problem", model.getChatTemplateProblem()}}},

@@ -13,6 +13,7 @@
 
 #include "runtime/chat/ChatTemplate.h"
 #include "runtime/chat/JinjaTemplate.h"
+#include "support/LlvmStatus.h"
 #include "tools/llmc/Commands.h"
 
 #include "llvm/Support/MemoryBuffer.h"
@@ -73,7 +74,7 @@ static llvm::Error renderTemplate() {
   if (!now)
     return now.takeError();
   llvm::Expected<chat::JinjaTemplate> jinja =
-      chat::JinjaTemplate::fromFile(templateFile);
+      support::toExpected(chat::JinjaTemplate::fromFile(templateFile));
   if (!jinja)
     return jinja.takeError();
   llvm::Expected<std::string> contextText = readFile(contextFile);
@@ -86,7 +87,8 @@ static llvm::Error renderTemplate() {
   if (!context.is_object())
     return makeError(contextFile + ": not a JSON object of the template's "
                                    "variables");
-  llvm::Expected<chat::ChatPrompt> prompt = jinja->render(context, *now);
+  llvm::Expected<chat::ChatPrompt> prompt =
+      support::toExpected(jinja->render(context, *now));
   if (!prompt)
     return prompt.takeError();
   llvm::outs() << prompt->text;

@@ -79,8 +79,7 @@ ChatTemplate detectOrFail(std::string_view config, std::string_view modelType) {
 std::string detectError(std::string_view config) {
   absl::StatusOr<ChatTemplate> chat = ChatTemplate::detect(config, "qwen2");
   if (chat.ok()) {
-    ADD_FAILURE() << "detected "
-                  << stringifyChatFormat(chat->getFormat());
+    ADD_FAILURE() << "detected " << stringifyChatFormat(chat->getFormat());
     return "";
   }
   return std::string(chat.status().message());

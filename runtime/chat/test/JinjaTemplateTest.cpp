@@ -81,8 +81,7 @@ TEST(JinjaTemplateTest, RendersAsJinja2ForEveryTemplateAndCase) {
       std::string path = (kDataDir + "templates/").str() + reference.templateName;
       absl::StatusOr<JinjaTemplate> parsed =
           JinjaTemplate::compile(readFile(path), path);
-      ASSERT_TRUE(parsed.ok())
-          << parsed.status().message();
+      ASSERT_TRUE(parsed.ok()) << parsed.status().message();
       found = compiled.emplace(reference.templateName, *parsed).first;
     }
     absl::StatusOr<ChatPrompt> prompt =
@@ -109,7 +108,8 @@ TEST(JinjaTemplateTest, RendersAsJinja2ForEveryTemplateAndCase) {
 /// contents, so it is encoded as text.
 TEST(JinjaTemplateTest, UserTextIsContentEvenWhereItLooksLikeMarkup) {
   std::string path = (kDataDir + "templates/Qwen-Qwen2.5-7B-Instruct.jinja").str();
-  absl::StatusOr<JinjaTemplate> chat = JinjaTemplate::compile(readFile(path), path);
+  absl::StatusOr<JinjaTemplate> chat =
+      JinjaTemplate::compile(readFile(path), path);
   ASSERT_TRUE(chat.ok()) << chat.status().message();
   ordered_json context = {
       {"messages",
@@ -191,7 +191,8 @@ TEST(JinjaTemplateTest, HostileTemplatesFailWithAnError) {
   absl::StatusOr<JinjaTemplate> modulo =
       JinjaTemplate::compile("{{ -7 % 3 }} {{ 7 % -3 }}", "modulo.jinja");
   ASSERT_TRUE(modulo.ok());
-  absl::StatusOr<ChatPrompt> remainders = modulo->render(ordered_json::object());
+  absl::StatusOr<ChatPrompt> remainders =
+      modulo->render(ordered_json::object());
   ASSERT_TRUE(remainders.ok());
   EXPECT_EQ(remainders->text, "2 -2");
 }

@@ -101,8 +101,7 @@ TEST(RefdataChatTemplatesTest, DemoPromptEncodesItsMarkersAsSingleTokens) {
 
   auto tokenizer = llmc::tokenizer::Tokenizer::fromFile(
       llmc::test::getRefdataPath("demo/fortune-qwen2"));
-  ASSERT_TRUE(tokenizer.ok())
-      << tokenizer.status().message();
+  ASSERT_TRUE(tokenizer.ok()) << tokenizer.status().message();
   std::optional<int32_t> start = (*tokenizer)->tokenToId("<|im_start|>");
   std::optional<int32_t> end = (*tokenizer)->tokenToId("<|im_end|>");
   ASSERT_TRUE(start && end);
@@ -125,8 +124,7 @@ TEST(RefdataChatTemplatesTest, Llama3PromptStartsWithBeginOfText) {
   ASSERT_TRUE(prompt.ok()) << prompt.status().message();
   auto tokenizer = llmc::tokenizer::Tokenizer::fromFile(
       llmc::test::getRefdataPath("tokenizer/llama3"));
-  ASSERT_TRUE(tokenizer.ok())
-      << tokenizer.status().message();
+  ASSERT_TRUE(tokenizer.ok()) << tokenizer.status().message();
   std::vector<int32_t> ids = (*tokenizer)->encode(prompt->text);
   ASSERT_FALSE(ids.empty());
   EXPECT_EQ(ids.front(), (*tokenizer)->tokenToId("<|begin_of_text|>"));

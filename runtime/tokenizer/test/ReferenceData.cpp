@@ -33,8 +33,7 @@ std::vector<ReferenceLine> readReferenceFile(std::string_view path) {
     if (!ids || !text) {
       if (!value)
         llvm::consumeError(value.takeError());
-      ADD_FAILURE() << path << ":" << it.line_number()
-                    << ": malformed line";
+      ADD_FAILURE() << path << ":" << it.line_number() << ": malformed line";
       continue;
     }
     ReferenceLine line{text->str(), {}, ""};

@@ -41,7 +41,8 @@ std::string loadError(std::string_view json) {
 
 /// A character-level BPE over a, b, c with the given extra model fields.
 std::string charModel(std::string_view merges, std::string_view extra = "") {
-  return std::string(R"({"model": {"type": "BPE", "vocab": {"<unk>": 0, "a": 1, "b": 2,
+  return std::string(
+             R"({"model": {"type": "BPE", "vocab": {"<unk>": 0, "a": 1, "b": 2,
            "c": 3, "ab": 4, "bc": 5, "abc": 6, " ": 7, "<s>": 8},
            "merges": )")
       .append(merges)
@@ -131,7 +132,9 @@ TEST(TokenizerJsonTest, SpecialTokensInPlainTextAreText) {
       {"id": 8, "content": "<s>", "special": true},
       {"id": 9, "content": "<m>", "special": false}])"));
   ASSERT_TRUE(tokenizer);
-  auto count = [](const Ids &ids, int32_t id) { return std::count(ids.begin(), ids.end(), id); };
+  auto count = [](const Ids &ids, int32_t id) {
+    return std::count(ids.begin(), ids.end(), id);
+  };
   // Only the special token that overlaps a plain range becomes text; the
   // non-special one is an added token anywhere.
   Ids ids = tokenizer->encode("<s>a<s><m>", false, {{0, 1}});
