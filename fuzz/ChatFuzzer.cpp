@@ -15,36 +15,38 @@
 #include "runtime/chat/ChatTemplate.h"
 #include "runtime/tokenizer/Tokenizer.h"
 
-#include "llvm/Support/raw_ostream.h"
+#include "support/Strings.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 
 using namespace llmc;
 
 namespace {
 
-[[noreturn]] void fail(const llvm::Twine &message) {
-  llvm::errs() << message << "\n";
+[[noreturn]] void fail(const std::string &message) {
+  std::fprintf(stderr, "%s\n", message.c_str());
   std::abort();
 }
 
 const tokenizer::Tokenizer &getTokenizer() {
   static std::unique_ptr<tokenizer::Tokenizer> loaded = [] {
     const char *path = std::getenv("LLMC_FUZZ_TOKENIZER");
-    llvm::Expected<std::unique_ptr<tokenizer::Tokenizer>> created =
+    absl::StatusOr<std::unique_ptr<tokenizer::Tokenizer>> created =
         tokenizer::Tokenizer::fromFile(path ? path : "");
-    if (!created)
+    if (!created.ok())
       fail("chat fuzzer: LLMC_FUZZ_TOKENIZER: " +
-           llvm::toString(created.takeError()));
+           std::string(created.status().message()));
     return std::move(*created);
   }();
   return *loaded;
 }
 
 size_t countSpecial(const tokenizer::Tokenizer &tokenizer,
-                    llvm::ArrayRef<int32_t> ids) {
-  return llvm::count_if(ids,
-                        [&](int32_t id) { return tokenizer.isSpecial(id); });
+                    const std::vector<int32_t> &ids) {
+  return std::count_if(ids.begin(), ids.end(),
+                       [&](int32_t id) { return tokenizer.isSpecial(id); });
 }
 
 void checkPrompt(const chat::ChatPrompt &prompt) {
@@ -61,7 +63,8 @@ void checkPrompt(const chat::ChatPrompt &prompt) {
   auto countMarkup = [&](size_t until) {
     markupSpecial += countSpecial(
         tokenizer,
-        tokenizer.encode(llvm::StringRef(prompt.text).slice(begin, until)));
+        tokenizer.encode(std::string_view(prompt.text)
+                             .substr(begin, std::max(until, begin) - begin)));
   };
   for (const tokenizer::TextRange &content : prompt.contents) {
     countMarkup(content.begin);
@@ -71,14 +74,14 @@ void checkPrompt(const chat::ChatPrompt &prompt) {
   size_t promptSpecial = countSpecial(
       tokenizer, tokenizer.encode(prompt.text, false, prompt.contents));
   if (promptSpecial != markupSpecial)
-    fail("the prompt holds " + llvm::Twine(promptSpecial) +
-         " special tokens, its markup " + llvm::Twine(markupSpecial));
+    fail(support::strCat("the prompt holds ", promptSpecial,
+                         " special tokens, its markup ", markupSpecial));
 }
 
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  llvm::StringRef input(reinterpret_cast<const char *>(data), size);
+  std::string_view input(reinterpret_cast<const char *>(data), size);
   if (input.empty())
     return 0;
   chat::ChatFormat format;
@@ -96,38 +99,30 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     format = chat::ChatFormat::Raw;
     break;
   }
-  llvm::SmallVector<llvm::StringRef> fields;
-  input.drop_front().split(fields, '\0');
+  std::vector<std::string_view> fields = support::split(input.substr(1), '\0');
   std::vector<chat::ChatMessage> messages;
   for (size_t i = 1; i + 1 < fields.size(); i += 2) {
-    llvm::Expected<chat::Role> role = chat::parseRole(fields[i]);
-    if (!role) {
-      llvm::consumeError(role.takeError());
+    absl::StatusOr<chat::Role> role = chat::parseRole(fields[i]);
+    if (!role.ok())
       return 0;
-    }
-    messages.push_back({*role, fields[i + 1].str()});
+    messages.push_back({*role, std::string(fields[i + 1])});
   }
   chat::ChatTemplate chatTemplate(format, "You are a helpful assistant.");
-  llvm::Expected<chat::ChatPrompt> whole =
+  absl::StatusOr<chat::ChatPrompt> whole =
       chatTemplate.render(messages, /*addGenerationPrompt=*/true);
-  if (!whole) {
-    llvm::consumeError(whole.takeError());
+  if (!whole.ok())
     return 0;
-  }
   checkPrompt(*whole);
   if (messages.size() < 2)
     return 0;
-  llvm::ArrayRef<chat::ChatMessage> all(messages);
-  llvm::Expected<chat::ChatPrompt> history =
-      chatTemplate.render(all.drop_back(), /*addGenerationPrompt=*/false);
-  llvm::Expected<chat::ChatPrompt> continuation =
-      chatTemplate.renderContinuation(all.drop_back(), all.take_back(),
+  absl::Span<const chat::ChatMessage> all(messages);
+  absl::StatusOr<chat::ChatPrompt> history = chatTemplate.render(
+      all.first(all.size() - 1), /*addGenerationPrompt=*/false);
+  absl::StatusOr<chat::ChatPrompt> continuation =
+      chatTemplate.renderContinuation(all.first(all.size() - 1), all.last(1),
                                       /*addGenerationPrompt=*/true);
-  if (!history || !continuation) {
-    llvm::consumeError(history.takeError());
-    llvm::consumeError(continuation.takeError());
+  if (!history.ok() || !continuation.ok())
     return 0;
-  }
   if (history->text + continuation->text != whole->text)
     fail("the continuation does not extend the history to the whole "
          "conversation");

@@ -9,19 +9,18 @@
 
 #include "runtime/tokenizer/Tokenizer.h"
 
-#include "llvm/Support/raw_ostream.h"
-
+#include <cstdio>
 #include <cstdlib>
+#include <string_view>
 
 using namespace llmc::tokenizer;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  llvm::Expected<std::unique_ptr<Tokenizer>> tokenizer = Tokenizer::fromJson(
-      llvm::StringRef(reinterpret_cast<const char *>(data), size), "fuzz.json");
-  if (!tokenizer) {
-    llvm::consumeError(tokenizer.takeError());
+  absl::StatusOr<std::unique_ptr<Tokenizer>> tokenizer = Tokenizer::fromJson(
+      std::string_view(reinterpret_cast<const char *>(data), size),
+      "fuzz.json");
+  if (!tokenizer.ok())
     return 0;
-  }
   static const char *const texts[] = {
       "Hello, world! It's 2024: 3.14159 ",
       "  leading spaces\n\n\ttabs and\r\nnewlines  ",
@@ -34,8 +33,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       std::vector<int32_t> ids = (*tokenizer)->encode(text, special);
       for (int32_t id : ids)
         if (id < 0 || id >= (*tokenizer)->vocabSize()) {
-          llvm::errs() << "encode gave id " << id << " of a vocabulary of "
-                       << (*tokenizer)->vocabSize() << "\n";
+          std::fprintf(stderr, "encode gave id %d of a vocabulary of %lld\n",
+                       id, static_cast<long long>((*tokenizer)->vocabSize()));
           std::abort();
         }
       (void)(*tokenizer)->decode(ids);

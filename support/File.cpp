@@ -65,6 +65,14 @@ absl::StatusOr<std::string> readFile(const std::string &path) {
   return bytes;
 }
 
+std::string_view errorReason(const absl::Status &status) {
+  // The messages read "<path>: <step>: <reason>" or "<path>: <reason>", and
+  // no reason holds ": ".
+  std::string_view message(status.message().data(), status.message().size());
+  size_t at = message.rfind(": ");
+  return at == std::string_view::npos ? message : message.substr(at + 2);
+}
+
 absl::StatusOr<std::unique_ptr<MappedFile>>
 MappedFile::open(const std::string &path) {
   Descriptor file{-1};

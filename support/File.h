@@ -21,6 +21,11 @@ namespace llmc::support {
 /// The bytes of the file at `path`; NotFound when it does not exist.
 absl::StatusOr<std::string> readFile(const std::string &path);
 
+/// The system's reason in an error of readFile or MappedFile::open ("No
+/// such file or directory", "not a regular file"), for callers whose
+/// messages word the failed step their own way ("cannot read").
+std::string_view errorReason(const absl::Status &status);
+
 /// A file mapped read-only into memory for as long as the object lives.
 class MappedFile {
 public:

@@ -12,7 +12,9 @@
 #define LLMC_SUPPORT_STRINGS_H
 
 #include <charconv>
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -105,6 +107,23 @@ std::string strCat(const Pieces &...pieces) {
   (detail::appendPiece(out, pieces), ...);
   return out;
 }
+
+/// Hash and equality of strings for hash maps keyed by std::string that
+/// look keys up by std::string_view without copying them:
+/// absl::flat_hash_map<std::string, T, StringViewHash, StringViewEq>.
+/// Abseil's own transparent functors take only its absl::string_view.
+struct StringViewHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view text) const {
+    return std::hash<std::string_view>()(text);
+  }
+};
+struct StringViewEq {
+  using is_transparent = void;
+  bool operator()(std::string_view a, std::string_view b) const {
+    return a == b;
+  }
+};
 
 } // namespace llmc::support
 

@@ -4,6 +4,7 @@
 
 #include "runtime/api/Model.h"
 #include "runtime/vision/ImagePrompt.h"
+#include "support/LlvmStatus.h"
 
 #include "llvm/ADT/STLExtras.h"
 
@@ -32,7 +33,8 @@ ChatSession::renderOpening(const ChatMessage &user) const {
   if (!systemPrompt.empty())
     opening.push_back({Role::System, systemPrompt});
   opening.push_back(user);
-  return chatTemplate.render(opening, /*addGenerationPrompt=*/true);
+  return support::toExpected(
+      chatTemplate.render(opening, /*addGenerationPrompt=*/true));
 }
 
 llvm::Expected<std::vector<int32_t>>
@@ -63,7 +65,8 @@ ChatSession::renderTurn(const ChatMessage &user) const {
   // message, which nothing has fed yet.
   if (!conversation.getPendingToken())
     return renderOpening(user);
-  return chatTemplate.renderAfterReply(messages, user, true);
+  return support::toExpected(
+      chatTemplate.renderAfterReply(messages, {user}, true));
 }
 
 llvm::Expected<GenerateResult>

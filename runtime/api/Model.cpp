@@ -9,6 +9,7 @@
 #include "runtime/device/BinaryRunner.h"
 #include "runtime/tokenizer/Tokenizer.h"
 #include "runtime/vision/ImagePrompt.h"
+#include "support/LlvmStatus.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -36,8 +37,8 @@ static chat::ChatTemplate detectChatTemplate(const binary::Manifest &manifest,
                             {"added_tokens_decoder", std::move(added)}};
   std::string text;
   llvm::raw_string_ostream(text) << llvm::json::Value(std::move(config));
-  llvm::Expected<chat::ChatTemplate> detected =
-      chat::ChatTemplate::detect(text, manifest.model().family());
+  llvm::Expected<chat::ChatTemplate> detected = support::toExpected(
+      chat::ChatTemplate::detect(text, manifest.model().family()));
   // The config is well-formed by construction, so detection cannot fail.
   if (!detected) {
     llvm::consumeError(detected.takeError());
@@ -66,8 +67,8 @@ void Model::loadChatTemplate() {
   if (manifest.chat_template().empty() || !tokenizer)
     return;
   std::string origin = (binary->name() + ": chat_template").str();
-  llvm::Expected<chat::JinjaTemplate> jinja =
-      chat::JinjaTemplate::compile(manifest.chat_template(), origin);
+  llvm::Expected<chat::JinjaTemplate> jinja = support::toExpected(
+      chat::JinjaTemplate::compile(manifest.chat_template(), origin));
   if (!jinja) {
     chatTemplateProblem = llvm::toString(jinja.takeError());
     return;
@@ -90,16 +91,16 @@ Model::makeJinjaChatTemplate(chat::JinjaTemplate jinja) const {
                                        "render a chat template");
   auto [bos, eos] = getTemplateTokens(getManifest(), *tokenizer);
   // The detected format (stop strings, fallback) stays what it is.
-  return chatTemplate.withJinja(std::move(jinja), std::move(bos),
-                                std::move(eos));
+  return support::toExpected(
+      chatTemplate.withJinja(std::move(jinja), std::move(bos), std::move(eos)));
 }
 
 llvm::Error Model::loadTokenizer() {
   if (binary->tokenizerJson().empty())
     return llvm::Error::success();
   llvm::Expected<std::unique_ptr<tokenizer::Tokenizer>> loaded =
-      tokenizer::Tokenizer::fromJson(binary->tokenizerJson(),
-                                     binary->name().str() + ": tokenizer");
+      support::toExpected(tokenizer::Tokenizer::fromJson(
+          binary->tokenizerJson(), binary->name().str() + ": tokenizer"));
   if (!loaded)
     return loaded.takeError();
   tokenizer = std::move(*loaded);
@@ -229,11 +230,12 @@ llvm::Expected<ImagePrompt>
 Model::encodeImagePrompt(llvm::StringRef text,
                          llvm::ArrayRef<vision::Image> images,
                          bool parseSpecialTokens) {
-  llvm::Expected<chat::ChatPrompt> prompt = chatTemplate.render(
-      {chat::ChatMessage{chat::Role::User,
-                         vision::addImageMarker(text, getImageMarker(),
-                                                images.size())}},
-      /*addGenerationPrompt=*/true);
+  llvm::Expected<chat::ChatPrompt> prompt =
+      support::toExpected(chatTemplate.render(
+          {chat::ChatMessage{
+              chat::Role::User,
+              vision::addImageMarker(text, getImageMarker(), images.size())}},
+          /*addGenerationPrompt=*/true));
   if (!prompt)
     return prompt.takeError();
   return encodeWithImages(std::move(*prompt), images, parseSpecialTokens);

@@ -2,21 +2,25 @@
 
 #include "runtime/chat/ChatTemplate.h"
 
-#include "llvm/ADT/StringSwitch.h"
-#include "llvm/ADT/Twine.h"
+#include "support/Strings.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cstdlib>
 #include <optional>
 
 namespace llmc::chat {
 
-static llvm::Error makeError(const llvm::Twine &message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), message.str());
+using support::strCat;
+
+/// Chat faults are the caller's: a conversation or a name the template
+/// cannot take.
+static absl::Status makeError(std::string_view message) {
+  return absl::InvalidArgumentError(std::string(message));
 }
 
-llvm::StringRef stringifyRole(Role role) {
+std::string_view stringifyRole(Role role) {
   switch (role) {
   case Role::System:
     return "system";
@@ -25,22 +29,19 @@ llvm::StringRef stringifyRole(Role role) {
   case Role::Assistant:
     return "assistant";
   }
-  llvm_unreachable("unknown role");
+  // The switch covers every role.
+  std::abort();
 }
 
-llvm::Expected<Role> parseRole(llvm::StringRef name) {
-  std::optional<Role> role = llvm::StringSwitch<std::optional<Role>>(name)
-                                 .Case("system", Role::System)
-                                 .Case("user", Role::User)
-                                 .Case("assistant", Role::Assistant)
-                                 .Default(std::nullopt);
-  if (!role)
-    return makeError("chat: unknown role '" + name +
-                     "' (expected system, user or assistant)");
-  return *role;
+absl::StatusOr<Role> parseRole(std::string_view name) {
+  for (Role role : {Role::System, Role::User, Role::Assistant})
+    if (name == stringifyRole(role))
+      return role;
+  return makeError(strCat("chat: unknown role '", name,
+                          "' (expected system, user or assistant)"));
 }
 
-llvm::StringRef stringifyChatFormat(ChatFormat format) {
+std::string_view stringifyChatFormat(ChatFormat format) {
   switch (format) {
   case ChatFormat::Raw:
     return "raw";
@@ -51,13 +52,14 @@ llvm::StringRef stringifyChatFormat(ChatFormat format) {
   case ChatFormat::Llama3:
     return "llama3";
   }
-  llvm_unreachable("unknown chat format");
+  // The switch covers every format.
+  std::abort();
 }
 
 ChatTemplate::ChatTemplate(ChatFormat format, std::string defaultSystemPrompt)
     : format(format), defaultSystemPrompt(std::move(defaultSystemPrompt)) {}
 
-llvm::Expected<ChatTemplate> ChatTemplate::get(llvm::StringRef id) {
+absl::StatusOr<ChatTemplate> ChatTemplate::get(std::string_view id) {
   if (id == "raw")
     return ChatTemplate(ChatFormat::Raw);
   if (id == "chatml" || id == "qwen3")
@@ -72,16 +74,16 @@ llvm::Expected<ChatTemplate> ChatTemplate::get(llvm::StringRef id) {
     return ChatTemplate(ChatFormat::Llama2);
   if (id == "llama3")
     return ChatTemplate(ChatFormat::Llama3);
-  return makeError("chat: unknown template '" + id +
-                   "' (expected raw, chatml, qwen2, qwen2.5, qwen3, llama2 "
-                   "or llama3)");
+  return makeError(strCat("chat: unknown template '", id,
+                          "' (expected raw, chatml, qwen2, qwen2.5, qwen3, "
+                          "llama2 or llama3)"));
 }
 
 //===----------------------------------------------------------------------===//
 // Rendering
 //===----------------------------------------------------------------------===//
 
-void ChatPrompt::appendContent(llvm::StringRef content) {
+void ChatPrompt::appendContent(std::string_view content) {
   if (content.empty())
     return;
   contents.push_back({text.size(), text.size() + content.size()});
@@ -106,9 +108,9 @@ static ChatPrompt slice(const ChatPrompt &prompt, size_t begin, size_t end) {
   return sliced;
 }
 
-bool ChatPrompt::replaceWithMarkup(llvm::StringRef marker,
-                                   llvm::StringRef markup) {
-  size_t at = text.find(marker.str());
+bool ChatPrompt::replaceWithMarkup(std::string_view marker,
+                                   std::string_view markup) {
+  size_t at = text.find(marker);
   if (marker.empty() || at == std::string::npos)
     return false;
   ChatPrompt replaced = slice(*this, 0, at);
@@ -123,16 +125,15 @@ ChatPrompt ChatPrompt::dropFront(size_t bytes) const {
 }
 
 ChatPrompt ChatPrompt::trim() const {
-  llvm::StringRef whole(text);
-  size_t begin = whole.size() - whole.ltrim().size();
-  size_t end = whole.rtrim().size();
-  return slice(*this, begin, std::max(begin, end));
+  std::string_view whole(text), trimmed = support::trim(whole);
+  size_t begin = trimmed.data() - whole.data();
+  return slice(*this, begin, begin + trimmed.size());
 }
 
-static void renderChatML(llvm::ArrayRef<ChatMessage> messages,
-                         llvm::StringRef defaultSystemPrompt,
+static void renderChatML(absl::Span<const ChatMessage> messages,
+                         std::string_view defaultSystemPrompt,
                          bool addGenerationPrompt, ChatPrompt &out) {
-  auto turn = [&](llvm::StringRef role, llvm::StringRef content) {
+  auto turn = [&](std::string_view role, std::string_view content) {
     out.appendMarkup("<|im_start|>");
     out.appendMarkup(role);
     out.appendMarkup("\n");
@@ -148,9 +149,9 @@ static void renderChatML(llvm::ArrayRef<ChatMessage> messages,
     out.appendMarkup("<|im_start|>assistant\n");
 }
 
-static void renderLlama3(llvm::ArrayRef<ChatMessage> messages,
+static void renderLlama3(absl::Span<const ChatMessage> messages,
                          bool addGenerationPrompt, ChatPrompt &out) {
-  auto header = [&](llvm::StringRef role) {
+  auto header = [&](std::string_view role) {
     out.appendMarkup("<|start_header_id|>");
     out.appendMarkup(role);
     out.appendMarkup("<|end_header_id|>\n\n");
@@ -159,7 +160,7 @@ static void renderLlama3(llvm::ArrayRef<ChatMessage> messages,
     if (&message == &messages.front())
       out.appendMarkup("<|begin_of_text|>");
     header(stringifyRole(message.role));
-    out.appendContent(llvm::StringRef(message.content).trim());
+    out.appendContent(support::trim(message.content));
     out.appendMarkup("<|eot_id|>");
   }
   if (addGenerationPrompt)
@@ -168,26 +169,28 @@ static void renderLlama3(llvm::ArrayRef<ChatMessage> messages,
 
 /// Llama 2 has no generation prompt: a rendered conversation that ends with
 /// a user turn ends with "[/INST]", where the reply starts.
-static llvm::Error renderLlama2(llvm::ArrayRef<ChatMessage> messages,
-                                ChatPrompt &out) {
-  std::optional<llvm::StringRef> system;
+static absl::Status renderLlama2(absl::Span<const ChatMessage> messages,
+                                 ChatPrompt &out) {
+  std::optional<std::string_view> system;
   if (!messages.empty() && messages.front().role == Role::System) {
     system = messages.front().content;
-    messages = messages.drop_front();
+    messages.remove_prefix(1);
   }
-  for (auto [index, message] : llvm::enumerate(messages)) {
+  for (size_t index = 0; index < messages.size(); ++index) {
+    const ChatMessage &message = messages[index];
     if (message.role == Role::System)
       return makeError("chat: the llama2 template takes a system message "
                        "only as the first message");
     Role expected = index % 2 == 0 ? Role::User : Role::Assistant;
     if (message.role != expected)
-      return makeError("chat: the llama2 template needs turns that alternate "
-                       "user/assistant starting with user; message " +
-                       llvm::Twine(index + (system ? 1 : 0)) + " is from the " +
-                       stringifyRole(message.role));
+      return makeError(strCat("chat: the llama2 template needs turns that "
+                              "alternate user/assistant starting with user; "
+                              "message ",
+                              index + (system ? 1 : 0), " is from the ",
+                              stringifyRole(message.role)));
     if (message.role == Role::Assistant) {
       out.appendMarkup(" ");
-      out.appendContent(llvm::StringRef(message.content).trim());
+      out.appendContent(support::trim(message.content));
       out.appendMarkup(" </s>");
       continue;
     }
@@ -202,11 +205,11 @@ static llvm::Error renderLlama2(llvm::ArrayRef<ChatMessage> messages,
     out.append(instruction.trim());
     out.appendMarkup(" [/INST]");
   }
-  return llvm::Error::success();
+  return absl::OkStatus();
 }
 
-llvm::Expected<ChatPrompt>
-ChatTemplate::render(llvm::ArrayRef<ChatMessage> messages,
+absl::StatusOr<ChatPrompt>
+ChatTemplate::render(absl::Span<const ChatMessage> messages,
                      bool addGenerationPrompt) const {
   if (jinja)
     return jinja->renderChat(messages, addGenerationPrompt, bosToken,
@@ -224,105 +227,96 @@ ChatTemplate::render(llvm::ArrayRef<ChatMessage> messages,
     renderLlama3(messages, addGenerationPrompt, out);
     break;
   case ChatFormat::Llama2:
-    if (llvm::Error error = renderLlama2(messages, out))
-      return std::move(error);
+    LLMC_RETURN_IF_ERROR(renderLlama2(messages, out));
     break;
   }
   return out;
 }
 
-llvm::Expected<ChatPrompt>
-ChatTemplate::renderContinuation(llvm::ArrayRef<ChatMessage> history,
-                                 llvm::ArrayRef<ChatMessage> newMessages,
+absl::StatusOr<ChatPrompt>
+ChatTemplate::renderContinuation(absl::Span<const ChatMessage> history,
+                                 absl::Span<const ChatMessage> newMessages,
                                  bool addGenerationPrompt) const {
-  llvm::Expected<ChatPrompt> before = render(history, false);
-  if (!before)
-    return before.takeError();
+  LLMC_ASSIGN_OR_RETURN(ChatPrompt before, render(history, false));
   std::vector<ChatMessage> all(history.begin(), history.end());
   all.insert(all.end(), newMessages.begin(), newMessages.end());
-  llvm::Expected<ChatPrompt> after = render(all, addGenerationPrompt);
-  if (!after)
-    return after.takeError();
+  LLMC_ASSIGN_OR_RETURN(ChatPrompt after, render(all, addGenerationPrompt));
   // Every format renders message by message, so the history's text is a
   // prefix; the check guards that property.
-  if (!llvm::StringRef(after->text).starts_with(before->text))
-    return makeError("chat: the " +
-                     (jinja ? llvm::StringRef("checkpoint's")
-                            : stringifyChatFormat(format)) +
-                     " template renders the history differently once new "
-                     "messages follow it");
-  return after->dropFront(before->text.size());
+  if (!support::startsWith(after.text, before.text))
+    return makeError(strCat(
+        "chat: the ",
+        jinja ? std::string_view("checkpoint's") : stringifyChatFormat(format),
+        " template renders the history differently once new messages follow "
+        "it"));
+  return after.dropFront(before.text.size());
 }
 
 /// Stands in for a reply's text so that it can be found in the render:
 /// private-use code points around a word, which no template trims, splits
 /// or writes itself.
-static constexpr llvm::StringLiteral kReplyStandIn =
+static constexpr std::string_view kReplyStandIn =
     "\xF3\xB0\x80\x80reply\xF3\xB0\x80\x80";
 
-llvm::Expected<ChatPrompt>
-ChatTemplate::renderAfterReply(llvm::ArrayRef<ChatMessage> history,
-                               llvm::ArrayRef<ChatMessage> newMessages,
+absl::StatusOr<ChatPrompt>
+ChatTemplate::renderAfterReply(absl::Span<const ChatMessage> history,
+                               absl::Span<const ChatMessage> newMessages,
                                bool addGenerationPrompt) const {
   if (history.empty() || history.back().role != Role::Assistant)
     return makeError("chat: a conversation continues after an assistant "
                      "reply, and this one does not end with one");
   std::vector<ChatMessage> all(history.begin(), history.end());
-  all.back().content = kReplyStandIn.str();
+  all.back().content = std::string(kReplyStandIn);
   all.insert(all.end(), newMessages.begin(), newMessages.end());
-  llvm::Expected<ChatPrompt> rendered = render(all, addGenerationPrompt);
-  if (!rendered)
-    return rendered.takeError();
-  size_t at = rendered->text.find(kReplyStandIn.str());
+  absl::StatusOr<ChatPrompt> rendered = render(all, addGenerationPrompt);
+  if (!rendered.ok())
+    return rendered.status();
+  size_t at = rendered->text.find(kReplyStandIn);
   if (at == std::string::npos ||
-      rendered->text.find(kReplyStandIn.str(), at + 1) != std::string::npos)
+      rendered->text.find(kReplyStandIn, at + 1) != std::string::npos)
     return makeError("chat: the template rewrites the assistant's reply, so "
                      "the conversation cannot go on after the reply the KV "
                      "cache holds");
   return rendered->dropFront(at + kReplyStandIn.size());
 }
 
-llvm::Expected<ChatTemplate>
+absl::StatusOr<ChatTemplate>
 ChatTemplate::withJinja(JinjaTemplate jinjaTemplate, std::string bos,
                         std::string eos) const {
   ChatTemplate chat = *this;
   chat.jinja = std::move(jinjaTemplate);
   chat.bosToken = std::move(bos);
   chat.eosToken = std::move(eos);
-  if (llvm::Error error = chat.findJinjaReplySuffix())
-    return std::move(error);
+  LLMC_RETURN_IF_ERROR(chat.findJinjaReplySuffix());
   return chat;
 }
 
-llvm::Error ChatTemplate::findJinjaReplySuffix() {
-  llvm::Expected<ChatPrompt> suffix = renderAfterReply(
-      {{Role::User, "Hi"}, {Role::Assistant, "Hello"}}, {}, false);
-  if (!suffix)
-    return suffix.takeError();
-  jinjaReplySuffix = std::move(suffix->text);
-  return llvm::Error::success();
+absl::Status ChatTemplate::findJinjaReplySuffix() {
+  const ChatMessage turns[] = {{Role::User, "Hi"}, {Role::Assistant, "Hello"}};
+  LLMC_ASSIGN_OR_RETURN(ChatPrompt suffix, renderAfterReply(turns, {}, false));
+  jinjaReplySuffix = std::move(suffix.text);
+  return absl::OkStatus();
 }
 
-llvm::Expected<ChatTemplate>
+absl::StatusOr<ChatTemplate>
 ChatTemplate::withVariables(const nlohmann::ordered_json &extra) const {
   if (!jinja)
-    return makeError("chat: the built-in " + stringifyChatFormat(format) +
-                     " format reads no template variables");
+    return makeError(strCat("chat: the built-in ", stringifyChatFormat(format),
+                            " format reads no template variables"));
   if (!extra.is_object())
     return makeError("chat: template variables must be a JSON object");
-  for (llvm::StringRef reserved :
+  for (std::string_view reserved :
        {"messages", "add_generation_prompt", "bos_token", "eos_token"})
-    if (extra.contains(reserved.str()))
-      return makeError("chat: the template variable '" + reserved +
-                       "' is set by the renderer itself");
+    if (extra.contains(reserved))
+      return makeError(strCat("chat: the template variable '", reserved,
+                              "' is set by the renderer itself"));
   ChatTemplate chat = *this;
   chat.variables = std::make_shared<const nlohmann::ordered_json>(extra);
-  if (llvm::Error error = chat.findJinjaReplySuffix())
-    return std::move(error);
+  LLMC_RETURN_IF_ERROR(chat.findJinjaReplySuffix());
   return chat;
 }
 
-llvm::StringRef ChatTemplate::getReplySuffix() const {
+std::string_view ChatTemplate::getReplySuffix() const {
   if (jinja)
     return jinjaReplySuffix;
   switch (format) {
@@ -335,7 +329,8 @@ llvm::StringRef ChatTemplate::getReplySuffix() const {
   case ChatFormat::Llama3:
     return "<|eot_id|>";
   }
-  llvm_unreachable("unknown chat format");
+  // The switch covers every format.
+  std::abort();
 }
 
 std::vector<std::string> ChatTemplate::stopStrings() const {
@@ -349,7 +344,8 @@ std::vector<std::string> ChatTemplate::stopStrings() const {
   case ChatFormat::Llama3:
     return {"<|eot_id|>", "<|end_of_text|>"};
   }
-  llvm_unreachable("unknown chat format");
+  // The switch covers every format.
+  std::abort();
 }
 
 } // namespace llmc::chat

@@ -32,13 +32,14 @@
 #include "runtime/chat/JinjaTemplate.h"
 #include "runtime/tokenizer/TextRange.h"
 
-#include "llvm/ADT/ArrayRef.h"
-#include "llvm/ADT/StringRef.h"
-#include "llvm/Support/Error.h"
+#include "support/Status.h"
+
+#include "absl/types/span.h"
 
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace llmc::chat {
@@ -46,9 +47,9 @@ namespace llmc::chat {
 enum class Role { System, User, Assistant };
 
 /// "system", "user" or "assistant".
-llvm::StringRef stringifyRole(Role role);
+std::string_view stringifyRole(Role role);
 /// The role named `name`; an error for any other name.
-llvm::Expected<Role> parseRole(llvm::StringRef name);
+absl::StatusOr<Role> parseRole(std::string_view name);
 
 struct ChatMessage {
   Role role;
@@ -64,8 +65,8 @@ struct ChatPrompt {
   /// Byte ranges of `text`, in order and disjoint.
   std::vector<tokenizer::TextRange> contents;
 
-  void appendMarkup(llvm::StringRef markup) { text += markup; }
-  void appendContent(llvm::StringRef content);
+  void appendMarkup(std::string_view markup) { text += markup; }
+  void appendContent(std::string_view content);
   void append(const ChatPrompt &other);
   /// The prompt without its first `bytes` bytes.
   ChatPrompt dropFront(size_t bytes) const;
@@ -74,13 +75,13 @@ struct ChatPrompt {
   /// Replaces the first `marker` in the text, content or not, with
   /// `markup` (an image's tokens in place of its `<image>` marker); false
   /// when the text holds no marker.
-  bool replaceWithMarkup(llvm::StringRef marker, llvm::StringRef markup);
+  bool replaceWithMarkup(std::string_view marker, std::string_view markup);
 };
 
 enum class ChatFormat { Raw, ChatML, Llama2, Llama3 };
 
 /// "raw", "chatml", "llama2" or "llama3".
-llvm::StringRef stringifyChatFormat(ChatFormat format);
+std::string_view stringifyChatFormat(ChatFormat format);
 
 class ChatTemplate {
 public:
@@ -90,7 +91,7 @@ public:
   /// The template called `id`: a format ("raw", "chatml", "llama2",
   /// "llama3") or a family ("qwen2", "qwen2.5", "qwen3": ChatML with that
   /// family's default system message).
-  static llvm::Expected<ChatTemplate> get(llvm::StringRef id);
+  static absl::StatusOr<ChatTemplate> get(std::string_view id);
 
   /// Chooses the template of a checkpoint from the text of its
   /// `tokenizer_config.json` (empty when it has none) and the `model_type` of
@@ -104,14 +105,14 @@ public:
   /// token, BOS or EOS) and Llama 2 otherwise, and anything else is raw.
   /// Fails when the text is not a JSON object or `chat_template` has an
   /// unexpected type.
-  static llvm::Expected<ChatTemplate>
-  detect(llvm::StringRef tokenizerConfigJson, llvm::StringRef modelType);
+  static absl::StatusOr<ChatTemplate>
+  detect(std::string_view tokenizerConfigJson, std::string_view modelType);
 
   /// This template rendering through `jinja`, a checkpoint's own template,
   /// whose bos_token and eos_token are `bosToken` and `eosToken`; the format
   /// still gives stopStrings(). Fails when the template cannot render a user
   /// turn and its reply, or rewrites the reply's text.
-  llvm::Expected<ChatTemplate> withJinja(JinjaTemplate jinja,
+  absl::StatusOr<ChatTemplate> withJinja(JinjaTemplate jinja,
                                          std::string bosToken,
                                          std::string eosToken) const;
   /// The checkpoint's template this one renders through, if any.
@@ -122,7 +123,7 @@ public:
   /// not an object, names a variable the renderer sets itself (messages,
   /// add_generation_prompt, bos_token, eos_token), or this template is a
   /// built-in format, which reads no variables.
-  llvm::Expected<ChatTemplate>
+  absl::StatusOr<ChatTemplate>
   withVariables(const nlohmann::ordered_json &variables) const;
 
   /// The prompt text of `messages`; with `addGenerationPrompt`, followed by
@@ -130,7 +131,7 @@ public:
   /// cannot express (it raises an exception; Llama 2: a system message after
   /// the first, or turns that do not alternate user/assistant starting with
   /// user).
-  llvm::Expected<ChatPrompt> render(llvm::ArrayRef<ChatMessage> messages,
+  absl::StatusOr<ChatPrompt> render(absl::Span<const ChatMessage> messages,
                                     bool addGenerationPrompt) const;
 
   /// The text that extends a conversation the model has already read, as
@@ -140,9 +141,9 @@ public:
   /// render(history, false) + renderContinuation(...). A cache that holds a
   /// generated reply after render(history minus the reply, true) matches
   /// render(history, false) once it has also read getReplySuffix().
-  llvm::Expected<ChatPrompt>
-  renderContinuation(llvm::ArrayRef<ChatMessage> history,
-                     llvm::ArrayRef<ChatMessage> newMessages,
+  absl::StatusOr<ChatPrompt>
+  renderContinuation(absl::Span<const ChatMessage> history,
+                     absl::Span<const ChatMessage> newMessages,
                      bool addGenerationPrompt) const;
 
   /// What follows the assistant reply that ends `history`, for a runtime
@@ -155,14 +156,14 @@ public:
   /// getReplySuffix() + renderContinuation(...). Fails when `history` does
   /// not end with an assistant message, or the template rewrites the
   /// reply's text.
-  llvm::Expected<ChatPrompt>
-  renderAfterReply(llvm::ArrayRef<ChatMessage> history,
-                   llvm::ArrayRef<ChatMessage> newMessages,
+  absl::StatusOr<ChatPrompt>
+  renderAfterReply(absl::Span<const ChatMessage> history,
+                   absl::Span<const ChatMessage> newMessages,
                    bool addGenerationPrompt) const;
 
   /// What the template writes right after an assistant reply's content:
   /// "<|im_end|>\n", "<|eot_id|>", " </s>", or nothing for raw.
-  llvm::StringRef getReplySuffix() const;
+  std::string_view getReplySuffix() const;
 
   /// Texts that end the assistant's reply when generated ("<|im_end|>",
   /// "<|eot_id|>", ...); none for raw.
@@ -170,11 +171,13 @@ public:
 
   ChatFormat getFormat() const { return format; }
   /// The system message added when a conversation has none; empty for none.
-  llvm::StringRef getDefaultSystemPrompt() const { return defaultSystemPrompt; }
+  std::string_view getDefaultSystemPrompt() const {
+    return defaultSystemPrompt;
+  }
 
 private:
   /// Sets jinjaReplySuffix from a render of a turn and its reply.
-  llvm::Error findJinjaReplySuffix();
+  absl::Status findJinjaReplySuffix();
 
   ChatFormat format;
   std::string defaultSystemPrompt;

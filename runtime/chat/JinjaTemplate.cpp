@@ -1,7 +1,7 @@
 //===- JinjaTemplate.cpp - a checkpoint's own Jinja chat template ---------===//
 //
 // The engine reports faults by exceptions; they stop at this file's
-// boundary and leave it as llvm::Errors.
+// boundary and leave it as absl::Status values.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,11 +13,13 @@
 #include "jinja/parser.h"
 #include "jinja/runtime.h"
 
-#include "llvm/ADT/Twine.h"
-#include "llvm/Support/MemoryBuffer.h"
+#include "support/File.h"
+#include "support/Strings.h"
 
 #include <nlohmann/json.hpp>
 
+#include <iostream>
+#include <iterator>
 #include <limits>
 
 namespace llmc::chat {
@@ -28,8 +30,12 @@ struct JinjaTemplate::Compiled {
   jinja::program program;
 };
 
-static llvm::Error makeError(const llvm::Twine &message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), message.str());
+using support::strCat;
+
+/// A template that does not parse or raises is the checkpoint's fault, or
+/// its user's.
+static absl::Status makeError(std::string_view message) {
+  return absl::InvalidArgumentError(std::string(message));
 }
 
 JinjaTemplate::JinjaTemplate(std::shared_ptr<const Compiled> compiled)
@@ -39,28 +45,32 @@ const std::string &JinjaTemplate::getSource() const {
   return compiled->source;
 }
 
-llvm::Expected<JinjaTemplate> JinjaTemplate::compile(std::string source,
-                                                     llvm::StringRef origin) {
+absl::StatusOr<JinjaTemplate> JinjaTemplate::compile(std::string source,
+                                                     std::string_view origin) {
   auto compiled = std::make_shared<Compiled>();
   compiled->source = std::move(source);
-  compiled->origin = origin.str();
+  compiled->origin = std::string(origin);
   try {
     jinja::lexer lexer;
     compiled->program =
         jinja::parse_from_tokens(lexer.tokenize(compiled->source));
   } catch (const std::exception &error) {
-    return makeError(origin + ": the chat template does not parse: " +
-                     error.what());
+    return makeError(
+        strCat(origin, ": the chat template does not parse: ", error.what()));
   }
   return JinjaTemplate(std::move(compiled));
 }
 
-llvm::Expected<JinjaTemplate> JinjaTemplate::fromFile(llvm::StringRef path) {
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> source =
-      llvm::MemoryBuffer::getFileOrSTDIN(path, /*IsText=*/false);
-  if (!source)
-    return makeError(path + ": cannot read: " + source.getError().message());
-  return compile((*source)->getBuffer().str(), path);
+absl::StatusOr<JinjaTemplate> JinjaTemplate::fromFile(std::string_view path) {
+  if (path == "-")
+    return compile(std::string(std::istreambuf_iterator<char>(std::cin), {}),
+                   path);
+  absl::StatusOr<std::string> source = support::readFile(std::string(path));
+  if (!source.ok())
+    return absl::Status(
+        source.status().code(),
+        strCat(path, ": cannot read: ", support::errorReason(source.status())));
+  return compile(std::move(*source), path);
 }
 
 /// `json` as a template value; strings are marked as the caller's text
@@ -114,12 +124,13 @@ static jinja::value toMessageValue(const nlohmann::ordered_json &message) {
   return object;
 }
 
-llvm::Expected<ChatPrompt>
+absl::StatusOr<ChatPrompt>
 JinjaTemplate::render(const nlohmann::ordered_json &context,
                       std::optional<std::time_t> now) const {
   if (!context.is_object())
-    return makeError(compiled->origin +
-                     ": the template's context is not a JSON object");
+    return makeError(strCat(compiled->origin,
+                            ": the template's context is not a JSON "
+                            "object"));
   ChatPrompt prompt;
   try {
     jinja::context variables(compiled->source);
@@ -145,26 +156,27 @@ JinjaTemplate::render(const nlohmann::ordered_json &context,
         prompt.appendMarkup(part.val);
     }
   } catch (const std::exception &error) {
-    return makeError(compiled->origin +
-                     ": rendering the chat template failed: " + error.what());
+    return makeError(
+        strCat(compiled->origin,
+               ": rendering the chat template failed: ", error.what()));
   }
   return prompt;
 }
 
-llvm::Expected<ChatPrompt>
-JinjaTemplate::renderChat(llvm::ArrayRef<ChatMessage> messages,
-                          bool addGenerationPrompt, llvm::StringRef bosToken,
-                          llvm::StringRef eosToken,
+absl::StatusOr<ChatPrompt>
+JinjaTemplate::renderChat(absl::Span<const ChatMessage> messages,
+                          bool addGenerationPrompt, std::string_view bosToken,
+                          std::string_view eosToken,
                           const nlohmann::ordered_json *variables) const {
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
   for (const ChatMessage &message : messages)
-    list.push_back({{"role", stringifyRole(message.role).str()},
+    list.push_back({{"role", std::string(stringifyRole(message.role))},
                     {"content", message.content}});
   nlohmann::ordered_json context = {
       {"messages", std::move(list)},
       {"add_generation_prompt", addGenerationPrompt},
-      {"bos_token", bosToken.str()},
-      {"eos_token", eosToken.str()}};
+      {"bos_token", std::string(bosToken)},
+      {"eos_token", std::string(eosToken)}};
   if (variables)
     for (const auto &[name, value] : variables->items())
       context[name] = value;

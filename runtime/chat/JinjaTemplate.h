@@ -11,9 +11,9 @@
 #ifndef LLMC_RUNTIME_CHAT_JINJATEMPLATE_H
 #define LLMC_RUNTIME_CHAT_JINJATEMPLATE_H
 
-#include "llvm/ADT/ArrayRef.h"
-#include "llvm/ADT/StringRef.h"
-#include "llvm/Support/Error.h"
+#include "support/Status.h"
+
+#include "absl/types/span.h"
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -21,6 +21,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace llmc::chat {
 
@@ -31,11 +32,11 @@ class JinjaTemplate {
 public:
   /// Parses `source`; errors name `origin` (a file, or "the binary's chat
   /// template") and the line and column of the fault.
-  static llvm::Expected<JinjaTemplate> compile(std::string source,
-                                               llvm::StringRef origin);
+  static absl::StatusOr<JinjaTemplate> compile(std::string source,
+                                               std::string_view origin);
   /// Reads the template file at `path` ("-": standard input) and compiles
   /// it; errors name the file.
-  static llvm::Expected<JinjaTemplate> fromFile(llvm::StringRef path);
+  static absl::StatusOr<JinjaTemplate> fromFile(std::string_view path);
 
   /// Renders with the variables of `context`, a JSON object holding what
   /// `apply_chat_template` passes: `messages`, `add_generation_prompt`,
@@ -44,7 +45,7 @@ public:
   /// prompt's contents. `strftime_now` formats `now` (the current time when
   /// absent) in local time. Fails when the template raises an exception or
   /// meets a value it cannot use.
-  llvm::Expected<ChatPrompt> render(const nlohmann::ordered_json &context,
+  absl::StatusOr<ChatPrompt> render(const nlohmann::ordered_json &context,
                                     std::optional<std::time_t> now = {}) const;
 
   /// Renders `messages` as `apply_chat_template(messages,
@@ -52,9 +53,9 @@ public:
   /// tokenizer whose BOS and EOS tokens are `bosToken` and `eosToken`;
   /// `variables`, when given, is a JSON object of extra keywords
   /// (`enable_thinking`, ...).
-  llvm::Expected<ChatPrompt>
-  renderChat(llvm::ArrayRef<ChatMessage> messages, bool addGenerationPrompt,
-             llvm::StringRef bosToken, llvm::StringRef eosToken,
+  absl::StatusOr<ChatPrompt>
+  renderChat(absl::Span<const ChatMessage> messages, bool addGenerationPrompt,
+             std::string_view bosToken, std::string_view eosToken,
              const nlohmann::ordered_json *variables = nullptr) const;
 
   const std::string &getSource() const;

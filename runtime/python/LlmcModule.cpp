@@ -141,8 +141,9 @@ public:
   std::vector<std::pair<std::string, std::string>> getMessages() const {
     std::vector<std::pair<std::string, std::string>> messages;
     for (const llmc::chat::ChatMessage &message : session->getMessages())
-      messages.emplace_back(llmc::chat::stringifyRole(message.role).str(),
-                            message.content);
+      messages.emplace_back(
+          std::string(llmc::chat::stringifyRole(message.role)),
+          message.content);
     return messages;
   }
 

@@ -5,6 +5,7 @@
 #include "runtime/api/Conversation.h"
 #include "runtime/server/OpenAIProtocol.h"
 #include "runtime/tokenizer/Tokenizer.h"
+#include "support/LlvmStatus.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
@@ -67,8 +68,8 @@ llvm::Expected<chat::ChatTemplate>
 getChatTemplate(const Model &model, const CompletionRequest &request) {
   if (request.templateVariables.empty())
     return model.getChatTemplate();
-  return model.getChatTemplate().withVariables(
-      nlohmann::ordered_json::parse(request.templateVariables));
+  return support::toExpected(model.getChatTemplate().withVariables(
+      nlohmann::ordered_json::parse(request.templateVariables)));
 }
 
 std::string toText(const llvm::json::Value &value) {
@@ -239,7 +240,7 @@ ChatServer::Impl::generate(const CompletionRequest &request,
     if (!chatTemplate)
       return chatTemplate.takeError();
     llvm::Expected<chat::ChatPrompt> prompt =
-        chatTemplate->render(request.messages, true);
+        support::toExpected(chatTemplate->render(request.messages, true));
     if (!prompt)
       return prompt.takeError();
     // The rendered text holds the BOS token where the template puts one.

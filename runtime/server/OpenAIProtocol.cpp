@@ -3,6 +3,7 @@
 #include "runtime/server/OpenAIProtocol.h"
 
 #include "runtime/sampling/Sampler.h"
+#include "support/LlvmStatus.h"
 
 namespace llmc::server {
 
@@ -73,7 +74,8 @@ parseCompletionRequest(llvm::StringRef body, bool chat,
       if (!role || !content)
         return requestError("messages[" + llvm::Twine(index) +
                             "] needs a 'role' and a 'content'");
-      llvm::Expected<chat::Role> parsedRole = chat::parseRole(*role);
+      llvm::Expected<chat::Role> parsedRole =
+          support::toExpected(chat::parseRole(*role));
       if (!parsedRole)
         return requestError("messages[" + llvm::Twine(index) + "]: " +
                             llvm::toString(parsedRole.takeError()));

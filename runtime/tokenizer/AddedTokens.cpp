@@ -5,15 +5,13 @@
 #include "runtime/tokenizer/Unicode.h"
 #include "runtime/tokenizer/Utf8.h"
 
-#include "llvm/ADT/STLExtras.h"
-
 #include <algorithm>
 
 namespace llmc::tokenizer {
 namespace {
 
 /// The code point that ends `text` (non-empty, well-formed UTF-8).
-uint32_t lastChar(llvm::StringRef text) {
+uint32_t lastChar(std::string_view text) {
   size_t start = text.size() - 1;
   while (start > 0 && (static_cast<uint8_t>(text[start]) & 0xC0) == 0x80)
     --start;
@@ -21,7 +19,7 @@ uint32_t lastChar(llvm::StringRef text) {
 }
 
 /// Where the white space that ends `text` begins.
-size_t trailingSpaceStart(llvm::StringRef text) {
+size_t trailingSpaceStart(std::string_view text) {
   size_t start = text.size();
   while (start > 0) {
     size_t charStart = start - 1;
@@ -36,7 +34,7 @@ size_t trailingSpaceStart(llvm::StringRef text) {
 }
 
 /// Where the white space that starts `text` ends.
-size_t leadingSpaceEnd(llvm::StringRef text) {
+size_t leadingSpaceEnd(std::string_view text) {
   size_t end = 0;
   while (end < text.size()) {
     Utf8Char c = readUtf8(text, end);
@@ -51,9 +49,9 @@ using Children = std::vector<std::pair<uint8_t, int32_t>>;
 
 /// Where the child for `byte` is, or would be inserted, in sorted `children`.
 Children::const_iterator findChild(const Children &children, uint8_t byte) {
-  return llvm::lower_bound(children, byte,
-                           [](const std::pair<uint8_t, int32_t> &child,
-                              uint8_t value) { return child.first < value; });
+  return std::lower_bound(children.begin(), children.end(), byte,
+                          [](const std::pair<uint8_t, int32_t> &child,
+                             uint8_t value) { return child.first < value; });
 }
 
 } // namespace
@@ -61,7 +59,8 @@ Children::const_iterator findChild(const Children &children, uint8_t byte) {
 AddedTokenMatcher::AddedTokenMatcher(std::vector<AddedToken> tokensIn,
                                      std::vector<std::string> patterns)
     : tokens(std::move(tokensIn)), trie(1) {
-  for (auto [index, pattern] : llvm::enumerate(patterns)) {
+  for (size_t index = 0; index < patterns.size(); ++index) {
+    const std::string &pattern = patterns[index];
     if (pattern.empty())
       continue;
     int32_t node = 0;
@@ -85,7 +84,7 @@ AddedTokenMatcher::AddedTokenMatcher(std::vector<AddedToken> tokensIn,
 }
 
 std::optional<std::pair<int32_t, size_t>>
-AddedTokenMatcher::matchAt(llvm::StringRef text, size_t offset) const {
+AddedTokenMatcher::matchAt(std::string_view text, size_t offset) const {
   std::optional<std::pair<int32_t, size_t>> longest;
   int32_t node = 0;
   for (size_t i = offset; i < text.size(); ++i) {
@@ -102,14 +101,13 @@ AddedTokenMatcher::matchAt(llvm::StringRef text, size_t offset) const {
 }
 
 std::vector<Segment>
-AddedTokenMatcher::split(llvm::StringRef text,
-                         llvm::ArrayRef<TextRange> plainText) const {
+AddedTokenMatcher::split(std::string_view text,
+                         absl::Span<const TextRange> plainText) const {
   std::vector<Segment> segments;
   auto pushText = [&](size_t begin, size_t end) {
     if (end > begin)
-      segments.push_back(
-          {text.substr(begin, end - begin).str(), std::nullopt, begin == 0,
-           begin});
+      segments.push_back({std::string(text.substr(begin, end - begin)),
+                          std::nullopt, begin == 0, begin});
   };
 
   // Leftmost-longest matches, as HF's Aho-Corasick automaton finds them.
@@ -130,20 +128,19 @@ AddedTokenMatcher::split(llvm::StringRef text,
     offset = stop;
     if (token.singleWord) {
       bool wordBefore =
-          start > 0 && isWordChar(lastChar(text.take_front(start)));
+          start > 0 && isWordChar(lastChar(text.substr(0, start)));
       bool wordAfter =
           stop < text.size() && isWordChar(readUtf8(text, stop).codePoint);
       if (wordBefore || wordAfter)
         continue;
     }
     if (token.lstrip)
-      start =
-          std::max(trailingSpaceStart(text.take_front(start)), segmentStart);
+      start = std::max(trailingSpaceStart(text.substr(0, start)), segmentStart);
     if (token.rstrip)
-      stop += leadingSpaceEnd(text.drop_front(stop));
+      stop += leadingSpaceEnd(text.substr(stop));
     pushText(segmentStart, start);
-    segments.push_back(
-        {text.substr(start, stop - start).str(), token.id, start == 0, start});
+    segments.push_back({std::string(text.substr(start, stop - start)), token.id,
+                        start == 0, start});
     segmentStart = offset = stop;
   }
   pushText(segmentStart, text.size());

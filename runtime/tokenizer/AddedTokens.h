@@ -12,11 +12,10 @@
 
 #include "runtime/tokenizer/TextRange.h"
 
-#include "llvm/ADT/StringRef.h"
-
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace llmc::tokenizer {
@@ -62,8 +61,8 @@ public:
   /// stretches emptied by stripping are dropped. A special token that
   /// overlaps a range of `plainText` is not matched: there it is text, as
   /// HF reads special tokens with `split_special_tokens`.
-  std::vector<Segment> split(llvm::StringRef text,
-                             llvm::ArrayRef<TextRange> plainText = {}) const;
+  std::vector<Segment> split(std::string_view text,
+                             absl::Span<const TextRange> plainText = {}) const;
 
 private:
   struct Node {
@@ -73,7 +72,7 @@ private:
     int32_t token = -1;
   };
   /// The token that matches longest at `offset`, with its length.
-  std::optional<std::pair<int32_t, size_t>> matchAt(llvm::StringRef text,
+  std::optional<std::pair<int32_t, size_t>> matchAt(std::string_view text,
                                                     size_t offset) const;
 
   std::vector<AddedToken> tokens;

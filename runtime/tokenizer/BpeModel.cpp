@@ -4,8 +4,7 @@
 
 #include "runtime/tokenizer/Utf8.h"
 
-#include "llvm/ADT/STLExtras.h"
-
+#include <algorithm>
 #include <queue>
 
 namespace llmc::tokenizer {
@@ -23,43 +22,45 @@ uint64_t pairKey(int32_t left, int32_t right) {
 
 } // namespace
 
-std::unique_ptr<BpeModel> BpeModel::parse(const llvm::json::Object &object,
-                                          JsonReader &reader,
-                                          const llvm::Twine &path) {
+std::unique_ptr<BpeModel>
+BpeModel::parse(const Json &object, JsonReader &reader, std::string_view path) {
   std::unique_ptr<BpeModel> model(new BpeModel());
   std::string unkToken = reader.getString(object, "unk_token", path, "");
   model->fuseUnk = reader.getBool(object, "fuse_unk", path, false);
   model->byteFallback = reader.getBool(object, "byte_fallback", path, false);
   model->ignoreMerges = reader.getBool(object, "ignore_merges", path, false);
-  for (llvm::StringRef affix :
+  for (std::string_view affix :
        {"continuing_subword_prefix", "end_of_word_suffix"})
     if (!reader.getString(object, affix, path, "").empty())
-      reader.fail(path + "." + affix, "is not supported (must be empty)");
-  if (const llvm::json::Value *dropout = reader.find(object, "dropout"))
-    if (dropout->getAsNumber().value_or(1) != 0)
-      reader.fail(path + ".dropout", "is not supported (must be null)");
+      reader.fail(support::strCat(path, ".", affix),
+                  "is not supported (must be empty)");
+  if (const Json *dropout = reader.find(object, "dropout"))
+    if (!dropout->is_number() || dropout->get<double>() != 0)
+      reader.fail(support::strCat(path, ".dropout"),
+                  "is not supported (must be null)");
 
-  const llvm::json::Object *vocab = reader.getObject(object, "vocab", path);
-  const llvm::json::Array *merges = reader.getArray(object, "merges", path);
+  const Json *vocab = reader.getObject(object, "vocab", path);
+  const Json *merges = reader.getArray(object, "merges", path);
   if (reader.failed())
     return nullptr;
 
-  model->vocab = llvm::StringMap<int32_t>(vocab->size());
-  for (const auto &[key, value] : *vocab) {
-    std::optional<int64_t> id = value.getAsInteger();
+  model->vocab.reserve(vocab->size());
+  for (const auto &[key, value] : vocab->items()) {
+    std::optional<int64_t> id = getInteger(value);
     if (!id || *id < 0 || *id > INT32_MAX) {
-      reader.fail(path + ".vocab", "entry '" + key.str() +
-                                       "' must have a non-negative integer id");
+      reader.fail(support::strCat(path, ".vocab"),
+                  support::strCat("entry '", key,
+                                  "' must have a non-negative integer id"));
       return nullptr;
     }
-    model->vocab[key.str()] = static_cast<int32_t>(*id);
+    model->vocab[key] = static_cast<int32_t>(*id);
   }
 
   if (!unkToken.empty()) {
     auto it = model->vocab.find(unkToken);
     if (it == model->vocab.end()) {
-      reader.fail(path + ".unk_token",
-                  "'" + unkToken + "' is not in the vocabulary");
+      reader.fail(support::strCat(path, ".unk_token"),
+                  support::strCat("'", unkToken, "' is not in the vocabulary"));
       return nullptr;
     }
     model->unkId = it->second;
@@ -72,50 +73,50 @@ std::unique_ptr<BpeModel> BpeModel::parse(const llvm::json::Object &object,
       model->byteIds[byte] = it->second;
   }
 
-  if (!model->parseMerges(*merges, reader, path + ".merges"))
+  if (!model->parseMerges(*merges, reader, support::strCat(path, ".merges")))
     return nullptr;
   return model;
 }
 
-bool BpeModel::parseMerges(const llvm::json::Array &list, JsonReader &reader,
-                           const llvm::Twine &path) {
+bool BpeModel::parseMerges(const Json &list, JsonReader &reader,
+                           std::string_view path) {
   merges.reserve(list.size());
-  for (auto [rank, item] : llvm::enumerate(list)) {
-    auto itemPath = [&] {
-      return (path + "[" + llvm::Twine(rank) + "]").str();
-    };
+  for (size_t rank = 0; rank < list.size(); ++rank) {
+    const Json &item = list[rank];
+    auto itemPath = [&] { return support::strCat(path, "[", rank, "]"); };
     // Older files spell a merge "left right", newer ones ["left", "right"].
-    llvm::StringRef left, right;
-    if (std::optional<llvm::StringRef> text = item.getAsString()) {
-      llvm::SmallVector<llvm::StringRef, 3> parts;
-      text->split(parts, ' ');
+    std::string_view left, right;
+    if (item.is_string()) {
+      const std::string &text = item.get_ref<const std::string &>();
+      std::vector<std::string_view> parts = support::split(text, ' ');
       if (parts.size() != 2) {
         reader.fail(itemPath(),
-                    "'" + *text + "' is not two tokens separated by a space");
+                    support::strCat("'", text,
+                                    "' is not two tokens separated by a "
+                                    "space"));
         return false;
       }
       left = parts[0];
       right = parts[1];
-    } else if (const llvm::json::Array *pair = item.getAsArray();
-               pair && pair->size() == 2 && (*pair)[0].getAsString() &&
-               (*pair)[1].getAsString()) {
-      left = *(*pair)[0].getAsString();
-      right = *(*pair)[1].getAsString();
+    } else if (item.is_array() && item.size() == 2 && item[0].is_string() &&
+               item[1].is_string()) {
+      left = item[0].get_ref<const std::string &>();
+      right = item[1].get_ref<const std::string &>();
     } else {
       reader.fail(itemPath(),
                   "must be \"left right\" or [\"left\", \"right\"]");
       return false;
     }
 
-    std::string merged = (left + right).str();
+    std::string merged = support::strCat(left, right);
     int32_t ids[3];
-    llvm::StringRef names[3] = {left, right, merged};
+    std::string_view names[3] = {left, right, merged};
     for (int i = 0; i < 3; ++i) {
       auto it = vocab.find(names[i]);
       if (it == vocab.end()) {
-        reader.fail(itemPath(), "merges '" + left + "' and '" + right +
-                                    "', but '" + names[i] +
-                                    "' is not in the vocabulary");
+        reader.fail(itemPath(), support::strCat("merges '", left, "' and '",
+                                                right, "', but '", names[i],
+                                                "' is not in the vocabulary"));
         return false;
       }
       ids[i] = it->second;
@@ -134,14 +135,14 @@ std::optional<BpeModel::Merge> BpeModel::findMerge(int32_t left,
   return it->second;
 }
 
-std::vector<int32_t> BpeModel::splitIntoSymbols(llvm::StringRef word) const {
+std::vector<int32_t> BpeModel::splitIntoSymbols(std::string_view word) const {
   std::vector<int32_t> symbols;
   symbols.reserve(word.size());
   // A run of unknown characters, pending until a known one ends it.
   bool unkPending = false;
   for (size_t offset = 0; offset < word.size();) {
     size_t length = readUtf8(word, offset).length;
-    llvm::StringRef c = word.substr(offset, length);
+    std::string_view c = word.substr(offset, length);
     offset += length;
     auto it = vocab.find(c);
     if (it != vocab.end()) {
@@ -151,7 +152,7 @@ std::vector<int32_t> BpeModel::splitIntoSymbols(llvm::StringRef word) const {
       symbols.push_back(it->second);
       continue;
     }
-    if (byteFallback && llvm::all_of(c, [&](char byte) {
+    if (byteFallback && std::all_of(c.begin(), c.end(), [&](char byte) {
           return byteIds[static_cast<uint8_t>(byte)] >= 0;
         })) {
       // HF emits the bytes without first flushing a pending unknown token;
@@ -219,10 +220,11 @@ void BpeModel::mergeSymbols(std::vector<int32_t> &symbols) const {
     push(prev[top.pos]);
     push(top.pos);
   }
-  llvm::erase(symbols, -1);
+  symbols.erase(std::remove(symbols.begin(), symbols.end(), -1), symbols.end());
 }
 
-void BpeModel::tokenize(llvm::StringRef word, std::vector<int32_t> &ids) const {
+void BpeModel::tokenize(std::string_view word,
+                        std::vector<int32_t> &ids) const {
   if (word.empty())
     return;
   if (ignoreMerges) {
@@ -248,7 +250,7 @@ void BpeModel::tokenize(llvm::StringRef word, std::vector<int32_t> &ids) const {
     std::lock_guard<std::mutex> lock(cacheMutex);
     if (cache.size() >= kCacheCapacity)
       cache.clear();
-    cache[word] = std::move(symbols);
+    cache[std::string(word)] = std::move(symbols);
   }
 }
 

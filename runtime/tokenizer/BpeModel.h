@@ -13,8 +13,7 @@
 #include "runtime/tokenizer/JsonReader.h"
 #include "runtime/tokenizer/TokenModel.h"
 
-#include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/StringMap.h"
+#include "absl/container/flat_hash_map.h"
 
 #include <array>
 #include <memory>
@@ -28,12 +27,12 @@ class BpeModel : public TokenModel {
 public:
   /// The model that the `model` section `object` (at `path`) describes; null
   /// on error (recorded in `reader`).
-  static std::unique_ptr<BpeModel> parse(const llvm::json::Object &object,
-                                         JsonReader &reader,
-                                         const llvm::Twine &path);
+  static std::unique_ptr<BpeModel> parse(const Json &object, JsonReader &reader,
+                                         std::string_view path);
 
-  void tokenize(llvm::StringRef word, std::vector<int32_t> &ids) const override;
-  const llvm::StringMap<int32_t> &getVocab() const override { return vocab; }
+  void tokenize(std::string_view word,
+                std::vector<int32_t> &ids) const override;
+  const StringMap<int32_t> &getVocab() const override { return vocab; }
 
 private:
   struct Merge {
@@ -43,17 +42,16 @@ private:
 
   BpeModel() = default;
   /// Reads `merges` into `merges`; false on error (recorded in `reader`).
-  bool parseMerges(const llvm::json::Array &list, JsonReader &reader,
-                   const llvm::Twine &path);
+  bool parseMerges(const Json &list, JsonReader &reader, std::string_view path);
   /// The initial symbols of `word`, before any merge.
-  std::vector<int32_t> splitIntoSymbols(llvm::StringRef word) const;
+  std::vector<int32_t> splitIntoSymbols(std::string_view word) const;
   /// Applies merges to `symbols` in rank order, leftmost first on ties.
   void mergeSymbols(std::vector<int32_t> &symbols) const;
   std::optional<Merge> findMerge(int32_t left, int32_t right) const;
 
-  llvm::StringMap<int32_t> vocab;
+  StringMap<int32_t> vocab;
   /// Keyed by the pair's ids, left in the high half.
-  llvm::DenseMap<uint64_t, Merge> merges;
+  absl::flat_hash_map<uint64_t, Merge> merges;
   std::optional<int32_t> unkId;
   bool fuseUnk = false;
   bool byteFallback = false;
@@ -64,7 +62,7 @@ private:
 
   /// Merging is the expensive step, and text repeats words.
   mutable std::mutex cacheMutex;
-  mutable llvm::StringMap<std::vector<int32_t>> cache;
+  mutable StringMap<std::vector<int32_t>> cache;
 };
 
 } // namespace llmc::tokenizer

@@ -35,13 +35,13 @@ const ByteLevelTable &getTable() {
 
 } // namespace
 
-void appendByteLevelChars(llvm::StringRef bytes, std::string &out) {
+void appendByteLevelChars(std::string_view bytes, std::string &out) {
   const ByteLevelTable &table = getTable();
   for (char byte : bytes)
     out += table.chars[static_cast<uint8_t>(byte)];
 }
 
-std::optional<std::string> decodeByteLevelChars(llvm::StringRef token) {
+std::optional<std::string> decodeByteLevelChars(std::string_view token) {
   const ByteLevelTable &table = getTable();
   std::string out;
   for (size_t offset = 0; offset < token.size();) {

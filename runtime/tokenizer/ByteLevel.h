@@ -9,19 +9,18 @@
 #ifndef LLMC_RUNTIME_TOKENIZER_BYTELEVEL_H
 #define LLMC_RUNTIME_TOKENIZER_BYTELEVEL_H
 
-#include "llvm/ADT/StringRef.h"
-
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace llmc::tokenizer {
 
 /// Appends the character that stands for each byte of `bytes`.
-void appendByteLevelChars(llvm::StringRef bytes, std::string &out);
+void appendByteLevelChars(std::string_view bytes, std::string &out);
 
 /// The bytes that the characters of `token` stand for; nullopt when one of
 /// them stands for no byte.
-std::optional<std::string> decodeByteLevelChars(llvm::StringRef token);
+std::optional<std::string> decodeByteLevelChars(std::string_view token);
 
 } // namespace llmc::tokenizer
 

@@ -5,9 +5,11 @@
 #include "runtime/tokenizer/ByteLevel.h"
 #include "runtime/tokenizer/Utf8.h"
 
-#include "llvm/ADT/STLExtras.h"
+#include "support/Strings.h"
 
-#include "llvm/ADT/StringExtras.h"
+#include <algorithm>
+#include <cctype>
+#include <charconv>
 
 namespace llmc::tokenizer {
 
@@ -40,9 +42,9 @@ public:
       return;
     for (std::string &token : tokens) {
       std::string out;
-      llvm::StringRef rest = token;
-      for (size_t found; (found = rest.find(pattern)) != llvm::StringRef::npos;
-           rest = rest.drop_front(found + pattern.size()))
+      std::string_view rest = token;
+      for (size_t found; (found = rest.find(pattern)) != std::string_view::npos;
+           rest.remove_prefix(found + pattern.size()))
         out.append(rest.data(), found).append(content);
       out.append(rest.data(), rest.size());
       token = std::move(out);
@@ -69,16 +71,21 @@ public:
         // HF replaces every byte of an ill-formed run, not each maximal
         // ill-formed subsequence.
         for (size_t i = 0; i < bytes.size(); ++i)
-          out.push_back(kReplacementChar.str());
+          out.push_back(std::string(kReplacementChar));
       }
       bytes.clear();
     };
     for (std::string &token : tokens) {
-      llvm::StringRef text = token;
-      unsigned byte;
-      if (text.size() == 6 && text.consume_front("<0x") &&
-          text.consume_back(">") && llvm::all_of(text, llvm::isHexDigit) &&
-          !text.getAsInteger(16, byte)) {
+      std::string_view text = token;
+      unsigned byte = 0;
+      if (text.size() == 6 && support::consumePrefix(text, "<0x") &&
+          support::consumeSuffix(text, ">") &&
+          std::all_of(text.begin(), text.end(),
+                      [](char c) {
+                        return std::isxdigit(static_cast<unsigned char>(c));
+                      }) &&
+          std::from_chars(text.data(), text.data() + text.size(), byte, 16)
+                  .ec == std::errc()) {
         bytes += static_cast<char>(byte);
         continue;
       }
@@ -110,14 +117,14 @@ public:
     if (content.empty())
       return;
     for (std::string &token : tokens) {
-      llvm::StringRef text = token;
+      std::string_view text = token;
       int64_t stripped = 0;
-      while (stripped < start && text.consume_front(content))
+      while (stripped < start && support::consumePrefix(text, content))
         ++stripped;
       stripped = 0;
-      while (stripped < stop && text.consume_back(content))
+      while (stripped < stop && support::consumeSuffix(text, content))
         ++stripped;
-      token = text.str();
+      token = std::string(text);
     }
   }
 
@@ -133,16 +140,17 @@ public:
   void decodeChain(std::vector<std::string> &tokens, bool) const override {
     if (replacement.empty())
       return;
-    for (auto [index, token] : llvm::enumerate(tokens)) {
+    for (size_t index = 0; index < tokens.size(); ++index) {
+      std::string &token = tokens[index];
       // HF drops every replacement character of the first token, not only
       // the one that the pre-tokenizer prepended.
-      llvm::StringRef space = index == 0 && stripFirst ? "" : " ";
+      std::string_view space = index == 0 && stripFirst ? "" : " ";
       std::string out;
-      llvm::StringRef rest = token;
+      std::string_view rest = token;
       for (size_t found;
-           (found = rest.find(replacement)) != llvm::StringRef::npos;
-           rest = rest.drop_front(found + replacement.size()))
-        out.append(rest.data(), found).append(space.str());
+           (found = rest.find(replacement)) != std::string_view::npos;
+           rest.remove_prefix(found + replacement.size()))
+        out.append(rest.data(), found).append(space);
       out.append(rest.data(), rest.size());
       token = std::move(out);
     }
@@ -168,12 +176,11 @@ private:
 
 } // namespace
 
-std::unique_ptr<Decoder> parseDecoder(const llvm::json::Value *value,
-                                      JsonReader &reader,
-                                      const llvm::Twine &path) {
-  if (!value || value->kind() == llvm::json::Value::Null)
+std::unique_ptr<Decoder> parseDecoder(const Json *value, JsonReader &reader,
+                                      std::string_view path) {
+  if (!value || value->is_null())
     return nullptr;
-  const llvm::json::Object *object = reader.asObject(*value, path);
+  const Json *object = reader.asObject(*value, path);
   if (!object)
     return nullptr;
   std::string type = reader.getString(*object, "type", path);
@@ -198,7 +205,7 @@ std::unique_ptr<Decoder> parseDecoder(const llvm::json::Value *value,
     if (!pattern)
       return nullptr;
     if (pattern->second) {
-      reader.fail(path + ".pattern",
+      reader.fail(support::strCat(path, ".pattern"),
                   "is a regex; only String patterns are supported");
       return nullptr;
     }
@@ -216,16 +223,18 @@ std::unique_ptr<Decoder> parseDecoder(const llvm::json::Value *value,
                                               scheme != "never");
   }
   if (type == "Sequence") {
-    auto steps = reader.getSteps<Decoder>(*object, "decoders", path, parseDecoder);
+    auto steps =
+        reader.getSteps<Decoder>(*object, "decoders", path, parseDecoder);
     if (!steps)
       return nullptr;
     return std::make_unique<SequenceDecoder>(std::move(*steps));
   }
 
-  reader.fail(path + ".type",
-              "'" + type +
-                  "' is not supported (supported: ByteLevel, ByteFallback, "
-                  "Fuse, Strip, Replace, Metaspace, Sequence)");
+  reader.fail(support::strCat(path, ".type"),
+              support::strCat("'", type,
+                              "' is not supported (supported: ByteLevel, "
+                              "ByteFallback, Fuse, Strip, Replace, Metaspace, "
+                              "Sequence)"));
   return nullptr;
 }
 

@@ -33,9 +33,8 @@ public:
 
 /// The decoder that `value` (the JSON at `path`) describes; null for a JSON
 /// null or a missing section, and on error (recorded in `reader`).
-std::unique_ptr<Decoder> parseDecoder(const llvm::json::Value *value,
-                                      JsonReader &reader,
-                                      const llvm::Twine &path);
+std::unique_ptr<Decoder> parseDecoder(const Json *value, JsonReader &reader,
+                                      std::string_view path);
 
 } // namespace llmc::tokenizer
 

@@ -2,133 +2,145 @@
 
 #include "runtime/tokenizer/JsonReader.h"
 
+#include <cmath>
+#include <limits>
+
 namespace llmc::tokenizer {
 
 /// The JSON path of field `key` of the object at `path`.
-static std::string fieldPath(const llvm::Twine &path, llvm::StringRef key) {
-  std::string prefix = path.str();
-  return prefix.empty() ? key.str() : prefix + "." + key.str();
+static std::string fieldPath(std::string_view path, std::string_view key) {
+  return path.empty() ? std::string(key) : support::strCat(path, ".", key);
 }
 
-void JsonReader::fail(const llvm::Twine &path, const llvm::Twine &problem) {
-  if (!firstError)
-    firstError = (source + ": " + path + " " + problem).str();
+std::optional<int64_t> getInteger(const Json &value) {
+  if (value.is_number_unsigned()) {
+    uint64_t number = value.get<uint64_t>();
+    if (number > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+      return std::nullopt;
+    return static_cast<int64_t>(number);
+  }
+  if (value.is_number_integer())
+    return value.get<int64_t>();
+  if (!value.is_number_float())
+    return std::nullopt;
+  double number = value.get<double>(), whole = 0;
+  // [-2^63, 2^63): the doubles that convert to int64 exactly.
+  if (std::modf(number, &whole) != 0.0 || !(number >= -0x1p63) ||
+      !(number < 0x1p63))
+    return std::nullopt;
+  return static_cast<int64_t>(number);
 }
 
-llvm::Error JsonReader::takeError() {
+void JsonReader::fail(std::string_view path, std::string_view problem) {
   if (!firstError)
-    return llvm::Error::success();
+    firstError = support::strCat(source, ": ", path, " ", problem);
+}
+
+absl::Status JsonReader::takeError() {
+  if (!firstError)
+    return absl::OkStatus();
   std::string message = std::move(*firstError);
   firstError.reset();
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+  return absl::InvalidArgumentError(message);
 }
 
-llvm::Error JsonReader::makeError(const llvm::Twine &problem) const {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 source + ": " + problem);
+absl::Status JsonReader::makeError(std::string_view problem) const {
+  return absl::InvalidArgumentError(support::strCat(source, ": ", problem));
 }
 
-void JsonReader::failType(const llvm::Twine &path, llvm::StringRef expected,
-                          const llvm::json::Value &value) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  os << value;
+void JsonReader::failType(std::string_view path, std::string_view expected,
+                          const Json &value) {
+  // The parser checked the strings' UTF-8, so dumping cannot throw.
+  std::string text = value.dump();
   if (text.size() > 60)
     text = text.substr(0, 57) + "...";
-  fail(path, "must be " + expected + ", got " + text);
+  fail(path, support::strCat("must be ", expected, ", got ", text));
 }
 
-const llvm::json::Object *JsonReader::asObject(const llvm::json::Value &value,
-                                               const llvm::Twine &path) {
-  if (const llvm::json::Object *object = value.getAsObject())
-    return object;
+const Json *JsonReader::asObject(const Json &value, std::string_view path) {
+  if (value.is_object())
+    return &value;
   failType(path, "an object", value);
   return nullptr;
 }
 
-const llvm::json::Value *JsonReader::find(const llvm::json::Object &object,
-                                          llvm::StringRef key) const {
-  const llvm::json::Value *value = object.get(key);
-  if (!value || value->kind() == llvm::json::Value::Null)
+const Json *JsonReader::find(const Json &object, std::string_view key) const {
+  auto it = object.find(key);
+  if (it == object.end() || it->is_null())
     return nullptr;
-  return value;
+  return &*it;
 }
 
-const llvm::json::Value *JsonReader::require(const llvm::json::Object &object,
-                                             llvm::StringRef key,
-                                             const llvm::Twine &path,
-                                             bool required) {
-  const llvm::json::Value *value = find(object, key);
+const Json *JsonReader::require(const Json &object, std::string_view key,
+                                std::string_view path, bool required) {
+  const Json *value = find(object, key);
   if (!value && required)
     fail(fieldPath(path, key), "is missing");
   return value;
 }
 
-std::string JsonReader::getString(const llvm::json::Object &object,
-                                  llvm::StringRef key, const llvm::Twine &path,
-                                  std::optional<llvm::StringRef> fallback) {
-  const llvm::json::Value *value = require(object, key, path, !fallback);
+std::string JsonReader::getString(const Json &object, std::string_view key,
+                                  std::string_view path,
+                                  std::optional<std::string_view> fallback) {
+  const Json *value = require(object, key, path, !fallback);
   if (!value)
-    return fallback.value_or("").str();
-  if (std::optional<llvm::StringRef> result = value->getAsString())
-    return result->str();
+    return std::string(fallback.value_or(""));
+  if (value->is_string())
+    return value->get<std::string>();
   failType(fieldPath(path, key), "a string", *value);
   return {};
 }
 
-bool JsonReader::getBool(const llvm::json::Object &object, llvm::StringRef key,
-                         const llvm::Twine &path,
-                         std::optional<bool> fallback) {
-  const llvm::json::Value *value = require(object, key, path, !fallback);
+bool JsonReader::getBool(const Json &object, std::string_view key,
+                         std::string_view path, std::optional<bool> fallback) {
+  const Json *value = require(object, key, path, !fallback);
   if (!value)
     return fallback.value_or(false);
-  if (std::optional<bool> result = value->getAsBoolean())
-    return *result;
+  if (value->is_boolean())
+    return value->get<bool>();
   failType(fieldPath(path, key), "true or false", *value);
   return false;
 }
 
-int64_t JsonReader::getInt(const llvm::json::Object &object,
-                           llvm::StringRef key, const llvm::Twine &path,
+int64_t JsonReader::getInt(const Json &object, std::string_view key,
+                           std::string_view path,
                            std::optional<int64_t> fallback) {
-  const llvm::json::Value *value = require(object, key, path, !fallback);
+  const Json *value = require(object, key, path, !fallback);
   if (!value)
     return fallback.value_or(0);
-  if (std::optional<int64_t> result = value->getAsInteger())
+  if (std::optional<int64_t> result = getInteger(*value))
     return *result;
   failType(fieldPath(path, key), "an integer", *value);
   return 0;
 }
 
-const llvm::json::Array *JsonReader::getArray(const llvm::json::Object &object,
-                                              llvm::StringRef key,
-                                              const llvm::Twine &path) {
-  const llvm::json::Value *value = require(object, key, path, true);
+const Json *JsonReader::getArray(const Json &object, std::string_view key,
+                                 std::string_view path) {
+  const Json *value = require(object, key, path, true);
   if (!value)
     return nullptr;
-  if (const llvm::json::Array *array = value->getAsArray())
-    return array;
+  if (value->is_array())
+    return value;
   failType(fieldPath(path, key), "an array", *value);
   return nullptr;
 }
 
-const llvm::json::Object *
-JsonReader::getObject(const llvm::json::Object &object, llvm::StringRef key,
-                      const llvm::Twine &path) {
-  const llvm::json::Value *value = require(object, key, path, true);
+const Json *JsonReader::getObject(const Json &object, std::string_view key,
+                                  std::string_view path) {
+  const Json *value = require(object, key, path, true);
   if (!value)
     return nullptr;
   return asObject(*value, fieldPath(path, key));
 }
 
 std::optional<std::pair<std::string, bool>>
-JsonReader::getPattern(const llvm::json::Object &object, llvm::StringRef key,
-                       const llvm::Twine &path) {
-  const llvm::json::Object *pattern = getObject(object, key, path);
+JsonReader::getPattern(const Json &object, std::string_view key,
+                       std::string_view path) {
+  const Json *pattern = getObject(object, key, path);
   if (!pattern)
     return std::nullopt;
   for (auto [name, isRegex] :
-       {std::pair<llvm::StringRef, bool>{"String", false}, {"Regex", true}})
+       {std::pair<std::string_view, bool>{"String", false}, {"Regex", true}})
     if (find(*pattern, name))
       return std::make_pair(getString(*pattern, name, fieldPath(path, key)),
                             isRegex);

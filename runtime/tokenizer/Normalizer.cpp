@@ -6,10 +6,7 @@
 #include "runtime/tokenizer/Unicode.h"
 #include "runtime/tokenizer/Utf8.h"
 
-#include "llvm/ADT/STLExtras.h"
-
-#include "llvm/ADT/StringSwitch.h"
-
+#include <optional>
 #include <vector>
 
 namespace llmc::tokenizer {
@@ -126,27 +123,23 @@ private:
 
 } // namespace
 
-std::unique_ptr<Normalizer> parseNormalizer(const llvm::json::Value *value,
-                                            JsonReader &reader,
-                                            const llvm::Twine &path) {
-  if (!value || value->kind() == llvm::json::Value::Null)
+std::unique_ptr<Normalizer>
+parseNormalizer(const Json *value, JsonReader &reader, std::string_view path) {
+  if (!value || value->is_null())
     return nullptr;
-  const llvm::json::Object *object = reader.asObject(*value, path);
+  const Json *object = reader.asObject(*value, path);
   if (!object)
     return nullptr;
   std::string type = reader.getString(*object, "type", path);
   if (reader.failed())
     return nullptr;
 
-  std::optional<NormalizationForm> form =
-      llvm::StringSwitch<std::optional<NormalizationForm>>(type)
-          .Case("NFC", NormalizationForm::NFC)
-          .Case("NFD", NormalizationForm::NFD)
-          .Case("NFKC", NormalizationForm::NFKC)
-          .Case("NFKD", NormalizationForm::NFKD)
-          .Default(std::nullopt);
-  if (form)
-    return std::make_unique<UnicodeNormalizer>(*form);
+  for (auto [name, form] : {std::pair{"NFC", NormalizationForm::NFC},
+                            {"NFD", NormalizationForm::NFD},
+                            {"NFKC", NormalizationForm::NFKC},
+                            {"NFKD", NormalizationForm::NFKD}})
+    if (type == name)
+      return std::make_unique<UnicodeNormalizer>(form);
 
   if (type == "Prepend")
     return std::make_unique<PrependNormalizer>(
@@ -161,10 +154,11 @@ std::unique_ptr<Normalizer> parseNormalizer(const llvm::json::Value *value,
     if (!isRegex)
       return std::make_unique<ReplaceNormalizer>(std::move(text), nullptr,
                                                  std::move(content));
-    llvm::Expected<std::shared_ptr<const SplitRegex>> regex =
+    absl::StatusOr<std::shared_ptr<const SplitRegex>> regex =
         SplitRegex::compile(text);
-    if (!regex) {
-      reader.fail(path + ".pattern", llvm::toString(regex.takeError()));
+    if (!regex.ok()) {
+      reader.fail(support::strCat(path, ".pattern"),
+                  std::string(regex.status().message()));
       return nullptr;
     }
     return std::make_unique<ReplaceNormalizer>("", std::move(*regex),
@@ -187,10 +181,11 @@ std::unique_ptr<Normalizer> parseNormalizer(const llvm::json::Value *value,
     return std::make_unique<SequenceNormalizer>(std::move(*steps));
   }
 
-  reader.fail(path + ".type",
-              "'" + type +
-                  "' is not supported (supported: NFC, NFD, NFKC, NFKD, "
-                  "Lowercase, Strip, Prepend, Replace, Sequence)");
+  reader.fail(support::strCat(path, ".type"),
+              support::strCat("'", type,
+                              "' is not supported (supported: NFC, NFD, NFKC, "
+                              "NFKD, Lowercase, Strip, Prepend, Replace, "
+                              "Sequence)"));
   return nullptr;
 }
 

@@ -25,9 +25,8 @@ public:
 
 /// The normalizer that `value` (the JSON at `path`) describes; null for a
 /// JSON null or a missing section, and on error (recorded in `reader`).
-std::unique_ptr<Normalizer> parseNormalizer(const llvm::json::Value *value,
-                                            JsonReader &reader,
-                                            const llvm::Twine &path);
+std::unique_ptr<Normalizer>
+parseNormalizer(const Json *value, JsonReader &reader, std::string_view path);
 
 } // namespace llmc::tokenizer
 

@@ -2,35 +2,32 @@
 
 #include "runtime/tokenizer/PostProcessor.h"
 
-#include "llvm/ADT/STLExtras.h"
-
 namespace llmc::tokenizer {
 namespace {
 
 /// The ids of the entry `name` of TemplateProcessing's `special_tokens`.
-std::vector<int32_t> getSpecialTokenIds(const llvm::json::Object &processor,
-                                        llvm::StringRef name,
+std::vector<int32_t> getSpecialTokenIds(const Json &processor,
+                                        std::string_view name,
                                         JsonReader &reader,
-                                        const llvm::Twine &path) {
+                                        std::string_view path) {
   std::vector<int32_t> ids;
-  const llvm::json::Object *specials =
-      reader.getObject(processor, "special_tokens", path);
+  const Json *specials = reader.getObject(processor, "special_tokens", path);
   if (!specials)
     return ids;
-  const llvm::json::Value *entry = reader.find(*specials, name);
+  const Json *entry = reader.find(*specials, name);
   if (!entry) {
-    reader.fail(path + ".special_tokens",
-                "has no entry '" + name + "' that the template uses");
+    reader.fail(
+        support::strCat(path, ".special_tokens"),
+        support::strCat("has no entry '", name, "' that the template uses"));
     return ids;
   }
-  std::string entryPath = (path + ".special_tokens." + name).str();
-  const llvm::json::Object *object = reader.asObject(*entry, entryPath);
+  std::string entryPath = support::strCat(path, ".special_tokens.", name);
+  const Json *object = reader.asObject(*entry, entryPath);
   if (!object)
     return ids;
-  if (const llvm::json::Array *list =
-          reader.getArray(*object, "ids", entryPath))
-    for (const llvm::json::Value &id : *list) {
-      std::optional<int64_t> value = id.getAsInteger();
+  if (const Json *list = reader.getArray(*object, "ids", entryPath))
+    for (const Json &id : *list) {
+      std::optional<int64_t> value = getInteger(id);
       if (!value || *value < 0 || *value > INT32_MAX) {
         reader.fail(entryPath + ".ids", "must hold token ids");
         return ids;
@@ -40,23 +37,20 @@ std::vector<int32_t> getSpecialTokenIds(const llvm::json::Object &processor,
   return ids;
 }
 
-SpecialTokenTemplate parseTemplate(const llvm::json::Object &processor,
-                                   JsonReader &reader,
-                                   const llvm::Twine &path) {
+SpecialTokenTemplate parseTemplate(const Json &processor, JsonReader &reader,
+                                   std::string_view path) {
   SpecialTokenTemplate result;
-  const llvm::json::Array *single = reader.getArray(processor, "single", path);
+  const Json *single = reader.getArray(processor, "single", path);
   if (!single)
     return result;
   bool sawSequence = false;
-  for (auto [index, item] : llvm::enumerate(*single)) {
-    std::string itemPath = (path + ".single[" + llvm::Twine(index) + "]").str();
-    const llvm::json::Object *object = reader.asObject(item, itemPath);
+  for (size_t index = 0; index < single->size(); ++index) {
+    std::string itemPath = support::strCat(path, ".single[", index, "]");
+    const Json *object = reader.asObject((*single)[index], itemPath);
     if (!object)
       return result;
-    if (const llvm::json::Value *special =
-            reader.find(*object, "SpecialToken")) {
-      const llvm::json::Object *token =
-          reader.asObject(*special, itemPath + ".SpecialToken");
+    if (const Json *special = reader.find(*object, "SpecialToken")) {
+      const Json *token = reader.asObject(*special, itemPath + ".SpecialToken");
       if (!token)
         return result;
       std::string name =
@@ -73,18 +67,17 @@ SpecialTokenTemplate parseTemplate(const llvm::json::Object &processor,
     }
   }
   if (!sawSequence)
-    reader.fail(path + ".single", "has no Sequence");
+    reader.fail(support::strCat(path, ".single"), "has no Sequence");
   return result;
 }
 
 } // namespace
 
-SpecialTokenTemplate parsePostProcessor(const llvm::json::Value *value,
-                                        JsonReader &reader,
-                                        const llvm::Twine &path) {
-  if (!value || value->kind() == llvm::json::Value::Null)
+SpecialTokenTemplate parsePostProcessor(const Json *value, JsonReader &reader,
+                                        std::string_view path) {
+  if (!value || value->is_null())
     return {};
-  const llvm::json::Object *object = reader.asObject(*value, path);
+  const Json *object = reader.asObject(*value, path);
   if (!object)
     return {};
   std::string type = reader.getString(*object, "type", path);
@@ -95,13 +88,13 @@ SpecialTokenTemplate parsePostProcessor(const llvm::json::Value *value,
   if (type == "Sequence") {
     // Each processor wraps what the ones before it produced.
     SpecialTokenTemplate result;
-    const llvm::json::Array *list =
-        reader.getArray(*object, "processors", path);
+    const Json *list = reader.getArray(*object, "processors", path);
     if (!list)
       return result;
-    for (auto [index, item] : llvm::enumerate(*list)) {
-      SpecialTokenTemplate step = parsePostProcessor(
-          &item, reader, path + ".processors[" + llvm::Twine(index) + "]");
+    for (size_t index = 0; index < list->size(); ++index) {
+      SpecialTokenTemplate step =
+          parsePostProcessor(&(*list)[index], reader,
+                             support::strCat(path, ".processors[", index, "]"));
       result.prefix.insert(result.prefix.begin(), step.prefix.begin(),
                            step.prefix.end());
       result.suffix.insert(result.suffix.end(), step.suffix.begin(),
@@ -109,10 +102,10 @@ SpecialTokenTemplate parsePostProcessor(const llvm::json::Value *value,
     }
     return result;
   }
-  reader.fail(path + ".type",
-              "'" + type +
-                  "' is not supported (supported: TemplateProcessing, "
-                  "ByteLevel, Sequence)");
+  reader.fail(support::strCat(path, ".type"),
+              support::strCat("'", type,
+                              "' is not supported (supported: "
+                              "TemplateProcessing, ByteLevel, Sequence)"));
   return {};
 }
 

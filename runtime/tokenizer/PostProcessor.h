@@ -25,9 +25,8 @@ struct SpecialTokenTemplate {
 /// The template that `value` (the JSON at `path`) describes: empty for a
 /// null or missing section and for ByteLevel (which only trims offsets).
 /// Errors are recorded in `reader`.
-SpecialTokenTemplate parsePostProcessor(const llvm::json::Value *value,
-                                        JsonReader &reader,
-                                        const llvm::Twine &path);
+SpecialTokenTemplate parsePostProcessor(const Json *value, JsonReader &reader,
+                                        std::string_view path);
 
 } // namespace llmc::tokenizer
 

@@ -5,13 +5,11 @@
 #include "runtime/tokenizer/ByteLevel.h"
 #include "runtime/tokenizer/SplitRegex.h"
 
-#include "llvm/ADT/STLExtras.h"
-
-#include "llvm/ADT/STLFunctionalExtras.h"
-#include "llvm/ADT/StringSwitch.h"
-#include "llvm/Support/ErrorHandling.h"
+#include "absl/functional/function_ref.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <optional>
 
 namespace llmc::tokenizer {
 
@@ -34,11 +32,11 @@ struct Span {
 };
 
 using MatchFinder =
-    llvm::function_ref<std::vector<std::pair<size_t, size_t>>(llvm::StringRef)>;
+    absl::FunctionRef<std::vector<std::pair<size_t, size_t>>(std::string_view)>;
 
 /// The matches of a piece and the gaps between them, in order, as the spans
 /// that `behavior` keeps or merges.
-std::vector<Span> splitSpans(llvm::StringRef text, MatchFinder findMatches,
+std::vector<Span> splitSpans(std::string_view text, MatchFinder findMatches,
                              SplitBehavior behavior, bool invert) {
   std::vector<Span> spans;
   size_t last = 0;
@@ -90,7 +88,8 @@ std::vector<Span> splitSpans(llvm::StringRef text, MatchFinder findMatches,
     }
     return result;
   }
-  llvm_unreachable("unknown split behavior");
+  // The switch covers every behavior.
+  std::abort();
 }
 
 void splitPieces(std::vector<PreToken> &pieces, MatchFinder findMatches,
@@ -115,7 +114,7 @@ public:
   void preTokenize(std::vector<PreToken> &pieces) const override {
     splitPieces(
         pieces,
-        [&](llvm::StringRef text) {
+        [&](std::string_view text) {
           return regex ? regex->findMatches(text) : findLiteral(text, literal);
         },
         behavior, invert);
@@ -137,12 +136,12 @@ public:
   void preTokenize(std::vector<PreToken> &pieces) const override {
     if (addPrefixSpace)
       for (PreToken &piece : pieces)
-        if (!llvm::StringRef(piece.text).starts_with(" "))
+        if (!support::startsWith(piece.text, " "))
           piece.text.insert(0, " ");
     if (useRegex)
       splitPieces(
           pieces,
-          [](llvm::StringRef text) {
+          [](std::string_view text) {
             return SplitRegex::getGpt2().findMatches(text);
           },
           SplitBehavior::Isolated, /*invert=*/false);
@@ -177,14 +176,14 @@ public:
       }
       bool prepend = scheme == PrependScheme::Always ||
                      (scheme == PrependScheme::First && piece.atInputStart);
-      if (prepend && !llvm::StringRef(text).starts_with(replacement))
+      if (prepend && !support::startsWith(text, replacement))
         text.insert(0, replacement);
       piece.text = std::move(text);
     }
     if (split)
       splitPieces(
           pieces,
-          [&](llvm::StringRef text) { return findLiteral(text, replacement); },
+          [&](std::string_view text) { return findLiteral(text, replacement); },
           SplitBehavior::MergedWithNext, /*invert=*/false);
   }
 
@@ -208,43 +207,44 @@ private:
   std::vector<std::unique_ptr<PreTokenizer>> steps;
 };
 
-std::unique_ptr<PreTokenizer> parseSplit(const llvm::json::Object &object,
-                                         JsonReader &reader,
-                                         const llvm::Twine &path) {
+std::unique_ptr<PreTokenizer> parseSplit(const Json &object, JsonReader &reader,
+                                         std::string_view path) {
   auto pattern = reader.getPattern(object, "pattern", path);
   std::string behaviorName = reader.getString(object, "behavior", path);
   bool invert = reader.getBool(object, "invert", path, false);
   if (reader.failed())
     return nullptr;
-  std::optional<SplitBehavior> behavior =
-      llvm::StringSwitch<std::optional<SplitBehavior>>(behaviorName)
-          .Case("Removed", SplitBehavior::Removed)
-          .Case("Isolated", SplitBehavior::Isolated)
-          .Case("MergedWithPrevious", SplitBehavior::MergedWithPrevious)
-          .Case("MergedWithNext", SplitBehavior::MergedWithNext)
-          .Case("Contiguous", SplitBehavior::Contiguous)
-          .Default(std::nullopt);
+  std::optional<SplitBehavior> behavior;
+  for (auto [name, value] :
+       {std::pair{"Removed", SplitBehavior::Removed},
+        {"Isolated", SplitBehavior::Isolated},
+        {"MergedWithPrevious", SplitBehavior::MergedWithPrevious},
+        {"MergedWithNext", SplitBehavior::MergedWithNext},
+        {"Contiguous", SplitBehavior::Contiguous}})
+    if (behaviorName == name)
+      behavior = value;
   if (!behavior) {
-    reader.fail(path + ".behavior", "'" + behaviorName + "' is unknown");
+    reader.fail(support::strCat(path, ".behavior"),
+                support::strCat("'", behaviorName, "' is unknown"));
     return nullptr;
   }
   auto [text, isRegex] = *pattern;
   if (!isRegex)
     return std::make_unique<SplitPreTokenizer>(nullptr, std::move(text),
                                                *behavior, invert);
-  llvm::Expected<std::shared_ptr<const SplitRegex>> regex =
+  absl::StatusOr<std::shared_ptr<const SplitRegex>> regex =
       SplitRegex::compile(text);
-  if (!regex) {
-    reader.fail(path + ".pattern", llvm::toString(regex.takeError()));
+  if (!regex.ok()) {
+    reader.fail(support::strCat(path, ".pattern"),
+                std::string(regex.status().message()));
     return nullptr;
   }
   return std::make_unique<SplitPreTokenizer>(std::move(*regex), "", *behavior,
                                              invert);
 }
 
-std::unique_ptr<PreTokenizer> parseMetaspace(const llvm::json::Object &object,
-                                             JsonReader &reader,
-                                             const llvm::Twine &path) {
+std::unique_ptr<PreTokenizer>
+parseMetaspace(const Json &object, JsonReader &reader, std::string_view path) {
   std::string replacement = reader.getString(object, "replacement", path);
   bool split = reader.getBool(object, "split", path, true);
   // Files written before `prepend_scheme` existed say `add_prefix_space`.
@@ -253,14 +253,15 @@ std::unique_ptr<PreTokenizer> parseMetaspace(const llvm::json::Object &object,
       object, "prepend_scheme", path, addPrefixSpace ? "always" : "never");
   if (reader.failed())
     return nullptr;
-  std::optional<PrependScheme> scheme =
-      llvm::StringSwitch<std::optional<PrependScheme>>(schemeName)
-          .Case("always", PrependScheme::Always)
-          .Case("first", PrependScheme::First)
-          .Case("never", PrependScheme::Never)
-          .Default(std::nullopt);
+  std::optional<PrependScheme> scheme;
+  for (auto [name, value] : {std::pair{"always", PrependScheme::Always},
+                             {"first", PrependScheme::First},
+                             {"never", PrependScheme::Never}})
+    if (schemeName == name)
+      scheme = value;
   if (!scheme) {
-    reader.fail(path + ".prepend_scheme", "'" + schemeName + "' is unknown");
+    reader.fail(support::strCat(path, ".prepend_scheme"),
+                support::strCat("'", schemeName, "' is unknown"));
     return nullptr;
   }
   return std::make_unique<MetaspacePreTokenizer>(std::move(replacement),
@@ -269,12 +270,12 @@ std::unique_ptr<PreTokenizer> parseMetaspace(const llvm::json::Object &object,
 
 } // namespace
 
-std::unique_ptr<PreTokenizer> parsePreTokenizer(const llvm::json::Value *value,
+std::unique_ptr<PreTokenizer> parsePreTokenizer(const Json *value,
                                                 JsonReader &reader,
-                                                const llvm::Twine &path) {
-  if (!value || value->kind() == llvm::json::Value::Null)
+                                                std::string_view path) {
+  if (!value || value->is_null())
     return nullptr;
-  const llvm::json::Object *object = reader.asObject(*value, path);
+  const Json *object = reader.asObject(*value, path);
   if (!object)
     return nullptr;
   std::string type = reader.getString(*object, "type", path);
@@ -299,10 +300,10 @@ std::unique_ptr<PreTokenizer> parsePreTokenizer(const llvm::json::Value *value,
     return std::make_unique<SequencePreTokenizer>(std::move(*steps));
   }
 
-  reader.fail(path + ".type",
-              "'" + type +
-                  "' is not supported (supported: Split, ByteLevel, "
-                  "Metaspace, Sequence)");
+  reader.fail(support::strCat(path, ".type"),
+              support::strCat("'", type,
+                              "' is not supported (supported: Split, "
+                              "ByteLevel, Metaspace, Sequence)"));
   return nullptr;
 }
 

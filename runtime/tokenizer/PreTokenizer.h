@@ -35,9 +35,8 @@ public:
 
 /// The pre-tokenizer that `value` (the JSON at `path`) describes; null for a
 /// JSON null or a missing section, and on error (recorded in `reader`).
-std::unique_ptr<PreTokenizer> parsePreTokenizer(const llvm::json::Value *value,
-                                                JsonReader &reader,
-                                                const llvm::Twine &path);
+std::unique_ptr<PreTokenizer>
+parsePreTokenizer(const Json *value, JsonReader &reader, std::string_view path);
 
 } // namespace llmc::tokenizer
 

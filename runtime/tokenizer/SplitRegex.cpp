@@ -4,6 +4,8 @@
 
 #include "runtime/tokenizer/Utf8.h"
 
+#include "support/Strings.h"
+
 #include <pcre2.h>
 
 #include <string>
@@ -28,8 +30,8 @@ struct SplitRegex::Code {
 SplitRegex::SplitRegex(std::unique_ptr<Code> code) : code(std::move(code)) {}
 SplitRegex::~SplitRegex() = default;
 
-llvm::Expected<std::shared_ptr<const SplitRegex>>
-SplitRegex::compile(llvm::StringRef pattern) {
+absl::StatusOr<std::shared_ptr<const SplitRegex>>
+SplitRegex::compile(std::string_view pattern) {
   int status = 0;
   PCRE2_SIZE offset = 0;
   // UCP: `\s`, `\w` and `\d` by Unicode properties, as Oniguruma's are.
@@ -39,11 +41,9 @@ SplitRegex::compile(llvm::StringRef pattern) {
   if (!compiled) {
     PCRE2_UCHAR message[256];
     pcre2_get_error_message(status, message, sizeof(message));
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "regex '" + pattern +
-                                       "' does not compile at offset " +
-                                       llvm::Twine(offset) + ": " +
-                                       reinterpret_cast<const char *>(message));
+    return absl::InvalidArgumentError(
+        support::strCat("regex '", pattern, "' does not compile at offset ",
+                        offset, ": ", reinterpret_cast<const char *>(message)));
   }
   // Without a JIT (an unsupported platform) the interpreter matches alike.
   pcre2_jit_compile(compiled, PCRE2_JIT_COMPLETE);
@@ -51,21 +51,22 @@ SplitRegex::compile(llvm::StringRef pattern) {
   code->pattern = compiled;
   code->context = pcre2_match_context_create(nullptr);
   if (!code->context)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "regex '" + pattern +
-                                       "': out of memory for its matcher");
+    return absl::ResourceExhaustedError(support::strCat(
+        "regex '", pattern, "': out of memory for its matcher"));
   pcre2_set_match_limit(code->context, kMatchLimit);
   return std::shared_ptr<const SplitRegex>(new SplitRegex(std::move(code)));
 }
 
 const SplitRegex &SplitRegex::getGpt2() {
-  static const std::shared_ptr<const SplitRegex> gpt2 = llvm::cantFail(compile(
-      R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+)"));
+  static const std::shared_ptr<const SplitRegex> gpt2 =
+      compile(
+          R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+)")
+          .value();
   return *gpt2;
 }
 
 std::vector<std::pair<size_t, size_t>>
-SplitRegex::findMatches(llvm::StringRef text) const {
+SplitRegex::findMatches(std::string_view text) const {
   std::vector<std::pair<size_t, size_t>> matches;
   pcre2_match_data *data =
       pcre2_match_data_create_from_pattern(code->pattern, nullptr);
@@ -96,12 +97,12 @@ SplitRegex::findMatches(llvm::StringRef text) const {
   return matches;
 }
 
-std::vector<std::pair<size_t, size_t>> findLiteral(llvm::StringRef text,
-                                                   llvm::StringRef literal) {
+std::vector<std::pair<size_t, size_t>> findLiteral(std::string_view text,
+                                                   std::string_view literal) {
   std::vector<std::pair<size_t, size_t>> matches;
   if (literal.empty())
     return matches;
-  for (size_t found = text.find(literal); found != llvm::StringRef::npos;
+  for (size_t found = text.find(literal); found != std::string_view::npos;
        found = text.find(literal, found + literal.size()))
     matches.emplace_back(found, found + literal.size());
   return matches;

@@ -2,7 +2,7 @@
 //
 // tokenizer.json files split text with Oniguruma regexes that use Unicode
 // properties and lookahead (`\p{L}`, `\s+(?!\S)`, `(?i:'s|'t)`), which
-// llvm::Regex cannot express. PCRE2, in UTF mode with Unicode properties for
+// std::regex cannot express. PCRE2, in UTF mode with Unicode properties for
 // `\s`, `\w` and `\d`, runs them with the same leftmost-first backtracking
 // semantics, JIT-compiled where the platform allows.
 //
@@ -11,10 +11,10 @@
 #ifndef LLMC_RUNTIME_TOKENIZER_SPLITREGEX_H
 #define LLMC_RUNTIME_TOKENIZER_SPLITREGEX_H
 
-#include "llvm/ADT/StringRef.h"
-#include "llvm/Support/Error.h"
+#include "support/Status.h"
 
 #include <memory>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -24,8 +24,8 @@ namespace llmc::tokenizer {
 class SplitRegex {
 public:
   /// `pattern` compiled, or an error naming the position PCRE2 stopped at.
-  static llvm::Expected<std::shared_ptr<const SplitRegex>>
-  compile(llvm::StringRef pattern);
+  static absl::StatusOr<std::shared_ptr<const SplitRegex>>
+  compile(std::string_view pattern);
   /// GPT-2's pattern, which ByteLevel's `use_regex` applies.
   static const SplitRegex &getGpt2();
 
@@ -38,7 +38,7 @@ public:
   /// when `text` is not well-formed UTF-8, and none after a match that
   /// exceeds the backtracking limit (a hostile pattern).
   std::vector<std::pair<size_t, size_t>>
-  findMatches(llvm::StringRef text) const;
+  findMatches(std::string_view text) const;
 
 private:
   struct Code;
@@ -49,8 +49,8 @@ private:
 /// The [begin, end) byte ranges of every non-overlapping occurrence of
 /// `literal` in `text`, left to right (none for an empty literal): what a
 /// String pattern matches where a Regex one would run.
-std::vector<std::pair<size_t, size_t>> findLiteral(llvm::StringRef text,
-                                                   llvm::StringRef literal);
+std::vector<std::pair<size_t, size_t>> findLiteral(std::string_view text,
+                                                   std::string_view literal);
 
 } // namespace llmc::tokenizer
 

@@ -4,6 +4,8 @@
 
 #include "runtime/tokenizer/Utf8.h"
 
+#include "support/Strings.h"
+
 #include <algorithm>
 
 namespace llmc::tokenizer {
@@ -20,10 +22,10 @@ std::string StreamingDetokenizer::push(int32_t id) {
   // The supported decoders only append when a token is added (all but a
   // Strip of trailing characters), so the first `emitted` bytes are what was
   // returned before.
-  llvm::StringRef fresh =
-      llvm::StringRef(bytes).drop_front(std::min(emitted, bytes.size()));
+  std::string_view fresh =
+      std::string_view(bytes).substr(std::min(emitted, bytes.size()));
   size_t complete = completeUtf8Length(fresh);
-  std::string text = repairUtf8(fresh.take_front(complete));
+  std::string text = repairUtf8(fresh.substr(0, complete));
   emitted += complete;
   if (emitted < bytes.size())
     return text;
@@ -34,9 +36,9 @@ std::string StreamingDetokenizer::push(int32_t id) {
   // specially (stripping its first space) still see a start that is not the
   // new token's.
   for (size_t keep = 1; keep < window.size(); ++keep) {
-    llvm::ArrayRef<int32_t> tail = llvm::ArrayRef(window).take_back(keep);
+    absl::Span<const int32_t> tail = absl::MakeConstSpan(window).last(keep);
     std::string tailBytes = tokenizer.decodeBytes(tail);
-    if (!tailBytes.empty() && llvm::StringRef(bytes).ends_with(tailBytes)) {
+    if (!tailBytes.empty() && support::endsWith(bytes, tailBytes)) {
       window.assign(tail.begin(), tail.end());
       emitted = tailBytes.size();
       break;
@@ -48,7 +50,7 @@ std::string StreamingDetokenizer::push(int32_t id) {
 std::string StreamingDetokenizer::flush() {
   std::string bytes = tokenizer.decodeBytes(window);
   std::string text = repairUtf8(
-      llvm::StringRef(bytes).drop_front(std::min(emitted, bytes.size())));
+      std::string_view(bytes).substr(std::min(emitted, bytes.size())));
   window.clear();
   emitted = 0;
   return text;

@@ -3,9 +3,9 @@
 #ifndef LLMC_RUNTIME_TOKENIZER_TEXTRANGE_H
 #define LLMC_RUNTIME_TOKENIZER_TEXTRANGE_H
 
-#include "llvm/ADT/ArrayRef.h"
-#include "llvm/ADT/STLExtras.h"
+#include "absl/types/span.h"
 
+#include <algorithm>
 #include <cstddef>
 
 namespace llmc::tokenizer {
@@ -17,9 +17,9 @@ struct TextRange {
 };
 
 /// Whether bytes [begin, end) share a byte with one of `ranges`.
-inline bool overlapsAny(llvm::ArrayRef<TextRange> ranges, size_t begin,
+inline bool overlapsAny(absl::Span<const TextRange> ranges, size_t begin,
                         size_t end) {
-  return llvm::any_of(ranges, [&](const TextRange &range) {
+  return std::any_of(ranges.begin(), ranges.end(), [&](const TextRange &range) {
     return range.begin < end && begin < range.end;
   });
 }

@@ -2,16 +2,12 @@
 
 #include "runtime/tokenizer/TokenModel.h"
 
-#include "llvm/Support/Format.h"
-#include "llvm/Support/raw_ostream.h"
+#include "absl/strings/str_format.h"
 
 namespace llmc::tokenizer {
 
 std::string getByteFallbackToken(unsigned char byte) {
-  std::string name;
-  llvm::raw_string_ostream(name)
-      << "<0x" << llvm::format_hex_no_prefix(byte, 2, /*Upper=*/true) << ">";
-  return name;
+  return absl::StrFormat("<0x%02X>", byte);
 }
 
 TokenModel::~TokenModel() = default;

@@ -8,14 +8,21 @@
 #ifndef LLMC_RUNTIME_TOKENIZER_TOKENMODEL_H
 #define LLMC_RUNTIME_TOKENIZER_TOKENMODEL_H
 
-#include "llvm/ADT/StringMap.h"
-#include "llvm/ADT/StringRef.h"
+#include "support/Strings.h"
+
+#include "absl/container/flat_hash_map.h"
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace llmc::tokenizer {
+
+/// Token ids by token text, looked up by std::string_view.
+template <typename T>
+using StringMap = absl::flat_hash_map<std::string, T, support::StringViewHash,
+                                      support::StringViewEq>;
 
 /// The byte-fallback token of `byte`: `<0xNN>`, upper-case hex.
 std::string getByteFallbackToken(unsigned char byte);
@@ -24,10 +31,10 @@ class TokenModel {
 public:
   virtual ~TokenModel();
   /// Appends the ids of the pre-tokenized piece `word`. Thread-safe.
-  virtual void tokenize(llvm::StringRef word,
+  virtual void tokenize(std::string_view word,
                         std::vector<int32_t> &ids) const = 0;
   /// Every token of the model by its id.
-  virtual const llvm::StringMap<int32_t> &getVocab() const = 0;
+  virtual const StringMap<int32_t> &getVocab() const = 0;
 };
 
 } // namespace llmc::tokenizer

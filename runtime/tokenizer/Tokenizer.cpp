@@ -12,24 +12,22 @@
 #include "runtime/tokenizer/UnigramModel.h"
 #include "runtime/tokenizer/Utf8.h"
 
-#include "llvm/ADT/STLExtras.h"
+#include "support/File.h"
+#include "support/Json.h"
+#include "support/Strings.h"
 
-#include "llvm/ADT/SmallString.h"
-#include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/Path.h"
+#include <algorithm>
+#include <filesystem>
 
 namespace llmc::tokenizer {
 namespace {
 
 /// Reads the `added_tokens` list at `path`.
-std::vector<AddedToken> parseAddedTokens(const llvm::json::Array &list,
-                                         JsonReader &reader) {
+std::vector<AddedToken> parseAddedTokens(const Json &list, JsonReader &reader) {
   std::vector<AddedToken> tokens;
-  for (auto [index, item] : llvm::enumerate(list)) {
-    std::string path = ("added_tokens[" + llvm::Twine(index) + "]").str();
-    const llvm::json::Object *object = reader.asObject(item, path);
+  for (size_t index = 0; index < list.size(); ++index) {
+    std::string path = support::strCat("added_tokens[", index, "]");
+    const Json *object = reader.asObject(list[index], path);
     if (!object)
       return {};
     AddedToken token;
@@ -58,19 +56,19 @@ std::vector<AddedToken> parseAddedTokens(const llvm::json::Array &list,
 Tokenizer::Tokenizer() = default;
 Tokenizer::~Tokenizer() = default;
 
-llvm::Expected<std::unique_ptr<Tokenizer>>
-Tokenizer::fromJson(llvm::StringRef json, llvm::StringRef sourceName) {
+absl::StatusOr<std::unique_ptr<Tokenizer>>
+Tokenizer::fromJson(std::string_view json, std::string_view sourceName) {
   JsonReader reader(sourceName);
-  llvm::Expected<llvm::json::Value> root = llvm::json::parse(json);
-  if (!root)
-    return reader.makeError("not valid JSON: " +
-                            llvm::toString(root.takeError()));
-  const llvm::json::Object *top = root->getAsObject();
-  if (!top)
+  absl::StatusOr<Json> root = support::parseJson(json);
+  if (!root.ok())
+    return reader.makeError(support::strCat(
+        "not valid JSON: ", std::string(root.status().message())));
+  if (!root->is_object())
     return reader.makeError("not a JSON object");
+  const Json *top = &*root;
 
   std::unique_ptr<Tokenizer> tokenizer(new Tokenizer());
-  const llvm::json::Object *modelObject = reader.getObject(*top, "model", "");
+  const Json *modelObject = reader.getObject(*top, "model", "");
   if (!modelObject)
     return reader.takeError();
   std::string modelType =
@@ -80,9 +78,9 @@ Tokenizer::fromJson(llvm::StringRef json, llvm::StringRef sourceName) {
   else if (modelType == "Unigram")
     tokenizer->model = UnigramModel::parse(*modelObject, reader, "model");
   else
-    reader.fail("model.type", "'" + modelType +
-                                  "' is not supported (supported: BPE, "
-                                  "Unigram)");
+    reader.fail("model.type", support::strCat("'", modelType,
+                                              "' is not supported (supported: "
+                                              "BPE, Unigram)"));
   if (reader.failed())
     return reader.takeError();
   tokenizer->normalizer =
@@ -96,19 +94,17 @@ Tokenizer::fromJson(llvm::StringRef json, llvm::StringRef sourceName) {
           reader.find(*top, "post_processor"), reader, "post_processor"));
   std::vector<AddedToken> added;
   if (reader.find(*top, "added_tokens"))
-    if (const llvm::json::Array *list =
-            reader.getArray(*top, "added_tokens", ""))
+    if (const Json *list = reader.getArray(*top, "added_tokens", ""))
       added = parseAddedTokens(*list, reader);
   if (reader.failed())
     return reader.takeError();
 
-  if (llvm::Error error = tokenizer->indexTokens(added, reader))
-    return std::move(error);
+  LLMC_RETURN_IF_ERROR(tokenizer->indexTokens(added, reader));
   return tokenizer;
 }
 
-llvm::Error Tokenizer::indexTokens(llvm::ArrayRef<AddedToken> added,
-                                   const JsonReader &reader) {
+absl::Status Tokenizer::indexTokens(absl::Span<const AddedToken> added,
+                                    const JsonReader &reader) {
   // The id table: the model's vocabulary, then added tokens over it.
   int64_t size = 0;
   for (const auto &entry : model->getVocab())
@@ -118,12 +114,13 @@ llvm::Error Tokenizer::indexTokens(llvm::ArrayRef<AddedToken> added,
   // Ids index a table, so a stray huge id must not size it.
   int64_t count = model->getVocab().size() + added.size();
   if (size > 2 * count + 1024)
-    return reader.makeError("token ids are sparse: the largest is " +
-                            llvm::Twine(size - 1) + " for " +
-                            llvm::Twine(count) + " tokens");
+    return reader.makeError(support::strCat("token ids are sparse: the largest "
+                                            "is ",
+                                            size - 1, " for ", count,
+                                            " tokens"));
   tokens.resize(size);
   for (const auto &entry : model->getVocab())
-    tokens[entry.second] = {entry.first().str(), true, false};
+    tokens[entry.second] = {entry.first, true, false};
   std::vector<AddedToken> rawTokens, normalizedTokens;
   std::vector<std::string> rawPatterns, normalizedPatterns;
   for (const AddedToken &token : added) {
@@ -146,46 +143,47 @@ llvm::Error Tokenizer::indexTokens(llvm::ArrayRef<AddedToken> added,
                                                        std::move(rawPatterns));
   normalizedAddedTokens = std::make_unique<AddedTokenMatcher>(
       std::move(normalizedTokens), std::move(normalizedPatterns));
-  return llvm::Error::success();
+  return absl::OkStatus();
 }
 
-llvm::Expected<std::unique_ptr<Tokenizer>>
-Tokenizer::fromFile(llvm::StringRef path) {
-  llvm::SmallString<256> file(path);
-  if (llvm::sys::fs::is_directory(path))
-    llvm::sys::path::append(file, "tokenizer.json");
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> text =
-      llvm::MemoryBuffer::getFile(file, /*IsText=*/true);
-  if (!text)
-    return llvm::createStringError(
-        llvm::inconvertibleErrorCode(),
-        file + ": cannot read: " + text.getError().message());
-  return fromJson((*text)->getBuffer(), file);
+absl::StatusOr<std::unique_ptr<Tokenizer>>
+Tokenizer::fromFile(std::string_view path) {
+  std::filesystem::path file(path);
+  std::error_code error;
+  if (std::filesystem::is_directory(file, error))
+    file /= "tokenizer.json";
+  absl::StatusOr<std::string> text = support::readFile(file.string());
+  if (!text.ok())
+    return absl::Status(text.status().code(),
+                        support::strCat(file.string(), ": cannot read: ",
+                                        support::errorReason(text.status())));
+  return fromJson(*text, file.string());
 }
 
 /// `text` with ill-formed UTF-8 repaired, and `ranges` moved to where their
 /// bytes land; each stretch between range boundaries is repaired alone.
-static std::string repairWithRanges(llvm::StringRef text,
+static std::string repairWithRanges(std::string_view text,
                                     std::vector<TextRange> &ranges) {
   if (isValidUtf8(text))
-    return text.str();
+    return std::string(text);
   std::vector<size_t> cuts = {0, text.size()};
   for (const TextRange &range : ranges) {
     cuts.push_back(std::min(range.begin, text.size()));
     cuts.push_back(std::min(range.end, text.size()));
   }
-  llvm::sort(cuts);
+  std::sort(cuts.begin(), cuts.end());
   cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
   std::string repaired;
   std::vector<size_t> moved;
   for (size_t i = 0; i + 1 < cuts.size(); ++i) {
     moved.push_back(repaired.size());
-    repaired += repairUtf8(text.slice(cuts[i], cuts[i + 1]));
+    repaired += repairUtf8(text.substr(cuts[i], cuts[i + 1] - cuts[i]));
   }
   moved.push_back(repaired.size());
   auto move = [&](size_t offset) {
     offset = std::min(offset, text.size());
-    return moved[llvm::lower_bound(cuts, offset) - cuts.begin()];
+    return moved[std::lower_bound(cuts.begin(), cuts.end(), offset) -
+                 cuts.begin()];
   };
   for (TextRange &range : ranges)
     range = {move(range.begin), move(range.end)};
@@ -193,8 +191,8 @@ static std::string repairWithRanges(llvm::StringRef text,
 }
 
 std::vector<int32_t>
-Tokenizer::encode(llvm::StringRef text, bool addSpecialTokens,
-                  llvm::ArrayRef<TextRange> plainText) const {
+Tokenizer::encode(std::string_view text, bool addSpecialTokens,
+                  absl::Span<const TextRange> plainText) const {
   std::vector<TextRange> plain(plainText.begin(), plainText.end());
   std::string input = repairWithRanges(text, plain);
   std::vector<int32_t> ids;
@@ -232,8 +230,8 @@ Tokenizer::encode(llvm::StringRef text, bool addSpecialTokens,
   return ids;
 }
 
-std::string Tokenizer::runDecoder(llvm::ArrayRef<int32_t> ids, bool skipSpecial,
-                                  bool raw) const {
+std::string Tokenizer::runDecoder(absl::Span<const int32_t> ids,
+                                  bool skipSpecial, bool raw) const {
   std::vector<std::string> pieces;
   pieces.reserve(ids.size());
   for (int32_t id : ids) {
@@ -244,22 +242,22 @@ std::string Tokenizer::runDecoder(llvm::ArrayRef<int32_t> ids, bool skipSpecial,
   }
   // Without a decoder HF joins the tokens with spaces.
   if (!decoder)
-    return llvm::join(pieces, " ");
+    return support::join(pieces, " ");
   decoder->decodeChain(pieces, raw);
-  return llvm::join(pieces, "");
+  return support::join(pieces, "");
 }
 
-std::string Tokenizer::decode(llvm::ArrayRef<int32_t> ids,
+std::string Tokenizer::decode(absl::Span<const int32_t> ids,
                               bool skipSpecial) const {
   return runDecoder(ids, skipSpecial, /*raw=*/false);
 }
 
-std::string Tokenizer::decodeBytes(llvm::ArrayRef<int32_t> ids,
+std::string Tokenizer::decodeBytes(absl::Span<const int32_t> ids,
                                    bool skipSpecial) const {
   return runDecoder(ids, skipSpecial, /*raw=*/true);
 }
 
-std::optional<int32_t> Tokenizer::tokenToId(llvm::StringRef token) const {
+std::optional<int32_t> Tokenizer::tokenToId(std::string_view token) const {
   auto added = addedTokenIds.find(token);
   if (added != addedTokenIds.end())
     return added->second;

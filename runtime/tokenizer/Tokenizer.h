@@ -12,22 +12,22 @@
 #define LLMC_RUNTIME_TOKENIZER_TOKENIZER_H
 
 #include "runtime/tokenizer/TextRange.h"
+#include "runtime/tokenizer/TokenModel.h"
 
-#include "llvm/ADT/ArrayRef.h"
-#include "llvm/ADT/StringMap.h"
-#include "llvm/ADT/StringRef.h"
-#include "llvm/Support/Error.h"
+#include "support/Status.h"
+
+#include "absl/types/span.h"
 
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace llmc::tokenizer {
 
 class AddedTokenMatcher;
-class TokenModel;
 class Decoder;
 class JsonReader;
 class Normalizer;
@@ -38,12 +38,12 @@ struct SpecialTokenTemplate;
 class Tokenizer {
 public:
   /// Parses the text of a tokenizer.json; `sourceName` names it in errors.
-  static llvm::Expected<std::unique_ptr<Tokenizer>>
-  fromJson(llvm::StringRef json, llvm::StringRef sourceName);
+  static absl::StatusOr<std::unique_ptr<Tokenizer>>
+  fromJson(std::string_view json, std::string_view sourceName);
   /// Reads `path`: a tokenizer.json file, or a checkpoint directory that
   /// holds one.
-  static llvm::Expected<std::unique_ptr<Tokenizer>>
-  fromFile(llvm::StringRef path);
+  static absl::StatusOr<std::unique_ptr<Tokenizer>>
+  fromFile(std::string_view path);
 
   ~Tokenizer();
 
@@ -55,23 +55,23 @@ public:
   /// stretch between raw-text added tokens overlaps `plainText`. With
   /// `addSpecialTokens` the post-processor's tokens (such as BOS) are added
   /// around the result. Thread-safe.
-  std::vector<int32_t> encode(llvm::StringRef text,
+  std::vector<int32_t> encode(std::string_view text,
                               bool addSpecialTokens = false,
-                              llvm::ArrayRef<TextRange> plainText = {}) const;
+                              absl::Span<const TextRange> plainText = {}) const;
 
   /// The text of `ids`, as HF `decode` gives it: ids that name no token are
   /// ignored, special tokens too when `skipSpecial` is set, and bytes that do
   /// not form UTF-8 become U+FFFD.
-  std::string decode(llvm::ArrayRef<int32_t> ids,
+  std::string decode(absl::Span<const int32_t> ids,
                      bool skipSpecial = false) const;
 
   /// As decode, but bytes that do not form UTF-8 are kept, so that a
   /// character split across tokens is visible as its partial bytes.
-  std::string decodeBytes(llvm::ArrayRef<int32_t> ids,
+  std::string decodeBytes(absl::Span<const int32_t> ids,
                           bool skipSpecial = false) const;
 
   /// The id of a vocabulary or added token, looked up by its exact text.
-  std::optional<int32_t> tokenToId(llvm::StringRef token) const;
+  std::optional<int32_t> tokenToId(std::string_view token) const;
   /// The text of token `id`; empty when no token has that id.
   std::string idToToken(int32_t id) const;
   /// Whether `id` is a special added token (skipped by `skipSpecial`).
@@ -83,9 +83,9 @@ private:
   Tokenizer();
   /// Builds the id table and the added-token matchers once the model and
   /// the normalizer are read.
-  llvm::Error indexTokens(llvm::ArrayRef<AddedToken> added,
-                          const JsonReader &reader);
-  std::string runDecoder(llvm::ArrayRef<int32_t> ids, bool skipSpecial,
+  absl::Status indexTokens(absl::Span<const AddedToken> added,
+                           const JsonReader &reader);
+  std::string runDecoder(absl::Span<const int32_t> ids, bool skipSpecial,
                          bool raw) const;
 
   std::unique_ptr<TokenModel> model;
@@ -98,7 +98,7 @@ private:
   std::unique_ptr<AddedTokenMatcher> rawAddedTokens;
   std::unique_ptr<AddedTokenMatcher> normalizedAddedTokens;
   /// Added tokens by text; they take precedence over the model's vocabulary.
-  llvm::StringMap<int32_t> addedTokenIds;
+  StringMap<int32_t> addedTokenIds;
 
   struct TokenInfo {
     std::string text;

@@ -2,14 +2,14 @@
 
 #include "runtime/tokenizer/Unicode.h"
 
-#include "llvm/ADT/Twine.h"
-#include "llvm/Support/ErrorHandling.h"
-
 #include "unicode/bytestream.h"
 #include "unicode/locid.h"
 #include "unicode/normalizer2.h"
 #include "unicode/uchar.h"
 #include "unicode/unistr.h"
+
+#include <cstdio>
+#include <cstdlib>
 
 namespace llmc::tokenizer {
 
@@ -24,7 +24,7 @@ bool isWordChar(uint32_t codePoint) {
          u_hasBinaryProperty(c, UCHAR_JOIN_CONTROL);
 }
 
-std::string toLowerUnicode(llvm::StringRef text) {
+std::string toLowerUnicode(std::string_view text) {
   icu::UnicodeString string = icu::UnicodeString::fromUTF8(
       icu::StringPiece(text.data(), static_cast<int32_t>(text.size())));
   // Character by character, as Rust's `char::to_lowercase`: full mappings
@@ -36,6 +36,12 @@ std::string toLowerUnicode(llvm::StringRef text) {
   std::string out;
   lower.toUTF8String(out);
   return out;
+}
+
+/// ICU failing here is a broken installation, not bad input.
+[[noreturn]] static void fatalIcuError(const char *what, UErrorCode status) {
+  std::fprintf(stderr, "%s: %s\n", what, u_errorName(status));
+  std::abort();
 }
 
 static const icu::Normalizer2 &getNormalizer(NormalizationForm form) {
@@ -57,25 +63,23 @@ static const icu::Normalizer2 &getNormalizer(NormalizationForm form) {
   }
   // The instances are built from data linked into libicudata.
   if (U_FAILURE(status) || !normalizer)
-    llvm::report_fatal_error(llvm::Twine("ICU normalizer unavailable: ") +
-                             u_errorName(status));
+    fatalIcuError("ICU normalizer unavailable", status);
   return *normalizer;
 }
 
-std::string normalizeUnicode(llvm::StringRef text, NormalizationForm form) {
+std::string normalizeUnicode(std::string_view text, NormalizationForm form) {
   const icu::Normalizer2 &normalizer = getNormalizer(form);
   icu::StringPiece input(text.data(), static_cast<int32_t>(text.size()));
   UErrorCode status = U_ZERO_ERROR;
   if (normalizer.isNormalizedUTF8(input, status) && U_SUCCESS(status))
-    return text.str();
+    return std::string(text);
   std::string out;
   icu::StringByteSink<std::string> sink(&out,
                                         static_cast<int32_t>(text.size()));
   status = U_ZERO_ERROR;
   normalizer.normalizeUTF8(0, input, sink, nullptr, status);
   if (U_FAILURE(status))
-    llvm::report_fatal_error(llvm::Twine("ICU normalization failed: ") +
-                             u_errorName(status));
+    fatalIcuError("ICU normalization failed", status);
   return out;
 }
 

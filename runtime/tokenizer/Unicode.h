@@ -2,17 +2,17 @@
 //
 // The properties that added-token flags test (white space, word
 // characters) and the Unicode normalization forms of the normalizers, both
-// from ICU: LLVM has neither a general-category table nor composition.
+// from ICU: the standard library has neither a general-category table nor
+// composition.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef LLMC_RUNTIME_TOKENIZER_UNICODE_H
 #define LLMC_RUNTIME_TOKENIZER_UNICODE_H
 
-#include "llvm/ADT/StringRef.h"
-
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace llmc::tokenizer {
 
@@ -26,12 +26,12 @@ bool isWordChar(uint32_t codePoint);
 /// `text` (well-formed UTF-8) in lower case, character by character with
 /// Unicode's full default mappings and no context (no final sigma), as the
 /// Hugging Face library's Lowercase normalizer maps it.
-std::string toLowerUnicode(llvm::StringRef text);
+std::string toLowerUnicode(std::string_view text);
 
 enum class NormalizationForm : uint8_t { NFC, NFD, NFKC, NFKD };
 
 /// `text` (well-formed UTF-8) in normalization form `form`.
-std::string normalizeUnicode(llvm::StringRef text, NormalizationForm form);
+std::string normalizeUnicode(std::string_view text, NormalizationForm form);
 
 } // namespace llmc::tokenizer
 

@@ -4,6 +4,7 @@
 
 #include "runtime/tokenizer/Utf8.h"
 
+#include <algorithm>
 #include <limits>
 
 namespace llmc::tokenizer {
@@ -12,40 +13,40 @@ namespace llmc::tokenizer {
 /// kUnkPenalty).
 constexpr double kUnknownPenalty = 10.0;
 
-std::unique_ptr<UnigramModel>
-UnigramModel::parse(const llvm::json::Object &object, JsonReader &reader,
-                    const llvm::Twine &path) {
+std::unique_ptr<UnigramModel> UnigramModel::parse(const Json &object,
+                                                  JsonReader &reader,
+                                                  std::string_view path) {
   std::unique_ptr<UnigramModel> model(new UnigramModel());
-  const llvm::json::Array *list = reader.getArray(object, "vocab", path);
+  const Json *list = reader.getArray(object, "vocab", path);
   model->byteFallback = reader.getBool(object, "byte_fallback", path, false);
   int64_t unk = reader.getInt(object, "unk_id", path, -1);
   if (!list || reader.failed())
     return nullptr;
   if (list->empty()) {
-    reader.fail(path + ".vocab", "is empty");
+    reader.fail(support::strCat(path, ".vocab"), "is empty");
     return nullptr;
   }
   double minScore = std::numeric_limits<double>::infinity();
-  for (auto [index, entry] : llvm::enumerate(*list)) {
-    const llvm::json::Array *pair = entry.getAsArray();
-    std::optional<llvm::StringRef> token =
-        pair && pair->size() == 2 ? (*pair)[0].getAsString() : std::nullopt;
-    std::optional<double> score =
-        pair && pair->size() == 2 ? (*pair)[1].getAsNumber() : std::nullopt;
-    if (!token || !score) {
-      reader.fail(path + ".vocab[" + llvm::Twine(index) + "]",
+  for (size_t index = 0; index < list->size(); ++index) {
+    const Json &entry = (*list)[index];
+    if (!entry.is_array() || entry.size() != 2 || !entry[0].is_string() ||
+        !entry[1].is_number()) {
+      reader.fail(support::strCat(path, ".vocab[", index, "]"),
                   "must be [\"token\", score]");
       return nullptr;
     }
+    const std::string &token = entry[0].get_ref<const std::string &>();
+    double score = entry[1].get<double>();
     // A repeated token is the last of its ids, as HF's map keeps it.
-    model->vocab[*token] = static_cast<int32_t>(index);
-    model->scores.push_back(*score);
-    model->maxTokenBytes = std::max(model->maxTokenBytes, token->size());
-    minScore = std::min(minScore, *score);
+    model->vocab[token] = static_cast<int32_t>(index);
+    model->scores.push_back(score);
+    model->maxTokenBytes = std::max(model->maxTokenBytes, token.size());
+    minScore = std::min(minScore, score);
   }
   if (unk >= 0) {
     if (unk >= static_cast<int64_t>(list->size())) {
-      reader.fail(path + ".unk_id", llvm::Twine(unk) + " is not a token id");
+      reader.fail(support::strCat(path, ".unk_id"),
+                  support::strCat(unk, " is not a token id"));
       return nullptr;
     }
     model->unkId = static_cast<int32_t>(unk);
@@ -54,13 +55,13 @@ UnigramModel::parse(const llvm::json::Object &object, JsonReader &reader,
   return model;
 }
 
-std::vector<std::pair<llvm::StringRef, bool>>
-UnigramModel::segment(llvm::StringRef word) const {
+std::vector<std::pair<std::string_view, bool>>
+UnigramModel::segment(std::string_view word) const {
   struct Node {
     int32_t id = -1;
     double score = 0;
     /// Where the best path to here starts its last token; npos: none yet.
-    size_t start = llvm::StringRef::npos;
+    size_t start = std::string_view::npos;
   };
   size_t size = word.size();
   std::vector<Node> best(size + 1);
@@ -77,27 +78,27 @@ UnigramModel::segment(llvm::StringRef word) const {
         continue;
       Node &node = best[start + length];
       double candidate = scores[it->second] + score;
-      if (node.start == llvm::StringRef::npos || candidate > node.score)
+      if (node.start == std::string_view::npos || candidate > node.score)
         node = {it->second, candidate, start};
       singleCharacter |= length == charBytes;
     }
     if (!singleCharacter) {
       Node &node = best[start + charBytes];
       double candidate = unkScore + score;
-      if (node.start == llvm::StringRef::npos || candidate > node.score)
+      if (node.start == std::string_view::npos || candidate > node.score)
         node = {unkId.value_or(-1), candidate, start};
     }
     start += charBytes;
   }
   // Back from the end; consecutive unknown characters become one piece.
-  std::vector<std::pair<llvm::StringRef, bool>> pieces;
+  std::vector<std::pair<std::string_view, bool>> pieces;
   for (size_t end = size; end > 0;) {
     const Node &node = best[end];
     bool unknown = node.id < 0 || (unkId && node.id == *unkId);
-    llvm::StringRef text = word.slice(node.start, end);
+    std::string_view text = word.substr(node.start, end - node.start);
     if (unknown && !pieces.empty() && pieces.back().second)
-      pieces.back().first = word.slice(
-          node.start, node.start + text.size() + pieces.back().first.size());
+      pieces.back().first =
+          word.substr(node.start, text.size() + pieces.back().first.size());
     else
       pieces.push_back({text, unknown});
     end = node.start;
@@ -106,7 +107,7 @@ UnigramModel::segment(llvm::StringRef word) const {
   return pieces;
 }
 
-void UnigramModel::tokenize(llvm::StringRef word,
+void UnigramModel::tokenize(std::string_view word,
                             std::vector<int32_t> &ids) const {
   for (auto [piece, unknown] : segment(word)) {
     if (auto it = vocab.find(piece); it != vocab.end()) {

@@ -26,20 +26,20 @@ class UnigramModel : public TokenModel {
 public:
   /// The model that the `model` section `object` (at `path`) describes; null
   /// on error (recorded in `reader`).
-  static std::unique_ptr<UnigramModel> parse(const llvm::json::Object &object,
-                                             JsonReader &reader,
-                                             const llvm::Twine &path);
+  static std::unique_ptr<UnigramModel>
+  parse(const Json &object, JsonReader &reader, std::string_view path);
 
-  void tokenize(llvm::StringRef word, std::vector<int32_t> &ids) const override;
-  const llvm::StringMap<int32_t> &getVocab() const override { return vocab; }
+  void tokenize(std::string_view word,
+                std::vector<int32_t> &ids) const override;
+  const StringMap<int32_t> &getVocab() const override { return vocab; }
 
 private:
   UnigramModel() = default;
   /// The pieces of the best segmentation of `word`, unknown runs fused.
-  std::vector<std::pair<llvm::StringRef, bool>>
-  segment(llvm::StringRef word) const;
+  std::vector<std::pair<std::string_view, bool>>
+  segment(std::string_view word) const;
 
-  llvm::StringMap<int32_t> vocab;
+  StringMap<int32_t> vocab;
   std::vector<double> scores;
   std::optional<int32_t> unkId;
   bool byteFallback = false;

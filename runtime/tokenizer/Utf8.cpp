@@ -4,7 +4,7 @@
 
 namespace llmc::tokenizer {
 
-Utf8Char readUtf8(llvm::StringRef text, size_t offset) {
+Utf8Char readUtf8(std::string_view text, size_t offset) {
   auto byteAt = [&](size_t i) { return static_cast<uint8_t>(text[i]); };
   uint8_t lead = byteAt(offset);
   if (lead < 0x80)
@@ -67,7 +67,7 @@ void appendUtf8(uint32_t codePoint, std::string &out) {
   }
 }
 
-bool isValidUtf8(llvm::StringRef text) {
+bool isValidUtf8(std::string_view text) {
   for (size_t offset = 0; offset < text.size();) {
     Utf8Char c = readUtf8(text, offset);
     if (!c.valid)
@@ -77,7 +77,7 @@ bool isValidUtf8(llvm::StringRef text) {
   return true;
 }
 
-std::string repairUtf8(llvm::StringRef text) {
+std::string repairUtf8(std::string_view text) {
   std::string out;
   out.reserve(text.size());
   for (size_t offset = 0; offset < text.size();) {
@@ -91,7 +91,7 @@ std::string repairUtf8(llvm::StringRef text) {
   return out;
 }
 
-size_t completeUtf8Length(llvm::StringRef text) {
+size_t completeUtf8Length(std::string_view text) {
   // Only the last three bytes can belong to a cut-off character.
   size_t start = text.size() > 3 ? text.size() - 3 : 0;
   for (size_t offset = start; offset < text.size(); ++offset) {

@@ -11,15 +11,14 @@
 #ifndef LLMC_RUNTIME_TOKENIZER_UTF8_H
 #define LLMC_RUNTIME_TOKENIZER_UTF8_H
 
-#include "llvm/ADT/StringRef.h"
-
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace llmc::tokenizer {
 
 /// U+FFFD REPLACEMENT CHARACTER in UTF-8.
-inline constexpr llvm::StringLiteral kReplacementChar = "\xEF\xBF\xBD";
+inline constexpr std::string_view kReplacementChar = "\xEF\xBF\xBD";
 
 /// The result of reading one character at a byte offset.
 struct Utf8Char {
@@ -35,21 +34,21 @@ struct Utf8Char {
 };
 
 /// Reads the character that starts at `offset` (< text.size()).
-Utf8Char readUtf8(llvm::StringRef text, size_t offset);
+Utf8Char readUtf8(std::string_view text, size_t offset);
 
 /// Appends the UTF-8 encoding of `codePoint`.
 void appendUtf8(uint32_t codePoint, std::string &out);
 
 /// Whether `text` is well-formed UTF-8.
-bool isValidUtf8(llvm::StringRef text);
+bool isValidUtf8(std::string_view text);
 
 /// `text` with each maximal ill-formed subsequence replaced by U+FFFD.
-std::string repairUtf8(llvm::StringRef text);
+std::string repairUtf8(std::string_view text);
 
 /// The length of the longest prefix of `text` that does not end inside a
 /// character the end of `text` cuts off: bytes past it may still complete a
 /// character when more bytes arrive.
-size_t completeUtf8Length(llvm::StringRef text);
+size_t completeUtf8Length(std::string_view text);
 
 } // namespace llmc::tokenizer
 

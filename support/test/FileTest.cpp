@@ -27,6 +27,7 @@ TEST(FileTest, MissingFileIsNotFoundAndNamed) {
   EXPECT_TRUE(absl::IsNotFound(read.status()));
   EXPECT_NE(read.status().message().find("/nonexistent/x.llmc"),
             std::string::npos);
+  EXPECT_EQ(errorReason(read.status()), "No such file or directory");
 }
 
 TEST(FileTest, DirectoryIsNotAFile) {
@@ -35,6 +36,7 @@ TEST(FileTest, DirectoryIsNotAFile) {
   ASSERT_FALSE(mapped.ok());
   EXPECT_NE(mapped.status().message().find("not a regular file"),
             std::string::npos);
+  EXPECT_EQ(errorReason(mapped.status()), "not a regular file");
 }
 
 TEST(FileTest, MapsFilesAndEmptyFiles) {

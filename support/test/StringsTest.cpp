@@ -55,5 +55,13 @@ TEST(StringsTest, StrCatTakesStringsAndNumbers) {
   EXPECT_EQ(strCat(0.1, " ", 2.5f, " ", uint8_t{200}), "0.1 2.5 200");
 }
 
+TEST(StringsTest, StringViewHashLooksUpWithoutCopies) {
+  std::string owned = "token";
+  std::string_view view = owned;
+  EXPECT_EQ(StringViewHash()(view), StringViewHash()("token"));
+  EXPECT_TRUE(StringViewEq()(view, "token"));
+  EXPECT_FALSE(StringViewEq()(view, "tokens"));
+}
+
 } // namespace
 } // namespace llmc::support

@@ -4,6 +4,7 @@
 
 #include "backends/common/lowering/Int8Reference.h"
 #include "runtime/tokenizer/Tokenizer.h"
+#include "support/LlvmStatus.h"
 #include "tools/llmc/Commands.h"
 #include "tools/llmc/InterpreterSession.h"
 
@@ -27,7 +28,8 @@ tokenizePrompts(llvm::StringRef text, llvm::StringRef sourceName,
     return calibrationError("the checkpoint has no tokenizer to read the "
                             "calibration prompts with");
   llvm::Expected<std::unique_ptr<tokenizer::Tokenizer>> tokenizer =
-      tokenizer::Tokenizer::fromJson(spec.tokenizerJson, "tokenizer.json");
+      support::toExpected(
+          tokenizer::Tokenizer::fromJson(spec.tokenizerJson, "tokenizer.json"));
   if (!tokenizer)
     return tokenizer.takeError();
   std::unique_ptr<llvm::MemoryBuffer> buffer =

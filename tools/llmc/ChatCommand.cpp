@@ -29,6 +29,7 @@
 #include "tools/llmc/SamplingOptions.h"
 
 #include "runtime/vision/ImageFile.h"
+#include "support/LlvmStatus.h"
 #include "support/Strings.h"
 
 #include <CLI/CLI.hpp>
@@ -118,7 +119,7 @@ getChatOptions(const ChatOptions &chatOptions, const Model &model) {
 static llvm::Expected<chat::ChatTemplate>
 readTemplateFile(const std::string &templateFile, const Model &model) {
   llvm::Expected<chat::JinjaTemplate> jinja =
-      chat::JinjaTemplate::fromFile(templateFile);
+      support::toExpected(chat::JinjaTemplate::fromFile(templateFile));
   if (!jinja)
     return jinja.takeError();
   return model.makeJinjaChatTemplate(std::move(*jinja));
@@ -149,7 +150,7 @@ startChat(const ChatOptions &options, Model &model) {
   }
   if (!templateName.empty()) {
     llvm::Expected<chat::ChatTemplate> named =
-        chat::ChatTemplate::get(templateName);
+        support::toExpected(chat::ChatTemplate::get(templateName));
     if (!named)
       return named.takeError();
     chosen = *named;
@@ -161,8 +162,8 @@ startChat(const ChatOptions &options, Model &model) {
     if (variables.is_discarded())
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                      "--template-vars is not JSON");
-    llvm::Expected<chat::ChatTemplate> withVariables =
-        chosen.value_or(model.getChatTemplate()).withVariables(variables);
+    llvm::Expected<chat::ChatTemplate> withVariables = support::toExpected(
+        chosen.value_or(model.getChatTemplate()).withVariables(variables));
     if (!withVariables)
       return withVariables.takeError();
     chosen = std::move(*withVariables);

@@ -5,6 +5,7 @@
 #include "runtime/device/BinaryRunner.h"
 #include "runtime/session/Generation.h"
 #include "runtime/tokenizer/Tokenizer.h"
+#include "support/LlvmStatus.h"
 #include "tools/llmc/Calibrator.h"
 #include "tools/llmc/Commands.h"
 #include "tools/llmc/ConversionReport.h"
@@ -138,8 +139,8 @@ static llvm::Error comparePerplexity(const LoadedModel &model,
   if (model.spec.tokenizerJson.empty())
     return optionError("--report-text: the checkpoint has no tokenizer");
   llvm::Expected<std::unique_ptr<tokenizer::Tokenizer>> tokenizer =
-      tokenizer::Tokenizer::fromJson(model.spec.tokenizerJson,
-                                     "tokenizer.json");
+      support::toExpected(tokenizer::Tokenizer::fromJson(
+          model.spec.tokenizerJson, "tokenizer.json"));
   if (!tokenizer)
     return tokenizer.takeError();
   std::vector<int32_t> tokens =

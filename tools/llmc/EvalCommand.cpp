@@ -31,6 +31,7 @@
 
 #include "runtime/api/VisionManifest.h"
 #include "runtime/tokenizer/Tokenizer.h"
+#include "support/LlvmStatus.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/Support/WithColor.h"
@@ -128,7 +129,8 @@ static llvm::Expected<int32_t>
 getPlaceholderId(const vision::VisionConfig &config,
                  llvm::StringRef tokenizerJson, llvm::StringRef source) {
   llvm::Expected<std::unique_ptr<tokenizer::Tokenizer>> tokenizer =
-      tokenizer::Tokenizer::fromJson(tokenizerJson, "tokenizer.json");
+      support::toExpected(
+          tokenizer::Tokenizer::fromJson(tokenizerJson, "tokenizer.json"));
   if (!tokenizer)
     return evalError(source + ": " + llvm::toString(tokenizer.takeError()));
   std::optional<int32_t> id = (*tokenizer)->tokenToId(config.placeholder);

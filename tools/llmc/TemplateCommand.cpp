@@ -13,7 +13,6 @@
 
 #include "runtime/chat/ChatTemplate.h"
 #include "runtime/chat/JinjaTemplate.h"
-#include "support/LlvmStatus.h"
 #include "support/Strings.h"
 #include "tools/llmc/CommandSupport.h"
 #include "tools/llmc/RuntimeCommands.h"
@@ -81,10 +80,8 @@ static absl::Status renderTemplate(const TemplateOptions &options) {
   const std::string &contextFile = options.contextFile;
   LLMC_ASSIGN_OR_RETURN(std::optional<std::time_t> now,
                         parseDate(options.date));
-  llvm::Expected<chat::JinjaTemplate> jinja =
-      chat::JinjaTemplate::fromFile(options.templateFile);
-  if (!jinja)
-    return support::toStatus(jinja.takeError());
+  LLMC_ASSIGN_OR_RETURN(chat::JinjaTemplate jinja,
+                        chat::JinjaTemplate::fromFile(options.templateFile));
   LLMC_ASSIGN_OR_RETURN(std::string contextText, readFileOrStdin(contextFile));
   nlohmann::ordered_json context = nlohmann::ordered_json::parse(
       contextText, /*cb=*/nullptr, /*allow_exceptions=*/false);
@@ -93,10 +90,8 @@ static absl::Status renderTemplate(const TemplateOptions &options) {
   if (!context.is_object())
     return absl::InvalidArgumentError(
         contextFile + ": not a JSON object of the template's variables");
-  llvm::Expected<chat::ChatPrompt> prompt = jinja->render(context, now);
-  if (!prompt)
-    return support::toStatus(prompt.takeError());
-  std::cout << prompt->text;
+  LLMC_ASSIGN_OR_RETURN(chat::ChatPrompt prompt, jinja.render(context, now));
+  std::cout << prompt.text;
   return absl::OkStatus();
 }
 

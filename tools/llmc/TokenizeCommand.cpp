@@ -14,6 +14,7 @@
 #include "frontends/hf/SentencePieceModel.h"
 #include "runtime/format/BinaryReader.h"
 #include "runtime/tokenizer/Tokenizer.h"
+#include "support/LlvmStatus.h"
 #include "tools/llmc/Commands.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -51,16 +52,17 @@ static llvm::Expected<std::unique_ptr<tokenizer::Tokenizer>> loadTokenizer() {
           llvm::inconvertibleErrorCode(),
           "%s: holds neither tokenizer.json nor tokenizer.model",
           tokenizerPath.c_str());
-    return tokenizer::Tokenizer::fromJson((*json)->text, (*json)->file);
+    return support::toExpected(
+        tokenizer::Tokenizer::fromJson((*json)->text, (*json)->file));
   }
   if (path.ends_with(".model")) {
     llvm::Expected<std::string> json = hf::convertSentencePieceModel(path);
     if (!json)
       return json.takeError();
-    return tokenizer::Tokenizer::fromJson(*json, path);
+    return support::toExpected(tokenizer::Tokenizer::fromJson(*json, path));
   }
   if (!path.ends_with(".llmc"))
-    return tokenizer::Tokenizer::fromFile(tokenizerPath);
+    return support::toExpected(tokenizer::Tokenizer::fromFile(tokenizerPath));
   llvm::Expected<std::unique_ptr<binary::LoadedBinary>> loaded =
       binary::LoadedBinary::open(tokenizerPath);
   if (!loaded)
@@ -69,8 +71,8 @@ static llvm::Expected<std::unique_ptr<tokenizer::Tokenizer>> loadTokenizer() {
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "%s: the binary holds no tokenizer",
                                    tokenizerPath.c_str());
-  return tokenizer::Tokenizer::fromJson((*loaded)->tokenizerJson(),
-                                        tokenizerPath);
+  return support::toExpected(tokenizer::Tokenizer::fromJson(
+      (*loaded)->tokenizerJson(), tokenizerPath));
 }
 
 int runTokenizeCommand(const plugins::Registry &) {

@@ -122,7 +122,7 @@ TEST_F(ChatSessionTest, SecondTurnMatchesTheWholeConversation) {
   fed.insert(fed.end(), first->ids.begin(), first->ids.end() - 1);
   fed.insert(fed.end(), second->promptIds.begin(), second->promptIds.end());
   std::string rendered =
-      cantFail(model->getChatTemplate().render(whole, true)).text;
+      model->getChatTemplate().render(whole, true).value().text;
   EXPECT_EQ(model->getTokenizer()->decode(fed), rendered);
   std::vector<int32_t> cached(chat->getConversation().getTokens().begin(),
                               chat->getConversation().getTokens().begin() +
@@ -187,7 +187,7 @@ TEST_F(ChatSessionTest, ResetStartsOverAndOverflowIsRefused) {
 TEST_F(ChatSessionTest, RawTemplateFeedsTheTextAsIs) {
   load();
   std::unique_ptr<ChatSession> raw =
-      cantFail(model->startChat("", cantFail(chat::ChatTemplate::get("raw"))));
+      cantFail(model->startChat("", chat::ChatTemplate::get("raw").value()));
   llvm::Expected<GenerateResult> reply =
       raw->send("A computer is like", {}, atMost(4));
   ASSERT_TRUE(static_cast<bool>(reply));

@@ -67,23 +67,22 @@ const char *const kLlama2Config =
     R"json({% endfor %}"
 })json";
 
-ChatTemplate detectOrFail(llvm::StringRef config, llvm::StringRef modelType) {
-  llvm::Expected<ChatTemplate> chat = ChatTemplate::detect(config, modelType);
-  if (!chat) {
-    ADD_FAILURE() << llvm::toString(chat.takeError());
+ChatTemplate detectOrFail(std::string_view config, std::string_view modelType) {
+  absl::StatusOr<ChatTemplate> chat = ChatTemplate::detect(config, modelType);
+  if (!chat.ok()) {
+    ADD_FAILURE() << chat.status().message();
     return ChatTemplate();
   }
   return *chat;
 }
 
-std::string detectError(llvm::StringRef config) {
-  llvm::Expected<ChatTemplate> chat = ChatTemplate::detect(config, "qwen2");
-  if (chat) {
-    ADD_FAILURE() << "detected "
-                  << stringifyChatFormat(chat->getFormat()).str();
+std::string detectError(std::string_view config) {
+  absl::StatusOr<ChatTemplate> chat = ChatTemplate::detect(config, "qwen2");
+  if (chat.ok()) {
+    ADD_FAILURE() << "detected " << stringifyChatFormat(chat->getFormat());
     return "";
   }
-  return llvm::toString(chat.takeError());
+  return std::string(chat.status().message());
 }
 
 TEST(ChatDetectTest, ChatMLTemplatesAndTheirDefaultSystemMessage) {
@@ -129,10 +128,10 @@ TEST(ChatDetectTest, ListOfNamedTemplatesPrefersDefault) {
 }
 
 TEST(ChatDetectTest, WithoutATemplateTheModelTypeDecides) {
-  for (llvm::StringRef type : {"qwen2", "qwen2_moe", "qwen3", "qwen3_moe"}) {
+  for (std::string_view type : {"qwen2", "qwen2_moe", "qwen3", "qwen3_moe"}) {
     ChatTemplate chat = detectOrFail(R"({"eos_token": "<|endoftext|>"})", type);
-    EXPECT_EQ(chat.getFormat(), ChatFormat::ChatML) << type.str();
-    EXPECT_EQ(chat.getDefaultSystemPrompt(), "") << type.str();
+    EXPECT_EQ(chat.getFormat(), ChatFormat::ChatML) << type;
+    EXPECT_EQ(chat.getDefaultSystemPrompt(), "") << type;
   }
   EXPECT_EQ(detectOrFail(R"({"bos_token": "<s>"})", "llama").getFormat(),
             ChatFormat::Llama2);
@@ -147,7 +146,7 @@ TEST(ChatDetectTest, WithoutATemplateTheModelTypeDecides) {
   EXPECT_EQ(detectOrFail(R"({"chat_template": null})", "gpt2").getFormat(),
             ChatFormat::Raw);
   // An unknown template falls back to the model type.
-  llvm::StringRef gemma = R"({"chat_template": "<start_of_turn>user"})";
+  std::string_view gemma = R"({"chat_template": "<start_of_turn>user"})";
   EXPECT_EQ(detectOrFail(gemma, "gemma").getFormat(), ChatFormat::Raw);
   EXPECT_EQ(detectOrFail(gemma, "qwen2").getFormat(), ChatFormat::ChatML);
   // No tokenizer_config.json at all.
@@ -165,9 +164,7 @@ TEST(ChatDetectTest, MalformedConfigsAreErrors) {
             "tokenizer_config.json: chat_template is neither a string nor a "
             "list of {\"name\", \"template\"} objects");
   std::string truncated = detectError(R"({"chat_template": )");
-  EXPECT_EQ(llvm::StringRef(truncated).starts_with("tokenizer_config.json: "),
-            true)
-      << truncated;
+  EXPECT_EQ(truncated.rfind("tokenizer_config.json: ", 0), 0u) << truncated;
 }
 
 } // namespace

@@ -64,9 +64,9 @@ TEST_P(RefdataChatTemplatesTest, DetectsTheFamilyTemplate) {
   std::string modelType = expected.modelType.empty()
                               ? readModelType(expected.directory)
                               : expected.modelType;
-  llvm::Expected<ChatTemplate> chat = ChatTemplate::detect(
+  absl::StatusOr<ChatTemplate> chat = ChatTemplate::detect(
       readRefdata(expected.directory + "/tokenizer_config.json"), modelType);
-  ASSERT_TRUE(static_cast<bool>(chat)) << llvm::toString(chat.takeError());
+  ASSERT_TRUE(chat.ok()) << chat.status().message();
   EXPECT_EQ(stringifyChatFormat(chat->getFormat()),
             stringifyChatFormat(expected.format));
   EXPECT_EQ(chat->getDefaultSystemPrompt(), expected.defaultSystemPrompt);
@@ -88,12 +88,12 @@ INSTANTIATE_TEST_SUITE_P(
         Expectation{"tokenizer/qwen3", "qwen3", ChatFormat::ChatML, ""}));
 
 TEST(RefdataChatTemplatesTest, DemoPromptEncodesItsMarkersAsSingleTokens) {
-  llvm::Expected<ChatTemplate> chat = ChatTemplate::detect(
+  absl::StatusOr<ChatTemplate> chat = ChatTemplate::detect(
       readRefdata("demo/fortune-qwen2/tokenizer_config.json"), "qwen2");
-  ASSERT_TRUE(static_cast<bool>(chat)) << llvm::toString(chat.takeError());
-  llvm::Expected<ChatPrompt> prompt =
+  ASSERT_TRUE(chat.ok()) << chat.status().message();
+  absl::StatusOr<ChatPrompt> prompt =
       chat->render({{Role::User, "Tell me my fortune."}}, true);
-  ASSERT_TRUE(static_cast<bool>(prompt)) << llvm::toString(prompt.takeError());
+  ASSERT_TRUE(prompt.ok()) << prompt.status().message();
   EXPECT_EQ(prompt->text,
             "<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n"
             "<|im_start|>user\nTell me my fortune.<|im_end|>\n"
@@ -101,8 +101,7 @@ TEST(RefdataChatTemplatesTest, DemoPromptEncodesItsMarkersAsSingleTokens) {
 
   auto tokenizer = llmc::tokenizer::Tokenizer::fromFile(
       llmc::test::getRefdataPath("demo/fortune-qwen2"));
-  ASSERT_TRUE(static_cast<bool>(tokenizer))
-      << llvm::toString(tokenizer.takeError());
+  ASSERT_TRUE(tokenizer.ok()) << tokenizer.status().message();
   std::optional<int32_t> start = (*tokenizer)->tokenToId("<|im_start|>");
   std::optional<int32_t> end = (*tokenizer)->tokenToId("<|im_end|>");
   ASSERT_TRUE(start && end);
@@ -117,16 +116,15 @@ TEST(RefdataChatTemplatesTest, DemoPromptEncodesItsMarkersAsSingleTokens) {
 }
 
 TEST(RefdataChatTemplatesTest, Llama3PromptStartsWithBeginOfText) {
-  llvm::Expected<ChatTemplate> chat = ChatTemplate::detect(
+  absl::StatusOr<ChatTemplate> chat = ChatTemplate::detect(
       readRefdata("tokenizer/llama3/tokenizer_config.json"), "llama");
-  ASSERT_TRUE(static_cast<bool>(chat)) << llvm::toString(chat.takeError());
-  llvm::Expected<ChatPrompt> prompt =
+  ASSERT_TRUE(chat.ok()) << chat.status().message();
+  absl::StatusOr<ChatPrompt> prompt =
       chat->render({{Role::System, "Be brief."}, {Role::User, "Hi"}}, true);
-  ASSERT_TRUE(static_cast<bool>(prompt)) << llvm::toString(prompt.takeError());
+  ASSERT_TRUE(prompt.ok()) << prompt.status().message();
   auto tokenizer = llmc::tokenizer::Tokenizer::fromFile(
       llmc::test::getRefdataPath("tokenizer/llama3"));
-  ASSERT_TRUE(static_cast<bool>(tokenizer))
-      << llvm::toString(tokenizer.takeError());
+  ASSERT_TRUE(tokenizer.ok()) << tokenizer.status().message();
   std::vector<int32_t> ids = (*tokenizer)->encode(prompt->text);
   ASSERT_FALSE(ids.empty());
   EXPECT_EQ(ids.front(), (*tokenizer)->tokenToId("<|begin_of_text|>"));

@@ -92,10 +92,10 @@ std::unique_ptr<Tokenizer> loadCase(const llvm::json::Object &testCase) {
         makeUnigram(*object->getObject("model")->getObject("vocab"), *unigram);
   std::string text;
   llvm::raw_string_ostream(text) << json;
-  llvm::Expected<std::unique_ptr<Tokenizer>> tokenizer =
+  absl::StatusOr<std::unique_ptr<Tokenizer>> tokenizer =
       Tokenizer::fromJson(text, file);
-  if (!tokenizer) {
-    ADD_FAILURE() << llvm::toString(tokenizer.takeError());
+  if (!tokenizer.ok()) {
+    ADD_FAILURE() << tokenizer.status().message();
     return nullptr;
   }
   return std::move(*tokenizer);

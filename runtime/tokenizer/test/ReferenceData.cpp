@@ -12,16 +12,16 @@
 
 namespace llmc::tokenizer::test {
 
-std::vector<ReferenceLine> readReferenceLines(llvm::StringRef name) {
-  return readReferenceFile(
-      llmc::test::getRefdataPath(("tokenizer/ref_" + name + ".jsonl").str()));
+std::vector<ReferenceLine> readReferenceLines(std::string_view name) {
+  return readReferenceFile(llmc::test::getRefdataPath(
+      ("tokenizer/ref_" + llvm::StringRef(name) + ".jsonl").str()));
 }
 
-std::vector<ReferenceLine> readReferenceFile(llvm::StringRef path) {
+std::vector<ReferenceLine> readReferenceFile(std::string_view path) {
   std::vector<ReferenceLine> lines;
   auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
   if (!buffer) {
-    ADD_FAILURE() << path.str() << ": " << buffer.getError().message();
+    ADD_FAILURE() << path << ": " << buffer.getError().message();
     return lines;
   }
   for (llvm::line_iterator it(**buffer); !it.is_at_end(); ++it) {
@@ -33,8 +33,7 @@ std::vector<ReferenceLine> readReferenceFile(llvm::StringRef path) {
     if (!ids || !text) {
       if (!value)
         llvm::consumeError(value.takeError());
-      ADD_FAILURE() << path.str() << ":" << it.line_number()
-                    << ": malformed line";
+      ADD_FAILURE() << path << ":" << it.line_number() << ": malformed line";
       continue;
     }
     ReferenceLine line{text->str(), {}, ""};
@@ -70,11 +69,11 @@ std::vector<std::string> readCorpus() {
   return texts;
 }
 
-std::unique_ptr<Tokenizer> loadReferenceTokenizer(llvm::StringRef relative) {
-  llvm::Expected<std::unique_ptr<Tokenizer>> tokenizer =
+std::unique_ptr<Tokenizer> loadReferenceTokenizer(std::string_view relative) {
+  absl::StatusOr<std::unique_ptr<Tokenizer>> tokenizer =
       Tokenizer::fromFile(llmc::test::getRefdataPath(relative));
-  if (!tokenizer) {
-    ADD_FAILURE() << llvm::toString(tokenizer.takeError());
+  if (!tokenizer.ok()) {
+    ADD_FAILURE() << tokenizer.status().message();
     return nullptr;
   }
   return std::move(*tokenizer);

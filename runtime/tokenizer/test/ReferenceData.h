@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace llmc::tokenizer::test {
@@ -21,17 +22,17 @@ struct ReferenceLine {
 
 /// The lines (`{"text", "ids"[, "case"]}`) of the reference file at
 /// `path`; a test failure when the file is unreadable.
-std::vector<ReferenceLine> readReferenceFile(llvm::StringRef path);
+std::vector<ReferenceLine> readReferenceFile(std::string_view path);
 
 /// The lines of `refdata/tokenizer/ref_<name>.jsonl`.
-std::vector<ReferenceLine> readReferenceLines(llvm::StringRef name);
+std::vector<ReferenceLine> readReferenceLines(std::string_view name);
 
 /// The texts of `refdata/tokenizer/corpus.jsonl`.
 std::vector<std::string> readCorpus();
 
 /// The tokenizer in `refdata/<relative>` (a directory or a file); null, with
 /// a test failure, when it does not load.
-std::unique_ptr<Tokenizer> loadReferenceTokenizer(llvm::StringRef relative);
+std::unique_ptr<Tokenizer> loadReferenceTokenizer(std::string_view relative);
 
 } // namespace llmc::tokenizer::test
 

@@ -12,7 +12,7 @@ namespace {
 /// Streams `ids` and checks that every piece is well-formed UTF-8; returns
 /// the pieces, the flushed rest last.
 std::vector<std::string> stream(const Tokenizer &tokenizer,
-                                llvm::ArrayRef<int32_t> ids,
+                                absl::Span<const int32_t> ids,
                                 bool skipSpecial = false) {
   StreamingDetokenizer detokenizer(tokenizer, skipSpecial);
   std::vector<std::string> pieces;
@@ -24,7 +24,7 @@ std::vector<std::string> stream(const Tokenizer &tokenizer,
   return pieces;
 }
 
-std::string join(llvm::ArrayRef<std::string> pieces) {
+std::string join(absl::Span<const std::string> pieces) {
   std::string text;
   for (const std::string &piece : pieces)
     text += piece;

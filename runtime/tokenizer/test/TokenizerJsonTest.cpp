@@ -7,43 +7,47 @@
 
 #include "runtime/tokenizer/Tokenizer.h"
 
-#include "llvm/ADT/STLExtras.h"
-
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+
+#include <algorithm>
+#include <string_view>
 
 namespace llmc::tokenizer {
 namespace {
 
 using Ids = std::vector<int32_t>;
 
-std::unique_ptr<Tokenizer> load(llvm::StringRef json) {
-  llvm::Expected<std::unique_ptr<Tokenizer>> tokenizer =
+std::unique_ptr<Tokenizer> load(std::string_view json) {
+  absl::StatusOr<std::unique_ptr<Tokenizer>> tokenizer =
       Tokenizer::fromJson(json, "test.json");
-  if (!tokenizer) {
-    ADD_FAILURE() << llvm::toString(tokenizer.takeError());
+  if (!tokenizer.ok()) {
+    ADD_FAILURE() << tokenizer.status().message();
     return nullptr;
   }
   return std::move(*tokenizer);
 }
 
-std::string loadError(llvm::StringRef json) {
-  llvm::Expected<std::unique_ptr<Tokenizer>> tokenizer =
+std::string loadError(std::string_view json) {
+  absl::StatusOr<std::unique_ptr<Tokenizer>> tokenizer =
       Tokenizer::fromJson(json, "bad.json");
-  if (tokenizer) {
-    ADD_FAILURE() << "expected an error for " << json.str();
+  if (tokenizer.ok()) {
+    ADD_FAILURE() << "expected an error for " << json;
     return {};
   }
-  return llvm::toString(tokenizer.takeError());
+  EXPECT_TRUE(absl::IsInvalidArgument(tokenizer.status()));
+  return std::string(tokenizer.status().message());
 }
 
 /// A character-level BPE over a, b, c with the given extra model fields.
-std::string charModel(llvm::StringRef merges, llvm::StringRef extra = "") {
-  return (R"({"model": {"type": "BPE", "vocab": {"<unk>": 0, "a": 1, "b": 2,
+std::string charModel(std::string_view merges, std::string_view extra = "") {
+  return std::string(
+             R"({"model": {"type": "BPE", "vocab": {"<unk>": 0, "a": 1, "b": 2,
            "c": 3, "ab": 4, "bc": 5, "abc": 6, " ": 7, "<s>": 8},
-           "merges": )" +
-          merges + extra + "}")
-      .str();
+           "merges": )")
+      .append(merges)
+      .append(extra)
+      .append("}");
 }
 
 TEST(TokenizerJsonTest, MergesApplyInRankOrder) {
@@ -128,7 +132,9 @@ TEST(TokenizerJsonTest, SpecialTokensInPlainTextAreText) {
       {"id": 8, "content": "<s>", "special": true},
       {"id": 9, "content": "<m>", "special": false}])"));
   ASSERT_TRUE(tokenizer);
-  auto count = [](const Ids &ids, int32_t id) { return llvm::count(ids, id); };
+  auto count = [](const Ids &ids, int32_t id) {
+    return std::count(ids.begin(), ids.end(), id);
+  };
   // Only the special token that overlaps a plain range becomes text; the
   // non-special one is an added token anywhere.
   Ids ids = tokenizer->encode("<s>a<s><m>", false, {{0, 1}});
@@ -219,10 +225,11 @@ TEST(TokenizerJsonTest, MalformedFilesNameTheFileAndTheField) {
 }
 
 TEST(TokenizerJsonTest, UnreadableFileIsNamed) {
-  llvm::Expected<std::unique_ptr<Tokenizer>> tokenizer =
+  absl::StatusOr<std::unique_ptr<Tokenizer>> tokenizer =
       Tokenizer::fromFile("/nonexistent/tokenizer.json");
-  ASSERT_FALSE(tokenizer);
-  EXPECT_EQ(llvm::toString(tokenizer.takeError()),
+  ASSERT_FALSE(tokenizer.ok());
+  EXPECT_TRUE(absl::IsNotFound(tokenizer.status()));
+  EXPECT_EQ(tokenizer.status().message(),
             "/nonexistent/tokenizer.json: cannot read: No such file or "
             "directory");
 }

@@ -22,8 +22,8 @@ namespace {
 std::unique_ptr<tokenizer::Tokenizer> loadTokenizer(llvm::StringRef model) {
   auto tokenizer = tokenizer::Tokenizer::fromFile(
       llmc::test::getRefdataPath("vlm/models/" + model.str()));
-  if (!tokenizer) {
-    ADD_FAILURE() << toString(tokenizer.takeError());
+  if (!tokenizer.ok()) {
+    ADD_FAILURE() << tokenizer.status().message();
     return nullptr;
   }
   return std::move(*tokenizer);
