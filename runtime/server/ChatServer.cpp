@@ -6,18 +6,25 @@
 #include "runtime/server/OpenAIProtocol.h"
 #include "runtime/tokenizer/Tokenizer.h"
 #include "support/LlvmStatus.h"
+#include "support/Strings.h"
 
-#include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/Format.h"
+#include "absl/strings/str_format.h"
+#include "absl/types/span.h"
 
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <ctime>
+#include <functional>
 #include <mutex>
+#include <string_view>
+#include <type_traits>
 
 namespace llmc::server {
+
+using nlohmann::json;
 
 namespace {
 
@@ -32,12 +39,13 @@ struct Generated {
 
 /// The longest tail of `text` that could still start a stop string, cut at
 /// a UTF-8 character boundary: text a stream must hold back.
-size_t getHoldBack(llvm::StringRef text, const std::vector<std::string> &stop) {
+size_t getHoldBack(std::string_view text,
+                   const std::vector<std::string> &stop) {
   size_t hold = 0;
   for (const std::string &marker : stop)
     for (size_t length = std::min(marker.size() - 1, text.size()); length > 0;
          --length)
-      if (text.ends_with(llvm::StringRef(marker).take_front(length))) {
+      if (support::endsWith(text, std::string_view(marker).substr(0, length))) {
         hold = std::max(hold, length);
         break;
       }
@@ -49,33 +57,35 @@ size_t getHoldBack(llvm::StringRef text, const std::vector<std::string> &stop) {
   return text.size() - cut;
 }
 
-void setJson(httplib::Response &response, const llvm::json::Value &value,
-             int status = 200) {
-  std::string text;
-  llvm::raw_string_ostream(text) << value;
-  response.status = status;
-  response.set_content(text, "application/json");
+/// `value` as compact JSON text. Generated text may end inside a character
+/// and a parse error quotes the bytes it stopped at: bytes that are not
+/// UTF-8 are written as U+FFFD rather than failing.
+std::string toText(const json &value) {
+  return value.dump(/*indent=*/-1, ' ', /*ensure_ascii=*/false,
+                    json::error_handler_t::replace);
 }
 
-void setError(httplib::Response &response, int status,
-              llvm::StringRef message,
-              llvm::StringRef type = "invalid_request_error") {
+void setJson(httplib::Response &response, const json &value, int status = 200) {
+  response.status = status;
+  response.set_content(toText(value), "application/json");
+}
+
+void setError(httplib::Response &response, int status, std::string_view message,
+              std::string_view type = "invalid_request_error") {
   setJson(response, makeError(message, type, status), status);
 }
 
-/// The binary's chat template with the request's chat_template_kwargs.
-llvm::Expected<chat::ChatTemplate>
-getChatTemplate(const Model &model, const CompletionRequest &request) {
-  if (request.templateVariables.empty())
-    return model.getChatTemplate();
-  return support::toExpected(model.getChatTemplate().withVariables(
-      nlohmann::ordered_json::parse(request.templateVariables)));
+void setError(httplib::Response &response, int status,
+              const absl::Status &error) {
+  setError(response, status, std::string(error.message()));
 }
 
-std::string toText(const llvm::json::Value &value) {
-  std::string text;
-  llvm::raw_string_ostream(text) << value;
-  return text;
+/// The binary's chat template with the request's chat_template_kwargs.
+absl::StatusOr<chat::ChatTemplate>
+getChatTemplate(const Model &model, const CompletionRequest &request) {
+  if (!request.templateVariables)
+    return model.getChatTemplate();
+  return model.getChatTemplate().withVariables(*request.templateVariables);
 }
 
 } // namespace
@@ -89,16 +99,15 @@ public:
     routes();
   }
 
-  llvm::Expected<int> bind() {
+  absl::StatusOr<int> bind() {
     int port = options.port == 0
                    ? server.bind_to_any_port(options.host)
                    : (server.bind_to_port(options.host, options.port)
                           ? options.port
                           : -1);
     if (port < 0)
-      return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                     "cannot listen on %s:%d",
-                                     options.host.c_str(), options.port);
+      return absl::UnavailableError(absl::StrFormat(
+          "cannot listen on %s:%d", options.host, options.port));
     return port;
   }
   void serve() { server.listen_after_bind(); }
@@ -111,12 +120,11 @@ private:
                 bool chat);
   /// Generates for `request` (with the generation lock held), passing each
   /// piece of text to `emit`, which returns false when the client is gone.
-  llvm::Expected<Generated>
+  absl::StatusOr<Generated>
   generate(const CompletionRequest &request,
-           const std::function<bool(llvm::StringRef)> &emit);
+           const std::function<bool(std::string_view)> &emit);
   /// The fields every reply of request `id` starts with.
-  llvm::json::Object header(bool chat, bool chunk,
-                            const std::string &id) const;
+  json header(bool chat, bool chunk, const std::string &id) const;
 
   /// A kept conversation and when it last served.
   struct Slot {
@@ -125,7 +133,7 @@ private:
   };
   /// The slot for `ids`, rewound to what it shares with them; returns the
   /// ids it already holds.
-  int64_t takeSlot(llvm::ArrayRef<int32_t> ids, Slot *&chosen);
+  int64_t takeSlot(absl::Span<const int32_t> ids, Slot *&chosen);
 
   /// What /metrics reports, all since the server started; guarded by
   /// `lock`, which is only held briefly, so a scrape never waits for a
@@ -182,7 +190,7 @@ bool ChatServer::Impl::authorized(const httplib::Request &request) const {
          "Bearer " + options.apiKey;
 }
 
-int64_t ChatServer::Impl::takeSlot(llvm::ArrayRef<int32_t> ids,
+int64_t ChatServer::Impl::takeSlot(absl::Span<const int32_t> ids,
                                    Slot *&chosen) {
   auto sharedWith = [&](const Slot &slot) {
     const Conversation &conversation = *slot.conversation;
@@ -198,7 +206,7 @@ int64_t ChatServer::Impl::takeSlot(llvm::ArrayRef<int32_t> ids,
   };
   chosen = &slots.front();
   int64_t best = sharedWith(*chosen);
-  for (Slot &slot : llvm::drop_begin(slots)) {
+  for (Slot &slot : absl::MakeSpan(slots).subspan(1)) {
     int64_t shared = sharedWith(slot);
     if (shared > best || (shared == best && slot.lastUse < chosen->lastUse)) {
       chosen = &slot;
@@ -216,39 +224,35 @@ int64_t ChatServer::Impl::takeSlot(llvm::ArrayRef<int32_t> ids,
   return keep;
 }
 
-llvm::json::Object ChatServer::Impl::header(bool chat, bool chunk,
-                                            const std::string &id) const {
-  llvm::StringRef object = chat ? (chunk ? "chat.completion.chunk"
-                                         : "chat.completion")
-                                : "text_completion";
-  return llvm::json::Object{
-      {"id", id},
-      {"object", object},
-      {"created", static_cast<int64_t>(std::time(nullptr))},
-      {"model", options.modelName}};
+json ChatServer::Impl::header(bool chat, bool chunk,
+                              const std::string &id) const {
+  std::string_view object =
+      chat ? (chunk ? "chat.completion.chunk" : "chat.completion")
+           : "text_completion";
+  return json{{"id", id},
+              {"object", object},
+              {"created", static_cast<int64_t>(std::time(nullptr))},
+              {"model", options.modelName}};
 }
 
-llvm::Expected<Generated>
+absl::StatusOr<Generated>
 ChatServer::Impl::generate(const CompletionRequest &request,
-                           const std::function<bool(llvm::StringRef)> &emit) {
-  llvm::Expected<std::vector<int32_t>> ids = std::vector<int32_t>();
+                           const std::function<bool(std::string_view)> &emit) {
+  absl::StatusOr<std::vector<int32_t>> ids;
   if (request.messages.empty()) {
-    ids = model.encodePrompt(request.prompt, /*parseSpecialTokens=*/false);
+    ids = support::toStatusOr(
+        model.encodePrompt(request.prompt, /*parseSpecialTokens=*/false));
   } else {
-    llvm::Expected<chat::ChatTemplate> chatTemplate =
-        getChatTemplate(model, request);
-    if (!chatTemplate)
-      return chatTemplate.takeError();
-    llvm::Expected<chat::ChatPrompt> prompt =
-        support::toExpected(chatTemplate->render(request.messages, true));
-    if (!prompt)
-      return prompt.takeError();
+    LLMC_ASSIGN_OR_RETURN(chat::ChatTemplate chatTemplate,
+                          getChatTemplate(model, request));
+    LLMC_ASSIGN_OR_RETURN(chat::ChatPrompt prompt,
+                          chatTemplate.render(request.messages, true));
     // The rendered text holds the BOS token where the template puts one.
-    ids = model.encode(prompt->text, /*addSpecialTokens=*/false,
-                       prompt->contents);
+    ids = support::toStatusOr(
+        model.encode(prompt.text, /*addSpecialTokens=*/false, prompt.contents));
   }
-  if (!ids)
-    return ids.takeError();
+  if (!ids.ok())
+    return ids.status();
   GenerateOptions generateOptions;
   generateOptions.maxNewTokens = request.maxTokens;
   generateOptions.sampling = request.sampling;
@@ -256,8 +260,8 @@ ChatServer::Impl::generate(const CompletionRequest &request,
   std::string text;
   size_t emitted = 0;
   bool stoppedAtString = false, clientGone = false;
-  auto onToken = [&](int32_t, llvm::StringRef piece) {
-    text += piece.str();
+  auto onToken = [&](int32_t, std::string_view piece) {
+    text += piece;
     size_t end = text.size();
     for (const std::string &marker : request.stop) {
       size_t at = text.find(marker, emitted > marker.size()
@@ -271,7 +275,7 @@ ChatServer::Impl::generate(const CompletionRequest &request,
     if (!stoppedAtString)
       end -= getHoldBack(text, request.stop);
     if (end > emitted &&
-        !emit(llvm::StringRef(text).slice(emitted, end)))
+        !emit(std::string_view(text).substr(emitted, end - emitted)))
       clientGone = true;
     emitted = std::max(emitted, end);
     return !stoppedAtString && !clientGone;
@@ -281,16 +285,16 @@ ChatServer::Impl::generate(const CompletionRequest &request,
   --metrics.waiting;
   Slot *slot = nullptr;
   int64_t cached = takeSlot(*ids, slot);
-  llvm::Expected<GenerateResult> result = slot->conversation->send(
-      llvm::ArrayRef<int32_t>(*ids).drop_front(cached), generateOptions,
-      onToken, PendingToken::Drop);
-  if (!result) {
+  absl::StatusOr<GenerateResult> result = support::toStatusOr(
+      slot->conversation->send(absl::Span<const int32_t>(*ids).subspan(cached),
+                               generateOptions, onToken, PendingToken::Drop));
+  if (!result.ok()) {
     // A failed turn may have fed part of the prompt: start the slot over.
     slot->conversation->reset();
     std::lock_guard<std::mutex> counting(metrics.lock);
     ++metrics.requests;
     ++metrics.failedRequests;
-    return result.takeError();
+    return result.status();
   }
   {
     std::lock_guard<std::mutex> counting(metrics.lock);
@@ -304,13 +308,13 @@ ChatServer::Impl::generate(const CompletionRequest &request,
     metrics.decodeSeconds += result->timings.decodeSeconds;
   }
   if (!stoppedAtString && !clientGone && emitted < text.size())
-    emit(llvm::StringRef(text).drop_front(emitted));
+    emit(std::string_view(text).substr(emitted));
   Generated generated;
   generated.promptTokens = static_cast<int64_t>(ids->size());
   generated.cachedTokens = cached;
   generated.completionTokens = static_cast<int64_t>(result->ids.size());
   generated.finishReason =
-      getFinishReason(result->finish, stoppedAtString).str();
+      std::string(getFinishReason(result->finish, stoppedAtString));
   return generated;
 }
 
@@ -326,10 +330,10 @@ std::shared_ptr<ChatServer::Impl::Admission> ChatServer::Impl::admit() {
 
 void ChatServer::Impl::complete(const httplib::Request &httpRequest,
                                 httplib::Response &response, bool chat) {
-  llvm::Expected<CompletionRequest> request =
+  absl::StatusOr<CompletionRequest> request =
       parseCompletionRequest(httpRequest.body, chat, RequestLimits());
-  if (!request)
-    return setError(response, 400, llvm::toString(request.takeError()));
+  if (!request.ok())
+    return setError(response, 400, request.status());
   std::shared_ptr<Admission> admission = admit();
   if (!admission) {
     response.set_header("Retry-After", "1");
@@ -341,67 +345,62 @@ void ChatServer::Impl::complete(const httplib::Request &httpRequest,
   std::string id = (chat ? "chatcmpl-" : "cmpl-") + std::to_string(nextId++);
   if (!request->stream) {
     std::string text;
-    llvm::Expected<Generated> generated =
-        generate(*request, [&](llvm::StringRef piece) {
-          text += piece.str();
+    absl::StatusOr<Generated> generated =
+        generate(*request, [&](std::string_view piece) {
+          text += piece;
           return true;
         });
-    if (!generated)
-      return setError(response, 400, llvm::toString(generated.takeError()));
-    llvm::json::Object reply = header(chat, /*chunk=*/false, id);
-    llvm::json::Object choice{{"index", 0},
-                              {"finish_reason", generated->finishReason}};
+    if (!generated.ok())
+      return setError(response, 400, generated.status());
+    json reply = header(chat, /*chunk=*/false, id);
+    json choice{{"index", 0}, {"finish_reason", generated->finishReason}};
     if (chat)
-      choice["message"] =
-          llvm::json::Object{{"role", "assistant"}, {"content", text}};
+      choice["message"] = json{{"role", "assistant"}, {"content", text}};
     else
       choice["text"] = text;
-    reply["choices"] = llvm::json::Array{std::move(choice)};
+    reply["choices"] = json::array({std::move(choice)});
     reply["usage"] =
         makeUsage(generated->promptTokens, generated->completionTokens,
-                          generated->cachedTokens);
-    return setJson(response, std::move(reply));
+                  generated->cachedTokens);
+    return setJson(response, reply);
   }
   CompletionRequest streamed = std::move(*request);
   response.set_chunked_content_provider(
       "text/event-stream",
       [this, chat, streamed, id, admission](size_t, httplib::DataSink &sink) {
-        auto send = [&](const llvm::json::Value &value) {
+        auto send = [&](const json &value) {
           std::string event = "data: " + toText(value) + "\n\n";
           return sink.write(event.data(), event.size());
         };
-        auto chunk = [&](llvm::json::Object delta,
-                         llvm::json::Value finish) {
-          llvm::json::Object event = header(chat, /*chunk=*/true, id);
-          llvm::json::Object choice{{"index", 0},
-                                    {"finish_reason", std::move(finish)}};
+        // `delta` is an object: a completion's chunk takes its content.
+        auto chunk = [&](json delta, json finish) {
+          json event = header(chat, /*chunk=*/true, id);
+          json choice{{"index", 0}, {"finish_reason", std::move(finish)}};
           if (chat)
             choice["delta"] = std::move(delta);
           else
-            choice["text"] = delta.getString("content").value_or("").str();
-          event["choices"] = llvm::json::Array{std::move(choice)};
+            choice["text"] = delta.value("content", "");
+          event["choices"] = json::array({std::move(choice)});
           return event;
         };
         if (chat)
-          send(chunk(llvm::json::Object{{"role", "assistant"}, {"content", ""}},
-                     nullptr));
-        llvm::Expected<Generated> generated =
-            generate(streamed, [&](llvm::StringRef piece) {
-              return send(
-                  chunk(llvm::json::Object{{"content", piece}}, nullptr));
+          send(chunk(json{{"role", "assistant"}, {"content", ""}}, nullptr));
+        absl::StatusOr<Generated> generated =
+            generate(streamed, [&](std::string_view piece) {
+              return send(chunk(json{{"content", piece}}, nullptr));
             });
-        if (!generated) {
-          send(makeError(llvm::toString(generated.takeError()),
+        if (!generated.ok()) {
+          send(makeError(std::string(generated.status().message()),
                          "invalid_request_error", 400));
         } else {
-          send(chunk(llvm::json::Object(), generated->finishReason));
+          send(chunk(json::object(), generated->finishReason));
           if (streamed.includeUsage) {
-            llvm::json::Object usage = header(chat, /*chunk=*/true, id);
-            usage["choices"] = llvm::json::Array();
+            json usage = header(chat, /*chunk=*/true, id);
+            usage["choices"] = json::array();
             usage["usage"] =
                 makeUsage(generated->promptTokens, generated->completionTokens,
                           generated->cachedTokens);
-            send(std::move(usage));
+            send(usage);
           }
         }
         std::string done = "data: [DONE]\n\n";
@@ -413,16 +412,16 @@ void ChatServer::Impl::complete(const httplib::Request &httpRequest,
 
 std::string ChatServer::Impl::renderMetrics() {
   std::string text;
-  llvm::raw_string_ostream os(text);
-  auto metric = [&](llvm::StringRef name, llvm::StringRef type,
-                    llvm::StringRef help, auto value) {
-    os << "# HELP llmc_" << name << " " << help << "\n# TYPE llmc_" << name
-       << " " << type << "\nllmc_" << name << " ";
+  auto metric = [&](std::string_view name, std::string_view type,
+                    std::string_view help, auto value) {
+    std::string number;
     if constexpr (std::is_floating_point_v<decltype(value)>)
-      os << llvm::format("%.6f", value);
+      number = absl::StrFormat("%.6f", value);
     else
-      os << value;
-    os << "\n";
+      number = support::strCat(value);
+    text +=
+        support::strCat("# HELP llmc_", name, " ", help, "\n# TYPE llmc_", name,
+                        " ", type, "\nllmc_", name, " ", number, "\n");
   };
   int64_t waiting = metrics.waiting.load();
   std::lock_guard<std::mutex> lock(metrics.lock);
@@ -474,29 +473,28 @@ void ChatServer::Impl::routes() {
       [](const httplib::Request &request, httplib::Response &response) {
         if (!response.body.empty())
           return;
-        llvm::StringRef message = response.status == 404   ? "no such route"
-                                  : response.status == 413 ? "the body is too large"
-                                                           : "the request failed";
+        std::string_view message = response.status == 404 ? "no such route"
+                                   : response.status == 413
+                                       ? "the body is too large"
+                                       : "the request failed";
         setError(response, response.status,
-                 (message + ": " + request.path).str());
+                 support::strCat(message, ": ", request.path));
       });
   server.Get("/health", [](const httplib::Request &, httplib::Response &res) {
-    setJson(res, llvm::json::Object{{"status", "ok"}});
+    setJson(res, json{{"status", "ok"}});
   });
   server.Get("/metrics",
              [this](const httplib::Request &, httplib::Response &res) {
                res.set_content(renderMetrics(),
                                "text/plain; version=0.0.4");
              });
-  server.Get("/v1/models",
-             [this](const httplib::Request &, httplib::Response &res) {
-               setJson(res, llvm::json::Object{
-                                {"object", "list"},
-                                {"data", llvm::json::Array{llvm::json::Object{
-                                             {"id", options.modelName},
-                                             {"object", "model"},
-                                             {"owned_by", "llmc"}}}}});
-             });
+  server.Get(
+      "/v1/models", [this](const httplib::Request &, httplib::Response &res) {
+        setJson(res, json{{"object", "list"},
+                          {"data", json::array({json{{"id", options.modelName},
+                                                     {"object", "model"},
+                                                     {"owned_by", "llmc"}}})}});
+      });
   server.Post("/v1/chat/completions",
               [this](const httplib::Request &req, httplib::Response &res) {
                 complete(req, res, /*chat=*/true);
@@ -507,54 +505,35 @@ void ChatServer::Impl::routes() {
               });
   server.Post("/tokenize", [this](const httplib::Request &req,
                                   httplib::Response &res) {
-    llvm::Expected<llvm::json::Value> body = llvm::json::parse(req.body);
-    const llvm::json::Object *object = body ? body->getAsObject() : nullptr;
-    std::optional<llvm::StringRef> content =
-        object ? object->getString("content") : std::nullopt;
-    if (!body)
-      llvm::consumeError(body.takeError());
-    if (!content)
-      return setError(res, 400, "'content' must be a string");
-    bool addSpecial = object->getBoolean("add_special").value_or(false);
-    llvm::Expected<std::vector<int32_t>> ids = model.encode(
-        *content, addSpecial, {tokenizer::TextRange{0, content->size()}});
-    if (!ids)
-      return setError(res, 400, llvm::toString(ids.takeError()));
-    llvm::json::Array tokens;
-    for (int32_t id : *ids)
-      tokens.push_back(id);
-    setJson(res, llvm::json::Object{{"tokens", std::move(tokens)}});
+    absl::StatusOr<TokenizeRequest> request = parseTokenizeRequest(req.body);
+    if (!request.ok())
+      return setError(res, 400, request.status());
+    const std::string &content = request->content;
+    absl::StatusOr<std::vector<int32_t>> ids = support::toStatusOr(
+        model.encode(content, request->addSpecial,
+                     {tokenizer::TextRange{0, content.size()}}));
+    if (!ids.ok())
+      return setError(res, 400, ids.status());
+    setJson(res, json{{"tokens", *ids}});
   });
   server.Post("/detokenize", [this](const httplib::Request &req,
                                     httplib::Response &res) {
-    llvm::Expected<llvm::json::Value> body = llvm::json::parse(req.body);
-    const llvm::json::Object *object = body ? body->getAsObject() : nullptr;
-    const llvm::json::Array *tokens =
-        object ? object->getArray("tokens") : nullptr;
-    if (!body)
-      llvm::consumeError(body.takeError());
     const tokenizer::Tokenizer *tokenizer = model.getTokenizer();
-    if (!tokens || !tokenizer)
-      return setError(res, 400,
-                      tokenizer ? "'tokens' must be an array of token ids"
-                                : "the binary holds no tokenizer");
-    std::vector<int32_t> ids;
-    for (const llvm::json::Value &token : *tokens) {
-      std::optional<int64_t> id = token.getAsInteger();
-      if (!id || *id < 0 || *id >= tokenizer->vocabSize())
-        return setError(res, 400, "'tokens' holds an id outside the "
-                                  "vocabulary");
-      ids.push_back(static_cast<int32_t>(*id));
-    }
-    setJson(res, llvm::json::Object{
-                     {"content", tokenizer->decode(ids, /*skipSpecial=*/false)}});
+    if (!tokenizer)
+      return setError(res, 400, "the binary holds no tokenizer");
+    absl::StatusOr<std::vector<int32_t>> ids =
+        parseDetokenizeRequest(req.body, tokenizer->vocabSize());
+    if (!ids.ok())
+      return setError(res, 400, ids.status());
+    setJson(res,
+            json{{"content", tokenizer->decode(*ids, /*skipSpecial=*/false)}});
   });
 }
 
 ChatServer::ChatServer(Model &model, ServerOptions options)
     : impl(std::make_unique<Impl>(model, std::move(options))) {}
 ChatServer::~ChatServer() = default;
-llvm::Expected<int> ChatServer::bind() { return impl->bind(); }
+absl::StatusOr<int> ChatServer::bind() { return impl->bind(); }
 void ChatServer::serve() { impl->serve(); }
 void ChatServer::stop() { impl->stop(); }
 

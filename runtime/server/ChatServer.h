@@ -25,8 +25,7 @@
 #define LLMC_RUNTIME_SERVER_CHATSERVER_H
 
 #include "runtime/api/Model.h"
-
-#include "llvm/Support/Error.h"
+#include "support/Status.h"
 
 #include <memory>
 #include <string>
@@ -60,7 +59,7 @@ public:
 
   /// Binds the socket; returns the port (the chosen one when the options
   /// asked for 0). Fails naming the address when it cannot bind.
-  llvm::Expected<int> bind();
+  absl::StatusOr<int> bind();
   /// Serves until stop() (from another thread) or a failure.
   void serve();
   void stop();

@@ -1,199 +1,262 @@
 //===- OpenAIProtocol.cpp - the requests and replies llmc serve speaks ----===//
+//
+// A body is whatever a client sends: every value's type is checked before
+// it is read, so no body makes nlohmann throw.
+//
+//===----------------------------------------------------------------------===//
 
 #include "runtime/server/OpenAIProtocol.h"
 
 #include "runtime/sampling/Sampler.h"
+#include "runtime/tokenizer/JsonReader.h"
+#include "support/Json.h"
 #include "support/LlvmStatus.h"
+#include "support/Strings.h"
+
+#include <algorithm>
 
 namespace llmc::server {
 
-static llvm::Error requestError(const llvm::Twine &message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+using nlohmann::json;
+
+static absl::Status requestError(std::string_view message) {
+  return absl::InvalidArgumentError(std::string(message));
+}
+
+/// Field `key` of `object`; null when absent or `object` is no object.
+static const json *getField(const json &object, std::string_view key) {
+  auto it = object.find(key);
+  return it == object.end() ? nullptr : &*it;
+}
+
+/// Field `key` of `object` when it is a string.
+static const std::string *getString(const json &object, std::string_view key) {
+  const json *value = getField(object, key);
+  if (!value || !value->is_string())
+    return nullptr;
+  return &value->get_ref<const std::string &>();
+}
+
+/// Field `key` of `object` when it is a boolean.
+static std::optional<bool> getBoolean(const json &object,
+                                      std::string_view key) {
+  const json *value = getField(object, key);
+  if (!value || !value->is_boolean())
+    return std::nullopt;
+  return value->get<bool>();
 }
 
 /// A number field, when present.
-static llvm::Expected<std::optional<double>>
-getNumber(const llvm::json::Object &object, llvm::StringRef key) {
-  const llvm::json::Value *value = object.get(key);
-  if (!value || value->kind() == llvm::json::Value::Null)
+static absl::StatusOr<std::optional<double>> getNumber(const json &object,
+                                                       std::string_view key) {
+  const json *value = getField(object, key);
+  if (!value || value->is_null())
     return std::nullopt;
-  std::optional<double> number = value->getAsNumber();
-  if (!number)
-    return requestError("'" + key + "' must be a number");
-  return number;
+  if (!value->is_number())
+    return requestError(support::strCat("'", key, "' must be a number"));
+  return value->get<double>();
 }
 
 /// The text of a message's content: a string, or an array of parts whose
 /// text parts are joined.
-static llvm::Expected<std::string> getContent(const llvm::json::Value &value,
-                                              size_t index) {
-  if (std::optional<llvm::StringRef> text = value.getAsString())
-    return text->str();
-  if (const llvm::json::Array *parts = value.getAsArray()) {
+static absl::StatusOr<std::string> getContent(const json &value, size_t index) {
+  if (value.is_string())
+    return value.get<std::string>();
+  if (value.is_array()) {
     std::string text;
-    for (const llvm::json::Value &part : *parts) {
-      const llvm::json::Object *object = part.getAsObject();
-      if (!object || object->getString("type") != "text" ||
-          !object->getString("text"))
-        return requestError("messages[" + llvm::Twine(index) +
-                            "].content: only text parts are supported");
-      text += object->getString("text")->str();
+    for (const json &part : value) {
+      const std::string *type = getString(part, "type");
+      const std::string *partText = getString(part, "text");
+      if (!type || *type != "text" || !partText)
+        return requestError(support::strCat(
+            "messages[", index, "].content: only text parts are supported"));
+      text += *partText;
     }
     return text;
   }
-  return requestError("messages[" + llvm::Twine(index) +
-                      "].content must be a string or an array of text parts");
+  return requestError(
+      support::strCat("messages[", index,
+                      "].content must be a string or an array of text parts"));
 }
 
-llvm::Expected<CompletionRequest>
-parseCompletionRequest(llvm::StringRef body, bool chat,
-                       const RequestLimits &limits) {
-  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(body);
-  if (!parsed)
-    return requestError("the body is not JSON: " +
-                        llvm::toString(parsed.takeError()));
-  const llvm::json::Object *object = parsed->getAsObject();
-  if (!object)
-    return requestError("the body must be a JSON object");
-  CompletionRequest request;
-  if (chat) {
-    const llvm::json::Array *messages = object->getArray("messages");
-    if (!messages || messages->empty())
-      return requestError("'messages' must be a non-empty array");
-    if (messages->size() > limits.maxMessages)
-      return requestError("'messages' holds " +
-                          llvm::Twine(messages->size()) +
-                          " messages; at most " +
-                          llvm::Twine(limits.maxMessages) + " are accepted");
-    for (auto [index, entry] : llvm::enumerate(*messages)) {
-      const llvm::json::Object *message = entry.getAsObject();
-      std::optional<llvm::StringRef> role =
-          message ? message->getString("role") : std::nullopt;
-      const llvm::json::Value *content =
-          message ? message->get("content") : nullptr;
-      if (!role || !content)
-        return requestError("messages[" + llvm::Twine(index) +
-                            "] needs a 'role' and a 'content'");
-      llvm::Expected<chat::Role> parsedRole =
-          support::toExpected(chat::parseRole(*role));
-      if (!parsedRole)
-        return requestError("messages[" + llvm::Twine(index) + "]: " +
-                            llvm::toString(parsedRole.takeError()));
-      llvm::Expected<std::string> text = getContent(*content, index);
-      if (!text)
-        return text.takeError();
-      request.messages.push_back({*parsedRole, std::move(*text)});
-    }
-  } else {
-    std::optional<llvm::StringRef> prompt = object->getString("prompt");
-    if (!prompt || prompt->empty())
-      return requestError("'prompt' must be a non-empty string");
-    request.prompt = prompt->str();
+static absl::Status parseMessages(const json &object,
+                                  const RequestLimits &limits,
+                                  CompletionRequest &request) {
+  const json *messages = getField(object, "messages");
+  if (!messages || !messages->is_array() || messages->empty())
+    return requestError("'messages' must be a non-empty array");
+  if (messages->size() > limits.maxMessages)
+    return requestError(support::strCat("'messages' holds ", messages->size(),
+                                        " messages; at most ",
+                                        limits.maxMessages, " are accepted"));
+  for (size_t index = 0; index < messages->size(); ++index) {
+    const json &message = (*messages)[index];
+    const std::string *role = getString(message, "role");
+    const json *content = getField(message, "content");
+    if (!role || !content)
+      return requestError(support::strCat("messages[", index,
+                                          "] needs a 'role' and a 'content'"));
+    absl::StatusOr<chat::Role> parsedRole = chat::parseRole(*role);
+    if (!parsedRole.ok())
+      return requestError(
+          support::strCat("messages[", index,
+                          "]: ", std::string(parsedRole.status().message())));
+    LLMC_ASSIGN_OR_RETURN(std::string text, getContent(*content, index));
+    request.messages.push_back({*parsedRole, std::move(text)});
   }
+  return absl::OkStatus();
+}
 
-  for (llvm::StringRef key : {"max_tokens", "max_completion_tokens"}) {
-    llvm::Expected<std::optional<double>> value = getNumber(*object, key);
-    if (!value)
-      return value.takeError();
-    if (*value && (**value < 1 || **value != static_cast<int64_t>(**value)))
-      return requestError("'" + key + "' must be a positive integer");
-    if (*value)
-      request.maxTokens = static_cast<int64_t>(**value);
-  }
+/// The sampling fields; none given (or temperature 0) leaves greedy
+/// decoding.
+static absl::Status parseSampling(const json &object,
+                                  CompletionRequest &request) {
   sampling::SamplingParams params;
   bool sampled = false;
-  auto readSampling = [&](llvm::StringRef key,
-                          auto apply) -> llvm::Error {
-    llvm::Expected<std::optional<double>> value = getNumber(*object, key);
-    if (!value)
-      return value.takeError();
-    if (*value) {
-      apply(**value);
+  auto readSampling = [&](std::string_view key, auto apply) -> absl::Status {
+    LLMC_ASSIGN_OR_RETURN(std::optional<double> value, getNumber(object, key));
+    if (value) {
+      apply(*value);
       sampled = true;
     }
-    return llvm::Error::success();
+    return absl::OkStatus();
   };
-  if (llvm::Error error = readSampling("temperature", [&](double value) {
-        params.greedy = value == 0;
-        params.temperature = value == 0 ? 1.0f : static_cast<float>(value);
-      }))
-    return std::move(error);
-  if (llvm::Error error = readSampling(
-          "top_p", [&](double value) { params.topP = float(value); }))
-    return std::move(error);
-  if (llvm::Error error = readSampling("top_k", [&](double value) {
-        params.topK = static_cast<int64_t>(value);
-      }))
-    return std::move(error);
-  if (llvm::Error error = readSampling("repetition_penalty", [&](double value) {
-        params.repetitionPenalty = float(value);
-      }))
-    return std::move(error);
-  if (llvm::Error error = readSampling("seed", [&](double value) {
-        params.seed = static_cast<uint64_t>(value);
-      }))
-    return std::move(error);
+  LLMC_RETURN_IF_ERROR(readSampling("temperature", [&](double value) {
+    params.greedy = value == 0;
+    params.temperature = value == 0 ? 1.0f : static_cast<float>(value);
+  }));
+  LLMC_RETURN_IF_ERROR(
+      readSampling("top_p", [&](double value) { params.topP = float(value); }));
+  LLMC_RETURN_IF_ERROR(readSampling("top_k", [&](double value) {
+    params.topK = static_cast<int64_t>(value);
+  }));
+  LLMC_RETURN_IF_ERROR(readSampling("repetition_penalty", [&](double value) {
+    params.repetitionPenalty = float(value);
+  }));
+  LLMC_RETURN_IF_ERROR(readSampling("seed", [&](double value) {
+    params.seed = static_cast<uint64_t>(value);
+  }));
   if (sampled && !params.greedy) {
-    if (llvm::Error error = sampling::Sampler::validate(params))
-      return requestError(llvm::toString(std::move(error)));
+    absl::Status valid = support::toStatus(sampling::Sampler::validate(params));
+    if (!valid.ok())
+      return requestError(std::string(valid.message()));
     request.sampling = params;
   }
+  return absl::OkStatus();
+}
 
-  if (std::optional<bool> stream = object->getBoolean("stream"))
+static absl::Status parseStop(const json &stop, const RequestLimits &limits,
+                              CompletionRequest &request) {
+  if (stop.is_string()) {
+    request.stop.push_back(stop.get<std::string>());
+  } else if (stop.is_array()) {
+    for (const json &entry : stop) {
+      if (!entry.is_string())
+        return requestError("'stop' must be a string or strings");
+      request.stop.push_back(entry.get<std::string>());
+    }
+  } else if (!stop.is_null()) {
+    return requestError("'stop' must be a string or strings");
+  }
+  if (request.stop.size() > limits.maxStopStrings ||
+      std::any_of(request.stop.begin(), request.stop.end(),
+                  [](const std::string &text) { return text.empty(); }))
+    return requestError(support::strCat(
+        "'stop' holds at most ", limits.maxStopStrings, " non-empty strings"));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<CompletionRequest>
+parseCompletionRequest(std::string_view body, bool chat,
+                       const RequestLimits &limits) {
+  absl::StatusOr<json> parsed = support::parseJson(body);
+  if (!parsed.ok())
+    return requestError(support::strCat(
+        "the body is not JSON: ", std::string(parsed.status().message())));
+  if (!parsed->is_object())
+    return requestError("the body must be a JSON object");
+  const json &object = *parsed;
+  CompletionRequest request;
+  if (chat) {
+    LLMC_RETURN_IF_ERROR(parseMessages(object, limits, request));
+  } else {
+    const std::string *prompt = getString(object, "prompt");
+    if (!prompt || prompt->empty())
+      return requestError("'prompt' must be a non-empty string");
+    request.prompt = *prompt;
+  }
+
+  for (std::string_view key : {"max_tokens", "max_completion_tokens"}) {
+    LLMC_ASSIGN_OR_RETURN(std::optional<double> value, getNumber(object, key));
+    // 2^63 and beyond have no int64 to compare with.
+    if (value && (*value < 1 || *value >= 0x1p63 ||
+                  *value != static_cast<int64_t>(*value)))
+      return requestError(
+          support::strCat("'", key, "' must be a positive integer"));
+    if (value)
+      request.maxTokens = static_cast<int64_t>(*value);
+  }
+  LLMC_RETURN_IF_ERROR(parseSampling(object, request));
+
+  if (std::optional<bool> stream = getBoolean(object, "stream"))
     request.stream = *stream;
-  if (const llvm::json::Value *variables = object->get("chat_template_kwargs")) {
-    if (!chat || !variables->getAsObject())
+  if (const json *variables = getField(object, "chat_template_kwargs")) {
+    if (!chat || !variables->is_object())
       return requestError("'chat_template_kwargs' must be an object, in a "
                           "chat request");
-    llvm::raw_string_ostream(request.templateVariables) << *variables;
+    request.templateVariables = nlohmann::ordered_json(*variables);
   }
-  if (const llvm::json::Object *options = object->getObject("stream_options"))
-    request.includeUsage = options->getBoolean("include_usage").value_or(false);
-  if (const llvm::json::Value *stop = object->get("stop")) {
-    if (std::optional<llvm::StringRef> text = stop->getAsString()) {
-      request.stop.push_back(text->str());
-    } else if (const llvm::json::Array *texts = stop->getAsArray()) {
-      for (const llvm::json::Value &entry : *texts) {
-        std::optional<llvm::StringRef> text = entry.getAsString();
-        if (!text)
-          return requestError("'stop' must be a string or strings");
-        request.stop.push_back(text->str());
-      }
-    } else if (stop->kind() != llvm::json::Value::Null) {
-      return requestError("'stop' must be a string or strings");
-    }
-    if (request.stop.size() > limits.maxStopStrings ||
-        llvm::any_of(request.stop,
-                     [](const std::string &text) { return text.empty(); }))
-      return requestError("'stop' holds at most " +
-                          llvm::Twine(limits.maxStopStrings) +
-                          " non-empty strings");
-  }
+  if (const json *options = getField(object, "stream_options"))
+    request.includeUsage =
+        getBoolean(*options, "include_usage").value_or(false);
+  if (const json *stop = getField(object, "stop"))
+    LLMC_RETURN_IF_ERROR(parseStop(*stop, limits, request));
   return request;
 }
 
-llvm::StringRef getFinishReason(FinishReason reason, bool stoppedAtString) {
+absl::StatusOr<TokenizeRequest> parseTokenizeRequest(std::string_view body) {
+  absl::StatusOr<json> parsed = support::parseJson(body);
+  const std::string *content =
+      parsed.ok() ? getString(*parsed, "content") : nullptr;
+  if (!content)
+    return requestError("'content' must be a string");
+  return TokenizeRequest{*content,
+                         getBoolean(*parsed, "add_special").value_or(false)};
+}
+
+absl::StatusOr<std::vector<int32_t>>
+parseDetokenizeRequest(std::string_view body, int64_t vocabSize) {
+  absl::StatusOr<json> parsed = support::parseJson(body);
+  const json *tokens = parsed.ok() ? getField(*parsed, "tokens") : nullptr;
+  if (!tokens || !tokens->is_array())
+    return requestError("'tokens' must be an array of token ids");
+  std::vector<int32_t> ids;
+  for (const json &token : *tokens) {
+    std::optional<int64_t> id = tokenizer::getInteger(token);
+    if (!id || *id < 0 || *id >= vocabSize)
+      return requestError("'tokens' holds an id outside the vocabulary");
+    ids.push_back(static_cast<int32_t>(*id));
+  }
+  return ids;
+}
+
+std::string_view getFinishReason(FinishReason reason, bool stoppedAtString) {
   if (stoppedAtString || reason == FinishReason::StopToken)
     return "stop";
   return "length";
 }
 
-llvm::json::Value makeError(llvm::StringRef message, llvm::StringRef type,
-                            int status) {
-  return llvm::json::Object{
-      {"error", llvm::json::Object{{"message", message},
-                                   {"type", type},
-                                   {"code", status}}}};
+json makeError(std::string_view message, std::string_view type, int status) {
+  return json{
+      {"error", json{{"message", message}, {"type", type}, {"code", status}}}};
 }
 
-llvm::json::Value makeUsage(int64_t promptTokens, int64_t completionTokens,
-                            int64_t cachedTokens) {
-  return llvm::json::Object{
-      {"prompt_tokens", promptTokens},
-      {"completion_tokens", completionTokens},
-      {"total_tokens", promptTokens + completionTokens},
-      {"prompt_tokens_details",
-       llvm::json::Object{{"cached_tokens", cachedTokens}}}};
+json makeUsage(int64_t promptTokens, int64_t completionTokens,
+               int64_t cachedTokens) {
+  return json{{"prompt_tokens", promptTokens},
+              {"completion_tokens", completionTokens},
+              {"total_tokens", promptTokens + completionTokens},
+              {"prompt_tokens_details", json{{"cached_tokens", cachedTokens}}}};
 }
 
 } // namespace llmc::server

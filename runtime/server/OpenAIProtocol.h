@@ -1,9 +1,12 @@
-//===- OpenAIProtocol.h - the requests and replies llmc serve speaks -*- C++ -*-===//
+//===- OpenAIProtocol.h - the requests and replies llmc serve speaks -*- C++
+//-*-===//
 //
 // The parts of OpenAI's chat-completions and completions protocol that
 // llmc serve implements, as plain structs: parsing a request body (with a
 // clear error naming the field) and writing the reply objects and
 // streaming chunks. No HTTP here: ChatServer moves these over the wire.
+// Replies are nlohmann::json, whose objects keep their keys sorted, the
+// order clients have always seen.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,11 +16,14 @@
 #include "runtime/api/Generate.h"
 #include "runtime/chat/ChatTemplate.h"
 
-#include "llvm/Support/Error.h"
-#include "llvm/Support/JSON.h"
+#include "support/Status.h"
 
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace llmc::server {
@@ -38,8 +44,8 @@ struct CompletionRequest {
   /// Texts that end the reply when it produces one (left out of it).
   std::vector<std::string> stop;
   /// chat_template_kwargs (as vLLM and llama.cpp's server name it): extra
-  /// keywords for the chat template, as JSON object text; "" for none.
-  std::string templateVariables;
+  /// keywords for the chat template, a JSON object; none when not given.
+  std::optional<nlohmann::ordered_json> templateVariables;
 };
 
 /// Limits on what a request may hold.
@@ -49,23 +55,38 @@ struct RequestLimits {
 };
 
 /// Parses a chat (`chat` true) or completions request body; the error
-/// names the field.
-llvm::Expected<CompletionRequest> parseCompletionRequest(llvm::StringRef body,
-                                                         bool chat,
-                                                         const RequestLimits &limits);
+/// (InvalidArgument) names the field.
+absl::StatusOr<CompletionRequest>
+parseCompletionRequest(std::string_view body, bool chat,
+                       const RequestLimits &limits);
+
+/// What /tokenize asks for.
+struct TokenizeRequest {
+  std::string content;
+  /// add_special: the tokenizer's BOS and EOS around the text.
+  bool addSpecial = false;
+};
+
+/// Parses a /tokenize body, {"content": text, "add_special": bool}.
+absl::StatusOr<TokenizeRequest> parseTokenizeRequest(std::string_view body);
+
+/// The ids of a /detokenize body, {"tokens": [id, ...]}, each in
+/// [0, vocabSize).
+absl::StatusOr<std::vector<int32_t>>
+parseDetokenizeRequest(std::string_view body, int64_t vocabSize);
 
 /// OpenAI's finish_reason of a turn that ended for `reason` (`stop`,
 /// `length`).
-llvm::StringRef getFinishReason(FinishReason reason, bool stoppedAtString);
+std::string_view getFinishReason(FinishReason reason, bool stoppedAtString);
 
 /// An OpenAI error object {"error": {"message", "type", "code"}}.
-llvm::json::Value makeError(llvm::StringRef message, llvm::StringRef type,
-                            int status);
+nlohmann::json makeError(std::string_view message, std::string_view type,
+                         int status);
 
 /// The usage object of a reply; `cachedTokens` of the prompt were already
 /// in a kept KV cache.
-llvm::json::Value makeUsage(int64_t promptTokens, int64_t completionTokens,
-                            int64_t cachedTokens);
+nlohmann::json makeUsage(int64_t promptTokens, int64_t completionTokens,
+                         int64_t cachedTokens);
 
 } // namespace llmc::server
 

@@ -11,9 +11,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/server/ChatServer.h"
+#include "support/LlvmStatus.h"
 #include "support/Strings.h"
 #include "tools/llmc/BinaryOptions.h"
-#include "tools/llmc/ReportLlvmError.h"
+#include "tools/llmc/CommandSupport.h"
 #include "tools/llmc/RuntimeCommands.h"
 
 #include <CLI/CLI.hpp>
@@ -38,10 +39,10 @@ struct ServeOptions {
 } // namespace
 
 static int runServe(const ServeOptions &serveOptions) {
-  llvm::Expected<std::unique_ptr<Model>> model =
-      loadBinaryModel(serveOptions.binary.path, /*threads=*/0);
-  if (!model)
-    return reportError(model.takeError());
+  absl::StatusOr<std::unique_ptr<Model>> model = support::toStatusOr(
+      loadBinaryModel(serveOptions.binary.path, /*threads=*/0));
+  if (!model.ok())
+    return reportError(model.status());
   if (!(*model)->getTokenizer())
     return reportError(absl::FailedPreconditionError(support::strCat(
         std::string_view((*model)->getBinary().name()),
@@ -61,9 +62,9 @@ static int runServe(const ServeOptions &serveOptions) {
           .stem()
           .string();
   server::ChatServer chatServer(**model, options);
-  llvm::Expected<int> bound = chatServer.bind();
-  if (!bound)
-    return reportError(bound.takeError());
+  absl::StatusOr<int> bound = chatServer.bind();
+  if (!bound.ok())
+    return reportError(bound.status());
   std::cerr << "listening on http://" << options.host << ":" << *bound
             << std::endl;
   chatServer.serve();
