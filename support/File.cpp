@@ -52,6 +52,13 @@ static absl::StatusOr<size_t> openRegularFile(const std::string &path,
   return static_cast<size_t>(info.st_size);
 }
 
+std::string_view failureReason(const absl::Status &status) {
+  // The messages are "<path>: <what>: <reason>" or "<path>: <reason>".
+  std::string_view message(status.message().data(), status.message().size());
+  size_t colon = message.rfind(": ");
+  return colon == std::string_view::npos ? message : message.substr(colon + 2);
+}
+
 absl::StatusOr<std::string> readFile(const std::string &path) {
   Descriptor file{-1};
   LLMC_ASSIGN_OR_RETURN(size_t size, openRegularFile(path, file));

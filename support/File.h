@@ -24,6 +24,10 @@ namespace llmc::support {
 /// The bytes of the file at `path`; NotFound when it does not exist.
 absl::StatusOr<std::string> readFile(const std::string &path);
 
+/// The system's reason in a failure of readFile or MappedFile::open ("No
+/// such file or directory"), for messages that name the file their own way.
+std::string_view failureReason(const absl::Status &status);
+
 /// A file mapped read-only into memory for as long as the object lives.
 class MappedFile {
 public:

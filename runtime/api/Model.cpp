@@ -9,6 +9,7 @@
 #include "runtime/device/BinaryRunner.h"
 #include "runtime/tokenizer/Tokenizer.h"
 #include "runtime/vision/ImagePrompt.h"
+#include "support/LlvmStatus.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -99,7 +100,7 @@ llvm::Error Model::loadTokenizer() {
     return llvm::Error::success();
   llvm::Expected<std::unique_ptr<tokenizer::Tokenizer>> loaded =
       tokenizer::Tokenizer::fromJson(binary->tokenizerJson(),
-                                     binary->name().str() + ": tokenizer");
+                                     binary->name() + ": tokenizer");
   if (!loaded)
     return loaded.takeError();
   tokenizer = std::move(*loaded);
@@ -131,7 +132,8 @@ llvm::Expected<std::unique_ptr<Model>>
 Model::load(llvm::StringRef path, const ModelOptions &options) {
   std::unique_ptr<Model> model(new Model());
   llvm::Expected<std::unique_ptr<binary::LoadedBinary>> binary =
-      binary::LoadedBinary::open(path, options.verifyChecksums);
+      support::toExpected(
+          binary::LoadedBinary::open(path.str(), options.verifyChecksums));
   if (!binary)
     return binary.takeError();
   model->binary = std::move(*binary);
@@ -141,7 +143,7 @@ Model::load(llvm::StringRef path, const ModelOptions &options) {
   const plugins::DeviceRegistry *devices = options.devices;
   if (!devices) {
     llvm::Expected<std::unique_ptr<plugins::DeviceRegistry>> created =
-        plugins::createLinkedDeviceRegistry();
+        support::toExpected(plugins::createLinkedDeviceRegistry());
     if (!created)
       return created.takeError();
     linked = std::move(*created);
@@ -150,7 +152,7 @@ Model::load(llvm::StringRef path, const ModelOptions &options) {
   cmodel::DeviceOptions deviceOptions;
   deviceOptions.threads = options.threads;
   llvm::Expected<std::unique_ptr<cmodel::StreamDevice>> device =
-      devices->createDevice(manifest.chip(), deviceOptions);
+      support::toExpected(devices->createDevice(manifest.chip(), deviceOptions));
   if (!device)
     return modelError(model->binary->name() +
                       ": compiled for a chip this "

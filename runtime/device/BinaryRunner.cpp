@@ -5,6 +5,7 @@
 #include "backends/common/cmodel/StreamBuilder.h"
 #include "runtime/device/IoTensors.h"
 #include "runtime/session/HostMemory.h"
+#include "support/LlvmStatus.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MathExtras.h"
@@ -79,7 +80,7 @@ llvm::Error BinaryRunner::load() {
                        "', not for '" + device->getChip().id + "'");
   if (llvm::Error error = getModelDims().validate())
     return error;
-  if (llvm::Error error = device->getChip().validate())
+  if (llvm::Error error = support::toLlvmError(device->getChip().validate()))
     return error;
   uint64_t activationBytes = 0, ioBytes = 0;
   for (const binary::Piece &piece : manifest.pieces()) {
@@ -101,8 +102,8 @@ llvm::Error BinaryRunner::load() {
           return prefix(std::move(error));
     auto stream = streams.find(piece.stream_section());
     if (stream == streams.end()) {
-      llvm::Expected<llvm::StringRef> bytes =
-          binary.streamBytes(piece.stream_section());
+      llvm::Expected<std::string_view> bytes =
+          support::toExpected(binary.streamBytes(piece.stream_section()));
       if (!bytes)
         return prefix(bytes.takeError());
       llvm::Expected<cmd::CommandStream> parsed = cmodel::parseStream(*bytes);

@@ -29,6 +29,7 @@ TEST(FileTest, MissingFileIsNotFoundAndNamed) {
   EXPECT_TRUE(absl::IsNotFound(read.status()));
   EXPECT_NE(read.status().message().find("/nonexistent/x.llmc"),
             std::string::npos);
+  EXPECT_EQ(failureReason(read.status()), "No such file or directory");
 }
 
 TEST(FileTest, DirectoryIsNotAFile) {
@@ -37,6 +38,7 @@ TEST(FileTest, DirectoryIsNotAFile) {
   ASSERT_FALSE(mapped.ok());
   EXPECT_NE(mapped.status().message().find("not a regular file"),
             std::string::npos);
+  EXPECT_EQ(failureReason(mapped.status()), "not a regular file");
 }
 
 TEST(FileTest, MapsFilesAndEmptyFiles) {

@@ -29,6 +29,7 @@
 #include "runtime/session/Session.h"
 
 #include "backends/common/cmodel/StreamDevice.h"
+#include "support/LlvmStatus.h"
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
@@ -305,7 +306,7 @@ int main(int argc, char **argv) {
   std::vector<Figures> profiled;
   for (const std::string &path : binaryPaths) {
     llvm::Expected<std::unique_ptr<binary::LoadedBinary>> binary =
-        binary::LoadedBinary::open(path);
+        support::toExpected(binary::LoadedBinary::open(path));
     if (!binary)
       return fail(binary.takeError());
     if ((*binary)->manifest().chip() != "host")

@@ -9,6 +9,7 @@
 #include "tools/llmc/Commands.h"
 #include "tools/llmc/ConversionReport.h"
 #include "tools/llmc/InterpreterSession.h"
+#include "support/LlvmStatus.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
@@ -183,7 +184,7 @@ llvm::Error printConversionReport(const LoadedModel &model,
                                   llvm::StringRef binaryPath) {
   unsigned threads = llvm::hardware_concurrency().compute_thread_count();
   llvm::Expected<std::unique_ptr<binary::LoadedBinary>> binary =
-      binary::LoadedBinary::open(binaryPath);
+      support::toExpected(binary::LoadedBinary::open(binaryPath.str()));
   if (!binary)
     return binary.takeError();
   cmodel::DeviceOptions deviceOptions;

@@ -15,6 +15,7 @@
 #include "runtime/format/BinaryReader.h"
 #include "runtime/tokenizer/Tokenizer.h"
 #include "tools/llmc/Commands.h"
+#include "support/LlvmStatus.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
@@ -62,7 +63,7 @@ static llvm::Expected<std::unique_ptr<tokenizer::Tokenizer>> loadTokenizer() {
   if (!path.ends_with(".llmc"))
     return tokenizer::Tokenizer::fromFile(tokenizerPath);
   llvm::Expected<std::unique_ptr<binary::LoadedBinary>> loaded =
-      binary::LoadedBinary::open(tokenizerPath);
+      support::toExpected(binary::LoadedBinary::open(tokenizerPath));
   if (!loaded)
     return loaded.takeError();
   if ((*loaded)->tokenizerJson().empty())

@@ -11,6 +11,7 @@
 #include "gtest/gtest.h"
 
 #include <cstring>
+#include <sstream>
 
 namespace llmc::device {
 namespace {
@@ -62,7 +63,7 @@ binary::BinaryWriter makeWriter() {
   llvm::ArrayRef<uint8_t> weightBytes(reinterpret_cast<uint8_t *>(weight),
                                       sizeof(weight));
   uint64_t weightOffset =
-      llvm::cantFail(writer.addWeight("w", weightBytes, "f32", {1, 4}));
+      writer.addWeight("w", weightBytes, "f32", {1, 4}).value();
 
   auto addPiece = [&](const std::string &name, cmodel::StreamBuilder &stream) {
     binary::Piece &piece = *manifest.add_pieces();
@@ -111,14 +112,9 @@ binary::BinaryWriter makeWriter() {
 }
 
 std::unique_ptr<binary::LoadedBinary> load(const binary::BinaryWriter &writer) {
-  std::string bytes;
-  llvm::raw_string_ostream os(bytes);
-  llvm::cantFail(writer.writeTo(os));
-  std::unique_ptr<llvm::WritableMemoryBuffer> buffer =
-      llvm::WritableMemoryBuffer::getNewUninitMemBuffer(
-          bytes.size(), "test.llmc", llvm::Align(64));
-  std::memcpy(buffer->getBufferStart(), bytes.data(), bytes.size());
-  return llvm::cantFail(binary::LoadedBinary::fromBuffer(std::move(buffer)));
+  std::ostringstream os;
+  EXPECT_TRUE(writer.writeTo(os).ok());
+  return binary::LoadedBinary::fromBytes(os.str(), "test.llmc").value();
 }
 
 std::string createError(const binary::BinaryWriter &writer) {
