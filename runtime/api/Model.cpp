@@ -66,7 +66,7 @@ void Model::loadChatTemplate() {
   chatTemplate = detectChatTemplate(manifest, tokenizer.get());
   if (manifest.chat_template().empty() || !tokenizer)
     return;
-  std::string origin = (binary->name() + ": chat_template").str();
+  std::string origin = binary->name() + ": chat_template";
   llvm::Expected<chat::JinjaTemplate> jinja =
       chat::JinjaTemplate::compile(manifest.chat_template(), origin);
   if (!jinja) {
@@ -259,8 +259,8 @@ Model::encodeWithImages(chat::ChatPrompt prompt,
   for (auto [index, image] : llvm::enumerate(images)) {
     vision::PreparedImage prepared =
         vision::preprocessImage(image, *visionConfig);
-    llvm::Expected<top::Tensor> embedded =
-        vision::embedImage(*runner, prepared, *visionConfig);
+    llvm::Expected<top::Tensor> embedded = support::toExpected(
+        vision::embedImage(*runner, prepared, *visionConfig));
     if (!embedded)
       return embedded.takeError();
     llvm::ArrayRef<float> values = std::as_const(*embedded).getF32();
@@ -279,8 +279,9 @@ Model::encodeWithImages(chat::ChatPrompt prompt,
     return ids.takeError();
   result.ids = std::move(*ids);
   llvm::Expected<session::PlacedEmbeddings> placed =
-      vision::placeEmbeddings(result.ids, *imagePlaceholderId, std::move(rows),
-                              visionConfig->hiddenSize);
+      support::toExpected(vision::placeEmbeddings(
+          result.ids, *imagePlaceholderId, std::move(rows),
+          visionConfig->hiddenSize));
   if (!placed)
     return placed.takeError();
   result.placed = std::move(*placed);

@@ -12,6 +12,7 @@
 #include "runtime/c/GenerateOptions.h"
 #include "runtime/llmc.h"
 #include "runtime/session/Session.h"
+#include "runtime/session/CacheCapacityError.h"
 
 #include <exception>
 #include <memory>

@@ -132,8 +132,9 @@ parseCompletionRequest(llvm::StringRef body, bool chat,
       }))
     return std::move(error);
   if (sampled && !params.greedy) {
-    if (llvm::Error error = sampling::Sampler::validate(params))
-      return requestError(llvm::toString(std::move(error)));
+    if (absl::Status invalid = sampling::Sampler::validate(params);
+        !invalid.ok())
+      return requestError(std::string(invalid.message()));
     request.sampling = params;
   }
 

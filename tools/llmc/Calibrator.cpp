@@ -4,6 +4,7 @@
 
 #include "backends/common/lowering/Int8Reference.h"
 #include "runtime/tokenizer/Tokenizer.h"
+#include "support/LlvmStatus.h"
 #include "tools/llmc/Commands.h"
 #include "tools/llmc/InterpreterSession.h"
 
@@ -101,7 +102,8 @@ public:
                                    std::move(overrides));
     if (!session)
       return session.takeError();
-    return (*session)->getSession().feed(prompt).takeError();
+    return support::toLlvmError(
+        (*session)->getSession().feed(prompt).status());
   }
 
 private:

@@ -27,6 +27,8 @@
 #include "tools/llmc/SamplingOptions.h"
 
 #include "runtime/vision/ImageFile.h"
+#include "runtime/session/CacheCapacityError.h"
+#include "support/LlvmStatus.h"
 
 #include "llvm/Support/Process.h"
 #include "llvm/Support/WithColor.h"
@@ -224,7 +226,8 @@ int runChatCommand() {
     if (llvm::StringRef command = text.trim();
         command.consume_front("/image ")) {
       llvm::StringRef file = command.trim();
-      llvm::Expected<vision::Image> image = vision::readImageFile(file);
+      llvm::Expected<vision::Image> image =
+          support::toExpected(vision::readImageFile(file.str()));
       if (!image) {
         llvm::WithColor::error(llvm::errs(), "llmc")
             << llvm::toString(image.takeError()) << "\n";

@@ -10,6 +10,7 @@
 #include "tools/llmc/ConversionReport.h"
 #include "tools/llmc/InterpreterSession.h"
 #include "support/LlvmStatus.h"
+#include "runtime/session/CacheCapacityError.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
@@ -107,12 +108,12 @@ static llvm::Error compareConversation(const LoadedModel &model,
   limits.maxNewTokens = kComparedNewTokens;
   for (const session::ModelDims &passDims : passes) {
     session::Session conversation(comparing, passDims);
-    if (llvm::Error error = session::generateTurns(
+    if (llvm::Error error = session::toLlvmError(session::generateTurns(
             conversation, turns, limits,
-            [&](llvm::ArrayRef<float> logits) {
+            [&](absl::Span<const float> logits) {
               return conversation.pickGreedy(logits);
             },
-            [](const session::GeneratedToken &) { return true; }))
+            [](const session::GeneratedToken &) { return true; })))
       return error;
   }
   llvm::outs() << "report: every piece against the top interpreter on F32 "

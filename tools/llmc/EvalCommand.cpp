@@ -31,6 +31,7 @@
 
 #include "runtime/api/VisionManifest.h"
 #include "runtime/tokenizer/Tokenizer.h"
+#include "runtime/session/CacheCapacityError.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/Support/WithColor.h"
@@ -158,16 +159,16 @@ int runEvalCommand(const plugins::Registry &registry) {
   std::vector<float> allLogits;
   session::GenerationLimits limits;
   limits.maxNewTokens = *maxNewTokens;
-  if (llvm::Error error = session::generateTurns(
+  if (llvm::Error error = session::toLlvmError(session::generateTurns(
           session, *turns, limits,
-          [&](llvm::ArrayRef<float> logits) {
+          [&](absl::Span<const float> logits) {
             return session.pickGreedy(logits);
           },
           [&](const session::GeneratedToken &token) {
             allLogits.insert(allLogits.end(), token.logits.begin(),
                              token.logits.end());
             return true;
-          }))
+          })))
     return reportError(explainCapacity(std::move(error), "raise --seq-length"));
   if (llvm::Error error = writeGenerationOutputs(
           *turns, allLogits, model->spec.vocabSize, /*printIds=*/true))

@@ -4,6 +4,7 @@
 
 #include "dialects/top/Interpreter/NpyFile.h"
 #include "tools/llmc/Commands.h"
+#include "runtime/session/CacheCapacityError.h"
 
 #include "llvm/Support/Threading.h"
 #include "llvm/Support/raw_ostream.h"

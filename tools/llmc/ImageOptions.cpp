@@ -7,6 +7,7 @@
 #include "runtime/vision/ImageFile.h"
 #include "runtime/vision/ImagePrompt.h"
 #include "tools/llmc/Commands.h"
+#include "support/LlvmStatus.h"
 
 namespace cl = llvm::cl;
 
@@ -42,7 +43,7 @@ bool hasImages() { return !images.empty() || !pixelValues.empty(); }
 
 /// Tensors of equal trailing shape joined along the first dimension.
 static Tensor concatenate(llvm::ArrayRef<Tensor> parts) {
-  llvm::SmallVector<int64_t> shape(parts.front().getShape());
+  llvm::SmallVector<int64_t> shape = llvm::to_vector(parts.front().getShape());
   shape[0] = 0;
   std::vector<float> values;
   for (const Tensor &part : parts) {
@@ -57,7 +58,8 @@ static Tensor concatenate(llvm::ArrayRef<Tensor> parts) {
 static llvm::Expected<std::vector<vision::Image>> readImages() {
   std::vector<vision::Image> decoded;
   for (const std::string &file : images) {
-    llvm::Expected<vision::Image> image = vision::readImageFile(file);
+    llvm::Expected<vision::Image> image =
+        support::toExpected(vision::readImageFile(file));
     if (!image)
       return image.takeError();
     decoded.push_back(std::move(*image));
@@ -85,7 +87,8 @@ llvm::Error placeImages(session::PieceRunner &runner,
   if (!pixelValues.empty() &&
       config->preprocessing != vision::Preprocessing::InternVL)
     return imageError("--pixel-values: " +
-                      vision::stringifyPreprocessing(config->preprocessing) +
+                      llvm::StringRef(vision::stringifyPreprocessing(
+                          config->preprocessing)) +
                       "'s pixel values do not say each picture's size; give "
                       "--image");
   llvm::Expected<std::vector<vision::Image>> decoded = readImages();
@@ -95,7 +98,7 @@ llvm::Error placeImages(session::PieceRunner &runner,
   for (const vision::Image &image : *decoded)
     prepared.push_back(vision::preprocessImage(image, *config));
   for (const std::string &file : pixelValues) {
-    llvm::Expected<Tensor> given = top::readNpyFile(file);
+    llvm::Expected<Tensor> given = support::toExpected(top::readNpyFile(file));
     if (!given)
       return given.takeError();
     prepared.push_back({std::move(*given), {}, std::nullopt});
@@ -107,7 +110,7 @@ llvm::Error placeImages(session::PieceRunner &runner,
                                  : llvm::StringRef(
                                        pixelValues[index - images.size()]);
     llvm::Expected<Tensor> embedded =
-        vision::embedImage(runner, image, *config);
+        support::toExpected(vision::embedImage(runner, image, *config));
     if (!embedded)
       return imageError(source + ": " + llvm::toString(embedded.takeError()));
     embeddings.push_back(std::move(*embedded));
@@ -116,10 +119,12 @@ llvm::Error placeImages(session::PieceRunner &runner,
   Tensor allPixels = concatenate(pixels);
   Tensor allEmbeddings = concatenate(embeddings);
   if (!pixelValuesOut.empty())
-    if (llvm::Error error = top::writeNpyFile(pixelValuesOut, allPixels))
+    if (llvm::Error error = support::toLlvmError(
+            top::writeNpyFile(pixelValuesOut, allPixels)))
       return error;
   if (!visionEmbedsOut.empty())
-    if (llvm::Error error = top::writeNpyFile(visionEmbedsOut, allEmbeddings))
+    if (llvm::Error error = support::toLlvmError(
+            top::writeNpyFile(visionEmbedsOut, allEmbeddings)))
       return error;
 
   int64_t hidden = config->hiddenSize;

@@ -16,6 +16,9 @@
 #include "runtime/session/Generation.h"
 #include "runtime/vision/ImageEmbedding.h"
 
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/Error.h"
+
 #include <optional>
 
 namespace llmc {

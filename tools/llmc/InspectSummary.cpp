@@ -16,7 +16,7 @@ llvm::Expected<BinarySummary> summarizeBinary(const Model &model) {
   if (std::error_code error =
           llvm::sys::fs::file_size(binary.name(), summary.fileBytes))
     return llvm::createStringError(error, "%s: cannot read its size: %s",
-                                   binary.name().str().c_str(),
+                                   binary.name().c_str(),
                                    error.message().c_str());
   const binary::Manifest &manifest = binary.manifest();
   for (const binary::WeightBlob &blob : manifest.weights())

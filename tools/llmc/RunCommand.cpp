@@ -35,6 +35,7 @@
 #include "tools/llmc/SamplingOptions.h"
 
 #include "runtime/device/BinaryRunner.h"
+#include "runtime/session/CacheCapacityError.h"
 
 #include "llvm/Support/raw_ostream.h"
 

@@ -3,6 +3,7 @@
 #include "tools/llmc/SamplingOptions.h"
 
 #include "tools/llmc/Commands.h"
+#include "support/LlvmStatus.h"
 
 namespace cl = llvm::cl;
 
@@ -56,7 +57,8 @@ getSamplingParams(const Model &model) {
   params.seed = seed;
   if (const DeviceSampling *head = model.getDeviceSampling())
     params.penaltyWindow = head->getWindow();
-  if (llvm::Error error = sampling::Sampler::validate(params))
+  if (llvm::Error error =
+          support::toLlvmError(sampling::Sampler::validate(params)))
     return std::move(error);
   return params;
 }

@@ -13,6 +13,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "runtime/session/CacheCapacityError.h"
 
 namespace llmc {
 namespace {
