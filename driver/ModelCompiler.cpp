@@ -532,8 +532,7 @@ llvm::Expected<ConvertReport> ModelCompiler::run(llvm::StringRef outputPath) {
   result.warnings.assign(warnings.begin(), warnings.end());
   fillManifest();
   report("writing", outputPath, 0, 1);
-  if (llvm::Error error =
-          support::toLlvmError(writer.write(outputPath.str())))
+  if (llvm::Error error = support::toLlvmError(writer.write(outputPath.str())))
     return std::move(error);
   report("writing", outputPath, 1, 1);
   uint64_t size = 0;

@@ -6,9 +6,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fcntl.h>
 #include <fstream>
 #include <random>
-#include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -107,16 +107,16 @@ createTemporaryFile(const std::string &path) {
     std::string name = path + ".tmp";
     for (int i = 0; i < 6; ++i)
       name += kLetters[random() % (sizeof(kLetters) - 1)];
-    int fd = ::open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
-                    0666);
+    int fd =
+        ::open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd >= 0) {
       ::close(fd);
       return name;
     }
     error = errno;
   }
-  return errnoStatus(error, strCat("cannot create a temporary file: ",
-                                   std::strerror(error)));
+  return errnoStatus(
+      error, strCat("cannot create a temporary file: ", std::strerror(error)));
 }
 
 absl::Status

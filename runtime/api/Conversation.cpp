@@ -5,9 +5,9 @@
 #include "runtime/api/Model.h"
 #include "runtime/api/TimingRecorder.h"
 #include "runtime/device/BinaryRunner.h"
+#include "runtime/session/CacheCapacityError.h"
 #include "runtime/session/Generation.h"
 #include "runtime/tokenizer/StreamingDetokenizer.h"
-#include "runtime/session/CacheCapacityError.h"
 #include "support/LlvmStatus.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -96,8 +96,7 @@ Conversation::send(llvm::ArrayRef<int32_t> ids, const GenerateOptions &options,
   DeviceSampling *head = model.getDeviceSampling();
   if (chosen && head && !head->serves(chosen->getParams()))
     head = nullptr;
-  auto choose =
-      [&](absl::Span<const float> logits) -> absl::StatusOr<int32_t> {
+  auto choose = [&](absl::Span<const float> logits) -> absl::StatusOr<int32_t> {
     if (!chosen)
       return session.pickGreedy(logits);
     if (head)

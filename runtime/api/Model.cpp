@@ -152,7 +152,8 @@ Model::load(llvm::StringRef path, const ModelOptions &options) {
   cmodel::DeviceOptions deviceOptions;
   deviceOptions.threads = options.threads;
   llvm::Expected<std::unique_ptr<cmodel::StreamDevice>> device =
-      support::toExpected(devices->createDevice(manifest.chip(), deviceOptions));
+      support::toExpected(
+          devices->createDevice(manifest.chip(), deviceOptions));
   if (!device)
     return modelError(model->binary->name() +
                       ": compiled for a chip this "
@@ -278,10 +279,9 @@ Model::encodeWithImages(chat::ChatPrompt prompt,
   if (!ids)
     return ids.takeError();
   result.ids = std::move(*ids);
-  llvm::Expected<session::PlacedEmbeddings> placed =
-      support::toExpected(vision::placeEmbeddings(
-          result.ids, *imagePlaceholderId, std::move(rows),
-          visionConfig->hiddenSize));
+  llvm::Expected<session::PlacedEmbeddings> placed = support::toExpected(
+      vision::placeEmbeddings(result.ids, *imagePlaceholderId, std::move(rows),
+                              visionConfig->hiddenSize));
   if (!placed)
     return placed.takeError();
   result.placed = std::move(*placed);

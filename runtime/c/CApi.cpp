@@ -11,8 +11,8 @@
 
 #include "runtime/c/GenerateOptions.h"
 #include "runtime/llmc.h"
-#include "runtime/session/Session.h"
 #include "runtime/session/CacheCapacityError.h"
+#include "runtime/session/Session.h"
 
 #include <exception>
 #include <memory>

@@ -37,8 +37,8 @@ LoadedBinary::open(const std::string &path, bool verifyChecksums) {
       support::MappedFile::open(path);
   if (!mapped.ok())
     return absl::Status(mapped.status().code(),
-                        strCat("cannot open '", path, "': ",
-                               support::failureReason(mapped.status())));
+                        strCat("cannot open '", path,
+                               "': ", support::failureReason(mapped.status())));
   std::unique_ptr<LoadedBinary> binary(new LoadedBinary(path));
   binary->file = (*mapped)->bytes();
   binary->mapped = std::move(*mapped);
@@ -61,9 +61,8 @@ LoadedBinary::check(std::unique_ptr<LoadedBinary> binary,
                     bool verifyChecksums) {
   absl::Status loaded = binary->load(verifyChecksums);
   if (!loaded.ok())
-    return absl::Status(loaded.code(),
-                        strCat(binary->name(), ": ",
-                               std::string(loaded.message())));
+    return absl::Status(loaded.code(), strCat(binary->name(), ": ",
+                                              std::string(loaded.message())));
   return binary;
 }
 
@@ -109,8 +108,8 @@ static absl::Status checkPadding(std::string_view file, uint64_t begin,
                                  uint64_t end) {
   for (uint64_t i = begin; i < end; ++i)
     if (file[i] != '\0')
-      return invalid(strCat("byte ", i,
-                            " lies between sections and is not zero padding"));
+      return invalid(
+          strCat("byte ", i, " lies between sections and is not zero padding"));
   return absl::OkStatus();
 }
 
@@ -132,10 +131,9 @@ absl::Status LoadedBinary::checkLayout() const {
       return invalid(strCat(name, " at offset ", section.offset,
                             " overlaps the section table"));
     if (section.offset > fileSize || section.size > fileSize - section.offset)
-      return invalid(strCat("truncated: ", name, " (offset ", section.offset,
-                            ", ", section.size,
-                            " bytes) extends beyond the end of the file (",
-                            fileSize, " bytes)"));
+      return invalid(strCat(
+          "truncated: ", name, " (offset ", section.offset, ", ", section.size,
+          " bytes) extends beyond the end of the file (", fileSize, " bytes)"));
     ++counts[section.kind];
   }
   if (counts[uint32_t(SectionKind::Manifest)] == 0)
@@ -143,8 +141,7 @@ absl::Status LoadedBinary::checkLayout() const {
   if (counts[uint32_t(SectionKind::Manifest)] > 1)
     return invalid("more than one MANIFEST section");
   if (counts[uint32_t(SectionKind::Coeff)] != 1)
-    return invalid(strCat("the file has ",
-                          counts[uint32_t(SectionKind::Coeff)],
+    return invalid(strCat("the file has ", counts[uint32_t(SectionKind::Coeff)],
                           " COEFF sections, not exactly one"));
   if (counts[uint32_t(SectionKind::Tokenizer)] > 1)
     return invalid("more than one TOKENIZER section");
@@ -200,9 +197,9 @@ absl::Status LoadedBinary::readSections() {
     case SectionKind::Manifest:
       if (bytes.size() > size_t(INT_MAX) ||
           !manifestProto.ParseFromArray(bytes.data(), int(bytes.size())))
-        return invalid(strCat(
-            "the manifest (", bytes.size(),
-            " bytes) does not parse as an llmc.binary.Manifest"));
+        return invalid(
+            strCat("the manifest (", bytes.size(),
+                   " bytes) does not parse as an llmc.binary.Manifest"));
       break;
     case SectionKind::Coeff:
       coeffBytes = {asBytes(bytes.data()), bytes.size()};

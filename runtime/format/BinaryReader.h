@@ -57,8 +57,7 @@ public:
   absl::Span<const uint8_t> coeff() const { return coeffBytes; }
 
   /// The bytes of weight `name` within coeff().
-  absl::StatusOr<absl::Span<const uint8_t>>
-  weight(std::string_view name) const;
+  absl::StatusOr<absl::Span<const uint8_t>> weight(std::string_view name) const;
 
   /// The bytes of STREAM section `section` (a section table index, as in
   /// Piece.stream_section).

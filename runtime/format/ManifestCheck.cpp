@@ -45,19 +45,19 @@ static absl::Status checkPieces(const Manifest &manifest,
           strCat("piece '", piece.name(), "' appears twice"));
     uint64_t section = piece.stream_section();
     if (section >= sectionKinds.size())
-      return absl::InvalidArgumentError(strCat(
-          "piece '", piece.name(), "' names section ", section,
-          ", which is missing (the file has ", sectionKinds.size(),
-          " sections)"));
+      return absl::InvalidArgumentError(
+          strCat("piece '", piece.name(), "' names section ", section,
+                 ", which is missing (the file has ", sectionKinds.size(),
+                 " sections)"));
     if (sectionKinds[section] != uint32_t(SectionKind::Stream))
       return absl::InvalidArgumentError(strCat(
           "piece '", piece.name(), "' names section ", section, ", which is a ",
           sectionKindName(sectionKinds[section]), " section, not a STREAM"));
     for (const std::string &weight : piece.weights())
       if (!weights.count(weight))
-        return absl::InvalidArgumentError(
-            strCat("piece '", piece.name(), "' uses weight '", weight,
-                   "', which has no blob"));
+        return absl::InvalidArgumentError(strCat("piece '", piece.name(),
+                                                 "' uses weight '", weight,
+                                                 "', which has no blob"));
   }
   return absl::OkStatus();
 }

@@ -52,9 +52,9 @@ applyRepetitionPenalty(absl::Span<const float> logits,
     if (id < 0)
       continue;
     if (static_cast<size_t>(id) >= logits.size())
-      return absl::InvalidArgumentError(
-          strCat("sampling: recent token id ", id,
-                 " is outside the vocabulary of ", logits.size()));
+      return absl::InvalidArgumentError(strCat("sampling: recent token id ", id,
+                                               " is outside the vocabulary of ",
+                                               logits.size()));
     if (done[id])
       continue;
     done[id] = true;

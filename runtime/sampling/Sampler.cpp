@@ -39,12 +39,12 @@ absl::Status Sampler::validate(const SamplingParams &params) {
                           "and finite (got ",
                           show(params.repetitionPenalty), ")"));
   if (params.topK < 0)
-    return invalid(strCat("sampling: top-k must not be negative (got ",
-                          params.topK, ")"));
+    return invalid(
+        strCat("sampling: top-k must not be negative (got ", params.topK, ")"));
   if (params.penaltyWindow < 0)
-    return invalid(strCat(
-        "sampling: the penalty window must not be negative (got ",
-        params.penaltyWindow, ")"));
+    return invalid(
+        strCat("sampling: the penalty window must not be negative (got ",
+               params.penaltyWindow, ")"));
   return absl::OkStatus();
 }
 
@@ -63,10 +63,9 @@ Sampler::filterCandidates(absl::Span<const float> logits,
   LLMC_RETURN_IF_ERROR(validate(params));
   LLMC_RETURN_IF_ERROR(checkLogits(logits));
   size_t window = std::min<size_t>(recentIds.size(), params.penaltyWindow);
-  LLMC_ASSIGN_OR_RETURN(
-      std::vector<float> penalized,
-      applyRepetitionPenalty(logits, recentIds.last(window),
-                             params.repetitionPenalty));
+  LLMC_ASSIGN_OR_RETURN(std::vector<float> penalized,
+                        applyRepetitionPenalty(logits, recentIds.last(window),
+                                               params.repetitionPenalty));
   if (params.greedy)
     return Candidates{{1.0f}, {argmaxFirst(penalized)}};
   return selectCandidates(penalized, params.topK, params.temperature,
@@ -94,8 +93,8 @@ Sampler::drawFromCandidates(absl::Span<const float> probs,
   for (size_t index = 0; index < probs.size(); ++index) {
     float prob = probs[index];
     if (!(prob >= 0.0f && std::isfinite(prob)))
-      return invalid(strCat("sampling: candidate ", index,
-                            " has probability ", show(prob)));
+      return invalid(strCat("sampling: candidate ", index, " has probability ",
+                            show(prob)));
     if (ids[index] < 0)
       return invalid(strCat("sampling: candidate ", index,
                             " has the negative id ", ids[index]));

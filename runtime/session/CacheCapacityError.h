@@ -39,8 +39,7 @@ private:
 /// cacheCapacityError, else support::toLlvmError's.
 llvm::Error toLlvmError(const absl::Status &status);
 
-template <typename T>
-llvm::Expected<T> toExpected(absl::StatusOr<T> value) {
+template <typename T> llvm::Expected<T> toExpected(absl::StatusOr<T> value) {
   if (!value.ok())
     return toLlvmError(value.status());
   return std::move(value).value();

@@ -21,16 +21,16 @@ absl::Status generateTurn(Session &session, absl::Span<const int32_t> prompt,
     generated.push_back(token);
     bool goOn = sink(GeneratedToken{token, *logits, turn, step});
     if (!goOn || step + 1 == limits.maxNewTokens ||
-        std::find(limits.stopTokens.begin(), limits.stopTokens.end(),
-                  token) != limits.stopTokens.end())
+        std::find(limits.stopTokens.begin(), limits.stopTokens.end(), token) !=
+            limits.stopTokens.end())
       return absl::OkStatus();
     logits = session.feed({token});
   }
 }
 
 absl::Status generateTurns(Session &session, std::vector<Turn> &turns,
-                           const GenerationLimits &limits,
-                           TokenChooser choose, TokenSink sink) {
+                           const GenerationLimits &limits, TokenChooser choose,
+                           TokenSink sink) {
   std::vector<int32_t> pending;
   for (size_t index = 0; index < turns.size(); ++index) {
     Turn &turn = turns[index];

@@ -63,8 +63,8 @@ absl::Status generateTurn(Session &session, absl::Span<const int32_t> prompt,
 /// Generates every turn of `turns` in order, filling in `generated`; each
 /// turn's prompt is the previous turn's last token and its `inputIds`.
 absl::Status generateTurns(Session &session, std::vector<Turn> &turns,
-                           const GenerationLimits &limits,
-                           TokenChooser choose, TokenSink sink);
+                           const GenerationLimits &limits, TokenChooser choose,
+                           TokenSink sink);
 
 } // namespace llmc::session
 

@@ -21,8 +21,8 @@ absl::Status checkFitsInMemory(std::string_view what, uint64_t bytes) {
   if (bytes <= available)
     return absl::OkStatus();
   return absl::ResourceExhaustedError(support::strCat(
-      what, " would take ", bytes,
-      " bytes, more than this machine's memory (", available, " bytes)"));
+      what, " would take ", bytes, " bytes, more than this machine's memory (",
+      available, " bytes)"));
 }
 
 } // namespace llmc::session

@@ -42,8 +42,8 @@ absl::Status KvCache::store(int64_t layer, int64_t at, int64_t count,
   for (const top::Tensor *tensor : {&newK, &newV})
     if (!tensor->isF32() || tensor->getNumElements() < count * row)
       return absl::InvalidArgumentError(support::strCat(
-          "new keys or values ", tensor->describe(), " hold fewer than ",
-          count, " tokens of ", row, " floats"));
+          "new keys or values ", tensor->describe(), " hold fewer than ", count,
+          " tokens of ", row, " floats"));
   absl::Span<const float> k = newK.getF32(), v = newV.getF32();
   std::copy(k.begin(), k.begin() + count * row, keys[layer].begin() + at * row);
   std::copy(v.begin(), v.begin() + count * row,

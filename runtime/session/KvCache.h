@@ -32,7 +32,7 @@ public:
   /// outputs at slot `at` of layer `layer`. Fails when the outputs hold
   /// fewer rows or the rows do not fit.
   absl::Status store(int64_t layer, int64_t at, int64_t count,
-                    const top::Tensor &newK, const top::Tensor &newV);
+                     const top::Tensor &newK, const top::Tensor &newV);
 
   /// Zeroes every slot.
   void clear();

@@ -43,8 +43,8 @@ absl::Status ModelDims::validate() const {
                             layerWindows.size(), " layers, not ", numLayers));
   for (int64_t window : layerWindows)
     if (window < 0)
-      return dimsError(strCat(
-          "a sliding window must not be negative, not ", window));
+      return dimsError(
+          strCat("a sliding window must not be negative, not ", window));
   if (std::optional<std::string> problem =
           pieces::checkPrefillLengths(prefillLengths, maxInputLength))
     return dimsError(*problem);

@@ -14,10 +14,8 @@ int64_t PieceRunner::getKeptHistoryRows(std::string_view, uint64_t) const {
   return 0;
 }
 
-absl::StatusOr<std::vector<top::Tensor>>
-PieceRunner::runWithHistoryFrom(std::string_view piece,
-                                absl::Span<const top::Tensor>, int64_t,
-                                uint64_t) {
+absl::StatusOr<std::vector<top::Tensor>> PieceRunner::runWithHistoryFrom(
+    std::string_view piece, absl::Span<const top::Tensor>, int64_t, uint64_t) {
   return absl::FailedPreconditionError(
       support::strCat("piece ", piece, ": this runner keeps no history"));
 }

@@ -194,8 +194,8 @@ Session::runChunk(absl::Span<const int32_t> chunk, Phase phase, int64_t length,
     Tensor &rows = (*embedded)[0];
     if (!rows.isF32() || rows.getNumElements() < count * dims.hiddenSize)
       return absl::InternalError(strCat("the embedding returned ",
-                                        rows.describe(), ", fewer than ",
-                                        count, " rows of ", dims.hiddenSize));
+                                        rows.describe(), ", fewer than ", count,
+                                        " rows of ", dims.hiddenSize));
     auto first = std::lower_bound(placed->positions.begin(),
                                   placed->positions.end(), offset);
     for (auto it = first; it != placed->positions.end() &&
@@ -247,9 +247,8 @@ Session::runChunk(absl::Span<const int32_t> chunk, Phase phase, int64_t length,
     absl::Status stored =
         cache.store(layer, history, count, (*outputs)[1], (*outputs)[2]);
     if (!stored.ok())
-      return absl::Status(stored.code(),
-                          strCat("piece ", name, ": ",
-                                 std::string(stored.message())));
+      return absl::Status(stored.code(), strCat("piece ", name, ": ",
+                                                std::string(stored.message())));
   }
   const Tensor &hidden = inputs[kHidden];
   if (!hidden.isF32() || hidden.getNumElements() < count * dims.hiddenSize)
@@ -291,18 +290,17 @@ Session::feed(absl::Span<const int32_t> newTokens,
     Phase phase = !length ? Phase::Decode
                   : fresh ? Phase::Prefill
                           : Phase::PrefillKV;
-    absl::Span<const int32_t> part =
-        newTokens.first(std::min(newTokens.size(),
-                                 length ? static_cast<size_t>(*length) : 1));
+    absl::Span<const int32_t> part = newTokens.first(
+        std::min(newTokens.size(), length ? static_cast<size_t>(*length) : 1));
     LLMC_ASSIGN_OR_RETURN(
         last, runChunk(part, phase, length.value_or(1), offset, placed));
     newTokens.remove_prefix(part.size());
     offset += static_cast<int64_t>(part.size());
   }
-  LLMC_ASSIGN_OR_RETURN(
-      std::vector<Tensor> logits,
-      runPiece(runner, "lm_head",
-               {Tensor::fromF32({1, dims.hiddenSize}, last)}, 1));
+  LLMC_ASSIGN_OR_RETURN(std::vector<Tensor> logits,
+                        runPiece(runner, "lm_head",
+                                 {Tensor::fromF32({1, dims.hiddenSize}, last)},
+                                 1));
   const Tensor &values = logits[0];
   if (!values.isF32() || values.getNumElements() != dims.vocabSize)
     return absl::InternalError(strCat("lm_head returned ", values.describe(),
@@ -316,15 +314,15 @@ absl::StatusOr<int32_t> Session::pickGreedy(absl::Span<const float> logits) {
                                " logits, not ", logits.size()));
   LLMC_ASSIGN_OR_RETURN(
       std::vector<Tensor> token,
-      runPiece(runner, "greedy_head",
-               {Tensor::fromF32({1, dims.vocabSize},
-                                std::vector<float>(logits.begin(),
-                                                   logits.end()))},
-               1));
+      runPiece(
+          runner, "greedy_head",
+          {Tensor::fromF32({1, dims.vocabSize},
+                           std::vector<float>(logits.begin(), logits.end()))},
+          1));
   const Tensor &id = token[0];
   if (!id.isI32() || id.getNumElements() != 1)
-    return absl::InternalError(strCat("greedy_head returned ", id.describe(),
-                                      ", not one token id"));
+    return absl::InternalError(
+        strCat("greedy_head returned ", id.describe(), ", not one token id"));
   return id.getI32()[0];
 }
 

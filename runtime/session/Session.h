@@ -100,12 +100,12 @@ private:
   /// whose positions fall in the chunk (which starts at `offset` of the fed
   /// tokens) replacing their embeddings; returns the hidden state of its
   /// last token.
-  absl::StatusOr<std::vector<float>>
-  runChunk(absl::Span<const int32_t> chunk, Phase phase, int64_t length,
-           int64_t offset, const PlacedEmbeddings *placed);
+  absl::StatusOr<std::vector<float>> runChunk(absl::Span<const int32_t> chunk,
+                                              Phase phase, int64_t length,
+                                              int64_t offset,
+                                              const PlacedEmbeddings *placed);
   /// Checks `placed` against the `count` tokens fed with it.
-  absl::Status checkPlaced(const PlacedEmbeddings &placed,
-                           int64_t count) const;
+  absl::Status checkPlaced(const PlacedEmbeddings &placed, int64_t count) const;
   /// The chunk length the next `pending` tokens run in after the history:
   /// the shortest that holds min(pending, L) tokens and whose prefill_kv
   /// has room for the history, else the longest with room (a shorter

@@ -64,8 +64,8 @@ absl::StatusOr<Tensor> embedImage(session::PieceRunner &runner,
     int64_t side = config.tiling.tileSize;
     if (!pixelValues.isF32() || shape.size() != 4 || shape[0] < 1 ||
         shape[1] != 3 || shape[2] != side || shape[3] != side)
-      return embeddingError(strCat("pixel values must be f32 [tiles, 3, ",
-                                   side, ", ", side, "], not ",
+      return embeddingError(strCat("pixel values must be f32 [tiles, 3, ", side,
+                                   ", ", side, "], not ",
                                    pixelValues.describe()));
   } else if (shape.empty() ||
              static_cast<int64_t>(image.patchGrids.size()) != shape[0]) {
@@ -82,11 +82,11 @@ absl::StatusOr<Tensor> embedImage(session::PieceRunner &runner,
                           runner.run("vision", inputs));
     if (outputs.empty() || !outputs[0].isF32() ||
         outputs[0].getNumElements() != tileValues)
-      return absl::InternalError(strCat(
-          "piece vision returned ",
-          outputs.empty() ? std::string("nothing") : outputs[0].describe(),
-          ", not ", config.tokensPerTile, " embeddings of ",
-          config.hiddenSize));
+      return absl::InternalError(strCat("piece vision returned ",
+                                        outputs.empty() ? std::string("nothing")
+                                                        : outputs[0].describe(),
+                                        ", not ", config.tokensPerTile,
+                                        " embeddings of ", config.hiddenSize));
     absl::Span<const float> values = std::as_const(outputs[0]).getF32();
     rows.insert(rows.end(), values.begin(), values.end());
   }
@@ -109,10 +109,10 @@ placeEmbeddings(absl::Span<const int32_t> ids, int32_t placeholder,
   placed.positions = findPlaceholders(ids, placeholder);
   int64_t count = static_cast<int64_t>(rows.size()) / hidden;
   if (static_cast<int64_t>(placed.positions.size()) != count)
-    return embeddingError(strCat(
-        "the prompt holds ", placed.positions.size(),
-        " image placeholder tokens (id ", placeholder,
-        ") but the images give ", count, " embeddings"));
+    return embeddingError(strCat("the prompt holds ", placed.positions.size(),
+                                 " image placeholder tokens (id ", placeholder,
+                                 ") but the images give ", count,
+                                 " embeddings"));
   placed.rows = std::move(rows);
   return placed;
 }

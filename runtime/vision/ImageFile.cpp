@@ -35,10 +35,8 @@ static absl::StatusOr<Image> decodePng(absl::Span<const uint8_t> bytes,
   png_image png{};
   png.version = PNG_IMAGE_VERSION;
   if (!png_image_begin_read_from_memory(&png, bytes.data(), bytes.size()))
-    return imageError(name,
-                      strCat("not a readable PNG file: ", png.message));
-  if (absl::Status size = checkSize(name, png.width, png.height);
-      !size.ok()) {
+    return imageError(name, strCat("not a readable PNG file: ", png.message));
+  if (absl::Status size = checkSize(name, png.width, png.height); !size.ok()) {
     png_image_free(&png);
     return size;
   }
@@ -114,8 +112,7 @@ static absl::StatusOr<Image> decodeJpeg(absl::Span<const uint8_t> bytes,
   jpeg_destroy_decompress(&jpeg);
   switch (status) {
   case JpegStatus::Failed:
-    return imageError(name,
-                      strCat("a corrupt JPEG file: ", errors.message));
+    return imageError(name, strCat("a corrupt JPEG file: ", errors.message));
   case JpegStatus::TooLarge:
     return checkSize(name, image.width, image.height);
   case JpegStatus::Decoded:
@@ -141,15 +138,13 @@ absl::StatusOr<Image> decodeImage(absl::Span<const uint8_t> bytes,
 absl::StatusOr<Image> readImageFile(const std::string &path) {
   absl::StatusOr<std::string> contents = support::readFile(path);
   if (!contents.ok())
-    return absl::Status(
-        contents.status().code(),
-        strCat(path, ": cannot read: ",
-               support::failureReason(contents.status())));
-  return decodeImage(
-      absl::Span<const uint8_t>(
-          reinterpret_cast<const uint8_t *>(contents->data()),
-          contents->size()),
-      path);
+    return absl::Status(contents.status().code(),
+                        strCat(path, ": cannot read: ",
+                               support::failureReason(contents.status())));
+  return decodeImage(absl::Span<const uint8_t>(
+                         reinterpret_cast<const uint8_t *>(contents->data()),
+                         contents->size()),
+                     path);
 }
 
 } // namespace llmc::vision

@@ -82,12 +82,12 @@ getMiniCPMVPieceInputs(const Tensor &pixels, int64_t index, ImageGrid grid,
         "cannot be seen)"));
   if (!pixels.isF32() || shape.size() != 4 || index >= shape[0] ||
       shape[1] != 3 || shape[2] != p || shape[3] < patches * p)
-    return absl::InvalidArgumentError(support::strCat(
-        "pixel values must be f32 [pictures, 3, ", p, ", patches · ", p,
-        "], not ", pixels.describe()));
+    return absl::InvalidArgumentError(
+        support::strCat("pixel values must be f32 [pictures, 3, ", p,
+                        ", patches · ", p, "], not ", pixels.describe()));
   std::vector<float> values(3 * p * length * p, 0.0f);
-  absl::Span<const float> source = pixels.getF32().subspan(
-      index * 3 * p * shape[3], 3 * p * shape[3]);
+  absl::Span<const float> source =
+      pixels.getF32().subspan(index * 3 * p * shape[3], 3 * p * shape[3]);
   for (int64_t row = 0; row < 3 * p; ++row)
     std::copy_n(source.begin() + row * shape[3], patches * p,
                 values.begin() + row * length * p);

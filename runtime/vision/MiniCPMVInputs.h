@@ -48,8 +48,8 @@ std::vector<float> get2DSinCosEmbedding(ImageGrid grid, int64_t width);
 /// position_ids, patch_mask, position_embeds, query_mask. Fails when the
 /// picture has more patches than the piece takes.
 absl::StatusOr<std::vector<top::Tensor>>
-getMiniCPMVPieceInputs(const top::Tensor &pixels, int64_t index,
-                       ImageGrid grid, const MiniCPMVPieceSizes &sizes);
+getMiniCPMVPieceInputs(const top::Tensor &pixels, int64_t index, ImageGrid grid,
+                       const MiniCPMVPieceSizes &sizes);
 
 } // namespace llmc::vision
 

@@ -4,8 +4,8 @@
 
 #include <cstdio>
 #include <dirent.h>
-#include <sys/stat.h>
 #include <fstream>
+#include <sys/stat.h>
 
 namespace llmc::support {
 namespace {

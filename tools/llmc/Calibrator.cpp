@@ -102,8 +102,7 @@ public:
                                    std::move(overrides));
     if (!session)
       return session.takeError();
-    return support::toLlvmError(
-        (*session)->getSession().feed(prompt).status());
+    return support::toLlvmError((*session)->getSession().feed(prompt).status());
   }
 
 private:

@@ -26,8 +26,8 @@
 #include "tools/llmc/GenerationOptions.h"
 #include "tools/llmc/SamplingOptions.h"
 
-#include "runtime/vision/ImageFile.h"
 #include "runtime/session/CacheCapacityError.h"
+#include "runtime/vision/ImageFile.h"
 #include "support/LlvmStatus.h"
 
 #include "llvm/Support/Process.h"

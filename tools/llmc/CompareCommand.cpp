@@ -18,9 +18,9 @@
 #include "driver/PieceInputs.h"
 #include "driver/QuantizedTables.h"
 #include "frontends/llm/GraphBuilder.h"
+#include "support/LlvmStatus.h"
 #include "tools/llmc/PieceOptions.h"
 #include "tools/llmc/QuantOptions.h"
-#include "support/LlvmStatus.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/ADT/StringExtras.h"

@@ -3,14 +3,14 @@
 #include "tools/llmc/ConvertReport.h"
 
 #include "runtime/device/BinaryRunner.h"
+#include "runtime/session/CacheCapacityError.h"
 #include "runtime/session/Generation.h"
 #include "runtime/tokenizer/Tokenizer.h"
+#include "support/LlvmStatus.h"
 #include "tools/llmc/Calibrator.h"
 #include "tools/llmc/Commands.h"
 #include "tools/llmc/ConversionReport.h"
 #include "tools/llmc/InterpreterSession.h"
-#include "support/LlvmStatus.h"
-#include "runtime/session/CacheCapacityError.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"

@@ -30,8 +30,8 @@
 #include "tools/llmc/QuantOptions.h"
 
 #include "runtime/api/VisionManifest.h"
-#include "runtime/tokenizer/Tokenizer.h"
 #include "runtime/session/CacheCapacityError.h"
+#include "runtime/tokenizer/Tokenizer.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/Support/WithColor.h"

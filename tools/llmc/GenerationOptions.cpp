@@ -3,8 +3,8 @@
 #include "tools/llmc/GenerationOptions.h"
 
 #include "dialects/top/Interpreter/NpyFile.h"
-#include "tools/llmc/Commands.h"
 #include "runtime/session/CacheCapacityError.h"
+#include "tools/llmc/Commands.h"
 
 #include "llvm/Support/Threading.h"
 #include "llvm/Support/raw_ostream.h"

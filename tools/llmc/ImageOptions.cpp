@@ -6,8 +6,8 @@
 #include "runtime/tokenizer/Tokenizer.h"
 #include "runtime/vision/ImageFile.h"
 #include "runtime/vision/ImagePrompt.h"
-#include "tools/llmc/Commands.h"
 #include "support/LlvmStatus.h"
+#include "tools/llmc/Commands.h"
 
 namespace cl = llvm::cl;
 
@@ -86,11 +86,11 @@ llvm::Error placeImages(session::PieceRunner &runner,
                       "model; this one has no vision piece");
   if (!pixelValues.empty() &&
       config->preprocessing != vision::Preprocessing::InternVL)
-    return imageError("--pixel-values: " +
-                      llvm::StringRef(vision::stringifyPreprocessing(
-                          config->preprocessing)) +
-                      "'s pixel values do not say each picture's size; give "
-                      "--image");
+    return imageError(
+        "--pixel-values: " +
+        llvm::StringRef(vision::stringifyPreprocessing(config->preprocessing)) +
+        "'s pixel values do not say each picture's size; give "
+        "--image");
   llvm::Expected<std::vector<vision::Image>> decoded = readImages();
   if (!decoded)
     return decoded.takeError();
@@ -119,8 +119,8 @@ llvm::Error placeImages(session::PieceRunner &runner,
   Tensor allPixels = concatenate(pixels);
   Tensor allEmbeddings = concatenate(embeddings);
   if (!pixelValuesOut.empty())
-    if (llvm::Error error = support::toLlvmError(
-            top::writeNpyFile(pixelValuesOut, allPixels)))
+    if (llvm::Error error =
+            support::toLlvmError(top::writeNpyFile(pixelValuesOut, allPixels)))
       return error;
   if (!visionEmbedsOut.empty())
     if (llvm::Error error = support::toLlvmError(

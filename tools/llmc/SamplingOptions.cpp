@@ -2,8 +2,8 @@
 
 #include "tools/llmc/SamplingOptions.h"
 
-#include "tools/llmc/Commands.h"
 #include "support/LlvmStatus.h"
+#include "tools/llmc/Commands.h"
 
 namespace cl = llvm::cl;
 

@@ -14,8 +14,8 @@
 #include "frontends/hf/SentencePieceModel.h"
 #include "runtime/format/BinaryReader.h"
 #include "runtime/tokenizer/Tokenizer.h"
-#include "tools/llmc/Commands.h"
 #include "support/LlvmStatus.h"
+#include "tools/llmc/Commands.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"

@@ -118,7 +118,8 @@ absl::StatusOr<Tensor> parseNpy(std::string_view contents) {
     LLMC_RETURN_IF_ERROR(checkSize(4));
     std::vector<int32_t> values(count);
     for (int64_t i = 0; i < count; ++i)
-      values[i] = static_cast<int32_t>(readLittleEndian<uint32_t>(bytes + 4 * i));
+      values[i] =
+          static_cast<int32_t>(readLittleEndian<uint32_t>(bytes + 4 * i));
     return Tensor::fromI32(*shape, std::move(values));
   }
   if (support::startsWith(descr, "'<i8'")) {
@@ -148,9 +149,9 @@ absl::StatusOr<Tensor> readNpyFile(const std::string &path) {
                                support::failureReason(contents.status())));
   absl::StatusOr<Tensor> tensor = parseNpy(*contents);
   if (!tensor.ok())
-    return absl::Status(tensor.status().code(),
-                        strCat(path, ": ",
-                               std::string(tensor.status().message())));
+    return absl::Status(
+        tensor.status().code(),
+        strCat(path, ": ", std::string(tensor.status().message())));
   return tensor;
 }
 

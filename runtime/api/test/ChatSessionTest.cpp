@@ -8,12 +8,12 @@
 
 #include "runtime/api/test/TestModels.h"
 #include "runtime/llmc.h"
+#include "runtime/session/CacheCapacityError.h"
 #include "runtime/session/Session.h"
 #include "runtime/tokenizer/Tokenizer.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "runtime/session/CacheCapacityError.h"
 
 namespace llmc {
 namespace {

@@ -140,8 +140,7 @@ TEST(RoundTripTest, WeightsAndTheMappedCoeffAreAligned) {
   // The padding between blobs is zero.
   for (size_t i = 100; i < 128; ++i)
     EXPECT_EQ(binary->coeff()[i], 0) << i;
-  absl::StatusOr<absl::Span<const uint8_t>> missing =
-      binary->weight("w.down");
+  absl::StatusOr<absl::Span<const uint8_t>> missing = binary->weight("w.down");
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.status().message().find("'w.down'"),
             absl::string_view::npos);

@@ -55,8 +55,8 @@ static void addPiece(Manifest &manifest, const std::string &name,
   piece.add_weights("w.up");
 }
 
-static void addWeight(BinaryWriter &writer, std::string_view name,
-                      size_t size, uint8_t seed, std::string_view dtype,
+static void addWeight(BinaryWriter &writer, std::string_view name, size_t size,
+                      uint8_t seed, std::string_view dtype,
                       std::vector<int64_t> shape) {
   absl::StatusOr<uint64_t> offset =
       writer.addWeight(name, sampleWeight(size, seed), dtype, shape);

@@ -87,8 +87,7 @@ FakeRunner::runWithHistoryFrom(std::string_view piece,
                                absl::Span<const Tensor> inputs,
                                int64_t firstRow, uint64_t owner) {
   if (firstRow > getKeptHistoryRows(piece, owner))
-    return absl::FailedPreconditionError(
-        "given history rows it does not hold");
+    return absl::FailedPreconditionError("given history rows it does not hold");
   kept[std::string(piece)] = {owner, firstRow + inputs[3].getShape()[1]};
   absl::StatusOr<std::vector<Tensor>> outputs = run(piece, inputs);
   calls.back().historyFrom = firstRow;

@@ -133,7 +133,8 @@ TEST_F(SessionTest, CacheHoldsEveryTokenInItsSlot) {
               ElementsAreArray(pieces::buildDecodeMask(16, 4)));
   EXPECT_THAT(inputs[3].getShape(), ElementsAre(1, 16, 2, 3));
   int64_t row = dims.getKvRowSize();
-  absl::Span<const float> keys = inputs[3].getF32(), values = inputs[4].getF32();
+  absl::Span<const float> keys = inputs[3].getF32(),
+                          values = inputs[4].getF32();
   for (int64_t slot = 0; slot < 16; ++slot) {
     float key = slot < 4 ? static_cast<float>(slot + 1) : 0.0f;
     float value = slot < 4 ? static_cast<float>(slot + 6) : 0.0f;
@@ -223,10 +224,12 @@ TEST_F(SessionTest, PlacedRowsReplaceTheirTokensEmbeddings) {
       callsOf("block.0.prefill_kv")[0]->inputs[0].getF32();
   int64_t width = dims.hiddenSize;
   EXPECT_THAT(first.subspan(0, width), ElementsAre(1, 0, 0, 0, 0));
-  EXPECT_THAT(first.subspan(width, width), ElementsAre(100, 100, 100, 100, 100));
+  EXPECT_THAT(first.subspan(width, width),
+              ElementsAre(100, 100, 100, 100, 100));
   EXPECT_THAT(first.subspan(2 * width, width), ElementsAre(3, 0, 0, 0, 0));
   EXPECT_THAT(second.subspan(0, width), ElementsAre(200, 200, 200, 200, 200));
-  EXPECT_THAT(second.subspan(width, width), ElementsAre(300, 300, 300, 300, 300));
+  EXPECT_THAT(second.subspan(width, width),
+              ElementsAre(300, 300, 300, 300, 300));
   // The token ids stay in the conversation.
   EXPECT_THAT(session.getTokens(), ElementsAreArray(iota(1, 6)));
 }
@@ -286,7 +289,8 @@ TEST_F(SessionTest, PropagatesPieceErrors) {
   runner.failing = {"block.1.prefill"};
   absl::StatusOr<std::vector<float>> logits = session.feed({1, 2});
   ASSERT_FALSE(logits.ok());
-  EXPECT_EQ(std::string(logits.status().message()), "piece block.1.prefill: fails");
+  EXPECT_EQ(std::string(logits.status().message()),
+            "piece block.1.prefill: fails");
 }
 
 TEST_F(SessionTest, ResetForgetsTheConversation) {

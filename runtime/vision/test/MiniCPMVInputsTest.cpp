@@ -39,8 +39,7 @@ TEST(MiniCPMVInputsTest, SinCosEmbeddingEncodesColumnThenRow) {
   // Width 8: frequencies 1 and 1/100 per half; patch (row 0, column 1).
   std::vector<float> embedding = get2DSinCosEmbedding({2, 1}, 8);
   ASSERT_EQ(embedding.size(), 16u);
-  absl::Span<const float> second =
-      absl::MakeConstSpan(embedding).subspan(8, 8);
+  absl::Span<const float> second = absl::MakeConstSpan(embedding).subspan(8, 8);
   EXPECT_FLOAT_EQ(second[0], std::sin(1.0f));
   EXPECT_FLOAT_EQ(second[1], std::sin(0.01f));
   EXPECT_FLOAT_EQ(second[2], std::cos(1.0f));
@@ -62,8 +61,7 @@ TEST(MiniCPMVInputsTest, InputsArePaddedAndMasked) {
   ASSERT_EQ(inputs->size(), 5u);
   // Each pixel row keeps its 4 values and gains 2 zeros of padding.
   EXPECT_THAT((*inputs)[0].getShape(), ElementsAre(1, 3, 2, 6));
-  EXPECT_THAT((*inputs)[0].getF32().first(6),
-              ElementsAre(1, 2, 3, 4, 0, 0));
+  EXPECT_THAT((*inputs)[0].getF32().first(6), ElementsAre(1, 2, 3, 4, 0, 0));
   EXPECT_THAT((*inputs)[1].getI32(), ElementsAre(0, 2, 0));
   float m = pieces::kMaskedScore;
   EXPECT_THAT((*inputs)[2].getF32(),

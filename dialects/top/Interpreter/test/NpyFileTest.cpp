@@ -114,7 +114,8 @@ TEST(Npy, RejectsWhatItCannotRepresent) {
             std::string::npos);
   EXPECT_NE(errorOf(parseNpy("PK\x03\x04 not numpy")).find("bad magic"),
             std::string::npos);
-  EXPECT_NE(errorOf(parseNpy(bytes(kF32).substr(0, bytes(kF32).size() - 1))).find("data bytes"),
+  EXPECT_NE(errorOf(parseNpy(bytes(kF32).substr(0, bytes(kF32).size() - 1)))
+                .find("data bytes"),
             std::string::npos);
   EXPECT_NE(errorOf(parseNpy(bytes(kF32).substr(0, 40))).find("truncated"),
             std::string::npos);
@@ -128,9 +129,9 @@ namespace {
 TEST(TensorTest, OuterSliceIsOneElementOfTheFirstDimension) {
   Tensor batch = Tensor::fromF32({3, 2}, {0, 1, 2, 3, 4, 5});
   Tensor middle = batch.getOuterSlice(1);
-  EXPECT_EQ(std::vector<int64_t>(middle.getShape().begin(),
-                                 middle.getShape().end()),
-            (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ(
+      std::vector<int64_t>(middle.getShape().begin(), middle.getShape().end()),
+      (std::vector<int64_t>{1, 2}));
   EXPECT_EQ(std::vector<float>(std::as_const(middle).getF32().begin(),
                                std::as_const(middle).getF32().end()),
             (std::vector<float>{2, 3}));
