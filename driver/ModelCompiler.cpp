@@ -19,6 +19,7 @@
 #include "driver/QuantizedTables.h"
 #include "pieces/ChunkLengths.h"
 #include "runtime/format/BinaryWriter.h"
+#include "support/LlvmStatus.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
@@ -331,9 +332,9 @@ llvm::Error ModelCompiler::layOutWeights() {
       if (!packed[i - begin].error.empty())
         return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                        packed[i - begin].error);
-      llvm::Expected<uint64_t> offset =
+      llvm::Expected<uint64_t> offset = support::toExpected(
           writer.addWeight(use.name, packed[i - begin].bytes,
-                           getDTypeName(use.type), use.type.getShape());
+                           getDTypeName(use.type), use.type.getShape()));
       if (!offset)
         return offset.takeError();
       offsets[use.name] = *offset;
@@ -531,7 +532,7 @@ llvm::Expected<ConvertReport> ModelCompiler::run(llvm::StringRef outputPath) {
   result.warnings.assign(warnings.begin(), warnings.end());
   fillManifest();
   report("writing", outputPath, 0, 1);
-  if (llvm::Error error = writer.write(outputPath))
+  if (llvm::Error error = support::toLlvmError(writer.write(outputPath.str())))
     return std::move(error);
   report("writing", outputPath, 1, 1);
   uint64_t size = 0;

@@ -13,26 +13,15 @@
 #include "runtime/device/BinaryRunner.h"
 #include "runtime/format/BinaryReader.h"
 
-#include "llvm/Support/MemoryBuffer.h"
-
-#include <cstring>
-
 using namespace llmc;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  // The reader requires the 64-byte alignment a mapped file has.
-  std::unique_ptr<llvm::WritableMemoryBuffer> buffer =
-      llvm::WritableMemoryBuffer::getNewUninitMemBuffer(size, "fuzz.llmc",
-                                                        llvm::Align(64));
-  if (size)
-    std::memcpy(buffer->getBufferStart(), data, size);
-  llvm::Expected<std::unique_ptr<binary::LoadedBinary>> binary =
-      binary::LoadedBinary::fromBuffer(std::move(buffer),
-                                       /*verifyChecksums=*/false);
-  if (!binary) {
-    llvm::consumeError(binary.takeError());
+  absl::StatusOr<std::unique_ptr<binary::LoadedBinary>> binary =
+      binary::LoadedBinary::fromBytes(
+          std::string_view(reinterpret_cast<const char *>(data), size),
+          "fuzz.llmc", /*verifyChecksums=*/false);
+  if (!binary.ok())
     return 0;
-  }
   cmodel::CModelOptions options;
   options.threads = 1;
   llvm::Expected<std::unique_ptr<device::BinaryRunner>> runner =

@@ -2,24 +2,28 @@
 
 #include "plugins/ChipDescriptor.h"
 
-#include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/StringExtras.h"
+#include "support/Strings.h"
+
+#include <algorithm>
+#include <cctype>
 
 namespace llmc::plugins {
 
-bool ChipDescriptor::supportsQuantMode(llvm::StringRef mode) const {
-  return llvm::any_of(quantModes, [&](const std::string &supported) {
-    return mode.equals_insensitive(supported);
-  });
+bool ChipDescriptor::supportsQuantMode(std::string_view mode) const {
+  std::string wanted = support::toLowerAscii(mode);
+  return std::any_of(quantModes.begin(), quantModes.end(),
+                     [&](const std::string &supported) {
+                       return support::toLowerAscii(supported) == wanted;
+                     });
 }
 
-llvm::Error ChipDescriptor::validate() const {
-  auto invalid = [&](const llvm::Twine &problem) {
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "chip descriptor '" + id + "': " + problem);
+absl::Status ChipDescriptor::validate() const {
+  auto invalid = [&](std::string_view problem) {
+    return absl::InvalidArgumentError(
+        support::strCat("chip descriptor '", id, "': ", problem));
   };
-  if (id.empty() || !llvm::all_of(id, [](char c) {
-        return llvm::isAlnum(c) || c == '_';
+  if (id.empty() || !std::all_of(id.begin(), id.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
       }))
     return invalid("id must be a non-empty identifier");
   const std::pair<const char *, int64_t> counts[] = {
@@ -30,9 +34,9 @@ llvm::Error ChipDescriptor::validate() const {
       {"localMemoryBanks", localMemoryBanks}};
   // A chip computing in global memory has no local memory to describe.
   size_t checked = computesInGlobalMemory ? 3 : 5;
-  for (auto [name, value] : llvm::ArrayRef(counts).take_front(checked))
-    if (value <= 0)
-      return invalid(llvm::Twine(name) + " must be positive");
+  for (size_t i = 0; i < checked; ++i)
+    if (counts[i].second <= 0)
+      return invalid(support::strCat(counts[i].first, " must be positive"));
   if (computesInGlobalMemory && npuLanes != 1)
     return invalid("a chip computing in global memory has one lane");
   if (!computesInGlobalMemory && localMemoryBytesPerLane % localMemoryBanks != 0)
@@ -43,7 +47,7 @@ llvm::Error ChipDescriptor::validate() const {
     return invalid("at least one peak throughput must be given");
   if (quantModes.empty())
     return invalid("no quantization mode is supported");
-  return llvm::Error::success();
+  return absl::OkStatus();
 }
 
 } // namespace llmc::plugins

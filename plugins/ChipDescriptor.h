@@ -10,10 +10,11 @@
 #ifndef LLMC_PLUGINS_CHIPDESCRIPTOR_H
 #define LLMC_PLUGINS_CHIPDESCRIPTOR_H
 
-#include "llvm/Support/Error.h"
+#include "support/Status.h"
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace llmc::plugins {
@@ -74,11 +75,12 @@ struct ChipDescriptor {
   int64_t localMemoryBankBytes() const {
     return localMemoryBanks ? localMemoryBytesPerLane / localMemoryBanks : 0;
   }
-  bool supportsQuantMode(llvm::StringRef mode) const;
+  /// Whether `mode` (in any case) is one of quantModes.
+  bool supportsQuantMode(std::string_view mode) const;
 
   /// Checks that every figure is present and consistent (positive counts,
   /// banks dividing local memory, at least one quant mode).
-  llvm::Error validate() const;
+  absl::Status validate() const;
 };
 
 } // namespace llmc::plugins

@@ -3,36 +3,33 @@
 #include "plugins/DeviceRegistry.h"
 
 #include "backends/common/cmodel/StreamDevice.h"
-
-#include "llvm/ADT/StringExtras.h"
+#include "support/Strings.h"
 
 namespace llmc::plugins {
 
 DeviceRegistry::DeviceRegistry() = default;
 DeviceRegistry::~DeviceRegistry() = default;
 
-void DeviceRegistry::add(llvm::StringRef chip, DeviceFactory factory) {
+void DeviceRegistry::add(std::string_view chip, DeviceFactory factory) {
   for (const Entry &entry : entries)
     if (entry.chip == chip) {
-      errors.push_back("a device for chip '" + chip.str() +
-                       "' is registered twice");
+      errors.push_back(support::strCat("a device for chip '", chip,
+                                       "' is registered twice"));
       return;
     }
-  entries.push_back({chip.str(), std::move(factory)});
+  entries.push_back({std::string(chip), std::move(factory)});
 }
 
-llvm::Expected<std::unique_ptr<cmodel::StreamDevice>>
-DeviceRegistry::createDevice(llvm::StringRef chip,
+absl::StatusOr<std::unique_ptr<cmodel::StreamDevice>>
+DeviceRegistry::createDevice(std::string_view chip,
                              const cmodel::DeviceOptions &options) const {
   for (const Entry &entry : entries)
     if (entry.chip == chip)
       return entry.factory(options);
   std::vector<std::string> chips = getChips();
-  return llvm::createStringError(
-      llvm::inconvertibleErrorCode(),
-      "unknown chip '" + chip + "' (this build runs " +
-          (chips.empty() ? std::string("none") : llvm::join(chips, ", ")) +
-          ")");
+  return absl::NotFoundError(support::strCat(
+      "unknown chip '", chip, "' (this build runs ",
+      chips.empty() ? std::string("none") : support::join(chips, ", "), ")"));
 }
 
 std::vector<std::string> DeviceRegistry::getChips() const {
@@ -42,12 +39,12 @@ std::vector<std::string> DeviceRegistry::getChips() const {
   return chips;
 }
 
-llvm::Error DeviceRegistry::takeRegistrationErrors() {
+absl::Status DeviceRegistry::takeRegistrationErrors() {
   if (errors.empty())
-    return llvm::Error::success();
-  std::string message = llvm::join(errors, "; ");
+    return absl::OkStatus();
+  std::string message = support::join(errors, "; ");
   errors.clear();
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+  return absl::AlreadyExistsError(message);
 }
 
 } // namespace llmc::plugins

@@ -11,12 +11,12 @@
 #ifndef LLMC_PLUGINS_DEVICEREGISTRY_H
 #define LLMC_PLUGINS_DEVICEREGISTRY_H
 
-#include "llvm/ADT/StringRef.h"
-#include "llvm/Support/Error.h"
+#include "support/Status.h"
 
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace llmc::cmodel {
@@ -37,19 +37,19 @@ public:
 
   /// Registers the device of chip `chip`; a second one for the same chip is
   /// a registration error (takeRegistrationErrors).
-  void add(llvm::StringRef chip, DeviceFactory factory);
+  void add(std::string_view chip, DeviceFactory factory);
 
   /// A device of chip `chip`, or an error naming the chips this registry
   /// has.
-  llvm::Expected<std::unique_ptr<cmodel::StreamDevice>>
-  createDevice(llvm::StringRef chip,
+  absl::StatusOr<std::unique_ptr<cmodel::StreamDevice>>
+  createDevice(std::string_view chip,
                const cmodel::DeviceOptions &options) const;
 
   /// The registered chips, in registration order.
   std::vector<std::string> getChips() const;
 
-  /// The errors of add() so far, joined; success when there were none.
-  llvm::Error takeRegistrationErrors();
+  /// The errors of add() so far, joined; OK when there were none.
+  absl::Status takeRegistrationErrors();
 
 private:
   struct Entry {
@@ -67,7 +67,7 @@ private:
 void registerLinkedDevices(DeviceRegistry &registry);
 
 /// A registry of the linked chips' devices; fails on registration errors.
-llvm::Expected<std::unique_ptr<DeviceRegistry>> createLinkedDeviceRegistry();
+absl::StatusOr<std::unique_ptr<DeviceRegistry>> createLinkedDeviceRegistry();
 
 } // namespace llmc::plugins
 

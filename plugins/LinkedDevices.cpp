@@ -9,12 +9,11 @@
 
 namespace llmc::plugins {
 
-llvm::Expected<std::unique_ptr<DeviceRegistry>> createLinkedDeviceRegistry() {
+absl::StatusOr<std::unique_ptr<DeviceRegistry>> createLinkedDeviceRegistry() {
   auto registry = std::make_unique<DeviceRegistry>();
   registerLinkedDevices(*registry);
-  if (llvm::Error error = registry->takeRegistrationErrors())
-    return std::move(error);
-  return std::move(registry);
+  LLMC_RETURN_IF_ERROR(registry->takeRegistrationErrors());
+  return registry;
 }
 
 } // namespace llmc::plugins

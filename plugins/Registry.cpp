@@ -21,8 +21,8 @@ void Registry::addFrontend(std::unique_ptr<FrontendPlugin> frontend) {
 
 void Registry::addBackend(std::unique_ptr<BackendPlugin> backend) {
   const ChipDescriptor &chip = backend->getDescriptor();
-  if (llvm::Error error = chip.validate()) {
-    registrationErrors.push_back(llvm::toString(std::move(error)));
+  if (absl::Status invalid = chip.validate(); !invalid.ok()) {
+    registrationErrors.push_back(std::string(invalid.message()));
     return;
   }
   for (const auto &existing : backends) {

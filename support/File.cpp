@@ -7,18 +7,25 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <fstream>
+#include <random>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 namespace llmc::support {
 
-static absl::Status systemError(const std::string &path, std::string_view what,
-                                int error) {
-  std::string message = strCat(path, ": ", what, ": ", std::strerror(error));
+/// `message` with the code that says what the system's `error` means.
+static absl::Status errnoStatus(int error, std::string message) {
   if (error == ENOENT)
     return absl::NotFoundError(message);
   return absl::UnavailableError(message);
+}
+
+static absl::Status systemError(const std::string &path, std::string_view what,
+                                int error) {
+  return errnoStatus(error,
+                     strCat(path, ": ", what, ": ", std::strerror(error)));
 }
 
 namespace {
@@ -88,6 +95,54 @@ MappedFile::open(const std::string &path) {
 MappedFile::~MappedFile() {
   if (address)
     ::munmap(address, length);
+}
+
+/// Creates a new file named `path` and some random suffix; returns its name.
+static absl::StatusOr<std::string>
+createTemporaryFile(const std::string &path) {
+  static constexpr char kLetters[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+  std::random_device seed;
+  std::minstd_rand random(seed());
+  int error = EEXIST;
+  for (int attempt = 0; attempt < 100 && error == EEXIST; ++attempt) {
+    std::string name = path + ".tmp";
+    for (int i = 0; i < 6; ++i)
+      name += kLetters[random() % (sizeof(kLetters) - 1)];
+    int fd =
+        ::open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd >= 0) {
+      ::close(fd);
+      return name;
+    }
+    error = errno;
+  }
+  return errnoStatus(
+      error, strCat("cannot create a temporary file: ", std::strerror(error)));
+}
+
+absl::Status
+writeFileAtomically(const std::string &path,
+                    const std::function<absl::Status(std::ostream &)> &write) {
+  auto failure = [&](const absl::Status &reason) {
+    return absl::Status(reason.code(), strCat("cannot write '", path, "': ",
+                                              std::string(reason.message())));
+  };
+  absl::StatusOr<std::string> temporary = createTemporaryFile(path);
+  if (!temporary.ok())
+    return failure(temporary.status());
+  std::ofstream out(*temporary, std::ios::binary | std::ios::trunc);
+  errno = 0;
+  absl::Status written = write(out);
+  out.close();
+  int error = errno;
+  if (written.ok() && out.fail())
+    written = errnoStatus(error, error ? std::strerror(error) : "I/O error");
+  if (written.ok() && ::rename(temporary->c_str(), path.c_str()) != 0)
+    written = errnoStatus(errno, std::strerror(errno));
+  if (written.ok())
+    return written;
+  ::unlink(temporary->c_str());
+  return failure(written);
 }
 
 } // namespace llmc::support

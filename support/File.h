@@ -1,8 +1,9 @@
 //===- File.h - reading files without LLVM ----------------------*- C++ -*-===//
 //
 // Whole files as bytes: read into a string, or mapped read-only (a binary's
-// weights, which the device reads in place and which may exceed RAM).
-// Errors name the path and the system's reason.
+// weights, which the device reads in place and which may exceed RAM); and
+// files written whole or not at all. Errors name the path and the system's
+// reason.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,7 +13,9 @@
 #include "support/Status.h"
 
 #include <cstddef>
+#include <functional>
 #include <memory>
+#include <ostream>
 #include <string>
 #include <string_view>
 
@@ -50,6 +53,15 @@ private:
   void *address;
   size_t length;
 };
+
+/// Writes the file at `path` through `write`, into a temporary file beside
+/// it that is renamed over `path` only when complete: on error (or when the
+/// process dies) no partial file is left at `path`. The message of a failure
+/// is "cannot write '<path>': " and its reason (the error of `write`, or
+/// the system's).
+absl::Status
+writeFileAtomically(const std::string &path,
+                    const std::function<absl::Status(std::ostream &)> &write);
 
 } // namespace llmc::support
 

@@ -125,6 +125,25 @@ struct StringViewEq {
   }
 };
 
+/// The unsigned integer T stored little-endian at `bytes`, whatever the
+/// host's byte order and the pointer's alignment.
+template <typename T> T readLittleEndian(const void *bytes) {
+  static_assert(std::is_unsigned_v<T>);
+  const auto *in = static_cast<const unsigned char *>(bytes);
+  T value = 0;
+  for (size_t i = 0; i < sizeof(T); ++i)
+    value |= static_cast<T>(static_cast<T>(in[i]) << (8 * i));
+  return value;
+}
+
+/// Stores `value` little-endian at `bytes`.
+template <typename T> void writeLittleEndian(void *bytes, T value) {
+  static_assert(std::is_unsigned_v<T>);
+  auto *out = static_cast<unsigned char *>(bytes);
+  for (size_t i = 0; i < sizeof(T); ++i)
+    out[i] = static_cast<unsigned char>(value >> (8 * i));
+}
+
 } // namespace llmc::support
 
 #endif // LLMC_SUPPORT_STRINGS_H

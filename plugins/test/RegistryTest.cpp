@@ -63,6 +63,10 @@ std::string errorText(llvm::Error error) {
   return llvm::toString(std::move(error));
 }
 
+std::string errorText(const absl::Status &status) {
+  return std::string(status.message());
+}
+
 TEST(ChipDescriptorTest, AcceptsCompleteFigures) {
   EXPECT_FALSE(errorText(validChip("chip").validate()).size());
   EXPECT_EQ(validChip("chip").localMemoryBytes(), 4096);

@@ -5,8 +5,10 @@
 #include "runtime/api/Model.h"
 #include "runtime/api/TimingRecorder.h"
 #include "runtime/device/BinaryRunner.h"
+#include "runtime/session/CacheCapacityError.h"
 #include "runtime/session/Generation.h"
 #include "runtime/tokenizer/StreamingDetokenizer.h"
+#include "support/LlvmStatus.h"
 
 #include "llvm/ADT/STLExtras.h"
 
@@ -41,7 +43,8 @@ llvm::Expected<sampling::Sampler *>
 Conversation::getSampler(const sampling::SamplingParams &params) {
   if (sampler && sameParams(sampler->getParams(), params))
     return &*sampler;
-  if (llvm::Error error = sampling::Sampler::validate(params))
+  if (llvm::Error error =
+          support::toLlvmError(sampling::Sampler::validate(params)))
     return std::move(error);
   sampler.emplace(params);
   return &*sampler;
@@ -93,14 +96,17 @@ Conversation::send(llvm::ArrayRef<int32_t> ids, const GenerateOptions &options,
   DeviceSampling *head = model.getDeviceSampling();
   if (chosen && head && !head->serves(chosen->getParams()))
     head = nullptr;
-  auto choose = [&](llvm::ArrayRef<float> logits) -> llvm::Expected<int32_t> {
+  auto choose = [&](absl::Span<const float> logits) -> absl::StatusOr<int32_t> {
     if (!chosen)
       return session.pickGreedy(logits);
     if (head)
-      return head->sample(*chosen, logits, session.getTokens());
+      return support::toStatusOr(
+          head->sample(*chosen, logits, session.getTokens()));
+    absl::Span<const int32_t> tokens = session.getTokens();
     return chosen->sample(
-        logits, session.getTokens().take_back(
-                    static_cast<size_t>(chosen->getParams().penaltyWindow)));
+        logits, tokens.last(std::min(
+                    tokens.size(),
+                    static_cast<size_t>(chosen->getParams().penaltyWindow))));
   };
 
   std::optional<tokenizer::StreamingDetokenizer> detokenizer;
@@ -128,9 +134,9 @@ Conversation::send(llvm::ArrayRef<int32_t> ids, const GenerateOptions &options,
     endedByCallback = true;
     return false;
   };
-  if (llvm::Error error =
+  if (llvm::Error error = session::toLlvmError(
           session::generateTurn(session, result.promptIds, /*turn=*/0, limits,
-                                choose, sink, result.ids, placed))
+                                choose, sink, result.ids, placed)))
     return std::move(error);
 
   pending = result.ids.back();

@@ -21,6 +21,9 @@
 #include "runtime/api/Generate.h"
 #include "runtime/session/Session.h"
 
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/Error.h"
+
 #include <optional>
 
 namespace llmc {

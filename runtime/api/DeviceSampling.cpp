@@ -3,6 +3,7 @@
 #include "runtime/api/DeviceSampling.h"
 
 #include "runtime/device/BinaryRunner.h"
+#include "support/LlvmStatus.h"
 
 namespace llmc {
 
@@ -62,11 +63,12 @@ DeviceSampling::sample(sampling::Sampler &sampler, llvm::ArrayRef<float> logits,
   int64_t topK = params.topK > 0 ? params.topK : candidates;
   inputs.push_back(top::Tensor::fromI32({1, 1}, {static_cast<int32_t>(topK)}));
   llvm::Expected<std::vector<top::Tensor>> outputs =
-      device->run(kSampleHead, inputs);
+      support::toExpected(device->run(kSampleHead, inputs));
   if (!outputs)
     return outputs.takeError();
   const top::Tensor &probs = (*outputs)[0], &ids = (*outputs)[1];
-  return sampler.drawFromCandidates(probs.getF32(), ids.getI32());
+  return support::toExpected(
+      sampler.drawFromCandidates(probs.getF32(), ids.getI32()));
 }
 
 } // namespace llmc

@@ -66,7 +66,7 @@ void Model::loadChatTemplate() {
   chatTemplate = detectChatTemplate(manifest, tokenizer.get());
   if (manifest.chat_template().empty() || !tokenizer)
     return;
-  std::string origin = (binary->name() + ": chat_template").str();
+  std::string origin = binary->name() + ": chat_template";
   llvm::Expected<chat::JinjaTemplate> jinja = support::toExpected(
       chat::JinjaTemplate::compile(manifest.chat_template(), origin));
   if (!jinja) {
@@ -100,7 +100,7 @@ llvm::Error Model::loadTokenizer() {
     return llvm::Error::success();
   llvm::Expected<std::unique_ptr<tokenizer::Tokenizer>> loaded =
       support::toExpected(tokenizer::Tokenizer::fromJson(
-          binary->tokenizerJson(), binary->name().str() + ": tokenizer"));
+          binary->tokenizerJson(), binary->name() + ": tokenizer"));
   if (!loaded)
     return loaded.takeError();
   tokenizer = std::move(*loaded);
@@ -132,7 +132,8 @@ llvm::Expected<std::unique_ptr<Model>>
 Model::load(llvm::StringRef path, const ModelOptions &options) {
   std::unique_ptr<Model> model(new Model());
   llvm::Expected<std::unique_ptr<binary::LoadedBinary>> binary =
-      binary::LoadedBinary::open(path, options.verifyChecksums);
+      support::toExpected(
+          binary::LoadedBinary::open(path.str(), options.verifyChecksums));
   if (!binary)
     return binary.takeError();
   model->binary = std::move(*binary);
@@ -142,7 +143,7 @@ Model::load(llvm::StringRef path, const ModelOptions &options) {
   const plugins::DeviceRegistry *devices = options.devices;
   if (!devices) {
     llvm::Expected<std::unique_ptr<plugins::DeviceRegistry>> created =
-        plugins::createLinkedDeviceRegistry();
+        support::toExpected(plugins::createLinkedDeviceRegistry());
     if (!created)
       return created.takeError();
     linked = std::move(*created);
@@ -151,7 +152,8 @@ Model::load(llvm::StringRef path, const ModelOptions &options) {
   cmodel::DeviceOptions deviceOptions;
   deviceOptions.threads = options.threads;
   llvm::Expected<std::unique_ptr<cmodel::StreamDevice>> device =
-      devices->createDevice(manifest.chip(), deviceOptions);
+      support::toExpected(
+          devices->createDevice(manifest.chip(), deviceOptions));
   if (!device)
     return modelError(model->binary->name() +
                       ": compiled for a chip this "
@@ -259,8 +261,8 @@ Model::encodeWithImages(chat::ChatPrompt prompt,
   for (auto [index, image] : llvm::enumerate(images)) {
     vision::PreparedImage prepared =
         vision::preprocessImage(image, *visionConfig);
-    llvm::Expected<top::Tensor> embedded =
-        vision::embedImage(*runner, prepared, *visionConfig);
+    llvm::Expected<top::Tensor> embedded = support::toExpected(
+        vision::embedImage(*runner, prepared, *visionConfig));
     if (!embedded)
       return embedded.takeError();
     llvm::ArrayRef<float> values = std::as_const(*embedded).getF32();
@@ -278,9 +280,9 @@ Model::encodeWithImages(chat::ChatPrompt prompt,
   if (!ids)
     return ids.takeError();
   result.ids = std::move(*ids);
-  llvm::Expected<session::PlacedEmbeddings> placed =
+  llvm::Expected<session::PlacedEmbeddings> placed = support::toExpected(
       vision::placeEmbeddings(result.ids, *imagePlaceholderId, std::move(rows),
-                              visionConfig->hiddenSize);
+                              visionConfig->hiddenSize));
   if (!placed)
     return placed.takeError();
   result.placed = std::move(*placed);

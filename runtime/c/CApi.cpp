@@ -11,6 +11,7 @@
 
 #include "runtime/c/GenerateOptions.h"
 #include "runtime/llmc.h"
+#include "runtime/session/CacheCapacityError.h"
 #include "runtime/session/Session.h"
 
 #include <exception>

@@ -5,6 +5,7 @@
 #include "backends/common/cmodel/StreamBuilder.h"
 #include "runtime/device/IoTensors.h"
 #include "runtime/session/HostMemory.h"
+#include "support/LlvmStatus.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MathExtras.h"
@@ -77,9 +78,9 @@ llvm::Error BinaryRunner::load() {
            .equals_insensitive(device->getChip().id))
     return runnerError("compiled for chip '" + manifest.chip() +
                        "', not for '" + device->getChip().id + "'");
-  if (llvm::Error error = getModelDims().validate())
+  if (llvm::Error error = support::toLlvmError(getModelDims().validate()))
     return error;
-  if (llvm::Error error = device->getChip().validate())
+  if (llvm::Error error = support::toLlvmError(device->getChip().validate()))
     return error;
   uint64_t activationBytes = 0, ioBytes = 0;
   for (const binary::Piece &piece : manifest.pieces()) {
@@ -101,8 +102,8 @@ llvm::Error BinaryRunner::load() {
           return prefix(std::move(error));
     auto stream = streams.find(piece.stream_section());
     if (stream == streams.end()) {
-      llvm::Expected<llvm::StringRef> bytes =
-          binary.streamBytes(piece.stream_section());
+      llvm::Expected<std::string_view> bytes =
+          support::toExpected(binary.streamBytes(piece.stream_section()));
       if (!bytes)
         return prefix(bytes.takeError());
       llvm::Expected<cmd::CommandStream> parsed = cmodel::parseStream(*bytes);
@@ -120,8 +121,8 @@ llvm::Error BinaryRunner::load() {
       return runnerError("the pieces' IO regions exceed llmc's limit of " +
                          llvm::Twine(kMaxIoBytes) + " bytes in all");
   }
-  if (llvm::Error error = session::checkFitsInMemory(
-          "the pieces' IO and activation regions", ioBytes + activationBytes))
+  if (llvm::Error error = support::toLlvmError(session::checkFitsInMemory(
+          "the pieces' IO and activation regions", ioBytes + activationBytes)))
     return error;
   if (ioBytes > 0) {
     ioMemory = cmodel::HugePageMemory::allocate(ioBytes);
@@ -185,12 +186,12 @@ llvm::Error BinaryRunner::runPiece(LoadedPiece &piece,
   return llvm::Error::success();
 }
 
-llvm::Expected<std::vector<Tensor>>
-BinaryRunner::run(llvm::StringRef name, llvm::ArrayRef<Tensor> inputs) {
-  return runNamed(name, inputs, std::nullopt, 0);
+absl::StatusOr<std::vector<Tensor>>
+BinaryRunner::run(std::string_view name, absl::Span<const Tensor> inputs) {
+  return support::toStatusOr(runNamed(name, inputs, std::nullopt, 0));
 }
 
-int64_t BinaryRunner::getKeptHistoryRows(llvm::StringRef name,
+int64_t BinaryRunner::getKeptHistoryRows(std::string_view name,
                                          uint64_t owner) const {
   auto found = pieces.find(name);
   if (found == pieces.end() || found->second.historyOwner != owner)
@@ -198,16 +199,18 @@ int64_t BinaryRunner::getKeptHistoryRows(llvm::StringRef name,
   return found->second.historyRows;
 }
 
-llvm::Expected<std::vector<Tensor>>
-BinaryRunner::runWithHistoryFrom(llvm::StringRef name,
-                                 llvm::ArrayRef<Tensor> inputs,
+absl::StatusOr<std::vector<Tensor>>
+BinaryRunner::runWithHistoryFrom(std::string_view piece,
+                                 absl::Span<const Tensor> inputs,
                                  int64_t firstRow, uint64_t owner) {
+  llvm::StringRef name = piece;
   if (firstRow > getKeptHistoryRows(name, owner))
-    return runnerError("piece " + name + ": holds " +
-                       llvm::Twine(getKeptHistoryRows(name, owner)) +
-                       " history rows, not the " + llvm::Twine(firstRow) +
-                       " its new rows follow");
-  return runNamed(name, inputs, firstRow, owner);
+    return support::toStatus(
+        runnerError("piece " + name + ": holds " +
+                    llvm::Twine(getKeptHistoryRows(name, owner)) +
+                    " history rows, not the " + llvm::Twine(firstRow) +
+                    " its new rows follow"));
+  return support::toStatusOr(runNamed(name, inputs, firstRow, owner));
 }
 
 llvm::Expected<std::vector<Tensor>>

@@ -56,16 +56,17 @@ public:
 
   /// Runs `piece`; fails when the binary has no such piece, the inputs do
   /// not match its manifest entry, or the cmodel traps.
-  llvm::Expected<std::vector<top::Tensor>>
-  run(llvm::StringRef piece, llvm::ArrayRef<top::Tensor> inputs) override;
+  absl::StatusOr<std::vector<top::Tensor>>
+  run(std::string_view piece, absl::Span<const top::Tensor> inputs) override;
 
   /// Every piece's IO region persists between its runs, history included.
   bool keepsHistory() const override { return true; }
-  int64_t getKeptHistoryRows(llvm::StringRef piece,
+  int64_t getKeptHistoryRows(std::string_view piece,
                              uint64_t owner) const override;
-  llvm::Expected<std::vector<top::Tensor>>
-  runWithHistoryFrom(llvm::StringRef piece, llvm::ArrayRef<top::Tensor> inputs,
-                     int64_t firstRow, uint64_t owner) override;
+  absl::StatusOr<std::vector<top::Tensor>>
+  runWithHistoryFrom(std::string_view piece,
+                     absl::Span<const top::Tensor> inputs, int64_t firstRow,
+                     uint64_t owner) override;
 
   bool hasPiece(llvm::StringRef piece) const { return pieces.count(piece); }
   /// The manifest entry of `piece`, or null when the binary has no such

@@ -3,10 +3,7 @@
 #include "runtime/format/BinaryReader.h"
 
 #include "runtime/format/ManifestCheck.h"
-
-#include "llvm/ADT/STLExtras.h"
-#include "llvm/Support/Alignment.h"
-#include "llvm/Support/Endian.h"
+#include "support/Strings.h"
 
 #include <algorithm>
 #include <climits>
@@ -15,54 +12,65 @@
 
 namespace llmc::binary {
 
-namespace endian = llvm::support::endian;
+using support::strCat;
 
-static llvm::Error fail(const llvm::Twine &message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+static absl::Status invalid(std::string message) {
+  return absl::InvalidArgumentError(message);
 }
 
 /// "section K (KIND)".
 static std::string describe(size_t index, const SectionEntry &section) {
-  return "section " + std::to_string(index) + " (" +
-         sectionKindName(section.kind) + ")";
+  return strCat("section ", index, " (", sectionKindName(section.kind), ")");
+}
+
+static const uint8_t *asBytes(const char *data) {
+  return reinterpret_cast<const uint8_t *>(data);
 }
 
 //===----------------------------------------------------------------------===//
 // Opening
 //===----------------------------------------------------------------------===//
 
-llvm::Expected<std::unique_ptr<LoadedBinary>>
-LoadedBinary::open(llvm::StringRef path, bool verifyChecksums) {
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
-      llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                  /*RequiresNullTerminator=*/false,
-                                  /*IsVolatile=*/false,
-                                  llvm::Align(kAlignment));
-  if (!buffer)
-    return fail("cannot open '" + path + "': " + buffer.getError().message());
-  return fromBuffer(std::move(*buffer), verifyChecksums);
+absl::StatusOr<std::unique_ptr<LoadedBinary>>
+LoadedBinary::open(const std::string &path, bool verifyChecksums) {
+  absl::StatusOr<std::unique_ptr<support::MappedFile>> mapped =
+      support::MappedFile::open(path);
+  if (!mapped.ok())
+    return absl::Status(mapped.status().code(),
+                        strCat("cannot open '", path,
+                               "': ", support::errorReason(mapped.status())));
+  std::unique_ptr<LoadedBinary> binary(new LoadedBinary(path));
+  binary->file = (*mapped)->bytes();
+  binary->mapped = std::move(*mapped);
+  return check(std::move(binary), verifyChecksums);
 }
 
-llvm::Expected<std::unique_ptr<LoadedBinary>>
-LoadedBinary::fromBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
-                         bool verifyChecksums) {
-  std::unique_ptr<LoadedBinary> binary(new LoadedBinary(std::move(buffer)));
-  if (llvm::Error error = binary->load(verifyChecksums))
-    return fail(binary->name() + ": " + llvm::toString(std::move(error)));
+absl::StatusOr<std::unique_ptr<LoadedBinary>>
+LoadedBinary::fromBytes(std::string_view bytes, std::string name,
+                        bool verifyChecksums) {
+  std::unique_ptr<LoadedBinary> binary(new LoadedBinary(std::move(name)));
+  binary->copy.reset(new Line[(bytes.size() + kAlignment - 1) / kAlignment]);
+  char *start = reinterpret_cast<char *>(binary->copy.get());
+  std::copy(bytes.begin(), bytes.end(), start);
+  binary->file = std::string_view(start, bytes.size());
+  return check(std::move(binary), verifyChecksums);
+}
+
+absl::StatusOr<std::unique_ptr<LoadedBinary>>
+LoadedBinary::check(std::unique_ptr<LoadedBinary> binary,
+                    bool verifyChecksums) {
+  absl::Status loaded = binary->load(verifyChecksums);
+  if (!loaded.ok())
+    return absl::Status(loaded.code(), strCat(binary->name(), ": ",
+                                              std::string(loaded.message())));
   return binary;
 }
 
-llvm::Error LoadedBinary::load(bool verifyChecksums) {
-  if (reinterpret_cast<uintptr_t>(buffer->getBufferStart()) % kAlignment != 0)
-    return fail("the buffer is not " + llvm::Twine(kAlignment) +
-                "-byte aligned in memory");
-  if (llvm::Error error = readSectionTable())
-    return error;
-  if (llvm::Error error = checkLayout())
-    return error;
+absl::Status LoadedBinary::load(bool verifyChecksums) {
+  LLMC_RETURN_IF_ERROR(readSectionTable());
+  LLMC_RETURN_IF_ERROR(checkLayout());
   if (verifyChecksums)
-    if (llvm::Error error = checkChecksums())
-      return error;
+    LLMC_RETURN_IF_ERROR(checkChecksums());
   return readSections();
 }
 
@@ -70,82 +78,79 @@ llvm::Error LoadedBinary::load(bool verifyChecksums) {
 // Header and section table
 //===----------------------------------------------------------------------===//
 
-llvm::Error LoadedBinary::readSectionTable() {
-  llvm::StringRef file = buffer->getBuffer();
-  llvm::StringRef magic(kMagic, sizeof(kMagic));
-  if (!magic.starts_with(file.take_front(magic.size())))
-    return fail("not an llmc binary (bad magic)");
+absl::Status LoadedBinary::readSectionTable() {
+  std::string_view magic(kMagic, sizeof(kMagic));
+  if (!support::startsWith(magic, file.substr(0, magic.size())))
+    return invalid("not an llmc binary (bad magic)");
   if (file.size() < kHeaderBytes)
-    return fail("truncated: " + llvm::Twine(file.size()) +
-                " bytes, shorter than the " + llvm::Twine(kHeaderBytes) +
-                "-byte header");
-  const auto *bytes = reinterpret_cast<const uint8_t *>(file.data());
-  uint32_t version = endian::read32le(bytes + 8);
+    return invalid(strCat("truncated: ", file.size(),
+                          " bytes, shorter than the ", kHeaderBytes,
+                          "-byte header"));
+  const uint8_t *bytes = asBytes(file.data());
+  auto version = support::readLittleEndian<uint32_t>(bytes + 8);
   if (version != kFormatVersion)
-    return fail("unsupported format version " + llvm::Twine(version) +
-                " (this build reads " + llvm::Twine(kFormatVersion) + ")");
-  uint32_t count = endian::read32le(bytes + 12);
+    return invalid(strCat("unsupported format version ", version,
+                          " (this build reads ", kFormatVersion, ")"));
+  auto count = support::readLittleEndian<uint32_t>(bytes + 12);
   if (tableEnd(count) > file.size())
-    return fail("truncated: the header and its table of " + llvm::Twine(count) +
-                " sections need " + llvm::Twine(tableEnd(count)) +
-                " bytes, the file has " + llvm::Twine(file.size()));
+    return invalid(strCat("truncated: the header and its table of ", count,
+                          " sections need ", tableEnd(count),
+                          " bytes, the file has ", file.size()));
   sectionTable.reserve(count);
   for (uint32_t i = 0; i < count; ++i)
     sectionTable.push_back(
         decodeSectionEntry(bytes + kHeaderBytes + i * kSectionEntryBytes));
-  return llvm::Error::success();
+  return absl::OkStatus();
 }
 
 /// Checks that the bytes [begin, end) of `file` are zero padding.
-static llvm::Error checkPadding(llvm::StringRef file, uint64_t begin,
-                                uint64_t end) {
+static absl::Status checkPadding(std::string_view file, uint64_t begin,
+                                 uint64_t end) {
   for (uint64_t i = begin; i < end; ++i)
     if (file[i] != '\0')
-      return fail("byte " + llvm::Twine(i) +
-                  " lies between sections and is not zero padding");
-  return llvm::Error::success();
+      return invalid(
+          strCat("byte ", i, " lies between sections and is not zero padding"));
+  return absl::OkStatus();
 }
 
-llvm::Error LoadedBinary::checkLayout() const {
-  uint64_t fileSize = buffer->getBufferSize();
+absl::Status LoadedBinary::checkLayout() const {
+  uint64_t fileSize = file.size();
   uint64_t headerEnd = tableEnd(sectionTable.size());
   unsigned counts[5] = {};
-  for (auto [index, section] : llvm::enumerate(sectionTable)) {
+  for (size_t index = 0; index < sectionTable.size(); ++index) {
+    const SectionEntry &section = sectionTable[index];
     std::string name = describe(index, section);
     if (!isKnownSectionKind(section.kind))
-      return fail(name + " has an unknown kind");
+      return invalid(name + " has an unknown kind");
     if (section.reserved != 0)
-      return fail(name + " has a nonzero reserved field");
+      return invalid(name + " has a nonzero reserved field");
     if (section.offset % kAlignment != 0)
-      return fail(name + " at offset " + llvm::Twine(section.offset) +
-                  " is not " + llvm::Twine(kAlignment) + "-byte aligned");
+      return invalid(strCat(name, " at offset ", section.offset, " is not ",
+                            kAlignment, "-byte aligned"));
     if (section.offset < headerEnd)
-      return fail(name + " at offset " + llvm::Twine(section.offset) +
-                  " overlaps the section table");
+      return invalid(strCat(name, " at offset ", section.offset,
+                            " overlaps the section table"));
     if (section.offset > fileSize || section.size > fileSize - section.offset)
-      return fail("truncated: " + name + " (offset " +
-                  llvm::Twine(section.offset) + ", " +
-                  llvm::Twine(section.size) +
-                  " bytes) extends beyond the end of the file (" +
-                  llvm::Twine(fileSize) + " bytes)");
+      return invalid(strCat(
+          "truncated: ", name, " (offset ", section.offset, ", ", section.size,
+          " bytes) extends beyond the end of the file (", fileSize, " bytes)"));
     ++counts[section.kind];
   }
   if (counts[uint32_t(SectionKind::Manifest)] == 0)
-    return fail("no MANIFEST section");
+    return invalid("no MANIFEST section");
   if (counts[uint32_t(SectionKind::Manifest)] > 1)
-    return fail("more than one MANIFEST section");
+    return invalid("more than one MANIFEST section");
   if (counts[uint32_t(SectionKind::Coeff)] != 1)
-    return fail("the file has " +
-                llvm::Twine(counts[uint32_t(SectionKind::Coeff)]) +
-                " COEFF sections, not exactly one");
+    return invalid(strCat("the file has ", counts[uint32_t(SectionKind::Coeff)],
+                          " COEFF sections, not exactly one"));
   if (counts[uint32_t(SectionKind::Tokenizer)] > 1)
-    return fail("more than one TOKENIZER section");
+    return invalid("more than one TOKENIZER section");
 
   // In offset order, sections must not overlap and the bytes between them
   // must be zero.
   std::vector<size_t> order(sectionTable.size());
   std::iota(order.begin(), order.end(), 0);
-  llvm::stable_sort(order, [&](size_t a, size_t b) {
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
     const SectionEntry &x = sectionTable[a], &y = sectionTable[b];
     return std::make_pair(x.offset, x.end()) <
            std::make_pair(y.offset, y.end());
@@ -155,49 +160,49 @@ llvm::Error LoadedBinary::checkLayout() const {
   for (size_t index : order) {
     const SectionEntry &section = sectionTable[index];
     if (section.offset < cursor)
-      return fail(describe(index, section) + " overlaps " +
-                  describe(previous, sectionTable[previous]));
-    if (llvm::Error error =
-            checkPadding(buffer->getBuffer(), cursor, section.offset))
-      return error;
+      return invalid(describe(index, section) + " overlaps " +
+                     describe(previous, sectionTable[previous]));
+    LLMC_RETURN_IF_ERROR(checkPadding(file, cursor, section.offset));
     cursor = section.end();
     previous = index;
   }
-  return checkPadding(buffer->getBuffer(), cursor, fileSize);
+  return checkPadding(file, cursor, fileSize);
 }
 
-llvm::Error LoadedBinary::checkChecksums() const {
-  for (auto [index, section] : llvm::enumerate(sectionTable)) {
-    llvm::StringRef bytes = bytesOf(section);
-    uint64_t checksum = sectionChecksum({bytes.bytes_begin(), bytes.size()});
+absl::Status LoadedBinary::checkChecksums() const {
+  for (size_t index = 0; index < sectionTable.size(); ++index) {
+    const SectionEntry &section = sectionTable[index];
+    std::string_view bytes = bytesOf(section);
+    uint64_t checksum = sectionChecksum({asBytes(bytes.data()), bytes.size()});
     if (checksum != section.checksum)
-      return fail("checksum mismatch in " + describe(index, section));
+      return invalid("checksum mismatch in " + describe(index, section));
   }
-  return llvm::Error::success();
+  return absl::OkStatus();
 }
 
 //===----------------------------------------------------------------------===//
 // Sections
 //===----------------------------------------------------------------------===//
 
-llvm::StringRef LoadedBinary::bytesOf(const SectionEntry &section) const {
-  return buffer->getBuffer().substr(section.offset, section.size);
+std::string_view LoadedBinary::bytesOf(const SectionEntry &section) const {
+  return file.substr(section.offset, section.size);
 }
 
-llvm::Error LoadedBinary::readSections() {
+absl::Status LoadedBinary::readSections() {
   std::vector<uint32_t> kinds;
   for (const SectionEntry &section : sectionTable) {
     kinds.push_back(section.kind);
-    llvm::StringRef bytes = bytesOf(section);
+    std::string_view bytes = bytesOf(section);
     switch (SectionKind(section.kind)) {
     case SectionKind::Manifest:
       if (bytes.size() > size_t(INT_MAX) ||
           !manifestProto.ParseFromArray(bytes.data(), int(bytes.size())))
-        return fail("the manifest (" + llvm::Twine(bytes.size()) +
-                    " bytes) does not parse as an llmc.binary.Manifest");
+        return invalid(
+            strCat("the manifest (", bytes.size(),
+                   " bytes) does not parse as an llmc.binary.Manifest"));
       break;
     case SectionKind::Coeff:
-      coeffBytes = {bytes.bytes_begin(), bytes.size()};
+      coeffBytes = {asBytes(bytes.data()), bytes.size()};
       break;
     case SectionKind::Tokenizer:
       tokenizer = bytes;
@@ -206,33 +211,32 @@ llvm::Error LoadedBinary::readSections() {
       break;
     }
   }
-  if (llvm::Error error =
-          checkManifest(manifestProto, kinds, coeffBytes.size()))
-    return error;
-  for (auto [index, blob] : llvm::enumerate(manifestProto.weights()))
-    weightIndex[blob.name()] = int(index);
-  return llvm::Error::success();
+  LLMC_RETURN_IF_ERROR(checkManifest(manifestProto, kinds, coeffBytes.size()));
+  for (int index = 0; index < manifestProto.weights_size(); ++index)
+    weightIndex[manifestProto.weights(index).name()] = index;
+  return absl::OkStatus();
 }
 
-llvm::Expected<llvm::ArrayRef<uint8_t>>
-LoadedBinary::weight(llvm::StringRef name) const {
+absl::StatusOr<absl::Span<const uint8_t>>
+LoadedBinary::weight(std::string_view name) const {
   auto found = weightIndex.find(name);
   if (found == weightIndex.end())
-    return fail(this->name() + ": no weight blob named '" + name + "'");
+    return absl::NotFoundError(
+        strCat(fileName, ": no weight blob named '", name, "'"));
   const WeightBlob &blob = manifestProto.weights(found->second);
-  return coeffBytes.slice(blob.offset(), blob.bytes());
+  return coeffBytes.subspan(blob.offset(), blob.bytes());
 }
 
-llvm::Expected<llvm::StringRef>
+absl::StatusOr<std::string_view>
 LoadedBinary::streamBytes(uint64_t section) const {
   if (section >= sectionTable.size())
-    return fail(name() + ": section " + llvm::Twine(section) +
-                " is missing (the file has " +
-                llvm::Twine(sectionTable.size()) + " sections)");
+    return absl::NotFoundError(strCat(fileName, ": section ", section,
+                                      " is missing (the file has ",
+                                      sectionTable.size(), " sections)"));
   const SectionEntry &entry = sectionTable[section];
   if (entry.kind != uint32_t(SectionKind::Stream))
-    return fail(name() + ": " + describe(section, entry) +
-                " is not a STREAM section");
+    return invalid(strCat(fileName, ": ", describe(section, entry),
+                          " is not a STREAM section"));
   return bytesOf(entry);
 }
 

@@ -4,16 +4,15 @@
 // checks its header, section table, checksums and manifest, and gives
 // zero-copy access to its sections.
 //
-//   auto binary = LoadedBinary::open("model.llmc");
-//   if (!binary) return binary.takeError();
-//   for (const Piece &piece : (*binary)->manifest().pieces()) {
-//     llvm::StringRef stream = cantFail(
-//         (*binary)->streamBytes(piece.stream_section()));
+//   LLMC_ASSIGN_OR_RETURN(std::unique_ptr<LoadedBinary> binary,
+//                         LoadedBinary::open("model.llmc"));
+//   for (const Piece &piece : binary->manifest().pieces()) {
+//     LLMC_ASSIGN_OR_RETURN(std::string_view stream,
+//                           binary->streamBytes(piece.stream_section()));
 //     ...
 //   }
 //
-// Every failure is an llvm::Error naming the file; no input crashes the
-// reader.
+// Every failure is a status naming the file; no input crashes the reader.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,15 +21,16 @@
 
 #include "runtime/format/Format.h"
 #include "runtime/format/llmc_binary.pb.h"
+#include "support/File.h"
+#include "support/Status.h"
 
-#include "llvm/ADT/ArrayRef.h"
-#include "llvm/ADT/StringMap.h"
-#include "llvm/ADT/StringRef.h"
-#include "llvm/Support/Error.h"
-#include "llvm/Support/MemoryBuffer.h"
+#include "absl/types/span.h"
 
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <string>
+#include <string_view>
 #include <vector>
 
 namespace llmc::binary {
@@ -40,59 +40,71 @@ class LoadedBinary {
 public:
   /// Maps and checks the binary at `path`. `verifyChecksums` false skips
   /// hashing the sections (every structural check still runs).
-  static llvm::Expected<std::unique_ptr<LoadedBinary>>
-  open(llvm::StringRef path, bool verifyChecksums = true);
+  static absl::StatusOr<std::unique_ptr<LoadedBinary>>
+  open(const std::string &path, bool verifyChecksums = true);
 
-  /// Checks the binary held by `buffer`, whose identifier names it in
-  /// errors. The buffer must start at a 64-byte aligned address.
-  static llvm::Expected<std::unique_ptr<LoadedBinary>>
-  fromBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
-             bool verifyChecksums = true);
+  /// Checks a copy of the binary `bytes`, named `name` in errors; the copy
+  /// is 64-byte aligned in memory, as a mapped file is.
+  static absl::StatusOr<std::unique_ptr<LoadedBinary>>
+  fromBytes(std::string_view bytes, std::string name,
+            bool verifyChecksums = true);
 
   /// The manifest.
   const Manifest &manifest() const { return manifestProto; }
 
   /// The COEFF section; its data is 64-byte aligned in memory, and so is
   /// every weight blob.
-  llvm::ArrayRef<uint8_t> coeff() const { return coeffBytes; }
+  absl::Span<const uint8_t> coeff() const { return coeffBytes; }
 
   /// The bytes of weight `name` within coeff().
-  llvm::Expected<llvm::ArrayRef<uint8_t>> weight(llvm::StringRef name) const;
+  absl::StatusOr<absl::Span<const uint8_t>> weight(std::string_view name) const;
 
   /// The bytes of STREAM section `section` (a section table index, as in
   /// Piece.stream_section).
-  llvm::Expected<llvm::StringRef> streamBytes(uint64_t section) const;
+  absl::StatusOr<std::string_view> streamBytes(uint64_t section) const;
 
   /// The bytes of tokenizer.json; empty when the file has no TOKENIZER.
-  llvm::StringRef tokenizerJson() const { return tokenizer; }
+  std::string_view tokenizerJson() const { return tokenizer; }
 
   /// The section table as stored.
-  llvm::ArrayRef<SectionEntry> sections() const { return sectionTable; }
+  absl::Span<const SectionEntry> sections() const { return sectionTable; }
 
   /// The name the binary was opened under.
-  llvm::StringRef name() const { return buffer->getBufferIdentifier(); }
+  const std::string &name() const { return fileName; }
 
 private:
-  explicit LoadedBinary(std::unique_ptr<llvm::MemoryBuffer> buffer)
-      : buffer(std::move(buffer)) {}
+  /// 64 bytes that start 64-byte aligned: the unit of a copied binary.
+  struct alignas(kAlignment) Line {
+    char bytes[kAlignment];
+  };
+
+  explicit LoadedBinary(std::string name) : fileName(std::move(name)) {}
+
+  /// Checks `binary`, whose bytes are set; errors name it.
+  static absl::StatusOr<std::unique_ptr<LoadedBinary>>
+  check(std::unique_ptr<LoadedBinary> binary, bool verifyChecksums);
 
   /// Reads and checks everything; errors are not yet prefixed by the name.
-  llvm::Error load(bool verifyChecksums);
-  llvm::Error readSectionTable();
-  llvm::Error checkLayout() const;
-  llvm::Error checkChecksums() const;
-  llvm::Error readSections();
+  absl::Status load(bool verifyChecksums);
+  absl::Status readSectionTable();
+  absl::Status checkLayout() const;
+  absl::Status checkChecksums() const;
+  absl::Status readSections();
 
-  /// The bytes of `section`, which lies inside the buffer.
-  llvm::StringRef bytesOf(const SectionEntry &section) const;
+  /// The bytes of `section`, which lies inside the file.
+  std::string_view bytesOf(const SectionEntry &section) const;
 
-  std::unique_ptr<llvm::MemoryBuffer> buffer;
+  std::string fileName;
+  /// The whole binary, held by `mapped` or `copy`.
+  std::string_view file;
+  std::unique_ptr<support::MappedFile> mapped;
+  std::unique_ptr<Line[]> copy;
   std::vector<SectionEntry> sectionTable;
   Manifest manifestProto;
-  llvm::ArrayRef<uint8_t> coeffBytes;
-  llvm::StringRef tokenizer;
+  absl::Span<const uint8_t> coeffBytes;
+  std::string_view tokenizer;
   /// Index in manifestProto.weights() of each blob by name.
-  llvm::StringMap<int> weightIndex;
+  std::map<std::string, int, std::less<>> weightIndex;
 };
 
 } // namespace llmc::binary

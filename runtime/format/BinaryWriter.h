@@ -6,10 +6,11 @@
 //
 //   BinaryWriter writer;
 //   writer.manifest().set_chip("bm1684x");
-//   uint64_t up = cantFail(writer.addWeight("w.up", bytes, "i4", {64, 128}));
+//   LLMC_ASSIGN_OR_RETURN(uint64_t up,
+//                         writer.addWeight("w.up", bytes, "i4", {64, 128}));
 //   Piece &piece = *writer.manifest().add_pieces();
 //   piece.set_stream_section(writer.addStream(serializeStream(stream)));
-//   if (llvm::Error error = writer.write("model.llmc")) ...
+//   LLMC_RETURN_IF_ERROR(writer.write("model.llmc"));
 //
 // The same calls give byte-identical files.
 //
@@ -19,17 +20,16 @@
 #define LLMC_RUNTIME_FORMAT_BINARYWRITER_H
 
 #include "runtime/format/llmc_binary.pb.h"
+#include "support/Status.h"
 
-#include "llvm/ADT/ArrayRef.h"
-#include "llvm/ADT/StringMap.h"
-#include "llvm/ADT/StringRef.h"
-#include "llvm/Support/Error.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/raw_ostream.h"
+#include "absl/types/span.h"
 
 #include <cstdint>
+#include <map>
 #include <optional>
+#include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace llmc::binary {
@@ -52,13 +52,13 @@ public:
   /// offset, records its WeightBlob and returns the offset. Adding a name
   /// again with identical bytes, dtype and shape returns the first blob's
   /// offset (phases share their weights); anything else is an error.
-  llvm::Expected<uint64_t> addWeight(llvm::StringRef name,
-                                     llvm::ArrayRef<uint8_t> bytes,
-                                     llvm::StringRef dtype,
-                                     llvm::ArrayRef<int64_t> shape);
+  absl::StatusOr<uint64_t> addWeight(std::string_view name,
+                                     absl::Span<const uint8_t> bytes,
+                                     std::string_view dtype,
+                                     absl::Span<const int64_t> shape);
 
   /// The COEFF section as laid out so far (weights at their offsets).
-  llvm::ArrayRef<uint8_t> getCoeff() const { return coeff; }
+  absl::Span<const uint8_t> getCoeff() const { return coeff; }
   /// Sets the TOKENIZER section to the bytes of a tokenizer.json.
   void setTokenizerJson(std::string json) { tokenizer = std::move(json); }
 
@@ -67,24 +67,20 @@ public:
 
   /// Writes the binary to `path` through a temporary file in the same
   /// directory that is renamed over `path` only when complete: on error (or
-  /// if the process is killed by a signal) no partial file is left at
-  /// `path`. Fails when the manifest is inconsistent with the sections
-  /// (ManifestCheck.h).
-  llvm::Error write(llvm::StringRef path) const;
+  /// if the process is killed) no partial file is left at `path`. Fails
+  /// when the manifest is inconsistent with the sections (ManifestCheck.h).
+  absl::Status write(const std::string &path) const;
 
   /// Writes the whole binary to `os`.
-  llvm::Error writeTo(llvm::raw_ostream &os) const;
+  absl::Status writeTo(std::ostream &os) const;
 
 private:
-  /// writeTo() into the open temporary `file`, with its write errors.
-  llvm::Error writeToFile(llvm::sys::fs::TempFile &file) const;
-
   Manifest manifestProto;
   std::vector<std::string> streams;
   std::vector<uint8_t> coeff;
   std::optional<std::string> tokenizer;
   /// Index in manifestProto.weights() of each blob by name.
-  llvm::StringMap<int> weightIndex;
+  std::map<std::string, int, std::less<>> weightIndex;
 };
 
 } // namespace llmc::binary

@@ -2,13 +2,14 @@
 
 #include "runtime/format/Format.h"
 
-#include "llvm/Support/Alignment.h"
-#include "llvm/Support/Endian.h"
-#include "llvm/Support/xxhash.h"
+#include "support/Strings.h"
+
+#include <xxhash.h>
 
 namespace llmc::binary {
 
-namespace endian = llvm::support::endian;
+using support::readLittleEndian;
+using support::writeLittleEndian;
 
 std::string sectionKindName(uint32_t kind) {
   switch (SectionKind(kind)) {
@@ -29,31 +30,31 @@ bool isKnownSectionKind(uint32_t kind) {
          kind <= uint32_t(SectionKind::Tokenizer);
 }
 
-uint64_t sectionChecksum(llvm::ArrayRef<uint8_t> data) {
-  return llvm::xxh3_64bits(data);
+uint64_t sectionChecksum(absl::Span<const uint8_t> data) {
+  return XXH3_64bits(data.data(), data.size());
 }
 
-void assignOffsets(llvm::MutableArrayRef<SectionEntry> sections) {
+void assignOffsets(std::vector<SectionEntry> &sections) {
   uint64_t cursor = tableEnd(sections.size());
   for (SectionEntry &section : sections) {
-    section.offset = llvm::alignTo(cursor, kAlignment);
+    section.offset = alignUp(cursor);
     cursor = section.end();
   }
 }
 
-std::string encodeHeader(llvm::ArrayRef<SectionEntry> sections) {
+std::string encodeHeader(absl::Span<const SectionEntry> sections) {
   std::string bytes(tableEnd(sections.size()), '\0');
   auto *out = reinterpret_cast<uint8_t *>(bytes.data());
   std::copy(std::begin(kMagic), std::end(kMagic), bytes.begin());
-  endian::write32le(out + 8, kFormatVersion);
-  endian::write32le(out + 12, uint32_t(sections.size()));
+  writeLittleEndian<uint32_t>(out + 8, kFormatVersion);
+  writeLittleEndian<uint32_t>(out + 12, uint32_t(sections.size()));
   uint8_t *entry = out + kHeaderBytes;
   for (const SectionEntry &section : sections) {
-    endian::write32le(entry, section.kind);
-    endian::write32le(entry + 4, section.reserved);
-    endian::write64le(entry + 8, section.offset);
-    endian::write64le(entry + 16, section.size);
-    endian::write64le(entry + 24, section.checksum);
+    writeLittleEndian<uint32_t>(entry, section.kind);
+    writeLittleEndian<uint32_t>(entry + 4, section.reserved);
+    writeLittleEndian<uint64_t>(entry + 8, section.offset);
+    writeLittleEndian<uint64_t>(entry + 16, section.size);
+    writeLittleEndian<uint64_t>(entry + 24, section.checksum);
     entry += kSectionEntryBytes;
   }
   return bytes;
@@ -61,11 +62,11 @@ std::string encodeHeader(llvm::ArrayRef<SectionEntry> sections) {
 
 SectionEntry decodeSectionEntry(const uint8_t *bytes) {
   SectionEntry section;
-  section.kind = endian::read32le(bytes);
-  section.reserved = endian::read32le(bytes + 4);
-  section.offset = endian::read64le(bytes + 8);
-  section.size = endian::read64le(bytes + 16);
-  section.checksum = endian::read64le(bytes + 24);
+  section.kind = readLittleEndian<uint32_t>(bytes);
+  section.reserved = readLittleEndian<uint32_t>(bytes + 4);
+  section.offset = readLittleEndian<uint64_t>(bytes + 8);
+  section.size = readLittleEndian<uint64_t>(bytes + 16);
+  section.checksum = readLittleEndian<uint64_t>(bytes + 24);
   return section;
 }
 

@@ -16,11 +16,11 @@
 #ifndef LLMC_RUNTIME_FORMAT_FORMAT_H
 #define LLMC_RUNTIME_FORMAT_FORMAT_H
 
-#include "llvm/ADT/ArrayRef.h"
-#include "llvm/ADT/StringRef.h"
+#include "absl/types/span.h"
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace llmc::binary {
 
@@ -69,15 +69,20 @@ inline uint64_t tableEnd(uint64_t count) {
   return kHeaderBytes + count * kSectionEntryBytes;
 }
 
+/// The first multiple of kAlignment at or after `offset`.
+inline uint64_t alignUp(uint64_t offset) {
+  return (offset + kAlignment - 1) / kAlignment * kAlignment;
+}
+
 /// The checksum stored for section bytes `data`: xxh3_64.
-uint64_t sectionChecksum(llvm::ArrayRef<uint8_t> data);
+uint64_t sectionChecksum(absl::Span<const uint8_t> data);
 
 /// Sets the offset of each of `sections` (sizes given): in order, each at the
 /// first 64-byte boundary after the table or the previous section.
-void assignOffsets(llvm::MutableArrayRef<SectionEntry> sections);
+void assignOffsets(std::vector<SectionEntry> &sections);
 
 /// The header and section table for `sections` (unpadded).
-std::string encodeHeader(llvm::ArrayRef<SectionEntry> sections);
+std::string encodeHeader(absl::Span<const SectionEntry> sections);
 
 /// Reads the section entry stored at `bytes` (kSectionEntryBytes bytes).
 SectionEntry decodeSectionEntry(const uint8_t *bytes);

@@ -3,75 +3,74 @@
 #include "runtime/format/ManifestCheck.h"
 
 #include "runtime/format/Format.h"
+#include "support/Strings.h"
 
-#include "llvm/ADT/StringSet.h"
-#include "llvm/ADT/Twine.h"
+#include <set>
+#include <string>
 
 namespace llmc::binary {
 
-static llvm::Error fail(const llvm::Twine &message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
-}
+using support::strCat;
 
-static llvm::Error checkWeights(const Manifest &manifest, uint64_t coeffBytes,
-                                llvm::StringSet<> &names) {
+static absl::Status checkWeights(const Manifest &manifest, uint64_t coeffBytes,
+                                 std::set<std::string> &names) {
   if (manifest.coeff_bytes() != coeffBytes)
-    return fail("the manifest's coeff_bytes (" +
-                llvm::Twine(manifest.coeff_bytes()) +
-                ") differs from the COEFF section's size (" +
-                llvm::Twine(coeffBytes) + ")");
+    return absl::InvalidArgumentError(
+        strCat("the manifest's coeff_bytes (", manifest.coeff_bytes(),
+               ") differs from the COEFF section's size (", coeffBytes, ")"));
   for (const WeightBlob &blob : manifest.weights()) {
     if (!names.insert(blob.name()).second)
-      return fail("weight blob '" + blob.name() + "' appears twice");
+      return absl::InvalidArgumentError(
+          strCat("weight blob '", blob.name(), "' appears twice"));
     if (blob.offset() % kAlignment != 0)
-      return fail("weight blob '" + blob.name() + "' at offset " +
-                  llvm::Twine(blob.offset()) + " is not " +
-                  llvm::Twine(kAlignment) + "-byte aligned");
+      return absl::InvalidArgumentError(
+          strCat("weight blob '", blob.name(), "' at offset ", blob.offset(),
+                 " is not ", kAlignment, "-byte aligned"));
     if (blob.offset() > coeffBytes || blob.bytes() > coeffBytes - blob.offset())
-      return fail("weight blob '" + blob.name() + "' (offset " +
-                  llvm::Twine(blob.offset()) + ", " +
-                  llvm::Twine(blob.bytes()) +
-                  " bytes) lies outside the coeff section (" +
-                  llvm::Twine(coeffBytes) + " bytes)");
+      return absl::InvalidArgumentError(
+          strCat("weight blob '", blob.name(), "' (offset ", blob.offset(),
+                 ", ", blob.bytes(), " bytes) lies outside the coeff section (",
+                 coeffBytes, " bytes)"));
   }
-  return llvm::Error::success();
+  return absl::OkStatus();
 }
 
-static llvm::Error checkPieces(const Manifest &manifest,
-                               llvm::ArrayRef<uint32_t> sectionKinds,
-                               const llvm::StringSet<> &weights) {
-  llvm::StringSet<> names;
+static absl::Status checkPieces(const Manifest &manifest,
+                                absl::Span<const uint32_t> sectionKinds,
+                                const std::set<std::string> &weights) {
+  std::set<std::string> names;
   for (const Piece &piece : manifest.pieces()) {
     if (!names.insert(piece.name()).second)
-      return fail("piece '" + piece.name() + "' appears twice");
+      return absl::InvalidArgumentError(
+          strCat("piece '", piece.name(), "' appears twice"));
     uint64_t section = piece.stream_section();
     if (section >= sectionKinds.size())
-      return fail("piece '" + piece.name() + "' names section " +
-                  llvm::Twine(section) + ", which is missing (the file has " +
-                  llvm::Twine(sectionKinds.size()) + " sections)");
+      return absl::InvalidArgumentError(
+          strCat("piece '", piece.name(), "' names section ", section,
+                 ", which is missing (the file has ", sectionKinds.size(),
+                 " sections)"));
     if (sectionKinds[section] != uint32_t(SectionKind::Stream))
-      return fail("piece '" + piece.name() + "' names section " +
-                  llvm::Twine(section) + ", which is a " +
-                  sectionKindName(sectionKinds[section]) +
-                  " section, not a STREAM");
+      return absl::InvalidArgumentError(strCat(
+          "piece '", piece.name(), "' names section ", section, ", which is a ",
+          sectionKindName(sectionKinds[section]), " section, not a STREAM"));
     for (const std::string &weight : piece.weights())
-      if (!weights.contains(weight))
-        return fail("piece '" + piece.name() + "' uses weight '" + weight +
-                    "', which has no blob");
+      if (!weights.count(weight))
+        return absl::InvalidArgumentError(strCat("piece '", piece.name(),
+                                                 "' uses weight '", weight,
+                                                 "', which has no blob"));
   }
-  return llvm::Error::success();
+  return absl::OkStatus();
 }
 
-llvm::Error checkManifest(const Manifest &manifest,
-                          llvm::ArrayRef<uint32_t> sectionKinds,
-                          uint64_t coeffBytes) {
+absl::Status checkManifest(const Manifest &manifest,
+                           absl::Span<const uint32_t> sectionKinds,
+                           uint64_t coeffBytes) {
   if (manifest.format_version() != kFormatVersion)
-    return fail("the manifest's format_version is " +
-                llvm::Twine(manifest.format_version()) + ", not " +
-                llvm::Twine(kFormatVersion));
-  llvm::StringSet<> weights;
-  if (llvm::Error error = checkWeights(manifest, coeffBytes, weights))
-    return error;
+    return absl::InvalidArgumentError(
+        strCat("the manifest's format_version is ", manifest.format_version(),
+               ", not ", kFormatVersion));
+  std::set<std::string> weights;
+  LLMC_RETURN_IF_ERROR(checkWeights(manifest, coeffBytes, weights));
   return checkPieces(manifest, sectionKinds, weights);
 }
 

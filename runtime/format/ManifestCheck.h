@@ -12,8 +12,9 @@
 
 #include "runtime/format/llmc_binary.pb.h"
 
-#include "llvm/ADT/ArrayRef.h"
-#include "llvm/Support/Error.h"
+#include "support/Status.h"
+
+#include "absl/types/span.h"
 
 #include <cstdint>
 
@@ -24,9 +25,9 @@ namespace llmc::binary {
 /// format version, unique weight names, every blob 64-byte aligned and inside
 /// the COEFF section, `coeff_bytes`, unique piece names, every piece's stream
 /// section a STREAM and every weight it names present.
-llvm::Error checkManifest(const Manifest &manifest,
-                          llvm::ArrayRef<uint32_t> sectionKinds,
-                          uint64_t coeffBytes);
+absl::Status checkManifest(const Manifest &manifest,
+                           absl::Span<const uint32_t> sectionKinds,
+                           uint64_t coeffBytes);
 
 } // namespace llmc::binary
 

@@ -2,8 +2,7 @@
 
 #include "runtime/sampling/CandidateFilter.h"
 
-#include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/Twine.h"
+#include "support/Strings.h"
 
 #include <algorithm>
 #include <cmath>
@@ -12,13 +11,11 @@
 
 namespace llmc::sampling {
 
-static llvm::Error makeError(const llvm::Twine &message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), message.str());
-}
+using support::strCat;
 
 /// Softmax as the reference interpreter computes it: a float maximum, the
 /// sum in double, each probability rounded to float.
-static std::vector<float> softmax(llvm::ArrayRef<float> values) {
+static std::vector<float> softmax(absl::Span<const float> values) {
   float maximum = -std::numeric_limits<float>::infinity();
   for (float value : values)
     maximum = std::max(maximum, value);
@@ -26,35 +23,38 @@ static std::vector<float> softmax(llvm::ArrayRef<float> values) {
   for (float value : values)
     sum += std::exp(double(value) - maximum);
   std::vector<float> probs(values.size());
-  for (auto [index, value] : llvm::enumerate(values))
-    probs[index] = static_cast<float>(std::exp(double(value) - maximum) / sum);
+  for (size_t index = 0; index < values.size(); ++index)
+    probs[index] =
+        static_cast<float>(std::exp(double(values[index]) - maximum) / sum);
   return probs;
 }
 
-llvm::Error checkLogits(llvm::ArrayRef<float> logits) {
+absl::Status checkLogits(absl::Span<const float> logits) {
   if (logits.empty())
-    return makeError("sampling: the logits are empty");
-  for (auto [index, logit] : llvm::enumerate(logits)) {
-    if (std::isnan(logit))
-      return makeError("sampling: logit " + llvm::Twine(index) + " is NaN");
-    if (logit == std::numeric_limits<float>::infinity())
-      return makeError("sampling: logit " + llvm::Twine(index) + " is +inf");
+    return absl::InvalidArgumentError("sampling: the logits are empty");
+  for (size_t index = 0; index < logits.size(); ++index) {
+    if (std::isnan(logits[index]))
+      return absl::InvalidArgumentError(
+          strCat("sampling: logit ", index, " is NaN"));
+    if (logits[index] == std::numeric_limits<float>::infinity())
+      return absl::InvalidArgumentError(
+          strCat("sampling: logit ", index, " is +inf"));
   }
-  return llvm::Error::success();
+  return absl::OkStatus();
 }
 
-llvm::Expected<std::vector<float>>
-applyRepetitionPenalty(llvm::ArrayRef<float> logits,
-                       llvm::ArrayRef<int32_t> window, float penalty) {
+absl::StatusOr<std::vector<float>>
+applyRepetitionPenalty(absl::Span<const float> logits,
+                       absl::Span<const int32_t> window, float penalty) {
   std::vector<float> penalized(logits.begin(), logits.end());
   std::vector<bool> done(logits.size(), false);
   for (int32_t id : window) {
     if (id < 0)
       continue;
     if (static_cast<size_t>(id) >= logits.size())
-      return makeError("sampling: recent token id " + llvm::Twine(id) +
-                       " is outside the vocabulary of " +
-                       llvm::Twine(logits.size()));
+      return absl::InvalidArgumentError(strCat("sampling: recent token id ", id,
+                                               " is outside the vocabulary of ",
+                                               logits.size()));
     if (done[id])
       continue;
     done[id] = true;
@@ -64,12 +64,12 @@ applyRepetitionPenalty(llvm::ArrayRef<float> logits,
   return penalized;
 }
 
-int32_t argmaxFirst(llvm::ArrayRef<float> values) {
+int32_t argmaxFirst(absl::Span<const float> values) {
   return static_cast<int32_t>(std::max_element(values.begin(), values.end()) -
                               values.begin());
 }
 
-llvm::Expected<Candidates> selectCandidates(llvm::ArrayRef<float> penalized,
+absl::StatusOr<Candidates> selectCandidates(absl::Span<const float> penalized,
                                             int64_t topK, float temperature,
                                             float topP) {
   int64_t vocab = static_cast<int64_t>(penalized.size());
@@ -88,7 +88,7 @@ llvm::Expected<Candidates> selectCandidates(llvm::ArrayRef<float> penalized,
   for (int64_t i = 0; i < k; ++i)
     scaled[i] = penalized[order[i]] / temperature;
   if (std::isinf(scaled[0]))
-    return makeError(
+    return absl::InvalidArgumentError(
         scaled[0] > 0 ? "sampling: the best logit overflows to +inf after the "
                         "repetition penalty and the temperature"
                       : "sampling: every logit is -inf");

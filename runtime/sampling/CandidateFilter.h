@@ -23,8 +23,9 @@
 #ifndef LLMC_RUNTIME_SAMPLING_CANDIDATEFILTER_H
 #define LLMC_RUNTIME_SAMPLING_CANDIDATEFILTER_H
 
-#include "llvm/ADT/ArrayRef.h"
-#include "llvm/Support/Error.h"
+#include "support/Status.h"
+
+#include "absl/types/span.h"
 
 #include <cstdint>
 #include <vector>
@@ -40,22 +41,22 @@ struct Candidates {
 };
 
 /// Checks that `logits` is non-empty and holds no NaN and no +inf.
-llvm::Error checkLogits(llvm::ArrayRef<float> logits);
+absl::Status checkLogits(absl::Span<const float> logits);
 
 /// `logits` with the repetition penalty applied to each distinct id of
 /// `window`. Negative ids are skipped; an id at or past the vocabulary size
 /// is an error.
-llvm::Expected<std::vector<float>>
-applyRepetitionPenalty(llvm::ArrayRef<float> logits,
-                       llvm::ArrayRef<int32_t> window, float penalty);
+absl::StatusOr<std::vector<float>>
+applyRepetitionPenalty(absl::Span<const float> logits,
+                       absl::Span<const int32_t> window, float penalty);
 
 /// The index of the first maximum of `values` (non-empty, no NaN).
-int32_t argmaxFirst(llvm::ArrayRef<float> values);
+int32_t argmaxFirst(absl::Span<const float> values);
 
 /// Steps 2 to 5 on already penalized logits: the min(topK, V) best
 /// candidates (all V when `topK` is 0). `temperature` must be positive.
 /// Fails when the scaled logits overflow or are all -inf.
-llvm::Expected<Candidates> selectCandidates(llvm::ArrayRef<float> penalized,
+absl::StatusOr<Candidates> selectCandidates(absl::Span<const float> penalized,
                                             int64_t topK, float temperature,
                                             float topP);
 

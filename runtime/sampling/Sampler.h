@@ -26,8 +26,9 @@
 
 #include "runtime/sampling/CandidateFilter.h"
 
-#include "llvm/ADT/ArrayRef.h"
-#include "llvm/Support/Error.h"
+#include "support/Status.h"
+
+#include "absl/types/span.h"
 
 #include <cstdint>
 #include <random>
@@ -62,29 +63,29 @@ public:
 
   /// Checks the parameters: a positive, finite temperature (unless greedy), a
   /// positive, finite penalty, and a non-negative top-k and window.
-  static llvm::Error validate(const SamplingParams &params);
+  static absl::Status validate(const SamplingParams &params);
 
   /// The next token after `logits` [V]. `recentIds` holds the conversation's
   /// latest ids, oldest first (the last `penaltyWindow` count; negative ids
   /// are empty slots). Fails on invalid parameters, empty logits, NaN or +inf
   /// logits, or a recent id at or past V.
-  llvm::Expected<int32_t> sample(llvm::ArrayRef<float> logits,
-                                 llvm::ArrayRef<int32_t> recentIds);
+  absl::StatusOr<int32_t> sample(absl::Span<const float> logits,
+                                 absl::Span<const int32_t> recentIds);
 
   /// The filtering part of `sample`, as sample_head computes it: the
   /// min(topK, V) best candidates (all V when topK is 0) with their
   /// probabilities, 0 for those top-p cuts. When `greedy`, the single best
   /// token with probability 1.
-  llvm::Expected<Candidates>
-  filterCandidates(llvm::ArrayRef<float> logits,
-                   llvm::ArrayRef<int32_t> recentIds) const;
+  absl::StatusOr<Candidates>
+  filterCandidates(absl::Span<const float> logits,
+                   absl::Span<const int32_t> recentIds) const;
 
   /// Draws one of `ids` with the probabilities `probs` (as sample_head's
   /// outputs give them; they need not sum to 1). Fails when the sizes
   /// differ, the lists are empty, a probability is negative or not finite,
   /// all are 0, or an id is negative.
-  llvm::Expected<int32_t> drawFromCandidates(llvm::ArrayRef<float> probs,
-                                             llvm::ArrayRef<int32_t> ids);
+  absl::StatusOr<int32_t> drawFromCandidates(absl::Span<const float> probs,
+                                             absl::Span<const int32_t> ids);
 
   /// Restarts the generator as if constructed with `seed`.
   void reseed(uint64_t seed);

@@ -137,9 +137,9 @@ static absl::Status parseSampling(const json &object,
     params.seed = static_cast<uint64_t>(value);
   }));
   if (sampled && !params.greedy) {
-    absl::Status valid = support::toStatus(sampling::Sampler::validate(params));
-    if (!valid.ok())
-      return requestError(std::string(valid.message()));
+    if (absl::Status invalid = sampling::Sampler::validate(params);
+        !invalid.ok())
+      return requestError(std::string(invalid.message()));
     request.sampling = params;
   }
   return absl::OkStatus();

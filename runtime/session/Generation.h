@@ -12,7 +12,7 @@
 
 #include "runtime/session/Session.h"
 
-#include "llvm/ADT/STLFunctionalExtras.h"
+#include "absl/functional/function_ref.h"
 
 namespace llmc::session {
 
@@ -29,13 +29,13 @@ struct GenerationLimits {
   /// Tokens generated per turn at most; must be positive.
   int64_t maxNewTokens = 16;
   /// Tokens that end a turn once chosen (they count as generated).
-  llvm::ArrayRef<int32_t> stopTokens;
+  absl::Span<const int32_t> stopTokens;
 };
 
 /// A token just chosen, with the logits it was chosen from.
 struct GeneratedToken {
   int32_t id;
-  llvm::ArrayRef<float> logits;
+  absl::Span<const float> logits;
   /// Index of the turn and of the token within it.
   size_t turn;
   int64_t step;
@@ -43,10 +43,10 @@ struct GeneratedToken {
 
 /// Chooses the next token from the logits predicting it.
 using TokenChooser =
-    llvm::function_ref<llvm::Expected<int32_t>(llvm::ArrayRef<float> logits)>;
+    absl::FunctionRef<absl::StatusOr<int32_t>(absl::Span<const float> logits)>;
 /// Sees every generated token as soon as it is chosen; returns false to end
 /// the turn with that token.
-using TokenSink = llvm::function_ref<bool(const GeneratedToken &token)>;
+using TokenSink = absl::FunctionRef<bool(const GeneratedToken &token)>;
 
 /// Generates one turn: feeds `prompt` after the history, then chooses a
 /// token and feeds it, one at a time, until `limits` or `sink` end the turn.
@@ -54,17 +54,17 @@ using TokenSink = llvm::function_ref<bool(const GeneratedToken &token)>;
 /// fed: what comes next decides whether it is. `turn` labels the tokens.
 /// Fails before running anything when `prompt` does not fit the cache.
 /// `placed` (positions into `prompt`) goes to Session::feed.
-llvm::Error generateTurn(Session &session, llvm::ArrayRef<int32_t> prompt,
-                         size_t turn, const GenerationLimits &limits,
-                         TokenChooser choose, TokenSink sink,
-                         std::vector<int32_t> &generated,
-                         const PlacedEmbeddings *placed = nullptr);
+absl::Status generateTurn(Session &session, absl::Span<const int32_t> prompt,
+                          size_t turn, const GenerationLimits &limits,
+                          TokenChooser choose, TokenSink sink,
+                          std::vector<int32_t> &generated,
+                          const PlacedEmbeddings *placed = nullptr);
 
 /// Generates every turn of `turns` in order, filling in `generated`; each
 /// turn's prompt is the previous turn's last token and its `inputIds`.
-llvm::Error generateTurns(Session &session, llvm::MutableArrayRef<Turn> turns,
-                          const GenerationLimits &limits, TokenChooser choose,
-                          TokenSink sink);
+absl::Status generateTurns(Session &session, std::vector<Turn> &turns,
+                           const GenerationLimits &limits, TokenChooser choose,
+                           TokenSink sink);
 
 } // namespace llmc::session
 

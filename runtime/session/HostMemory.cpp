@@ -2,6 +2,8 @@
 
 #include "runtime/session/HostMemory.h"
 
+#include "support/Strings.h"
+
 #include <unistd.h>
 
 namespace llmc::session {
@@ -14,15 +16,13 @@ uint64_t getPhysicalMemoryBytes() {
   return uint64_t(pages) * uint64_t(pageBytes);
 }
 
-llvm::Error checkFitsInMemory(const llvm::Twine &what, uint64_t bytes) {
+absl::Status checkFitsInMemory(std::string_view what, uint64_t bytes) {
   uint64_t available = getPhysicalMemoryBytes();
   if (bytes <= available)
-    return llvm::Error::success();
-  return llvm::createStringError(
-      llvm::inconvertibleErrorCode(),
-      what + " would take " + llvm::Twine(bytes) +
-          " bytes, more than this machine's memory (" +
-          llvm::Twine(available) + " bytes)");
+    return absl::OkStatus();
+  return absl::ResourceExhaustedError(support::strCat(
+      what, " would take ", bytes, " bytes, more than this machine's memory (",
+      available, " bytes)"));
 }
 
 } // namespace llmc::session

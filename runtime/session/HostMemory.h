@@ -10,10 +10,10 @@
 #ifndef LLMC_RUNTIME_SESSION_HOSTMEMORY_H
 #define LLMC_RUNTIME_SESSION_HOSTMEMORY_H
 
-#include "llvm/ADT/Twine.h"
-#include "llvm/Support/Error.h"
+#include "support/Status.h"
 
 #include <cstdint>
+#include <string_view>
 
 namespace llmc::session {
 
@@ -21,7 +21,7 @@ namespace llmc::session {
 uint64_t getPhysicalMemoryBytes();
 
 /// Fails, naming `what`, unless `bytes` fit in the physical memory.
-llvm::Error checkFitsInMemory(const llvm::Twine &what, uint64_t bytes);
+absl::Status checkFitsInMemory(std::string_view what, uint64_t bytes);
 
 } // namespace llmc::session
 

@@ -2,6 +2,8 @@
 
 #include "runtime/session/KvCache.h"
 
+#include "support/Strings.h"
+
 #include <algorithm>
 
 namespace llmc::session {
@@ -30,27 +32,23 @@ top::Tensor KvCache::getValues(int64_t layer, int64_t begin,
   return slice(values[layer], begin, end);
 }
 
-llvm::Error KvCache::store(int64_t layer, int64_t at, int64_t count,
-                           const top::Tensor &newK, const top::Tensor &newV) {
+absl::Status KvCache::store(int64_t layer, int64_t at, int64_t count,
+                            const top::Tensor &newK, const top::Tensor &newV) {
   int64_t row = dims.getKvRowSize();
   if (at < 0 || count < 0 || at + count > dims.seqLength)
-    return llvm::createStringError(
-        llvm::inconvertibleErrorCode(),
-        "KV cache rows [%lld, %lld) lie outside its %lld slots",
-        static_cast<long long>(at), static_cast<long long>(at + count),
-        static_cast<long long>(dims.seqLength));
+    return absl::OutOfRangeError(
+        support::strCat("KV cache rows [", at, ", ", at + count,
+                        ") lie outside its ", dims.seqLength, " slots"));
   for (const top::Tensor *tensor : {&newK, &newV})
     if (!tensor->isF32() || tensor->getNumElements() < count * row)
-      return llvm::createStringError(
-          llvm::inconvertibleErrorCode(),
-          "new keys or values %s hold fewer than %lld tokens of %lld floats",
-          tensor->describe().c_str(), static_cast<long long>(count),
-          static_cast<long long>(row));
-  llvm::ArrayRef<float> k = newK.getF32(), v = newV.getF32();
+      return absl::InvalidArgumentError(support::strCat(
+          "new keys or values ", tensor->describe(), " hold fewer than ", count,
+          " tokens of ", row, " floats"));
+  absl::Span<const float> k = newK.getF32(), v = newV.getF32();
   std::copy(k.begin(), k.begin() + count * row, keys[layer].begin() + at * row);
   std::copy(v.begin(), v.begin() + count * row,
             values[layer].begin() + at * row);
-  return llvm::Error::success();
+  return absl::OkStatus();
 }
 
 void KvCache::clear() {

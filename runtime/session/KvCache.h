@@ -31,8 +31,8 @@ public:
   /// Writes the first `count` token rows of a piece's new_k and new_v
   /// outputs at slot `at` of layer `layer`. Fails when the outputs hold
   /// fewer rows or the rows do not fit.
-  llvm::Error store(int64_t layer, int64_t at, int64_t count,
-                    const top::Tensor &newK, const top::Tensor &newV);
+  absl::Status store(int64_t layer, int64_t at, int64_t count,
+                     const top::Tensor &newK, const top::Tensor &newV);
 
   /// Zeroes every slot.
   void clear();

@@ -4,14 +4,17 @@
 
 #include "pieces/ChunkLengths.h"
 #include "runtime/session/HostMemory.h"
+#include "support/Strings.h"
 
 namespace llmc::session {
 
-static llvm::Error dimsError(const llvm::Twine &message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+using support::strCat;
+
+static absl::Status dimsError(const std::string &message) {
+  return absl::InvalidArgumentError(message);
 }
 
-llvm::Error ModelDims::validate() const {
+absl::Status ModelDims::validate() const {
   struct Size {
     const char *name;
     int64_t value;
@@ -25,31 +28,28 @@ llvm::Error ModelDims::validate() const {
                     Size{"seq_length", seqLength, kMaxSeqLength},
                     Size{"max_input_length", maxInputLength, kMaxSeqLength}}) {
     if (size.value <= 0)
-      return dimsError("model size " + llvm::Twine(size.name) +
-                       " must be positive, not " + llvm::Twine(size.value));
+      return dimsError(strCat("model size ", size.name,
+                              " must be positive, not ", size.value));
     if (size.value > size.limit)
-      return dimsError("model size " + llvm::Twine(size.name) + " (" +
-                       llvm::Twine(size.value) + ") exceeds llmc's limit of " +
-                       llvm::Twine(size.limit));
+      return dimsError(strCat("model size ", size.name, " (", size.value,
+                              ") exceeds llmc's limit of ", size.limit));
   }
   if (maxInputLength > seqLength)
-    return dimsError("max_input_length (" + llvm::Twine(maxInputLength) +
-                     ") exceeds seq_length (" + llvm::Twine(seqLength) + ")");
+    return dimsError(strCat("max_input_length (", maxInputLength,
+                            ") exceeds seq_length (", seqLength, ")"));
   if (!layerWindows.empty() &&
       static_cast<int64_t>(layerWindows.size()) != numLayers)
-    return dimsError("the sliding windows are given for " +
-                     llvm::Twine(layerWindows.size()) + " layers, not " +
-                     llvm::Twine(numLayers));
+    return dimsError(strCat("the sliding windows are given for ",
+                            layerWindows.size(), " layers, not ", numLayers));
   for (int64_t window : layerWindows)
     if (window < 0)
-      return dimsError("a sliding window must not be negative, not " +
-                       llvm::Twine(window));
+      return dimsError(
+          strCat("a sliding window must not be negative, not ", window));
   if (std::optional<std::string> problem =
           pieces::checkPrefillLengths(prefillLengths, maxInputLength))
     return dimsError(*problem);
-  return checkFitsInMemory("the KV cache of seq_length " +
-                               llvm::Twine(seqLength) + " (" +
-                               llvm::Twine(numLayers) + " layers)",
+  return checkFitsInMemory(strCat("the KV cache of seq_length ", seqLength,
+                                  " (", numLayers, " layers)"),
                            getHostKvCacheBytes());
 }
 

@@ -9,7 +9,7 @@
 #ifndef LLMC_RUNTIME_SESSION_MODELDIMS_H
 #define LLMC_RUNTIME_SESSION_MODELDIMS_H
 
-#include "llvm/Support/Error.h"
+#include "support/Status.h"
 
 #include <cstdint>
 #include <vector>
@@ -50,7 +50,7 @@ struct ModelDims {
   /// Fails unless every size is positive and within its limit, L <= S,
   /// the prefill lengths ascend below L, and a session's KV cache fits in
   /// this machine's memory.
-  llvm::Error validate() const;
+  absl::Status validate() const;
 
   /// Bytes of a session's host copy of the KV cache (K and V, f32).
   uint64_t getHostKvCacheBytes() const;

@@ -11,10 +11,11 @@
 
 #include "dialects/top/Interpreter/Tensor.h"
 
-#include "llvm/ADT/ArrayRef.h"
-#include "llvm/ADT/StringRef.h"
-#include "llvm/Support/Error.h"
+#include "support/Status.h"
 
+#include "absl/types/span.h"
+
+#include <string_view>
 #include <vector>
 
 namespace llmc::session {
@@ -25,8 +26,8 @@ public:
 
   /// Runs piece `piece` on `inputs`, given in the piece's argument order,
   /// and returns its outputs in result order. Errors name the piece.
-  virtual llvm::Expected<std::vector<top::Tensor>>
-  run(llvm::StringRef piece, llvm::ArrayRef<top::Tensor> inputs) = 0;
+  virtual absl::StatusOr<std::vector<top::Tensor>>
+  run(std::string_view piece, absl::Span<const top::Tensor> inputs) = 0;
 
   /// Whether the runner keeps a piece's history inputs (roles history_k
   /// and history_v, [1, slots, kv_heads, head_dim]) between its runs, so
@@ -38,7 +39,7 @@ public:
   /// For a runner that keeps history: how many leading rows of `piece`'s
   /// history it holds from `owner`'s runs of it (0 when another owner ran
   /// the piece since).
-  virtual int64_t getKeptHistoryRows(llvm::StringRef piece,
+  virtual int64_t getKeptHistoryRows(std::string_view piece,
                                      uint64_t owner) const;
 
   /// For a runner that keeps history: run() for `owner` (a session), each
@@ -46,9 +47,10 @@ public:
   /// firstRow at most getKeptHistoryRows(piece, owner); the runner keeps
   /// the rows before it, and holds firstRow + its rows for `owner` after.
   /// Rows past those are left as they were: the caller masks them.
-  virtual llvm::Expected<std::vector<top::Tensor>>
-  runWithHistoryFrom(llvm::StringRef piece, llvm::ArrayRef<top::Tensor> inputs,
-                     int64_t firstRow, uint64_t owner);
+  virtual absl::StatusOr<std::vector<top::Tensor>>
+  runWithHistoryFrom(std::string_view piece,
+                     absl::Span<const top::Tensor> inputs, int64_t firstRow,
+                     uint64_t owner);
 };
 
 } // namespace llmc::session

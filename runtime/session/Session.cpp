@@ -5,10 +5,9 @@
 #include "pieces/ChunkLengths.h"
 #include "pieces/Masks.h"
 
-#include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/Twine.h"
-#include "llvm/Support/raw_ostream.h"
+#include "support/Strings.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cassert>
 #include <map>
@@ -18,19 +17,32 @@ namespace llmc::session {
 
 using top::Tensor;
 
-char CacheCapacityError::ID = 0;
+using support::strCat;
 
-void CacheCapacityError::log(llvm::raw_ostream &os) const {
-  os << "the conversation needs " << needed << " tokens but the KV cache holds "
-     << capacity;
+/// Where a cacheCapacityError carries its sizes.
+static constexpr char kCacheCapacityPayload[] = "llmc.session.CacheCapacity";
+
+absl::Status cacheCapacityError(int64_t needed, int64_t capacity) {
+  absl::Status status = absl::ResourceExhaustedError(
+      strCat("the conversation needs ", needed,
+             " tokens but the KV cache holds ", capacity));
+  status.SetPayload(kCacheCapacityPayload,
+                    absl::Cord(strCat(needed, " ", capacity)));
+  return status;
 }
 
-std::error_code CacheCapacityError::convertToErrorCode() const {
-  return llvm::inconvertibleErrorCode();
+std::optional<CacheCapacity> getCacheCapacity(const absl::Status &status) {
+  auto payload = status.GetPayload(kCacheCapacityPayload);
+  if (!payload)
+    return std::nullopt;
+  std::string sizes(*payload);
+  auto [needed, capacity] = support::splitOnce(sizes, ' ');
+  return CacheCapacity{*support::parseInteger<int64_t>(needed),
+                       *support::parseInteger<int64_t>(capacity)};
 }
 
-static llvm::Error sessionError(const llvm::Twine &message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+static absl::Status sessionError(const std::string &message) {
+  return absl::InvalidArgumentError(message);
 }
 
 /// A history owner no session has used.
@@ -42,7 +54,7 @@ static uint64_t takeHistoryOwner() {
 Session::Session(PieceRunner &runner, const ModelDims &dims)
     : runner(runner), dims(dims), cache(dims),
       historyOwner(takeHistoryOwner()) {
-  assert(!llvm::errorToBool(dims.validate()) && "invalid model dims");
+  assert(dims.validate().ok() && "invalid model dims");
 }
 
 void Session::reset() {
@@ -88,7 +100,7 @@ std::optional<int64_t> Session::chooseChunkLength(int64_t pending) const {
   return longestWithRoom;
 }
 
-llvm::StringRef Session::getPhaseName(Phase phase) {
+std::string_view Session::getPhaseName(Phase phase) {
   switch (phase) {
   case Phase::Prefill:
     return "prefill";
@@ -109,43 +121,41 @@ struct HistoryFrom {
 /// Runs `piece` (with its history from `history` when given, see
 /// PieceRunner::runWithHistoryFrom) and checks that it returned at least
 /// `count` outputs.
-static llvm::Expected<std::vector<Tensor>>
-runPiece(PieceRunner &runner, llvm::StringRef piece,
-         llvm::ArrayRef<Tensor> inputs, size_t count,
+static absl::StatusOr<std::vector<Tensor>>
+runPiece(PieceRunner &runner, std::string_view piece,
+         absl::Span<const Tensor> inputs, size_t count,
          std::optional<HistoryFrom> history = std::nullopt) {
-  llvm::Expected<std::vector<Tensor>> outputs =
+  absl::StatusOr<std::vector<Tensor>> outputs =
       history ? runner.runWithHistoryFrom(piece, inputs, history->firstRow,
                                           history->owner)
               : runner.run(piece, inputs);
-  if (outputs && outputs->size() < count)
-    return sessionError("piece " + piece + " returned " +
-                        llvm::Twine(outputs->size()) + " outputs, not " +
-                        llvm::Twine(count));
+  if (outputs.ok() && outputs->size() < count)
+    return absl::InternalError(strCat("piece ", piece, " returned ",
+                                      outputs->size(), " outputs, not ",
+                                      count));
   return outputs;
 }
 
-llvm::Error Session::checkPlaced(const PlacedEmbeddings &placed,
-                                 int64_t count) const {
+absl::Status Session::checkPlaced(const PlacedEmbeddings &placed,
+                                  int64_t count) const {
   int64_t rows = static_cast<int64_t>(placed.positions.size());
   if (static_cast<int64_t>(placed.rows.size()) != rows * dims.hiddenSize)
-    return sessionError("the placed embeddings hold " +
-                        llvm::Twine(placed.rows.size()) + " values, not " +
-                        llvm::Twine(rows) + " rows of " +
-                        llvm::Twine(dims.hiddenSize));
+    return sessionError(strCat("the placed embeddings hold ",
+                               placed.rows.size(), " values, not ", rows,
+                               " rows of ", dims.hiddenSize));
   for (int64_t i = 0; i < rows; ++i) {
     int64_t position = placed.positions[i];
     if (position < 0 || position >= count ||
         (i > 0 && position <= placed.positions[i - 1]))
-      return sessionError("placed embedding position " +
-                          llvm::Twine(position) +
-                          " is out of order or outside the " +
-                          llvm::Twine(count) + " tokens fed");
+      return sessionError(strCat("placed embedding position ", position,
+                                 " is out of order or outside the ", count,
+                                 " tokens fed"));
   }
-  return llvm::Error::success();
+  return absl::OkStatus();
 }
 
-llvm::Expected<std::vector<float>>
-Session::runChunk(llvm::ArrayRef<int32_t> chunk, Phase phase, int64_t length,
+absl::StatusOr<std::vector<float>>
+Session::runChunk(absl::Span<const int32_t> chunk, Phase phase, int64_t length,
                   int64_t offset, const PlacedEmbeddings *placed) {
   int64_t history = getHistoryLength();
   int64_t historySlots = getHistorySlots(phase, length);
@@ -169,31 +179,32 @@ Session::runChunk(llvm::ArrayRef<int32_t> chunk, Phase phase, int64_t length,
             : pieces::buildDecodeMask(historySlots, history, window));
   }
 
-  auto pieceName = [&](llvm::StringRef base) {
+  auto pieceName = [&](std::string_view base) {
     return phase == Phase::Decode
-               ? base.str()
+               ? std::string(base)
                : pieces::getChunkPieceName(base, length, dims.maxInputLength);
   };
-  llvm::Expected<std::vector<Tensor>> embedded = runPiece(
+  absl::StatusOr<std::vector<Tensor>> embedded = runPiece(
       runner,
       pieceName(phase == Phase::Decode ? "embed.decode" : "embed.prefill"),
       {Tensor::fromI32({1, length}, ids)}, 1);
-  if (!embedded)
-    return embedded.takeError();
+  if (!embedded.ok())
+    return embedded.status();
   if (placed) {
     Tensor &rows = (*embedded)[0];
     if (!rows.isF32() || rows.getNumElements() < count * dims.hiddenSize)
-      return sessionError("the embedding returned " + rows.describe() +
-                          ", fewer than " + llvm::Twine(count) +
-                          " rows of " + llvm::Twine(dims.hiddenSize));
-    auto first = llvm::lower_bound(placed->positions, offset);
+      return absl::InternalError(strCat("the embedding returned ",
+                                        rows.describe(), ", fewer than ", count,
+                                        " rows of ", dims.hiddenSize));
+    auto first = std::lower_bound(placed->positions.begin(),
+                                  placed->positions.end(), offset);
     for (auto it = first; it != placed->positions.end() &&
                           *it < offset + count;
          ++it) {
       int64_t row = it - placed->positions.begin();
-      llvm::copy(llvm::ArrayRef<float>(placed->rows)
-                     .slice(row * dims.hiddenSize, dims.hiddenSize),
-                 rows.getF32().begin() + (*it - offset) * dims.hiddenSize);
+      auto from = placed->rows.begin() + row * dims.hiddenSize;
+      std::copy(from, from + dims.hiddenSize,
+                rows.getF32().begin() + (*it - offset) * dims.hiddenSize);
     }
   }
   // A layer's inputs: the hidden state, the positions and the mask, which
@@ -211,8 +222,8 @@ Session::runChunk(llvm::ArrayRef<int32_t> chunk, Phase phase, int64_t length,
     inputs.resize(kSharedInputs);
     Tensor &layerMask = masks[dims.getLayerWindow(layer)];
     std::swap(inputs[kMask], layerMask);
-    std::string name = pieceName("block." + std::to_string(layer) + "." +
-                                 getPhaseName(phase).str());
+    std::string name =
+        pieceName(strCat("block.", layer, ".", getPhaseName(phase)));
     std::optional<HistoryFrom> historyFrom;
     if (historySlots > 0 && runner.keepsHistory()) {
       // The runner gets the rows of the history it lacks. The slots past
@@ -227,45 +238,45 @@ Session::runChunk(llvm::ArrayRef<int32_t> chunk, Phase phase, int64_t length,
       inputs.push_back(cache.getKeys(layer, 0, historySlots));
       inputs.push_back(cache.getValues(layer, 0, historySlots));
     }
-    llvm::Expected<std::vector<Tensor>> outputs =
+    absl::StatusOr<std::vector<Tensor>> outputs =
         runPiece(runner, name, inputs, 3, historyFrom);
     std::swap(inputs[kMask], layerMask);
-    if (!outputs)
-      return outputs.takeError();
+    if (!outputs.ok())
+      return outputs.status();
     inputs[kHidden] = std::move((*outputs)[0]);
-    if (llvm::Error error =
-            cache.store(layer, history, count, (*outputs)[1], (*outputs)[2]))
-      return sessionError("piece " + name + ": " +
-                          llvm::toString(std::move(error)));
+    absl::Status stored =
+        cache.store(layer, history, count, (*outputs)[1], (*outputs)[2]);
+    if (!stored.ok())
+      return absl::Status(stored.code(), strCat("piece ", name, ": ",
+                                                std::string(stored.message())));
   }
   const Tensor &hidden = inputs[kHidden];
   if (!hidden.isF32() || hidden.getNumElements() < count * dims.hiddenSize)
-    return sessionError("the hidden state " + hidden.describe() +
-                        " holds fewer than " + llvm::Twine(count) +
-                        " tokens of " + llvm::Twine(dims.hiddenSize));
+    return absl::InternalError(strCat("the hidden state ", hidden.describe(),
+                                      " holds fewer than ", count,
+                                      " tokens of ", dims.hiddenSize));
   tokens.insert(tokens.end(), chunk.begin(), chunk.end());
-  llvm::ArrayRef<float> last =
-      hidden.getF32().slice((count - 1) * dims.hiddenSize, dims.hiddenSize);
+  absl::Span<const float> last =
+      hidden.getF32().subspan((count - 1) * dims.hiddenSize, dims.hiddenSize);
   return std::vector<float>(last.begin(), last.end());
 }
 
-llvm::Expected<std::vector<float>>
-Session::feed(llvm::ArrayRef<int32_t> newTokens,
+absl::StatusOr<std::vector<float>>
+Session::feed(absl::Span<const int32_t> newTokens,
               const PlacedEmbeddings *placed) {
   if (newTokens.empty())
     return sessionError("nothing to feed: the prompt is empty");
   if (placed)
-    if (llvm::Error error =
-            checkPlaced(*placed, static_cast<int64_t>(newTokens.size())))
-      return std::move(error);
+    LLMC_RETURN_IF_ERROR(
+        checkPlaced(*placed, static_cast<int64_t>(newTokens.size())));
   for (int32_t token : newTokens)
     if (token < 0 || token >= dims.vocabSize)
-      return sessionError("token id " + llvm::Twine(token) +
-                          " is outside the vocabulary [0, " +
-                          llvm::Twine(dims.vocabSize) + ")");
+      return sessionError(strCat("token id ", token,
+                                 " is outside the vocabulary [0, ",
+                                 dims.vocabSize, ")"));
   int64_t needed = getHistoryLength() + static_cast<int64_t>(newTokens.size());
   if (needed > dims.seqLength)
-    return llvm::make_error<CacheCapacityError>(needed, dims.seqLength);
+    return cacheCapacityError(needed, dims.seqLength);
   std::vector<float> last;
   int64_t offset = 0;
   while (!newTokens.empty()) {
@@ -279,42 +290,39 @@ Session::feed(llvm::ArrayRef<int32_t> newTokens,
     Phase phase = !length ? Phase::Decode
                   : fresh ? Phase::Prefill
                           : Phase::PrefillKV;
-    llvm::ArrayRef<int32_t> part =
-        newTokens.take_front(length ? static_cast<size_t>(*length) : 1);
-    llvm::Expected<std::vector<float>> hidden =
-        runChunk(part, phase, length.value_or(1), offset, placed);
-    if (!hidden)
-      return hidden.takeError();
-    last = std::move(*hidden);
-    newTokens = newTokens.drop_front(part.size());
+    absl::Span<const int32_t> part = newTokens.first(
+        std::min(newTokens.size(), length ? static_cast<size_t>(*length) : 1));
+    LLMC_ASSIGN_OR_RETURN(
+        last, runChunk(part, phase, length.value_or(1), offset, placed));
+    newTokens.remove_prefix(part.size());
     offset += static_cast<int64_t>(part.size());
   }
-  llvm::Expected<std::vector<Tensor>> logits = runPiece(
-      runner, "lm_head", {Tensor::fromF32({1, dims.hiddenSize}, last)}, 1);
-  if (!logits)
-    return logits.takeError();
-  const Tensor &values = (*logits)[0];
+  LLMC_ASSIGN_OR_RETURN(std::vector<Tensor> logits,
+                        runPiece(runner, "lm_head",
+                                 {Tensor::fromF32({1, dims.hiddenSize}, last)},
+                                 1));
+  const Tensor &values = logits[0];
   if (!values.isF32() || values.getNumElements() != dims.vocabSize)
-    return sessionError("lm_head returned " + values.describe() + ", not " +
-                        llvm::Twine(dims.vocabSize) + " logits");
+    return absl::InternalError(strCat("lm_head returned ", values.describe(),
+                                      ", not ", dims.vocabSize, " logits"));
   return std::vector<float>(values.getF32().begin(), values.getF32().end());
 }
 
-llvm::Expected<int32_t> Session::pickGreedy(llvm::ArrayRef<float> logits) {
+absl::StatusOr<int32_t> Session::pickGreedy(absl::Span<const float> logits) {
   if (static_cast<int64_t>(logits.size()) != dims.vocabSize)
-    return sessionError("greedy_head takes " + llvm::Twine(dims.vocabSize) +
-                        " logits, not " + llvm::Twine(logits.size()));
-  llvm::Expected<std::vector<Tensor>> token = runPiece(
-      runner, "greedy_head",
-      {Tensor::fromF32({1, dims.vocabSize},
-                       std::vector<float>(logits.begin(), logits.end()))},
-      1);
-  if (!token)
-    return token.takeError();
-  const Tensor &id = (*token)[0];
+    return sessionError(strCat("greedy_head takes ", dims.vocabSize,
+                               " logits, not ", logits.size()));
+  LLMC_ASSIGN_OR_RETURN(
+      std::vector<Tensor> token,
+      runPiece(
+          runner, "greedy_head",
+          {Tensor::fromF32({1, dims.vocabSize},
+                           std::vector<float>(logits.begin(), logits.end()))},
+          1));
+  const Tensor &id = token[0];
   if (!id.isI32() || id.getNumElements() != 1)
-    return sessionError("greedy_head returned " + id.describe() +
-                        ", not one token id");
+    return absl::InternalError(
+        strCat("greedy_head returned ", id.describe(), ", not one token id"));
   return id.getI32()[0];
 }
 

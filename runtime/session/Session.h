@@ -10,8 +10,8 @@
 // lengths, then L) that holds it, so a short turn is not padded to L.
 //
 //   Session session(runner, dims);
-//   llvm::Expected<std::vector<float>> logits = session.feed(promptIds);
-//   llvm::Expected<int32_t> token = session.pickGreedy(*logits);
+//   absl::StatusOr<std::vector<float>> logits = session.feed(promptIds);
+//   absl::StatusOr<int32_t> token = session.pickGreedy(*logits);
 //   logits = session.feed({*token});
 //
 //===----------------------------------------------------------------------===//
@@ -23,30 +23,28 @@
 #include "runtime/session/ModelDims.h"
 #include "runtime/session/PieceRunner.h"
 
+#include "absl/types/span.h"
+
 #include <cstdint>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 namespace llmc::session {
 
-/// The error of a conversation that outgrows the KV cache. Callers add what
-/// the user can do about it (a larger --seq-length, a shorter prompt).
-class CacheCapacityError : public llvm::ErrorInfo<CacheCapacityError> {
-public:
-  static char ID;
-  CacheCapacityError(int64_t needed, int64_t capacity)
-      : needed(needed), capacity(capacity) {}
+/// The error of a conversation that outgrows the KV cache: ResourceExhausted,
+/// `the conversation needs N tokens but the KV cache holds S`, with the two
+/// sizes attached. Callers add what the user can do about it (a larger
+/// --seq-length, a shorter prompt).
+absl::Status cacheCapacityError(int64_t needed, int64_t capacity);
 
-  /// `the conversation needs N tokens but the KV cache holds S`.
-  void log(llvm::raw_ostream &os) const override;
-  std::error_code convertToErrorCode() const override;
-
-  int64_t getNeeded() const { return needed; }
-  int64_t getCapacity() const { return capacity; }
-
-private:
-  int64_t needed, capacity;
+struct CacheCapacity {
+  int64_t needed;
+  int64_t capacity;
 };
+
+/// The sizes of a cacheCapacityError; nothing for any other status.
+std::optional<CacheCapacity> getCacheCapacity(const absl::Status &status);
 
 /// Rows that stand in for the token embeddings of some of the tokens fed
 /// together: an image's embeddings at its placeholder tokens.
@@ -67,21 +65,21 @@ public:
   /// predict the token after them. With `placed`, the layers see its rows
   /// in place of the embeddings of the tokens it names. Fails on an empty
   /// list, an id outside the vocabulary, placed rows that do not fit the
-  /// tokens or a conversation longer than S (a CacheCapacityError), before
+  /// tokens or a conversation longer than S (a cacheCapacityError), before
   /// running anything; and when a piece fails.
-  llvm::Expected<std::vector<float>>
-  feed(llvm::ArrayRef<int32_t> tokens,
+  absl::StatusOr<std::vector<float>>
+  feed(absl::Span<const int32_t> tokens,
        const PlacedEmbeddings *placed = nullptr);
 
   /// The greedy choice among `logits`, computed by the greedy_head piece.
-  llvm::Expected<int32_t> pickGreedy(llvm::ArrayRef<float> logits);
+  absl::StatusOr<int32_t> pickGreedy(absl::Span<const float> logits);
 
   /// Tokens whose K/V are in the cache.
   int64_t getHistoryLength() const {
     return static_cast<int64_t>(tokens.size());
   }
   /// The ids fed so far, oldest first.
-  llvm::ArrayRef<int32_t> getTokens() const { return tokens; }
+  absl::Span<const int32_t> getTokens() const { return tokens; }
   const ModelDims &getDims() const { return dims; }
 
   /// Forgets the conversation.
@@ -95,19 +93,19 @@ public:
 private:
   enum class Phase { Prefill, PrefillKV, Decode };
   /// The phase as block piece names spell it (`block.<i>.prefill_kv`).
-  static llvm::StringRef getPhaseName(Phase phase);
+  static std::string_view getPhaseName(Phase phase);
 
   /// Runs one chunk of at most `length` tokens (one of the chunk lengths,
   /// or 1 for a decode token) through every layer, the rows of `placed`
   /// whose positions fall in the chunk (which starts at `offset` of the fed
   /// tokens) replacing their embeddings; returns the hidden state of its
   /// last token.
-  llvm::Expected<std::vector<float>> runChunk(llvm::ArrayRef<int32_t> chunk,
+  absl::StatusOr<std::vector<float>> runChunk(absl::Span<const int32_t> chunk,
                                               Phase phase, int64_t length,
                                               int64_t offset,
                                               const PlacedEmbeddings *placed);
   /// Checks `placed` against the `count` tokens fed with it.
-  llvm::Error checkPlaced(const PlacedEmbeddings &placed, int64_t count) const;
+  absl::Status checkPlaced(const PlacedEmbeddings &placed, int64_t count) const;
   /// The chunk length the next `pending` tokens run in after the history:
   /// the shortest that holds min(pending, L) tokens and whose prefill_kv
   /// has room for the history, else the longest with room (a shorter

@@ -4,21 +4,23 @@
 
 #include "runtime/vision/ImagePrompt.h"
 
-#include "llvm/ADT/Twine.h"
+#include "support/Strings.h"
 
 namespace llmc::vision {
 
 using top::Tensor;
 
-static llvm::Error embeddingError(const llvm::Twine &message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+using support::strCat;
+
+static absl::Status embeddingError(const std::string &message) {
+  return absl::InvalidArgumentError(message);
 }
 
-llvm::StringRef stringifyPreprocessing(Preprocessing preprocessing) {
+std::string_view stringifyPreprocessing(Preprocessing preprocessing) {
   return preprocessing == Preprocessing::InternVL ? "internvl" : "minicpmv";
 }
 
-std::optional<Preprocessing> symbolizePreprocessing(llvm::StringRef name) {
+std::optional<Preprocessing> symbolizePreprocessing(std::string_view name) {
   if (name == "internvl")
     return Preprocessing::InternVL;
   if (name == "minicpmv")
@@ -44,7 +46,7 @@ PreparedImage preprocessImage(const Image &image, const VisionConfig &config) {
 }
 
 /// The vision piece's inputs for tile or picture `index` of `image`.
-static llvm::Expected<std::vector<Tensor>>
+static absl::StatusOr<std::vector<Tensor>>
 getPieceInputs(const PreparedImage &image, int64_t index,
                const VisionConfig &config) {
   if (config.preprocessing == Preprocessing::MiniCPMV)
@@ -53,18 +55,18 @@ getPieceInputs(const PreparedImage &image, int64_t index,
   return std::vector<Tensor>{image.pixelValues.getOuterSlice(index)};
 }
 
-llvm::Expected<Tensor> embedImage(session::PieceRunner &runner,
+absl::StatusOr<Tensor> embedImage(session::PieceRunner &runner,
                                   const PreparedImage &image,
                                   const VisionConfig &config) {
   const Tensor &pixelValues = image.pixelValues;
-  llvm::ArrayRef<int64_t> shape = pixelValues.getShape();
+  absl::Span<const int64_t> shape = pixelValues.getShape();
   if (config.preprocessing == Preprocessing::InternVL) {
     int64_t side = config.tiling.tileSize;
     if (!pixelValues.isF32() || shape.size() != 4 || shape[0] < 1 ||
         shape[1] != 3 || shape[2] != side || shape[3] != side)
-      return embeddingError("pixel values must be f32 [tiles, 3, " +
-                            llvm::Twine(side) + ", " + llvm::Twine(side) +
-                            "], not " + pixelValues.describe());
+      return embeddingError(strCat("pixel values must be f32 [tiles, 3, ", side,
+                                   ", ", side, "], not ",
+                                   pixelValues.describe()));
   } else if (shape.empty() ||
              static_cast<int64_t>(image.patchGrids.size()) != shape[0]) {
     return embeddingError("MiniCPM-V's pixel values need each picture's size "
@@ -74,22 +76,18 @@ llvm::Expected<Tensor> embedImage(session::PieceRunner &runner,
   std::vector<float> rows;
   rows.reserve(shape[0] * tileValues);
   for (int64_t tile = 0; tile < shape[0]; ++tile) {
-    llvm::Expected<std::vector<Tensor>> inputs =
-        getPieceInputs(image, tile, config);
-    if (!inputs)
-      return inputs.takeError();
-    llvm::Expected<std::vector<Tensor>> outputs = runner.run("vision", *inputs);
-    if (!outputs)
-      return outputs.takeError();
-    if (outputs->empty() || !(*outputs)[0].isF32() ||
-        (*outputs)[0].getNumElements() != tileValues)
-      return embeddingError(
-          "piece vision returned " +
-          (outputs->empty() ? std::string("nothing")
-                            : (*outputs)[0].describe()) +
-          ", not " + llvm::Twine(config.tokensPerTile) + " embeddings of " +
-          llvm::Twine(config.hiddenSize));
-    llvm::ArrayRef<float> values = std::as_const((*outputs)[0]).getF32();
+    LLMC_ASSIGN_OR_RETURN(std::vector<Tensor> inputs,
+                          getPieceInputs(image, tile, config));
+    LLMC_ASSIGN_OR_RETURN(std::vector<Tensor> outputs,
+                          runner.run("vision", inputs));
+    if (outputs.empty() || !outputs[0].isF32() ||
+        outputs[0].getNumElements() != tileValues)
+      return absl::InternalError(strCat("piece vision returned ",
+                                        outputs.empty() ? std::string("nothing")
+                                                        : outputs[0].describe(),
+                                        ", not ", config.tokensPerTile,
+                                        " embeddings of ", config.hiddenSize));
+    absl::Span<const float> values = std::as_const(outputs[0]).getF32();
     rows.insert(rows.end(), values.begin(), values.end());
   }
   return Tensor::fromF32({shape[0], config.tokensPerTile, config.hiddenSize},
@@ -104,17 +102,17 @@ std::string getImageText(const PreparedImage &image, int64_t index,
                               config.useImageId);
 }
 
-llvm::Expected<session::PlacedEmbeddings>
-placeEmbeddings(llvm::ArrayRef<int32_t> ids, int32_t placeholder,
+absl::StatusOr<session::PlacedEmbeddings>
+placeEmbeddings(absl::Span<const int32_t> ids, int32_t placeholder,
                 std::vector<float> rows, int64_t hidden) {
   session::PlacedEmbeddings placed;
   placed.positions = findPlaceholders(ids, placeholder);
   int64_t count = static_cast<int64_t>(rows.size()) / hidden;
   if (static_cast<int64_t>(placed.positions.size()) != count)
-    return embeddingError(
-        "the prompt holds " + llvm::Twine(placed.positions.size()) +
-        " image placeholder tokens (id " + llvm::Twine(placeholder) +
-        ") but the images give " + llvm::Twine(count) + " embeddings");
+    return embeddingError(strCat("the prompt holds ", placed.positions.size(),
+                                 " image placeholder tokens (id ", placeholder,
+                                 ") but the images give ", count,
+                                 " embeddings"));
   placed.rows = std::move(rows);
   return placed;
 }

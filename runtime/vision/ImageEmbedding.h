@@ -23,6 +23,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace llmc::vision {
 
@@ -30,8 +31,8 @@ namespace llmc::vision {
 enum class Preprocessing { InternVL, MiniCPMV };
 
 /// "internvl" or "minicpmv".
-llvm::StringRef stringifyPreprocessing(Preprocessing preprocessing);
-std::optional<Preprocessing> symbolizePreprocessing(llvm::StringRef name);
+std::string_view stringifyPreprocessing(Preprocessing preprocessing);
+std::optional<Preprocessing> symbolizePreprocessing(std::string_view name);
 
 /// A vision-language model's image handling: how an image becomes pieces'
 /// inputs, what the vision piece makes of each, and the tokens that stand
@@ -75,7 +76,7 @@ PreparedImage preprocessImage(const Image &image, const VisionConfig &config);
 /// Runs the `vision` piece on each tile or picture of `image`; returns the
 /// embeddings, f32 [runs, tokensPerTile, hiddenSize]. Fails when the pixel
 /// values or what the piece returns have another shape.
-llvm::Expected<top::Tensor> embedImage(session::PieceRunner &runner,
+absl::StatusOr<top::Tensor> embedImage(session::PieceRunner &runner,
                                        const PreparedImage &image,
                                        const VisionConfig &config);
 
@@ -88,8 +89,8 @@ std::string getImageText(const PreparedImage &image, int64_t index,
 /// The embeddings `rows` (each `hidden` wide, row-major) placed, in order,
 /// at the tokens of `ids` equal to `placeholder`; an error when the counts
 /// differ.
-llvm::Expected<session::PlacedEmbeddings>
-placeEmbeddings(llvm::ArrayRef<int32_t> ids, int32_t placeholder,
+absl::StatusOr<session::PlacedEmbeddings>
+placeEmbeddings(absl::Span<const int32_t> ids, int32_t placeholder,
                 std::vector<float> rows, int64_t hidden);
 
 } // namespace llmc::vision

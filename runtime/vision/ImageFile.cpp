@@ -2,8 +2,8 @@
 
 #include "runtime/vision/ImageFile.h"
 
-#include "llvm/ADT/Twine.h"
-#include "llvm/Support/MemoryBuffer.h"
+#include "support/File.h"
+#include "support/Strings.h"
 
 #include <algorithm>
 #include <csetjmp>
@@ -14,37 +14,37 @@
 
 namespace llmc::vision {
 
-static llvm::Error imageError(llvm::StringRef name, const llvm::Twine &problem) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 name + ": " + problem);
+using support::strCat;
+
+static absl::Status imageError(std::string_view name,
+                               std::string_view problem) {
+  return absl::InvalidArgumentError(strCat(name, ": ", problem));
 }
 
-static llvm::Error checkSize(llvm::StringRef name, int64_t width,
-                             int64_t height) {
+static absl::Status checkSize(std::string_view name, int64_t width,
+                              int64_t height) {
   if (width <= 0 || height <= 0 || width > kMaxImagePixels / height)
-    return imageError(name, "an image of " + llvm::Twine(width) + " x " +
-                                llvm::Twine(height) +
-                                " pixels, beyond llmc's limit of " +
-                                llvm::Twine(kMaxImagePixels) + " pixels");
-  return llvm::Error::success();
+    return imageError(name, strCat("an image of ", width, " x ", height,
+                                   " pixels, beyond llmc's limit of ",
+                                   kMaxImagePixels, " pixels"));
+  return absl::OkStatus();
 }
 
-static llvm::Expected<Image> decodePng(llvm::ArrayRef<uint8_t> bytes,
-                                       llvm::StringRef name) {
+static absl::StatusOr<Image> decodePng(absl::Span<const uint8_t> bytes,
+                                       std::string_view name) {
   png_image png{};
   png.version = PNG_IMAGE_VERSION;
   if (!png_image_begin_read_from_memory(&png, bytes.data(), bytes.size()))
-    return imageError(name, llvm::Twine("not a readable PNG file: ") +
-                                png.message);
-  if (llvm::Error error = checkSize(name, png.width, png.height)) {
+    return imageError(name, strCat("not a readable PNG file: ", png.message));
+  if (absl::Status size = checkSize(name, png.width, png.height); !size.ok()) {
     png_image_free(&png);
-    return std::move(error);
+    return size;
   }
   // RGBA, then the alpha dropped: PIL's convert("RGB") does not composite.
   png.format = PNG_FORMAT_RGBA;
   std::vector<uint8_t> rgba(PNG_IMAGE_SIZE(png));
   if (!png_image_finish_read(&png, nullptr, rgba.data(), 0, nullptr))
-    return imageError(name, llvm::Twine("a corrupt PNG file: ") + png.message);
+    return imageError(name, strCat("a corrupt PNG file: ", png.message));
   Image image(png.width, png.height);
   for (int64_t pixel = 0, count = image.width * image.height; pixel < count;
        ++pixel)
@@ -77,7 +77,7 @@ enum class JpegStatus { Decoded, Failed, TooLarge };
 /// failed (its message in `errors`), TooLarge when the header claims more
 /// pixels than kMaxImagePixels. Kept free of objects with destructors,
 /// which the longjmp out of libjpeg would skip.
-static JpegStatus decodeJpegInto(llvm::ArrayRef<uint8_t> bytes,
+static JpegStatus decodeJpegInto(absl::Span<const uint8_t> bytes,
                                  JpegErrors &errors,
                                  jpeg_decompress_struct &jpeg, Image &image) {
   if (setjmp(errors.exit))
@@ -100,8 +100,8 @@ static JpegStatus decodeJpegInto(llvm::ArrayRef<uint8_t> bytes,
   return JpegStatus::Decoded;
 }
 
-static llvm::Expected<Image> decodeJpeg(llvm::ArrayRef<uint8_t> bytes,
-                                        llvm::StringRef name) {
+static absl::StatusOr<Image> decodeJpeg(absl::Span<const uint8_t> bytes,
+                                        std::string_view name) {
   jpeg_decompress_struct jpeg{};
   JpegErrors errors{};
   jpeg.err = jpeg_std_error(&errors.manager);
@@ -112,8 +112,7 @@ static llvm::Expected<Image> decodeJpeg(llvm::ArrayRef<uint8_t> bytes,
   jpeg_destroy_decompress(&jpeg);
   switch (status) {
   case JpegStatus::Failed:
-    return imageError(name,
-                      llvm::Twine("a corrupt JPEG file: ") + errors.message);
+    return imageError(name, strCat("a corrupt JPEG file: ", errors.message));
   case JpegStatus::TooLarge:
     return checkSize(name, image.width, image.height);
   case JpegStatus::Decoded:
@@ -122,8 +121,8 @@ static llvm::Expected<Image> decodeJpeg(llvm::ArrayRef<uint8_t> bytes,
   return image;
 }
 
-llvm::Expected<Image> decodeImage(llvm::ArrayRef<uint8_t> bytes,
-                                  llvm::StringRef name) {
+absl::StatusOr<Image> decodeImage(absl::Span<const uint8_t> bytes,
+                                  std::string_view name) {
   static const uint8_t pngMagic[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a,
                                      '\n'};
   static const uint8_t jpegMagic[] = {0xff, 0xd8, 0xff};
@@ -136,17 +135,16 @@ llvm::Expected<Image> decodeImage(llvm::ArrayRef<uint8_t> bytes,
   return imageError(name, "not a PNG or JPEG image");
 }
 
-llvm::Expected<Image> readImageFile(llvm::StringRef path) {
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
-      llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                  /*RequiresNullTerminator=*/false);
-  if (!buffer)
-    return imageError(path, "cannot read: " + buffer.getError().message());
-  llvm::StringRef contents = (*buffer)->getBuffer();
-  return decodeImage(
-      llvm::ArrayRef(reinterpret_cast<const uint8_t *>(contents.data()),
-                     contents.size()),
-      path);
+absl::StatusOr<Image> readImageFile(const std::string &path) {
+  absl::StatusOr<std::string> contents = support::readFile(path);
+  if (!contents.ok())
+    return absl::Status(contents.status().code(),
+                        strCat(path, ": cannot read: ",
+                               support::errorReason(contents.status())));
+  return decodeImage(absl::Span<const uint8_t>(
+                         reinterpret_cast<const uint8_t *>(contents->data()),
+                         contents->size()),
+                     path);
 }
 
 } // namespace llmc::vision

@@ -11,9 +11,12 @@
 
 #include "runtime/vision/Image.h"
 
-#include "llvm/ADT/ArrayRef.h"
-#include "llvm/ADT/StringRef.h"
-#include "llvm/Support/Error.h"
+#include "support/Status.h"
+
+#include "absl/types/span.h"
+
+#include <string>
+#include <string_view>
 
 namespace llmc::vision {
 
@@ -22,11 +25,11 @@ namespace llmc::vision {
 inline constexpr int64_t kMaxImagePixels = int64_t(1) << 28;
 
 /// The image in `bytes`, a PNG or JPEG file; errors name `name`.
-llvm::Expected<Image> decodeImage(llvm::ArrayRef<uint8_t> bytes,
-                                  llvm::StringRef name);
+absl::StatusOr<Image> decodeImage(absl::Span<const uint8_t> bytes,
+                                  std::string_view name);
 
 /// The image in the PNG or JPEG file at `path`.
-llvm::Expected<Image> readImageFile(llvm::StringRef path);
+absl::StatusOr<Image> readImageFile(const std::string &path);
 
 } // namespace llmc::vision
 

@@ -2,12 +2,11 @@
 
 #include "runtime/vision/ImagePrompt.h"
 
-#include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/Twine.h"
+#include "support/Strings.h"
 
 namespace llmc::vision {
 
-static std::string repeat(llvm::StringRef token, int64_t count) {
+static std::string repeat(std::string_view token, int64_t count) {
   std::string text;
   text.reserve(token.size() * count);
   for (int64_t i = 0; i < count; ++i)
@@ -38,35 +37,36 @@ std::string getMiniCPMVImageText(int64_t imageId, int64_t queryNum,
   return text;
 }
 
-std::string expandImageMarker(llvm::StringRef text, llvm::StringRef marker,
-                              llvm::StringRef image) {
+std::string expandImageMarker(std::string_view text, std::string_view marker,
+                              std::string_view image) {
   size_t at = text.find(marker);
-  if (at == llvm::StringRef::npos)
-    return text.str();
-  return (llvm::Twine(text.take_front(at)) + image + text.drop_front(at + marker.size()))
-      .str();
+  if (at == std::string_view::npos)
+    return std::string(text);
+  return support::strCat(text.substr(0, at), image,
+                         text.substr(at + marker.size()));
 }
 
-size_t countMarkers(llvm::StringRef text, llvm::StringRef marker) {
+size_t countMarkers(std::string_view text, std::string_view marker) {
   size_t count = 0;
-  for (size_t at = text.find(marker); !marker.empty() && at != llvm::StringRef::npos;
+  for (size_t at = text.find(marker);
+       !marker.empty() && at != std::string_view::npos;
        at = text.find(marker, at + marker.size()))
     ++count;
   return count;
 }
 
-std::string addImageMarker(llvm::StringRef text, llvm::StringRef marker,
+std::string addImageMarker(std::string_view text, std::string_view marker,
                            size_t images) {
   if (images == 1 && countMarkers(text, marker) == 0)
-    return (marker + "\n" + text).str();
-  return text.str();
+    return support::strCat(marker, "\n", text);
+  return std::string(text);
 }
 
-std::vector<int64_t> findPlaceholders(llvm::ArrayRef<int32_t> ids,
+std::vector<int64_t> findPlaceholders(absl::Span<const int32_t> ids,
                                       int32_t placeholder) {
   std::vector<int64_t> positions;
-  for (auto [index, id] : llvm::enumerate(ids))
-    if (id == placeholder)
+  for (size_t index = 0; index < ids.size(); ++index)
+    if (ids[index] == placeholder)
       positions.push_back(static_cast<int64_t>(index));
   return positions;
 }

@@ -13,11 +13,11 @@
 
 #include "runtime/vision/Image.h"
 
-#include "llvm/ADT/ArrayRef.h"
-#include "llvm/ADT/StringRef.h"
+#include "absl/types/span.h"
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace llmc::vision {
@@ -37,25 +37,25 @@ std::string getMiniCPMVImageText(int64_t imageId, int64_t queryNum,
 
 /// The marker a chat message writes where an image stands (InternVL's
 /// `<image>`).
-inline constexpr llvm::StringLiteral kImageMarker = "<image>";
+inline constexpr std::string_view kImageMarker = "<image>";
 
 /// How many times `marker` appears in `text`.
-size_t countMarkers(llvm::StringRef text, llvm::StringRef marker);
+size_t countMarkers(std::string_view text, std::string_view marker);
 
 /// A message about `images` images: `text` as it is, but with `marker` in
 /// front on a line of its own when it names no image and there is one (as
 /// InternVL's chat() puts it).
-std::string addImageMarker(llvm::StringRef text, llvm::StringRef marker,
+std::string addImageMarker(std::string_view text, std::string_view marker,
                            size_t images);
 
 /// `text` with its first `marker` replaced by `image`; the text unchanged
 /// when it holds no marker.
-std::string expandImageMarker(llvm::StringRef text, llvm::StringRef marker,
-                              llvm::StringRef image);
+std::string expandImageMarker(std::string_view text, std::string_view marker,
+                              std::string_view image);
 
 /// The positions of `placeholder` in `ids`, in order: where the image's
 /// embeddings go.
-std::vector<int64_t> findPlaceholders(llvm::ArrayRef<int32_t> ids,
+std::vector<int64_t> findPlaceholders(absl::Span<const int32_t> ids,
                                       int32_t placeholder);
 
 } // namespace llmc::vision

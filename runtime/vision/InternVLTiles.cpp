@@ -63,7 +63,7 @@ std::vector<Image> makeTiles(const Image &image, const TilingOptions &options) {
   return tiles;
 }
 
-top::Tensor getPixelValues(llvm::ArrayRef<Image> tiles) {
+top::Tensor getPixelValues(absl::Span<const Image> tiles) {
   static const float mean[3] = {0.485f, 0.456f, 0.406f};
   static const float deviation[3] = {0.229f, 0.224f, 0.225f};
   assert(!tiles.empty() && "no tiles");

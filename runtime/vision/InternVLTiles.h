@@ -43,7 +43,7 @@ std::vector<Image> makeTiles(const Image &image, const TilingOptions &options);
 /// Tiles as the vision tower's input: f32 [tiles, 3, side, side], each
 /// channel scaled to [0, 1] and normalized with ImageNet's mean and standard
 /// deviation, as torchvision's ToTensor and Normalize compute it.
-top::Tensor getPixelValues(llvm::ArrayRef<Image> tiles);
+top::Tensor getPixelValues(absl::Span<const Image> tiles);
 
 } // namespace llmc::vision
 

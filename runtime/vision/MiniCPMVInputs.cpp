@@ -3,6 +3,7 @@
 #include "runtime/vision/MiniCPMVInputs.h"
 
 #include "pieces/Masks.h"
+#include "support/Strings.h"
 
 #include <algorithm>
 #include <cmath>
@@ -67,30 +68,26 @@ std::vector<float> get2DSinCosEmbedding(ImageGrid grid, int64_t width) {
   return embedding;
 }
 
-llvm::Expected<std::vector<Tensor>>
+absl::StatusOr<std::vector<Tensor>>
 getMiniCPMVPieceInputs(const Tensor &pixels, int64_t index, ImageGrid grid,
                        const MiniCPMVPieceSizes &sizes) {
   int64_t patches = grid.rows * grid.cols, length = sizes.maxPatches;
   int64_t p = sizes.patchSize;
-  llvm::ArrayRef<int64_t> shape = pixels.getShape();
+  absl::Span<const int64_t> shape = pixels.getShape();
   if (patches > length)
-    return llvm::createStringError(
-        llvm::inconvertibleErrorCode(),
-        "a picture of %lld x %lld patches is more than the %lld the vision "
-        "piece takes (an image of so extreme an aspect ratio cannot be seen)",
-        static_cast<long long>(grid.cols), static_cast<long long>(grid.rows),
-        static_cast<long long>(length));
+    return absl::InvalidArgumentError(support::strCat(
+        "a picture of ", grid.cols, " x ", grid.rows,
+        " patches is more than the ", length,
+        " the vision piece takes (an image of so extreme an aspect ratio "
+        "cannot be seen)"));
   if (!pixels.isF32() || shape.size() != 4 || index >= shape[0] ||
       shape[1] != 3 || shape[2] != p || shape[3] < patches * p)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "pixel values must be f32 [pictures, 3, "
-                                   "%lld, patches · %lld], not %s",
-                                   static_cast<long long>(p),
-                                   static_cast<long long>(p),
-                                   pixels.describe().c_str());
+    return absl::InvalidArgumentError(
+        support::strCat("pixel values must be f32 [pictures, 3, ", p,
+                        ", patches · ", p, "], not ", pixels.describe()));
   std::vector<float> values(3 * p * length * p, 0.0f);
-  llvm::ArrayRef<float> source = pixels.getF32().slice(
-      index * 3 * p * shape[3], 3 * p * shape[3]);
+  absl::Span<const float> source =
+      pixels.getF32().subspan(index * 3 * p * shape[3], 3 * p * shape[3]);
   for (int64_t row = 0; row < 3 * p; ++row)
     std::copy_n(source.begin() + row * shape[3], patches * p,
                 values.begin() + row * length * p);

@@ -16,7 +16,7 @@
 #include "dialects/top/Interpreter/Tensor.h"
 #include "runtime/vision/Image.h"
 
-#include "llvm/Support/Error.h"
+#include "support/Status.h"
 
 #include <vector>
 
@@ -47,9 +47,9 @@ std::vector<float> get2DSinCosEmbedding(ImageGrid grid, int64_t width);
 /// n · P], getPatchedPixels' layout) of `grid` patches: pixel_values,
 /// position_ids, patch_mask, position_embeds, query_mask. Fails when the
 /// picture has more patches than the piece takes.
-llvm::Expected<std::vector<top::Tensor>>
-getMiniCPMVPieceInputs(const top::Tensor &pixels, int64_t index,
-                       ImageGrid grid, const MiniCPMVPieceSizes &sizes);
+absl::StatusOr<std::vector<top::Tensor>>
+getMiniCPMVPieceInputs(const top::Tensor &pixels, int64_t index, ImageGrid grid,
+                       const MiniCPMVPieceSizes &sizes);
 
 } // namespace llmc::vision
 

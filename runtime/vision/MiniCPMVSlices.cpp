@@ -91,7 +91,7 @@ SlicedImage sliceImage(const Image &image, const SlicingOptions &options) {
   return sliced;
 }
 
-PatchedPixels getPatchedPixels(llvm::ArrayRef<Image> pictures,
+PatchedPixels getPatchedPixels(absl::Span<const Image> pictures,
                                int64_t patchSize) {
   PatchedPixels result;
   int64_t longest = 0;
@@ -104,7 +104,8 @@ PatchedPixels getPatchedPixels(llvm::ArrayRef<Image> pictures,
   }
   int64_t rowLength = longest * patchSize;
   std::vector<float> values(pictures.size() * 3 * patchSize * rowLength, 0.0f);
-  for (auto [index, picture] : llvm::enumerate(pictures)) {
+  for (size_t index = 0; index < pictures.size(); ++index) {
+    const Image &picture = pictures[index];
     int64_t patchCols = picture.width / patchSize;
     float *base = &values[index * 3 * patchSize * rowLength];
     for (int64_t y = 0; y < picture.height; ++y)

@@ -54,7 +54,7 @@ struct PatchedPixels {
   /// Each picture's size in patches (tgt_sizes, which lists rows first).
   std::vector<ImageGrid> patchGrids;
 };
-PatchedPixels getPatchedPixels(llvm::ArrayRef<Image> pictures,
+PatchedPixels getPatchedPixels(absl::Span<const Image> pictures,
                                int64_t patchSize);
 
 } // namespace llmc::vision

@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <dirent.h>
 #include <fstream>
+#include <sys/stat.h>
 
 namespace llmc::support {
 namespace {
@@ -48,6 +50,41 @@ TEST(FileTest, MapsFilesAndEmptyFiles) {
       MappedFile::open(writeTemp("empty", ""));
   ASSERT_TRUE(empty.ok()) << empty.status().message();
   EXPECT_EQ((*empty)->size(), 0u);
+}
+
+TEST(FileTest, WritesWholeFilesOrNone) {
+  std::string directory = ::testing::TempDir() + "/atomic";
+  std::remove((directory + "/out").c_str());
+  std::remove(directory.c_str());
+  ASSERT_EQ(::mkdir(directory.c_str(), 0755), 0);
+  std::string path = directory + "/out";
+  absl::Status written = writeFileAtomically(path, [](std::ostream &out) {
+    out << "whole";
+    return absl::OkStatus();
+  });
+  ASSERT_TRUE(written.ok()) << written.message();
+  EXPECT_EQ(*readFile(path), "whole");
+
+  absl::Status failed = writeFileAtomically(path, [](std::ostream &out) {
+    out << "half";
+    return absl::InvalidArgumentError("no more");
+  });
+  EXPECT_TRUE(absl::IsInvalidArgument(failed));
+  EXPECT_EQ(failed.message(), "cannot write '" + path + "': no more");
+  EXPECT_EQ(*readFile(path), "whole");
+  DIR *listing = ::opendir(directory.c_str());
+  ASSERT_NE(listing, nullptr);
+  int entries = 0;
+  while (::readdir(listing))
+    ++entries;
+  ::closedir(listing);
+  EXPECT_EQ(entries, 3) << "only ., .. and out";
+
+  absl::Status missing = writeFileAtomically(
+      "/nonexistent/out", [](std::ostream &) { return absl::OkStatus(); });
+  EXPECT_TRUE(absl::IsNotFound(missing));
+  EXPECT_EQ(missing.message().substr(0, 47),
+            "cannot write '/nonexistent/out': cannot create ");
 }
 
 } // namespace

@@ -63,5 +63,19 @@ TEST(StringsTest, StringViewHashLooksUpWithoutCopies) {
   EXPECT_FALSE(StringViewEq()(view, "tokens"));
 }
 
+TEST(StringsTest, LittleEndianWhateverTheAlignment) {
+  unsigned char bytes[9] = {0xff};
+  writeLittleEndian<uint32_t>(bytes + 1, 0x12345678u);
+  EXPECT_EQ(bytes[1], 0x78);
+  EXPECT_EQ(bytes[4], 0x12);
+  EXPECT_EQ(readLittleEndian<uint32_t>(bytes + 1), 0x12345678u);
+  writeLittleEndian<uint64_t>(bytes + 1, 0x8000000000000001u);
+  EXPECT_EQ(bytes[1], 0x01);
+  EXPECT_EQ(bytes[8], 0x80);
+  EXPECT_EQ(readLittleEndian<uint64_t>(bytes + 1), 0x8000000000000001u);
+  writeLittleEndian<uint16_t>(bytes, 0xbeefu);
+  EXPECT_EQ(readLittleEndian<uint16_t>(bytes), 0xbeefu);
+}
+
 } // namespace
 } // namespace llmc::support

@@ -29,6 +29,7 @@
 #include "runtime/session/Session.h"
 
 #include "backends/common/cmodel/StreamDevice.h"
+#include "support/LlvmStatus.h"
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
@@ -196,7 +197,8 @@ static llvm::Expected<Figures> benchmark(const binary::LoadedBinary &binary,
     id = static_cast<int32_t>(random() % dims.vocabSize);
   figures.fmaPeak = host::measureFmaPeak(rooflinePool);
   double start = host::now();
-  llvm::Expected<std::vector<float>> logits = session.feed(prompt);
+  llvm::Expected<std::vector<float>> logits =
+      support::toExpected(session.feed(prompt));
   if (!logits)
     return logits.takeError();
   figures.prefillTokensPerSecond = promptTokens / (host::now() - start);
@@ -204,10 +206,11 @@ static llvm::Expected<Figures> benchmark(const binary::LoadedBinary &binary,
   // from the logits, then the model runs it. One untimed step first: the
   // decode pieces' first run.
   auto step = [&]() -> llvm::Error {
-    llvm::Expected<int32_t> next = session.pickGreedy(*logits);
+    llvm::Expected<int32_t> next =
+        support::toExpected(session.pickGreedy(*logits));
     if (!next)
       return next.takeError();
-    logits = session.feed({*next});
+    logits = support::toExpected(session.feed({*next}));
     return logits ? llvm::Error::success() : logits.takeError();
   };
   if (llvm::Error error = step())
@@ -235,15 +238,14 @@ static llvm::Expected<Figures> benchmark(const binary::LoadedBinary &binary,
     // A follow-up turn: the prompt is the history in the cache, and the
     // turn's tokens run through prefill_kv after it.
     session::Session turn(**runner, dims);
-    if (llvm::Expected<std::vector<float>> history = turn.feed(prompt);
-        !history)
-      return history.takeError();
+    if (absl::Status history = turn.feed(prompt).status(); !history.ok())
+      return support::toLlvmError(history);
     std::vector<int32_t> ids(turnTokens);
     for (int32_t &id : ids)
       id = static_cast<int32_t>(random() % dims.vocabSize);
     start = host::now();
-    if (llvm::Expected<std::vector<float>> first = turn.feed(ids); !first)
-      return first.takeError();
+    if (absl::Status first = turn.feed(ids).status(); !first.ok())
+      return support::toLlvmError(first);
     figures.turnSeconds = host::now() - start;
   }
   return figures;
@@ -305,7 +307,7 @@ int main(int argc, char **argv) {
   std::vector<Figures> profiled;
   for (const std::string &path : binaryPaths) {
     llvm::Expected<std::unique_ptr<binary::LoadedBinary>> binary =
-        binary::LoadedBinary::open(path);
+        support::toExpected(binary::LoadedBinary::open(path));
     if (!binary)
       return fail(binary.takeError());
     if ((*binary)->manifest().chip() != "host")

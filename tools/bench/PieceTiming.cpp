@@ -18,6 +18,7 @@
 #include "plugins/LinkedPlugins.h"
 #include "plugins/Registry.h"
 #include "runtime/format/BinaryReader.h"
+#include "support/LlvmStatus.h"
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
@@ -69,7 +70,7 @@ int main(int argc, char **argv) {
   cl::HideUnrelatedOptions(toolCategory);
   cl::ParseCommandLineOptions(argc, argv, "modelled time of a .llmc binary\n");
   llvm::Expected<std::unique_ptr<binary::LoadedBinary>> loaded =
-      binary::LoadedBinary::open(binaryPath);
+      support::toExpected(binary::LoadedBinary::open(binaryPath));
   if (!loaded)
     return fail(loaded.takeError());
   const binary::Manifest &manifest = (*loaded)->manifest();
@@ -96,8 +97,8 @@ int main(int argc, char **argv) {
   llvm::StringSet<> streamed;
   uint64_t streamedBytes = 0;
   for (const binary::Piece &piece : manifest.pieces()) {
-    llvm::Expected<llvm::StringRef> bytes =
-        (*loaded)->streamBytes(piece.stream_section());
+    llvm::Expected<std::string_view> bytes =
+        support::toExpected((*loaded)->streamBytes(piece.stream_section()));
     if (!bytes)
       return fail(bytes.takeError());
     llvm::Expected<cmd::CommandStream> stream = cmodel::parseStream(*bytes);

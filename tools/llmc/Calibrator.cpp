@@ -103,7 +103,7 @@ public:
                                    std::move(overrides));
     if (!session)
       return session.takeError();
-    return (*session)->getSession().feed(prompt).takeError();
+    return support::toLlvmError((*session)->getSession().feed(prompt).status());
   }
 
 private:

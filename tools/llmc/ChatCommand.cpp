@@ -28,6 +28,7 @@
 #include "tools/llmc/RuntimeCommands.h"
 #include "tools/llmc/SamplingOptions.h"
 
+#include "runtime/session/CacheCapacityError.h"
 #include "runtime/vision/ImageFile.h"
 #include "support/LlvmStatus.h"
 #include "support/Strings.h"
@@ -239,8 +240,9 @@ static int runChat(const ChatOptions &chatOptions) {
       continue;
     }
     if (support::consumePrefix(command, "/image ")) {
-      std::string_view file = support::trim(command);
-      llvm::Expected<vision::Image> image = vision::readImageFile(file);
+      std::string file(support::trim(command));
+      llvm::Expected<vision::Image> image =
+          support::toExpected(vision::readImageFile(file));
       if (!image) {
         printError(llvm::toString(image.takeError()));
         continue;

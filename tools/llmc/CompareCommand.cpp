@@ -18,6 +18,7 @@
 #include "driver/PieceInputs.h"
 #include "driver/QuantizedTables.h"
 #include "frontends/llm/GraphBuilder.h"
+#include "support/LlvmStatus.h"
 #include "tools/llmc/PieceOptions.h"
 #include "tools/llmc/QuantOptions.h"
 
@@ -78,7 +79,7 @@ static llvm::Error dumpOutputs(const driver::PieceComparison &comparison,
                      const top::Tensor &tensor) -> llvm::Error {
       llvm::SmallString<256> path(directory);
       llvm::sys::path::append(path, side, getFileName(op.name));
-      return top::writeNpyFile(path, tensor);
+      return support::toLlvmError(top::writeNpyFile(path.str().str(), tensor));
     };
     if (llvm::Error error = write("reference", op.reference))
       return error;

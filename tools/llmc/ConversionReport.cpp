@@ -1,6 +1,7 @@
 //===- ConversionReport.cpp - how close a binary computes to F32 ----------===//
 
 #include "tools/llmc/ConversionReport.h"
+#include "support/LlvmStatus.h"
 
 #include <cmath>
 
@@ -28,13 +29,21 @@ double cosineSimilarity(llvm::ArrayRef<float> a, llvm::ArrayRef<float> b) {
 // ComparingRunner
 //===----------------------------------------------------------------------===//
 
+absl::StatusOr<std::vector<top::Tensor>>
+ComparingRunner::run(std::string_view piece,
+                     absl::Span<const top::Tensor> inputs) {
+  return support::toStatusOr(compare(piece, inputs));
+}
+
 llvm::Expected<std::vector<top::Tensor>>
-ComparingRunner::run(llvm::StringRef piece,
-                     llvm::ArrayRef<top::Tensor> inputs) {
-  llvm::Expected<std::vector<top::Tensor>> want = reference.run(piece, inputs);
+ComparingRunner::compare(llvm::StringRef piece,
+                         llvm::ArrayRef<top::Tensor> inputs) {
+  llvm::Expected<std::vector<top::Tensor>> want =
+      support::toExpected(reference.run(piece, inputs));
   if (!want)
     return want.takeError();
-  llvm::Expected<std::vector<top::Tensor>> got = device.run(piece, inputs);
+  llvm::Expected<std::vector<top::Tensor>> got =
+      support::toExpected(device.run(piece, inputs));
   if (!got)
     return got.takeError();
   if (got->size() != want->size())
@@ -115,8 +124,10 @@ compareOnText(session::Session &reference, session::Session &candidate,
     reference.reset();
     candidate.reset();
     llvm::ArrayRef<int32_t> prompt = ids.take_front(first + 1);
-    llvm::Expected<std::vector<float>> expected = reference.feed(prompt);
-    llvm::Expected<std::vector<float>> converted = candidate.feed(prompt);
+    llvm::Expected<std::vector<float>> expected =
+        support::toExpected(reference.feed(prompt));
+    llvm::Expected<std::vector<float>> converted =
+        support::toExpected(candidate.feed(prompt));
     for (int64_t position = first;; ++position) {
       if (!expected)
         return expected.takeError();
@@ -125,8 +136,8 @@ compareOnText(session::Session &reference, session::Session &candidate,
       comparison.add(*expected, *converted, ids[position + 1]);
       if (position + 2 == context)
         break;
-      expected = reference.feed(ids[position + 1]);
-      converted = candidate.feed(ids[position + 1]);
+      expected = support::toExpected(reference.feed({ids[position + 1]}));
+      converted = support::toExpected(candidate.feed({ids[position + 1]}));
     }
     ++result.windows;
     if (options.progress)

@@ -23,6 +23,7 @@
 #include "tools/llmc/TokenDistributions.h"
 
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Error.h"
 
 #include <functional>
 #include <string>
@@ -54,13 +55,16 @@ public:
   ComparingRunner(session::PieceRunner &reference, session::PieceRunner &device)
       : reference(reference), device(device) {}
 
-  llvm::Expected<std::vector<top::Tensor>>
-  run(llvm::StringRef piece, llvm::ArrayRef<top::Tensor> inputs) override;
+  absl::StatusOr<std::vector<top::Tensor>>
+  run(std::string_view piece, absl::Span<const top::Tensor> inputs) override;
 
   /// The pieces run so far, in the order they first ran.
   std::vector<PieceAgreement> getAgreements() const;
 
 private:
+  llvm::Expected<std::vector<top::Tensor>>
+  compare(llvm::StringRef piece, llvm::ArrayRef<top::Tensor> inputs);
+
   session::PieceRunner &reference;
   session::PieceRunner &device;
   llvm::StringMap<PieceAgreement> agreements;

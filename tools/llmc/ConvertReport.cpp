@@ -3,6 +3,7 @@
 #include "tools/llmc/ConvertReport.h"
 
 #include "runtime/device/BinaryRunner.h"
+#include "runtime/session/CacheCapacityError.h"
 #include "runtime/session/Generation.h"
 #include "runtime/tokenizer/Tokenizer.h"
 #include "support/LlvmStatus.h"
@@ -107,12 +108,12 @@ static llvm::Error compareConversation(const LoadedModel &model,
   limits.maxNewTokens = kComparedNewTokens;
   for (const session::ModelDims &passDims : passes) {
     session::Session conversation(comparing, passDims);
-    if (llvm::Error error = session::generateTurns(
+    if (llvm::Error error = session::toLlvmError(session::generateTurns(
             conversation, turns, limits,
-            [&](llvm::ArrayRef<float> logits) {
+            [&](absl::Span<const float> logits) {
               return conversation.pickGreedy(logits);
             },
-            [](const session::GeneratedToken &) { return true; }))
+            [](const session::GeneratedToken &) { return true; })))
       return error;
   }
   llvm::outs() << "report: every piece against the top interpreter on F32 "
@@ -184,7 +185,7 @@ llvm::Error printConversionReport(const LoadedModel &model,
                                   llvm::StringRef binaryPath) {
   unsigned threads = llvm::hardware_concurrency().compute_thread_count();
   llvm::Expected<std::unique_ptr<binary::LoadedBinary>> binary =
-      binary::LoadedBinary::open(binaryPath);
+      support::toExpected(binary::LoadedBinary::open(binaryPath.str()));
   if (!binary)
     return binary.takeError();
   cmodel::DeviceOptions deviceOptions;

@@ -30,6 +30,7 @@
 #include "tools/llmc/QuantOptions.h"
 
 #include "runtime/api/VisionManifest.h"
+#include "runtime/session/CacheCapacityError.h"
 #include "runtime/tokenizer/Tokenizer.h"
 #include "support/LlvmStatus.h"
 
@@ -227,16 +228,16 @@ int runEvalCommand(const plugins::Registry &registry) {
   std::vector<float> allLogits;
   session::GenerationLimits limits;
   limits.maxNewTokens = *maxNewTokens;
-  if (llvm::Error error = session::generateTurns(
+  if (llvm::Error error = session::toLlvmError(session::generateTurns(
           session, *turns, limits,
-          [&](llvm::ArrayRef<float> logits) {
+          [&](absl::Span<const float> logits) {
             return session.pickGreedy(logits);
           },
           [&](const session::GeneratedToken &token) {
             allLogits.insert(allLogits.end(), token.logits.begin(),
                              token.logits.end());
             return true;
-          }))
+          })))
     return reportError(explainCapacity(std::move(error), "raise --seq-length"));
   if (absl::Status status =
           writeGenerationOutputs(generation, *turns, allLogits,

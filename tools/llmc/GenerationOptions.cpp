@@ -3,6 +3,7 @@
 #include "tools/llmc/GenerationOptions.h"
 
 #include "dialects/top/Interpreter/NpyFile.h"
+#include "runtime/session/CacheCapacityError.h"
 #include "support/Strings.h"
 #include "tools/llmc/CommandSupport.h"
 

@@ -6,6 +6,7 @@
 #include "runtime/tokenizer/Tokenizer.h"
 #include "runtime/vision/ImageFile.h"
 #include "runtime/vision/ImagePrompt.h"
+#include "support/LlvmStatus.h"
 #include "support/Strings.h"
 
 #include <CLI/CLI.hpp>
@@ -60,7 +61,8 @@ static llvm::Expected<std::vector<vision::Image>>
 readImages(const ImageOptions &options) {
   std::vector<vision::Image> decoded;
   for (const std::string &file : options.images) {
-    llvm::Expected<vision::Image> image = vision::readImageFile(file);
+    llvm::Expected<vision::Image> image =
+        support::toExpected(vision::readImageFile(file));
     if (!image)
       return image.takeError();
     decoded.push_back(std::move(*image));
@@ -100,7 +102,7 @@ llvm::Error placeImages(const ImageOptions &options,
   for (const vision::Image &image : *decoded)
     prepared.push_back(vision::preprocessImage(image, *config));
   for (const std::string &file : options.pixelValues) {
-    llvm::Expected<Tensor> given = top::readNpyFile(file);
+    llvm::Expected<Tensor> given = support::toExpected(top::readNpyFile(file));
     if (!given)
       return given.takeError();
     prepared.push_back({std::move(*given), {}, std::nullopt});
@@ -113,7 +115,7 @@ llvm::Error placeImages(const ImageOptions &options,
         index < images.size() ? images[index]
                               : options.pixelValues[index - images.size()];
     llvm::Expected<Tensor> embedded =
-        vision::embedImage(runner, image, *config);
+        support::toExpected(vision::embedImage(runner, image, *config));
     if (!embedded)
       return imageError(source + ": " + llvm::toString(embedded.takeError()));
     embeddings.push_back(std::move(*embedded));
@@ -122,12 +124,12 @@ llvm::Error placeImages(const ImageOptions &options,
   Tensor allPixels = concatenate(pixels);
   Tensor allEmbeddings = concatenate(embeddings);
   if (!options.pixelValuesOut.empty())
-    if (llvm::Error error =
-            top::writeNpyFile(options.pixelValuesOut, allPixels))
+    if (llvm::Error error = support::toLlvmError(
+            top::writeNpyFile(options.pixelValuesOut, allPixels)))
       return error;
   if (!options.visionEmbedsOut.empty())
-    if (llvm::Error error =
-            top::writeNpyFile(options.visionEmbedsOut, allEmbeddings))
+    if (llvm::Error error = support::toLlvmError(
+            top::writeNpyFile(options.visionEmbedsOut, allEmbeddings)))
       return error;
 
   int64_t hidden = config->hiddenSize;

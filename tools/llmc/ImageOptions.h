@@ -17,6 +17,9 @@
 #include "runtime/session/Generation.h"
 #include "runtime/vision/ImageEmbedding.h"
 
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/Error.h"
+
 #include <optional>
 #include <string>
 #include <vector>

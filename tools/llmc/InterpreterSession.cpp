@@ -1,6 +1,7 @@
 //===- InterpreterSession.cpp - a conversation on the top interpreter -----===//
 
 #include "tools/llmc/InterpreterSession.h"
+#include "support/LlvmStatus.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
@@ -56,8 +57,15 @@ InterpreterSession::create(const LoadedModel &model, llm::BuildOptions options,
   return std::move(session);
 }
 
+absl::StatusOr<std::vector<Tensor>>
+InterpreterSession::run(std::string_view piece,
+                        absl::Span<const Tensor> inputs) {
+  return support::toStatusOr(runPiece(piece, inputs));
+}
+
 llvm::Expected<std::vector<Tensor>>
-InterpreterSession::run(llvm::StringRef name, llvm::ArrayRef<Tensor> inputs) {
+InterpreterSession::runPiece(llvm::StringRef name,
+                             llvm::ArrayRef<Tensor> inputs) {
   auto piece = pieces.find(name);
   if (piece == pieces.end())
     return llvm::createStringError(llvm::inconvertibleErrorCode(),

@@ -46,13 +46,16 @@ public:
          SessionOverrides overrides = {});
 
   /// Runs one built piece on the interpreter.
-  llvm::Expected<std::vector<top::Tensor>>
-  run(llvm::StringRef piece, llvm::ArrayRef<top::Tensor> inputs) override;
+  absl::StatusOr<std::vector<top::Tensor>>
+  run(std::string_view piece, absl::Span<const top::Tensor> inputs) override;
 
   /// The conversation, scheduled onto this runner.
   session::Session &getSession() { return *conversation; }
 
 private:
+  llvm::Expected<std::vector<top::Tensor>>
+  runPiece(llvm::StringRef piece, llvm::ArrayRef<top::Tensor> inputs);
+
   InterpreterSession(top::InterpreterOptions options,
                      const plugins::WeightSource &weights);
 

@@ -36,6 +36,7 @@
 #include "tools/llmc/SamplingOptions.h"
 
 #include "runtime/device/BinaryRunner.h"
+#include "runtime/session/CacheCapacityError.h"
 
 #include <CLI/CLI.hpp>
 

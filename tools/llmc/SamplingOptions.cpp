@@ -2,6 +2,8 @@
 
 #include "tools/llmc/SamplingOptions.h"
 
+#include "support/LlvmStatus.h"
+
 #include <CLI/CLI.hpp>
 
 namespace llmc {
@@ -40,7 +42,8 @@ getSamplingParams(const SamplingOptions &options, const Model &model) {
   params.seed = options.seed.value_or(0);
   if (const DeviceSampling *head = model.getDeviceSampling())
     params.penaltyWindow = head->getWindow();
-  if (llvm::Error error = sampling::Sampler::validate(params))
+  if (llvm::Error error =
+          support::toLlvmError(sampling::Sampler::validate(params)))
     return std::move(error);
   return params;
 }

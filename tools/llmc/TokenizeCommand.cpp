@@ -64,7 +64,7 @@ static llvm::Expected<std::unique_ptr<tokenizer::Tokenizer>> loadTokenizer() {
   if (!path.ends_with(".llmc"))
     return support::toExpected(tokenizer::Tokenizer::fromFile(tokenizerPath));
   llvm::Expected<std::unique_ptr<binary::LoadedBinary>> loaded =
-      binary::LoadedBinary::open(tokenizerPath);
+      support::toExpected(binary::LoadedBinary::open(tokenizerPath));
   if (!loaded)
     return loaded.takeError();
   if ((*loaded)->tokenizerJson().empty())

@@ -366,8 +366,8 @@ const plugins::ChipDescriptor &CModel::getChip() const { return impl->chip; }
 const TimeModel &CModel::getTimeModel() const { return impl->time; }
 
 llvm::Expected<RunStats> CModel::run(const cmd::CommandStream &stream) {
-  if (llvm::Error error = impl->chip.validate())
-    return std::move(error);
+  if (absl::Status invalid = impl->chip.validate(); !invalid.ok())
+    return llvm::createStringError(std::string(invalid.message()));
   if (stream.version() == 2)
     return impl->runSections(stream);
   if (stream.version() != 1)

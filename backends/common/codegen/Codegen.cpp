@@ -6,6 +6,7 @@
 #include "dialects/top/IR/TopOps.h"
 #include "dialects/tpu/IR/ResidualAdd.h"
 #include "dialects/tpu/IR/TpuOps.h"
+#include "support/LlvmStatus.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/DenseSet.h"
@@ -97,7 +98,7 @@ llvm::Expected<cmd::CommandStream>
 generateCommandStream(func::FuncOp function,
                       const plugins::ChipDescriptor &chip,
                       const WeightOffsets &weights) {
-  if (llvm::Error error = chip.validate())
+  if (llvm::Error error = support::toLlvmError(chip.validate()))
     return std::move(error);
   SectionWriter sections(chip, function.getSymName());
   ValuePlacement placement(weights);

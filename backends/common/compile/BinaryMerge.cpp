@@ -6,6 +6,7 @@
 #include "backends/common/compile/StreamRelocation.h"
 #include "runtime/format/BinaryReader.h"
 #include "runtime/format/BinaryWriter.h"
+#include "support/LlvmStatus.h"
 
 #include "llvm/ADT/StringSet.h"
 
@@ -17,7 +18,7 @@ namespace {
 llvm::Error inputError(const binary::LoadedBinary &input,
                        const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 input.name() + ": " + message);
+                                 llvm::Twine(input.name()) + ": " + message);
 }
 
 /// What every input must share: the manifest without its pieces and
@@ -33,7 +34,9 @@ binary::Manifest getSharedPart(const binary::Manifest &manifest) {
 class BinaryMerger {
 public:
   llvm::Error add(const binary::LoadedBinary &input);
-  llvm::Error write(llvm::StringRef path) const { return writer.write(path); }
+  llvm::Error write(llvm::StringRef path) const {
+    return support::toLlvmError(writer.write(path.str()));
+  }
   MergeReport getReport() const {
     return {writer.manifest().pieces_size(), writer.coeffBytes()};
   }
@@ -74,11 +77,11 @@ BinaryMerger::addWeights(const binary::LoadedBinary &input,
   std::vector<CoeffMove> moves;
   for (const std::string &name : piece.weights()) {
     const binary::WeightBlob &blob = *blobs.lookup(name);
-    llvm::Expected<uint64_t> offset = writer.addWeight(
-        name, input.coeff().slice(blob.offset(), blob.bytes()), blob.dtype(),
+    absl::StatusOr<uint64_t> offset = writer.addWeight(
+        name, input.coeff().subspan(blob.offset(), blob.bytes()), blob.dtype(),
         llvm::ArrayRef<int64_t>(blob.shape().data(), blob.shape().size()));
-    if (!offset)
-      return inputError(input, llvm::toString(offset.takeError()));
+    if (!offset.ok())
+      return inputError(input, std::string(offset.status().message()));
     moves.push_back({blob.offset(), blob.offset() + blob.bytes(),
                      static_cast<int64_t>(*offset) -
                          static_cast<int64_t>(blob.offset())});
@@ -88,9 +91,9 @@ BinaryMerger::addWeights(const binary::LoadedBinary &input,
 
 llvm::Error BinaryMerger::add(const binary::LoadedBinary &input) {
   if (first.empty()) {
-    first = input.name().str();
+    first = input.name();
     writer.manifest() = getSharedPart(input.manifest());
-    tokenizer = input.tokenizerJson().str();
+    tokenizer = std::string(input.tokenizerJson());
     if (!tokenizer.empty())
       writer.setTokenizerJson(tokenizer);
   } else if (llvm::Error error = checkShared(input)) {
@@ -104,8 +107,8 @@ llvm::Error BinaryMerger::add(const binary::LoadedBinary &input) {
         addWeights(input, inputPiece);
     if (!moves)
       return moves.takeError();
-    llvm::Expected<llvm::StringRef> bytes =
-        input.streamBytes(inputPiece.stream_section());
+    llvm::Expected<std::string_view> bytes =
+        support::toExpected(input.streamBytes(inputPiece.stream_section()));
     if (!bytes)
       return bytes.takeError();
     llvm::Expected<cmd::CommandStream> stream = cmodel::parseStream(*bytes);
@@ -130,7 +133,7 @@ llvm::Expected<MergeReport> mergeBinaries(llvm::ArrayRef<std::string> inputs,
   BinaryMerger merger;
   for (const std::string &path : inputs) {
     llvm::Expected<std::unique_ptr<binary::LoadedBinary>> input =
-        binary::LoadedBinary::open(path);
+        support::toExpected(binary::LoadedBinary::open(path));
     if (!input)
       return input.takeError();
     if (llvm::Error error = merger.add(**input))

@@ -33,7 +33,7 @@ llvm::Expected<Dims> broadcastShapes(llvm::ArrayRef<int64_t> lhs,
 
 Dims broadcastStrides(llvm::ArrayRef<int64_t> shape,
                       llvm::ArrayRef<int64_t> target) {
-  Dims own = getRowMajorStrides(shape);
+  Dims own = llvm::to_vector<4>(getRowMajorStrides(shape));
   Dims strides(target.size(), 0);
   size_t lead = target.size() - shape.size();
   for (size_t i = 0; i < shape.size(); ++i)

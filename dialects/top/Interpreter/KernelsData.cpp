@@ -80,9 +80,9 @@ llvm::Expected<Tensor> gather(const Tensor &table, const Tensor &indices,
                          "dimension " +
                          llvm::Twine(*dim) + " of " + table.describe());
 
-  Dims shape(table.getShape().take_front(*dim));
+  Dims shape = llvm::to_vector<4>(table.getShape().first(*dim));
   llvm::append_range(shape, indices.getShape());
-  llvm::append_range(shape, table.getShape().drop_front(*dim + 1));
+  llvm::append_range(shape, table.getShape().subspan(*dim + 1));
   Tensor result(table.getKind(), shape);
   const char *in = table.getRawData();
   char *out = result.getRawData();
@@ -133,7 +133,7 @@ llvm::Expected<Tensor> permute(const Tensor &input,
     return kernelError("order has " + llvm::Twine(order.size()) +
                        " entries for " + input.describe());
   Dims shape, strides;
-  Dims inputStrides = getRowMajorStrides(input.getShape());
+  Dims inputStrides = llvm::to_vector<4>(getRowMajorStrides(input.getShape()));
   for (int64_t axis : order) {
     if (axis < 0 || axis >= rank || seen[axis])
       return kernelError("order is not a permutation of the dimensions of " +
@@ -155,7 +155,7 @@ llvm::Expected<Tensor> concat(llvm::ArrayRef<const Tensor *> inputs,
   llvm::Expected<int64_t> dim = normalizeAxis(axis, first.getRank());
   if (!dim)
     return dim.takeError();
-  Dims shape(first.getShape());
+  Dims shape = llvm::to_vector<4>(first.getShape());
   shape[*dim] = 0;
   for (const Tensor *input : inputs) {
     bool fits = input->getKind() == first.getKind() &&
@@ -191,7 +191,7 @@ llvm::Expected<Tensor> slice(const Tensor &input,
                        "of " +
                        input.describe());
   Dims shape, strides;
-  Dims inputStrides = getRowMajorStrides(input.getShape());
+  Dims inputStrides = llvm::to_vector<4>(getRowMajorStrides(input.getShape()));
   int64_t base = 0;
   for (int64_t d = 0; d < rank; ++d) {
     int64_t size = input.getDim(d);

@@ -81,7 +81,7 @@ llvm::Expected<Tensor> reduceMean(const Tensor &input,
     return std::move(error);
   if (axes.empty())
     return kernelError("reduce_mean needs at least one axis");
-  Dims kept(input.getShape());
+  Dims kept = llvm::to_vector<4>(input.getShape());
   llvm::SmallVector<bool, 4> reduced(input.getRank(), false);
   for (int64_t axis : axes) {
     llvm::Expected<int64_t> dim = normalizeAxis(axis, input.getRank());
@@ -95,7 +95,7 @@ llvm::Expected<Tensor> reduceMean(const Tensor &input,
   }
   // Every input element adds to the output element at its position with the
   // reduced coordinates zeroed: strides of the kept shape, 0 where reduced.
-  Dims strides = getRowMajorStrides(kept);
+  Dims strides = llvm::to_vector<4>(getRowMajorStrides(kept));
   for (auto [stride, isReduced] : llvm::zip(strides, reduced))
     if (isReduced)
       stride = 0;
@@ -133,7 +133,7 @@ llvm::Expected<Tensor> argExtreme(const Tensor &input, int64_t axis,
   if (split.size == 0)
     return kernelError("cannot take the arg of an empty axis of " +
                        input.describe());
-  Dims shape(input.getShape());
+  Dims shape = llvm::to_vector<4>(input.getShape());
   if (keepDims)
     shape[*dim] = 1;
   else
@@ -171,7 +171,7 @@ llvm::Expected<std::pair<Tensor, Tensor>> topK(const Tensor &input, int64_t k,
   if (k <= 0 || k > split.size)
     return kernelError("k = " + llvm::Twine(k) + " must be in [1, " +
                        llvm::Twine(split.size) + "]");
-  Dims shape(input.getShape());
+  Dims shape = llvm::to_vector<4>(input.getShape());
   shape[*dim] = k;
   Tensor values(ElementKind::F32, shape);
   Tensor indices(ElementKind::I32, shape);

@@ -114,7 +114,7 @@ llvm::Expected<Tensor> scatterElements(const Tensor &data,
                          " do not fit in data " + data.describe());
 
   Tensor result = data;
-  Dims dataStrides = getRowMajorStrides(data.getShape());
+  Dims dataStrides = llvm::to_vector<4>(getRowMajorStrides(data.getShape()));
   // Where position p of indices lands in data, before the axis coordinate
   // is replaced by the index: the same coordinates, data's strides.
   Dims landing(dataStrides);

@@ -2,155 +2,156 @@
 
 #include "dialects/top/Interpreter/NpyFile.h"
 
-#include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/Endian.h"
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/raw_ostream.h"
+#include "support/File.h"
+#include "support/Strings.h"
 
+#include <cstring>
 #include <limits>
 
 namespace llmc::top {
 
-static constexpr llvm::StringLiteral kMagic("\x93NUMPY");
+using support::readLittleEndian;
+using support::strCat;
+using support::writeLittleEndian;
 
-static llvm::Error npyError(const llvm::Twine &message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 ".npy: " + message);
+static constexpr std::string_view kMagic("\x93NUMPY");
+
+static absl::Status npyError(std::string_view message) {
+  return absl::InvalidArgumentError(strCat(".npy: ", message));
 }
 
 //===----------------------------------------------------------------------===//
 // Reading
 //===----------------------------------------------------------------------===//
 
+/// `text` without its leading whitespace.
+static std::string_view trimLeft(std::string_view text) {
+  size_t start = text.find_first_not_of(" \t\n\v\f\r");
+  return start == std::string_view::npos ? std::string_view()
+                                         : text.substr(start);
+}
+
 /// The text after `'key':` in a header dictionary, or an empty string.
-static llvm::StringRef findHeaderValue(llvm::StringRef header,
-                                       llvm::StringRef key) {
-  std::string quoted = "'" + key.str() + "'";
+static std::string_view findHeaderValue(std::string_view header,
+                                        std::string_view key) {
+  std::string quoted = strCat("'", key, "'");
   size_t at = header.find(quoted);
-  if (at == llvm::StringRef::npos)
+  if (at == std::string_view::npos)
     return {};
-  llvm::StringRef rest = header.drop_front(at + quoted.size()).ltrim();
-  if (!rest.consume_front(":"))
+  std::string_view rest = trimLeft(header.substr(at + quoted.size()));
+  if (!support::consumePrefix(rest, ":"))
     return {};
-  return rest.ltrim();
+  return trimLeft(rest);
 }
 
 /// Parses the `(2, 3)` of a header's shape entry.
-static llvm::Expected<llvm::SmallVector<int64_t, 4>>
-parseShapeTuple(llvm::StringRef text) {
-  if (!text.consume_front("("))
+static absl::StatusOr<std::vector<int64_t>>
+parseShapeTuple(std::string_view text) {
+  if (!support::consumePrefix(text, "("))
     return npyError("header has no shape tuple");
   size_t close = text.find(')');
-  if (close == llvm::StringRef::npos)
+  if (close == std::string_view::npos)
     return npyError("header's shape tuple is not closed");
-  llvm::SmallVector<int64_t, 4> shape;
-  llvm::SmallVector<llvm::StringRef> items;
-  text.take_front(close).split(items, ',');
-  for (llvm::StringRef item : items) {
-    item = item.trim();
+  std::vector<int64_t> shape;
+  for (std::string_view item : support::split(text.substr(0, close), ',')) {
+    item = support::trim(item);
     if (item.empty())
       continue;
-    uint64_t dim;
-    if (item.getAsInteger(10, dim) ||
-        dim > static_cast<uint64_t>(std::numeric_limits<int32_t>::max()))
-      return npyError("bad dimension '" + item + "' in the header");
-    shape.push_back(static_cast<int64_t>(dim));
+    std::optional<uint64_t> dim = support::parseInteger<uint64_t>(item);
+    if (!dim ||
+        *dim > static_cast<uint64_t>(std::numeric_limits<int32_t>::max()))
+      return npyError(strCat("bad dimension '", item, "' in the header"));
+    shape.push_back(static_cast<int64_t>(*dim));
   }
   return shape;
 }
 
-llvm::Expected<Tensor> parseNpy(llvm::StringRef contents) {
-  if (!contents.consume_front(kMagic) || contents.size() < 2)
+absl::StatusOr<Tensor> parseNpy(std::string_view contents) {
+  if (!support::consumePrefix(contents, kMagic) || contents.size() < 2)
     return npyError("not a NumPy file (bad magic)");
   uint8_t major = contents[0];
-  contents = contents.drop_front(2);
+  contents.remove_prefix(2);
   size_t headerSizeBytes = major == 1 ? 2 : 4;
   if (major < 1 || major > 3)
-    return npyError("unsupported format version " + llvm::Twine(major));
+    return npyError(strCat("unsupported format version ", major));
   if (contents.size() < headerSizeBytes)
     return npyError("truncated header length");
   uint64_t headerSize = major == 1
-                            ? llvm::support::endian::read16le(contents.data())
-                            : llvm::support::endian::read32le(contents.data());
-  contents = contents.drop_front(headerSizeBytes);
+                            ? readLittleEndian<uint16_t>(contents.data())
+                            : readLittleEndian<uint32_t>(contents.data());
+  contents.remove_prefix(headerSizeBytes);
   if (contents.size() < headerSize)
     return npyError("truncated header");
-  llvm::StringRef header = contents.take_front(headerSize);
-  llvm::StringRef data = contents.drop_front(headerSize);
+  std::string_view header = contents.substr(0, headerSize);
+  std::string_view data = contents.substr(headerSize);
 
-  llvm::StringRef descr = findHeaderValue(header, "descr");
-  llvm::StringRef order = findHeaderValue(header, "fortran_order");
+  std::string_view descr = findHeaderValue(header, "descr");
+  std::string_view order = findHeaderValue(header, "fortran_order");
   if (descr.empty() || order.empty())
     return npyError("header lacks 'descr' or 'fortran_order'");
-  if (!order.starts_with("False"))
+  if (!support::startsWith(order, "False"))
     return npyError("Fortran-order arrays are not supported");
-  llvm::Expected<llvm::SmallVector<int64_t, 4>> shape =
+  absl::StatusOr<std::vector<int64_t>> shape =
       parseShapeTuple(findHeaderValue(header, "shape"));
-  if (!shape)
-    return shape.takeError();
+  if (!shape.ok())
+    return shape.status();
 
   int64_t count = getElementCount(*shape);
-  auto checkSize = [&](uint64_t elementBytes) -> llvm::Error {
+  auto checkSize = [&](uint64_t elementBytes) -> absl::Status {
     if (data.size() != static_cast<uint64_t>(count) * elementBytes)
-      return npyError("shape " + formatShape(*shape) + " needs " +
-                      llvm::Twine(count * elementBytes) +
-                      " data bytes, the "
-                      "file has " +
-                      llvm::Twine(data.size()));
-    return llvm::Error::success();
+      return npyError(strCat("shape ", formatShape(*shape), " needs ",
+                             count * elementBytes, " data bytes, the file has ",
+                             data.size()));
+    return absl::OkStatus();
   };
   const char *bytes = data.data();
-  if (descr.starts_with("'<f4'")) {
-    if (llvm::Error error = checkSize(4))
-      return std::move(error);
+  if (support::startsWith(descr, "'<f4'")) {
+    LLMC_RETURN_IF_ERROR(checkSize(4));
     std::vector<float> values(count);
-    for (int64_t i = 0; i < count; ++i)
-      values[i] =
-          llvm::bit_cast<float>(llvm::support::endian::read32le(bytes + 4 * i));
+    for (int64_t i = 0; i < count; ++i) {
+      auto bits = readLittleEndian<uint32_t>(bytes + 4 * i);
+      std::memcpy(&values[i], &bits, sizeof(bits));
+    }
     return Tensor::fromF32(*shape, std::move(values));
   }
-  if (descr.starts_with("'<i4'")) {
-    if (llvm::Error error = checkSize(4))
-      return std::move(error);
+  if (support::startsWith(descr, "'<i4'")) {
+    LLMC_RETURN_IF_ERROR(checkSize(4));
     std::vector<int32_t> values(count);
     for (int64_t i = 0; i < count; ++i)
       values[i] =
-          static_cast<int32_t>(llvm::support::endian::read32le(bytes + 4 * i));
+          static_cast<int32_t>(readLittleEndian<uint32_t>(bytes + 4 * i));
     return Tensor::fromI32(*shape, std::move(values));
   }
-  if (descr.starts_with("'<i8'")) {
-    if (llvm::Error error = checkSize(8))
-      return std::move(error);
+  if (support::startsWith(descr, "'<i8'")) {
+    LLMC_RETURN_IF_ERROR(checkSize(8));
     std::vector<int32_t> values(count);
     for (int64_t i = 0; i < count; ++i) {
       auto value =
-          static_cast<int64_t>(llvm::support::endian::read64le(bytes + 8 * i));
+          static_cast<int64_t>(readLittleEndian<uint64_t>(bytes + 8 * i));
       if (value < std::numeric_limits<int32_t>::min() ||
           value > std::numeric_limits<int32_t>::max())
-        return npyError("int64 value " + llvm::Twine(value) + " at element " +
-                        llvm::Twine(i) + " does not fit in int32");
+        return npyError(strCat("int64 value ", value, " at element ", i,
+                               " does not fit in int32"));
       values[i] = static_cast<int32_t>(value);
     }
     return Tensor::fromI32(*shape, std::move(values));
   }
-  return npyError("unsupported element type " + descr.take_until([](char c) {
-    return c == ',';
-  }) + " (float32, int32 and int64 are supported)");
+  return npyError(strCat("unsupported element type ",
+                         descr.substr(0, descr.find(',')),
+                         " (float32, int32 and int64 are supported)"));
 }
 
-llvm::Expected<Tensor> readNpyFile(llvm::StringRef path) {
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
-      llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                  /*RequiresNullTerminator=*/false);
-  if (!buffer)
-    return llvm::createStringError(buffer.getError(), "cannot read '%s': %s",
-                                   path.str().c_str(),
-                                   buffer.getError().message().c_str());
-  llvm::Expected<Tensor> tensor = parseNpy((*buffer)->getBuffer());
-  if (!tensor)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s: %s",
-                                   path.str().c_str(),
-                                   llvm::toString(tensor.takeError()).c_str());
+absl::StatusOr<Tensor> readNpyFile(const std::string &path) {
+  absl::StatusOr<std::string> contents = support::readFile(path);
+  if (!contents.ok())
+    return absl::Status(contents.status().code(),
+                        strCat("cannot read '", path, "': ",
+                               support::errorReason(contents.status())));
+  absl::StatusOr<Tensor> tensor = parseNpy(*contents);
+  if (!tensor.ok())
+    return absl::Status(
+        tensor.status().code(),
+        strCat(path, ": ", std::string(tensor.status().message())));
   return tensor;
 }
 
@@ -185,28 +186,30 @@ std::string serializeNpy(const Tensor &tensor) {
   out += '\x01';
   out += '\x00';
   char length[2];
-  llvm::support::endian::write16le(length,
-                                   static_cast<uint16_t>(header.size()));
+  writeLittleEndian<uint16_t>(length, static_cast<uint16_t>(header.size()));
   out.append(length, 2);
   out += header;
   char word[4];
   auto append = [&](uint32_t bits) {
-    llvm::support::endian::write32le(word, bits);
+    writeLittleEndian<uint32_t>(word, bits);
     out.append(word, 4);
   };
   if (tensor.isF32())
-    for (float value : tensor.getF32())
-      append(llvm::bit_cast<uint32_t>(value));
+    for (float value : tensor.getF32()) {
+      uint32_t bits;
+      std::memcpy(&bits, &value, sizeof(bits));
+      append(bits);
+    }
   else
     for (int32_t value : tensor.getI32())
       append(static_cast<uint32_t>(value));
   return out;
 }
 
-llvm::Error writeNpyFile(llvm::StringRef path, const Tensor &tensor) {
-  return llvm::writeToOutput(path, [&](llvm::raw_ostream &os) {
+absl::Status writeNpyFile(const std::string &path, const Tensor &tensor) {
+  return support::writeFileAtomically(path, [&](std::ostream &os) {
     os << serializeNpy(tensor);
-    return llvm::Error::success();
+    return absl::OkStatus();
   });
 }
 

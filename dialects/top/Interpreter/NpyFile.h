@@ -12,7 +12,10 @@
 
 #include "dialects/top/Interpreter/Tensor.h"
 
-#include "llvm/Support/Error.h"
+#include "support/Status.h"
+
+#include <string>
+#include <string_view>
 
 namespace llmc::top {
 
@@ -20,16 +23,16 @@ namespace llmc::top {
 /// F32 tensor, `<i4` an I32 tensor, and `<i8` (NumPy's default integer) an
 /// I32 tensor when every value fits in 32 bits. Fortran order, big-endian
 /// data and other element types are errors.
-llvm::Expected<Tensor> parseNpy(llvm::StringRef contents);
+absl::StatusOr<Tensor> parseNpy(std::string_view contents);
 
 /// Reads the .npy file at `path`.
-llvm::Expected<Tensor> readNpyFile(llvm::StringRef path);
+absl::StatusOr<Tensor> readNpyFile(const std::string &path);
 
 /// The .npy encoding of `tensor` (`<f4` or `<i4`).
 std::string serializeNpy(const Tensor &tensor);
 
 /// Writes `tensor` to `path`, replacing the file atomically.
-llvm::Error writeNpyFile(llvm::StringRef path, const Tensor &tensor);
+absl::Status writeNpyFile(const std::string &path, const Tensor &tensor);
 
 } // namespace llmc::top
 

@@ -2,51 +2,53 @@
 
 #include "dialects/top/Interpreter/Tensor.h"
 
-#include "llvm/Support/ErrorHandling.h"
-
+#include <algorithm>
 #include <cassert>
+#include <cstdlib>
 #include <cstring>
 
 namespace llmc::top {
 
-llvm::StringRef stringifyElementKind(ElementKind kind) {
+std::string_view stringifyElementKind(ElementKind kind) {
   switch (kind) {
   case ElementKind::F32: return "f32";
   case ElementKind::I32: return "i32";
   }
-  llvm_unreachable("unknown element kind");
+  assert(false && "unknown element kind");
+  std::abort();
 }
 
-int64_t getElementCount(llvm::ArrayRef<int64_t> shape) {
+int64_t getElementCount(absl::Span<const int64_t> shape) {
   int64_t count = 1;
   for (int64_t dim : shape)
     count *= dim;
   return count;
 }
 
-llvm::SmallVector<int64_t, 4>
-getRowMajorStrides(llvm::ArrayRef<int64_t> shape) {
-  llvm::SmallVector<int64_t, 4> strides(shape.size(), 1);
+std::vector<int64_t> getRowMajorStrides(absl::Span<const int64_t> shape) {
+  std::vector<int64_t> strides(shape.size(), 1);
   for (int64_t i = static_cast<int64_t>(shape.size()) - 2; i >= 0; --i)
     strides[i] = strides[i + 1] * shape[i + 1];
   return strides;
 }
 
-std::string formatShape(llvm::ArrayRef<int64_t> shape) {
+std::string formatShape(absl::Span<const int64_t> shape) {
   std::string text = "[";
-  for (auto [i, dim] : llvm::enumerate(shape)) {
+  for (size_t i = 0; i < shape.size(); ++i) {
     if (i)
       text += ", ";
-    text += dim < 0 ? "?" : std::to_string(dim);
+    text += shape[i] < 0 ? "?" : std::to_string(shape[i]);
   }
   return text + "]";
 }
 
 Tensor::Tensor() : kind(ElementKind::F32), shape({0}), numElements(0) {}
 
-Tensor::Tensor(ElementKind kind, llvm::ArrayRef<int64_t> shape)
-    : kind(kind), shape(shape), numElements(getElementCount(shape)) {
-  assert(llvm::all_of(shape, [](int64_t dim) { return dim >= 0; }) &&
+Tensor::Tensor(ElementKind kind, absl::Span<const int64_t> shape)
+    : kind(kind), shape(shape.begin(), shape.end()),
+      numElements(getElementCount(shape)) {
+  assert(std::all_of(shape.begin(), shape.end(),
+                     [](int64_t dim) { return dim >= 0; }) &&
          "tensor dimensions must be known and non-negative");
   if (kind == ElementKind::F32)
     f32Values.assign(numElements, 0.0f);
@@ -54,7 +56,7 @@ Tensor::Tensor(ElementKind kind, llvm::ArrayRef<int64_t> shape)
     i32Values.assign(numElements, 0);
 }
 
-Tensor Tensor::fromF32(llvm::ArrayRef<int64_t> shape,
+Tensor Tensor::fromF32(absl::Span<const int64_t> shape,
                        std::vector<float> values) {
   Tensor tensor(ElementKind::F32, {});
   tensor.shape.assign(shape.begin(), shape.end());
@@ -65,7 +67,7 @@ Tensor Tensor::fromF32(llvm::ArrayRef<int64_t> shape,
   return tensor;
 }
 
-Tensor Tensor::fromI32(llvm::ArrayRef<int64_t> shape,
+Tensor Tensor::fromI32(absl::Span<const int64_t> shape,
                        std::vector<int32_t> values) {
   Tensor tensor(ElementKind::I32, {});
   tensor.shape.assign(shape.begin(), shape.end());
@@ -76,24 +78,24 @@ Tensor Tensor::fromI32(llvm::ArrayRef<int64_t> shape,
   return tensor;
 }
 
-llvm::ArrayRef<float> Tensor::getF32() const {
+absl::Span<const float> Tensor::getF32() const {
   assert(isF32() && "not an f32 tensor");
   return f32Values;
 }
 
-llvm::MutableArrayRef<float> Tensor::getF32() {
+absl::Span<float> Tensor::getF32() {
   assert(isF32() && "not an f32 tensor");
-  return f32Values;
+  return absl::MakeSpan(f32Values);
 }
 
-llvm::ArrayRef<int32_t> Tensor::getI32() const {
+absl::Span<const int32_t> Tensor::getI32() const {
   assert(isI32() && "not an i32 tensor");
   return i32Values;
 }
 
-llvm::MutableArrayRef<int32_t> Tensor::getI32() {
+absl::Span<int32_t> Tensor::getI32() {
   assert(isI32() && "not an i32 tensor");
-  return i32Values;
+  return absl::MakeSpan(i32Values);
 }
 
 const char *Tensor::getRawData() const {
@@ -106,7 +108,7 @@ char *Tensor::getRawData() {
                  : reinterpret_cast<char *>(i32Values.data());
 }
 
-void Tensor::setShape(llvm::ArrayRef<int64_t> newShape) {
+void Tensor::setShape(absl::Span<const int64_t> newShape) {
   assert(getElementCount(newShape) == numElements &&
          "a new shape must keep the element count");
   shape.assign(newShape.begin(), newShape.end());
@@ -115,7 +117,7 @@ void Tensor::setShape(llvm::ArrayRef<int64_t> newShape) {
 Tensor Tensor::getOuterSlice(int64_t index) const {
   assert(getRank() > 0 && index >= 0 && index < shape[0] &&
          "slice outside the first dimension");
-  llvm::SmallVector<int64_t, 4> sliceShape(shape.begin(), shape.end());
+  absl::InlinedVector<int64_t, 4> sliceShape(shape.begin(), shape.end());
   sliceShape[0] = 1;
   Tensor slice(kind, sliceShape);
   int64_t bytes = slice.getNumElements() * kElementSize;
@@ -124,7 +126,7 @@ Tensor Tensor::getOuterSlice(int64_t index) const {
 }
 
 std::string Tensor::describe() const {
-  return stringifyElementKind(kind).str() + formatShape(shape);
+  return std::string(stringifyElementKind(kind)) + formatShape(shape);
 }
 
 } // namespace llmc::top

@@ -13,12 +13,12 @@
 #ifndef LLMC_DIALECTS_TOP_INTERPRETER_TENSOR_H
 #define LLMC_DIALECTS_TOP_INTERPRETER_TENSOR_H
 
-#include "llvm/ADT/ArrayRef.h"
-#include "llvm/ADT/SmallVector.h"
-#include "llvm/ADT/StringRef.h"
+#include "absl/container/inlined_vector.h"
+#include "absl/types/span.h"
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace llmc::top {
@@ -27,7 +27,7 @@ namespace llmc::top {
 enum class ElementKind { F32, I32 };
 
 /// `f32` or `i32`, for messages.
-llvm::StringRef stringifyElementKind(ElementKind kind);
+std::string_view stringifyElementKind(ElementKind kind);
 
 /// A dense row-major tensor that owns its elements.
 class Tensor {
@@ -35,28 +35,28 @@ public:
   /// An F32 tensor of shape [0] (no elements).
   Tensor();
   /// A zero-filled tensor; every dimension must be non-negative.
-  Tensor(ElementKind kind, llvm::ArrayRef<int64_t> shape);
+  Tensor(ElementKind kind, absl::Span<const int64_t> shape);
 
   /// Wraps `values`, whose size must equal the element count of `shape`.
-  static Tensor fromF32(llvm::ArrayRef<int64_t> shape,
+  static Tensor fromF32(absl::Span<const int64_t> shape,
                         std::vector<float> values);
-  static Tensor fromI32(llvm::ArrayRef<int64_t> shape,
+  static Tensor fromI32(absl::Span<const int64_t> shape,
                         std::vector<int32_t> values);
 
   ElementKind getKind() const { return kind; }
   bool isF32() const { return kind == ElementKind::F32; }
   bool isI32() const { return kind == ElementKind::I32; }
 
-  llvm::ArrayRef<int64_t> getShape() const { return shape; }
+  absl::Span<const int64_t> getShape() const { return shape; }
   int64_t getRank() const { return static_cast<int64_t>(shape.size()); }
   int64_t getDim(int64_t index) const { return shape[index]; }
   int64_t getNumElements() const { return numElements; }
 
   /// The elements; the kind must match.
-  llvm::ArrayRef<float> getF32() const;
-  llvm::MutableArrayRef<float> getF32();
-  llvm::ArrayRef<int32_t> getI32() const;
-  llvm::MutableArrayRef<int32_t> getI32();
+  absl::Span<const float> getF32() const;
+  absl::Span<float> getF32();
+  absl::Span<const int32_t> getI32() const;
+  absl::Span<int32_t> getI32();
 
   /// The elements as bytes, for moving data without regard to the kind
   /// (both kinds have 4-byte elements).
@@ -65,7 +65,7 @@ public:
   static constexpr int64_t kElementSize = 4;
 
   /// Changes the shape, keeping the elements; the count must not change.
-  void setShape(llvm::ArrayRef<int64_t> newShape);
+  void setShape(absl::Span<const int64_t> newShape);
 
   /// Element `index` of the first dimension, as a tensor whose first
   /// dimension is 1 (one tile of a batch of tiles).
@@ -76,7 +76,7 @@ public:
 
 private:
   ElementKind kind;
-  llvm::SmallVector<int64_t, 4> shape;
+  absl::InlinedVector<int64_t, 4> shape;
   int64_t numElements;
   /// Only the vector of `kind` holds data.
   std::vector<float> f32Values;
@@ -84,13 +84,13 @@ private:
 };
 
 /// The number of elements of `shape` (1 for rank 0).
-int64_t getElementCount(llvm::ArrayRef<int64_t> shape);
+int64_t getElementCount(absl::Span<const int64_t> shape);
 
 /// Row-major strides, in elements, of `shape`.
-llvm::SmallVector<int64_t, 4> getRowMajorStrides(llvm::ArrayRef<int64_t> shape);
+std::vector<int64_t> getRowMajorStrides(absl::Span<const int64_t> shape);
 
 /// `[2, 3]`; dynamic (negative) dimensions print as `?`.
-std::string formatShape(llvm::ArrayRef<int64_t> shape);
+std::string formatShape(absl::Span<const int64_t> shape);
 
 } // namespace llmc::top
 

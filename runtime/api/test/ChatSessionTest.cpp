@@ -8,6 +8,7 @@
 
 #include "runtime/api/test/TestModels.h"
 #include "runtime/llmc.h"
+#include "runtime/session/CacheCapacityError.h"
 #include "runtime/session/Session.h"
 #include "runtime/tokenizer/Tokenizer.h"
 

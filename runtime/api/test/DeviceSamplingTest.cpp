@@ -50,8 +50,8 @@ TEST(DeviceSamplingTest, DrawsWhatHostSamplingDraws) {
         logit = 3.0f * normal(random);
       llvm::Expected<int32_t> device = head->sample(onDevice, logits, recent);
       ASSERT_TRUE(static_cast<bool>(device)) << toString(device.takeError());
-      llvm::Expected<int32_t> host = onHost.sample(logits, recent);
-      ASSERT_TRUE(static_cast<bool>(host)) << toString(host.takeError());
+      absl::StatusOr<int32_t> host = onHost.sample(logits, recent);
+      ASSERT_TRUE(host.ok()) << host.status().message();
       EXPECT_EQ(*device, *host) << "draw " << step;
       // Repeats, so the penalty sees an id more than once.
       recent.push_back(*host);

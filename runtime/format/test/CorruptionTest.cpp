@@ -1,8 +1,7 @@
 //===- CorruptionTest.cpp - every reader error from edited files ----------===//
 
 #include "runtime/format/test/TestBinaries.h"
-
-#include "llvm/Support/Endian.h"
+#include "support/Strings.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -17,19 +16,20 @@ class CorruptionTest : public ::testing::Test {
 protected:
   void SetUp() override {
     path = scratchDirectory() + "/model.llmc";
-    ASSERT_FALSE(bool(makeSampleWriter().write(path)));
+    absl::Status written = makeSampleWriter().write(path);
+    ASSERT_TRUE(written.ok()) << written.message();
     bytes = readFile(path);
     ASSERT_FALSE(bytes.empty());
   }
 
   /// The error of opening `edited` from a file (so that it names the file).
-  std::string errorOf(llvm::StringRef edited, bool verifyChecksums = true) {
+  std::string errorOf(std::string_view edited, bool verifyChecksums = true) {
     writeFile(path, edited);
-    llvm::Expected<std::unique_ptr<LoadedBinary>> binary =
+    absl::StatusOr<std::unique_ptr<LoadedBinary>> binary =
         LoadedBinary::open(path, verifyChecksums);
-    if (binary)
+    if (binary.ok())
       return "";
-    std::string message = llvm::toString(binary.takeError());
+    std::string message(binary.status().message());
     EXPECT_EQ(message.rfind(path + ": ", 0), 0u) << message;
     return message;
   }
@@ -56,13 +56,13 @@ TEST_F(CorruptionTest, FlippedByteNamesItsSection) {
 }
 
 TEST_F(CorruptionTest, Truncated) {
-  EXPECT_THAT(errorOf(llvm::StringRef(bytes).drop_back(1)),
+  EXPECT_THAT(errorOf(std::string_view(bytes).substr(0, bytes.size() - 1)),
               HasSubstr("truncated: section 4 (TOKENIZER)"));
-  EXPECT_THAT(errorOf(llvm::StringRef(bytes).take_front(40)),
+  EXPECT_THAT(errorOf(std::string_view(bytes).substr(0, 40)),
               HasSubstr("truncated: the header and its table of 5 sections "
                         "need 176 bytes, the file has 40"));
   EXPECT_THAT(
-      errorOf(llvm::StringRef(bytes).take_front(12)),
+      errorOf(std::string_view(bytes).substr(0, 12)),
       HasSubstr("truncated: 12 bytes, shorter than the 16-byte header"));
   EXPECT_THAT(errorOf(""), HasSubstr("truncated: 0 bytes"));
 }
@@ -76,7 +76,7 @@ TEST_F(CorruptionTest, WrongMagic) {
 
 TEST_F(CorruptionTest, UnsupportedVersion) {
   std::string edited = bytes;
-  llvm::support::endian::write32le(&edited[8], 2);
+  support::writeLittleEndian<uint32_t>(&edited[8], 2);
   EXPECT_THAT(errorOf(edited),
               HasSubstr("unsupported format version 2 (this build reads 1)"));
 }
@@ -84,7 +84,7 @@ TEST_F(CorruptionTest, UnsupportedVersion) {
 TEST_F(CorruptionTest, OffsetBeyondTheEnd) {
   std::string edited = bytes;
   SectionEntry coeff = entryAt(edited, 3);
-  coeff.offset = llvm::alignTo(bytes.size() + 1, kAlignment);
+  coeff.offset = alignUp(bytes.size() + 1);
   setEntry(edited, 3, coeff);
   EXPECT_THAT(errorOf(edited),
               HasSubstr("truncated: section 3 (COEFF) (offset " +
@@ -191,10 +191,11 @@ TEST_F(CorruptionTest, ManifestInconsistentWithSections) {
 
 TEST_F(CorruptionTest, MissingFile) {
   std::string missing = path + ".absent";
-  llvm::Expected<std::unique_ptr<LoadedBinary>> binary =
+  absl::StatusOr<std::unique_ptr<LoadedBinary>> binary =
       LoadedBinary::open(missing);
-  ASSERT_FALSE(bool(binary));
-  EXPECT_THAT(llvm::toString(binary.takeError()),
+  ASSERT_FALSE(binary.ok());
+  EXPECT_TRUE(absl::IsNotFound(binary.status()));
+  EXPECT_THAT(std::string(binary.status().message()),
               HasSubstr("cannot open '" + missing + "'"));
 }
 

@@ -13,8 +13,8 @@ namespace {
 
 std::string sampleBytes() {
   std::string path = scratchDirectory() + "/model.llmc";
-  llvm::Error error = makeSampleWriter().write(path);
-  EXPECT_FALSE(bool(error)) << llvm::toString(std::move(error));
+  absl::Status written = makeSampleWriter().write(path);
+  EXPECT_TRUE(written.ok()) << written.message();
   return readFile(path);
 }
 
@@ -22,7 +22,7 @@ TEST(FuzzTest, EveryTruncationFails) {
   std::string bytes = sampleBytes();
   ASSERT_FALSE(bytes.empty());
   for (size_t size = 0; size < bytes.size(); size += 97) {
-    llvm::StringRef cut = llvm::StringRef(bytes).take_front(size);
+    std::string_view cut = std::string_view(bytes).substr(0, size);
     EXPECT_NE(openError(cut), "") << size;
     EXPECT_NE(openError(cut, /*verifyChecksums=*/false), "") << size;
   }

@@ -2,8 +2,6 @@
 
 #include "runtime/format/test/TestBinaries.h"
 
-#include "llvm/Support/Alignment.h"
-
 #include <set>
 
 #include <google/protobuf/descriptor.h>
@@ -46,14 +44,14 @@ void collectFields(const Message &message, std::set<std::string> &all,
 std::unique_ptr<LoadedBinary> writeAndOpen(const BinaryWriter &writer,
                                            std::string &path) {
   path = scratchDirectory() + "/model.llmc";
-  if (llvm::Error error = writer.write(path)) {
-    ADD_FAILURE() << llvm::toString(std::move(error));
+  if (absl::Status written = writer.write(path); !written.ok()) {
+    ADD_FAILURE() << written.message();
     return nullptr;
   }
-  llvm::Expected<std::unique_ptr<LoadedBinary>> binary =
+  absl::StatusOr<std::unique_ptr<LoadedBinary>> binary =
       LoadedBinary::open(path);
-  if (!binary) {
-    ADD_FAILURE() << llvm::toString(binary.takeError());
+  if (!binary.ok()) {
+    ADD_FAILURE() << binary.status().message();
     return nullptr;
   }
   return std::move(*binary);
@@ -89,26 +87,24 @@ TEST(RoundTripTest, PhasesShareWeightsAndConflictsFail) {
   BinaryWriter writer = makeSampleWriter();
   // w.qkv was added twice: one blob.
   ASSERT_EQ(writer.manifest().weights_size(), 3);
-  llvm::Expected<uint64_t> again =
+  absl::StatusOr<uint64_t> again =
       writer.addWeight("w.qkv", sampleWeight(100, 1), "i4", {40, 5});
-  ASSERT_TRUE(bool(again)) << llvm::toString(again.takeError());
+  ASSERT_TRUE(again.ok()) << again.status().message();
   EXPECT_EQ(*again, 0u);
   EXPECT_EQ(writer.manifest().weights_size(), 3);
 
   uint64_t coeffBytes = writer.coeffBytes();
-  llvm::Expected<uint64_t> otherBytes =
+  absl::StatusOr<uint64_t> otherBytes =
       writer.addWeight("w.qkv", sampleWeight(100, 9), "i4", {40, 5});
-  ASSERT_FALSE(bool(otherBytes));
-  EXPECT_NE(llvm::toString(otherBytes.takeError()).find("'w.qkv'"),
-            std::string::npos);
-  llvm::Expected<uint64_t> otherShape =
+  ASSERT_FALSE(otherBytes.ok());
+  EXPECT_NE(otherBytes.status().message().find("'w.qkv'"),
+            absl::string_view::npos);
+  absl::StatusOr<uint64_t> otherShape =
       writer.addWeight("w.qkv", sampleWeight(100, 1), "i4", {5, 40});
-  EXPECT_FALSE(bool(otherShape));
-  llvm::consumeError(otherShape.takeError());
-  llvm::Expected<uint64_t> otherDtype =
+  EXPECT_FALSE(otherShape.ok());
+  absl::StatusOr<uint64_t> otherDtype =
       writer.addWeight("w.qkv", sampleWeight(100, 1), "u4", {40, 5});
-  EXPECT_FALSE(bool(otherDtype));
-  llvm::consumeError(otherDtype.takeError());
+  EXPECT_FALSE(otherDtype.ok());
   EXPECT_EQ(writer.coeffBytes(), coeffBytes);
 }
 
@@ -134,8 +130,9 @@ TEST(RoundTripTest, WeightsAndTheMappedCoeffAreAligned) {
   };
   for (Expected weight : {Expected{"w.qkv", 100, 1}, Expected{"w.up", 37, 2},
                           Expected{"llmc.rope.cos", 64, 3}}) {
-    llvm::Expected<llvm::ArrayRef<uint8_t>> bytes = binary->weight(weight.name);
-    ASSERT_TRUE(bool(bytes)) << llvm::toString(bytes.takeError());
+    absl::StatusOr<absl::Span<const uint8_t>> bytes =
+        binary->weight(weight.name);
+    ASSERT_TRUE(bytes.ok()) << bytes.status().message();
     EXPECT_EQ(std::vector<uint8_t>(bytes->begin(), bytes->end()),
               sampleWeight(weight.size, weight.seed));
     EXPECT_EQ(reinterpret_cast<uintptr_t>(bytes->data()) % kAlignment, 0u);
@@ -143,26 +140,27 @@ TEST(RoundTripTest, WeightsAndTheMappedCoeffAreAligned) {
   // The padding between blobs is zero.
   for (size_t i = 100; i < 128; ++i)
     EXPECT_EQ(binary->coeff()[i], 0) << i;
-  llvm::Expected<llvm::ArrayRef<uint8_t>> missing = binary->weight("w.down");
-  ASSERT_FALSE(bool(missing));
-  EXPECT_NE(llvm::toString(missing.takeError()).find("'w.down'"),
-            std::string::npos);
+  absl::StatusOr<absl::Span<const uint8_t>> missing = binary->weight("w.down");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("'w.down'"),
+            absl::string_view::npos);
 }
 
 TEST(RoundTripTest, LargeMappedFileKeepsTheAlignment) {
   // Big enough that the file is memory-mapped rather than read.
   BinaryWriter writer = makeSampleWriter();
   std::vector<uint8_t> big = sampleWeight(1 << 20, 5);
-  llvm::Expected<uint64_t> offset = writer.addWeight("w.big", big, "u8", {});
-  ASSERT_TRUE(bool(offset)) << llvm::toString(offset.takeError());
+  absl::StatusOr<uint64_t> offset = writer.addWeight("w.big", big, "u8", {});
+  ASSERT_TRUE(offset.ok()) << offset.status().message();
   EXPECT_EQ(*offset, 256u);
   std::string path;
   std::unique_ptr<LoadedBinary> binary = writeAndOpen(writer, path);
   ASSERT_TRUE(binary);
   EXPECT_EQ(reinterpret_cast<uintptr_t>(binary->coeff().data()) % kAlignment,
             0u);
-  llvm::ArrayRef<uint8_t> bytes = llvm::cantFail(binary->weight("w.big"));
-  EXPECT_TRUE(bytes == llvm::ArrayRef<uint8_t>(big));
+  absl::StatusOr<absl::Span<const uint8_t>> bytes = binary->weight("w.big");
+  ASSERT_TRUE(bytes.ok()) << bytes.status().message();
+  EXPECT_TRUE(*bytes == absl::Span<const uint8_t>(big));
 }
 
 TEST(RoundTripTest, SectionsInTableOrder) {
@@ -178,13 +176,12 @@ TEST(RoundTripTest, SectionsInTableOrder) {
   EXPECT_EQ(kinds, (std::vector<uint32_t>{1, 2, 2, 3, 4}));
   EXPECT_EQ(binary->manifest().pieces(0).stream_section(), 1u);
   EXPECT_EQ(binary->manifest().pieces(1).stream_section(), 2u);
-  EXPECT_EQ(llvm::cantFail(binary->streamBytes(1)), "prefill stream bytes");
-  EXPECT_EQ(llvm::cantFail(binary->streamBytes(2)), std::string(300, 'd'));
-  for (uint64_t section : {0, 3, 4, 5, -1}) {
-    llvm::Expected<llvm::StringRef> bytes = binary->streamBytes(section);
-    EXPECT_FALSE(bool(bytes)) << section;
-    llvm::consumeError(bytes.takeError());
-  }
+  ASSERT_TRUE(binary->streamBytes(1).ok());
+  EXPECT_EQ(*binary->streamBytes(1), "prefill stream bytes");
+  ASSERT_TRUE(binary->streamBytes(2).ok());
+  EXPECT_EQ(*binary->streamBytes(2), std::string(300, 'd'));
+  for (uint64_t section : {0, 3, 4, 5, -1})
+    EXPECT_FALSE(binary->streamBytes(section).ok()) << section;
   // The file ends with the last section.
   EXPECT_EQ(readFile(path).size(), binary->sections().back().end());
 }

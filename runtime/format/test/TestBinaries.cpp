@@ -2,13 +2,14 @@
 
 #include "runtime/format/test/TestBinaries.h"
 
-#include "llvm/Support/Alignment.h"
-#include "llvm/Support/Endian.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/Path.h"
-#include "llvm/Support/raw_ostream.h"
+#include "support/File.h"
 
 #include "gtest/gtest.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 
 namespace llmc::binary::test {
 
@@ -19,23 +20,24 @@ std::vector<uint8_t> sampleWeight(size_t size, uint8_t seed) {
   return bytes;
 }
 
-static void setTensor(Tensor &tensor, llvm::StringRef name,
-                      llvm::StringRef dtype, std::vector<int64_t> shape,
+static void setTensor(Tensor &tensor, const std::string &name,
+                      const std::string &dtype, std::vector<int64_t> shape,
                       uint64_t offset, uint64_t bytes) {
-  tensor.set_name(name.str());
-  tensor.set_role(name.str());
+  tensor.set_name(name);
+  tensor.set_role(name);
   for (int64_t dim : shape)
     tensor.add_shape(dim);
-  tensor.set_dtype(dtype.str());
+  tensor.set_dtype(dtype);
   tensor.set_io_offset(offset);
   tensor.set_bytes(bytes);
 }
 
-static void addPiece(Manifest &manifest, llvm::StringRef name,
-                     llvm::StringRef phase, uint64_t section, int64_t tokens) {
+static void addPiece(Manifest &manifest, const std::string &name,
+                     const std::string &phase, uint64_t section,
+                     int64_t tokens) {
   Piece &piece = *manifest.add_pieces();
-  piece.set_name(name.str());
-  piece.set_phase(phase.str());
+  piece.set_name(name);
+  piece.set_phase(phase);
   // Layer 0 would be the proto3 default, which the every-field check
   // counts as unset.
   piece.set_layer(1);
@@ -53,12 +55,12 @@ static void addPiece(Manifest &manifest, llvm::StringRef name,
   piece.add_weights("w.up");
 }
 
-static void addWeight(BinaryWriter &writer, llvm::StringRef name, size_t size,
-                      uint8_t seed, llvm::StringRef dtype,
+static void addWeight(BinaryWriter &writer, std::string_view name, size_t size,
+                      uint8_t seed, std::string_view dtype,
                       std::vector<int64_t> shape) {
-  llvm::Expected<uint64_t> offset =
+  absl::StatusOr<uint64_t> offset =
       writer.addWeight(name, sampleWeight(size, seed), dtype, shape);
-  ASSERT_TRUE(bool(offset)) << llvm::toString(offset.takeError());
+  ASSERT_TRUE(offset.ok()) << offset.status().message();
 }
 
 BinaryWriter makeSampleWriter() {
@@ -129,54 +131,39 @@ BinaryWriter makeSampleWriter() {
 }
 
 std::string scratchDirectory() {
-  llvm::SmallString<256> path;
-  std::error_code error = llvm::sys::fs::createUniqueDirectory(
-      ::testing::TempDir() + "llmc_format", path);
-  EXPECT_FALSE(error) << error.message();
-  return std::string(path);
+  std::string path = ::testing::TempDir() + "llmc_formatXXXXXX";
+  EXPECT_NE(::mkdtemp(path.data()), nullptr) << path;
+  return path;
 }
 
-std::string readFile(llvm::StringRef path) {
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
-      llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                  /*RequiresNullTerminator=*/false);
-  return buffer ? (*buffer)->getBuffer().str() : std::string();
+std::string readFile(const std::string &path) {
+  absl::StatusOr<std::string> bytes = support::readFile(path);
+  return bytes.ok() ? *bytes : std::string();
 }
 
-void writeFile(llvm::StringRef path, llvm::StringRef bytes) {
-  std::error_code error;
-  llvm::raw_fd_ostream os(path, error);
-  ASSERT_FALSE(error) << error.message();
-  os << bytes;
+void writeFile(const std::string &path, std::string_view bytes) {
+  std::ofstream os(path, std::ios::binary | std::ios::trunc);
+  os.write(bytes.data(), std::streamsize(bytes.size()));
+  ASSERT_TRUE(os.good()) << path;
 }
 
-std::vector<std::string> listDirectory(llvm::StringRef directory) {
+std::vector<std::string> listDirectory(const std::string &directory) {
   std::vector<std::string> names;
   std::error_code error;
-  for (llvm::sys::fs::directory_iterator it(directory, error), end;
+  for (std::filesystem::directory_iterator it(directory, error), end;
        !error && it != end; it.increment(error))
-    names.push_back(llvm::sys::path::filename(it->path()).str());
-  llvm::sort(names);
+    names.push_back(it->path().filename().string());
+  std::sort(names.begin(), names.end());
   return names;
 }
 
-std::unique_ptr<llvm::MemoryBuffer> alignedBuffer(llvm::StringRef bytes,
-                                                  llvm::StringRef name) {
-  std::unique_ptr<llvm::WritableMemoryBuffer> buffer =
-      llvm::WritableMemoryBuffer::getNewUninitMemBuffer(
-          bytes.size(), name, llvm::Align(kAlignment));
-  std::copy(bytes.begin(), bytes.end(), buffer->getBufferStart());
-  return buffer;
+std::string openError(std::string_view bytes, bool verifyChecksums) {
+  absl::StatusOr<std::unique_ptr<LoadedBinary>> binary =
+      LoadedBinary::fromBytes(bytes, "test.llmc", verifyChecksums);
+  return binary.ok() ? std::string() : std::string(binary.status().message());
 }
 
-std::string openError(llvm::StringRef bytes, bool verifyChecksums) {
-  llvm::Expected<std::unique_ptr<LoadedBinary>> binary =
-      LoadedBinary::fromBuffer(alignedBuffer(bytes, "test.llmc"),
-                               verifyChecksums);
-  return binary ? std::string() : llvm::toString(binary.takeError());
-}
-
-SectionEntry entryAt(llvm::StringRef bytes, size_t index) {
+SectionEntry entryAt(std::string_view bytes, size_t index) {
   return decodeSectionEntry(reinterpret_cast<const uint8_t *>(bytes.data()) +
                             kHeaderBytes + index * kSectionEntryBytes);
 }
@@ -189,9 +176,10 @@ void setEntry(std::string &bytes, size_t index, const SectionEntry &entry) {
 
 void fixChecksum(std::string &bytes, size_t index) {
   SectionEntry entry = entryAt(bytes, index);
-  llvm::StringRef data =
-      llvm::StringRef(bytes).substr(entry.offset, entry.size);
-  entry.checksum = sectionChecksum({data.bytes_begin(), data.size()});
+  std::string_view data =
+      std::string_view(bytes).substr(entry.offset, entry.size);
+  entry.checksum = sectionChecksum(
+      {reinterpret_cast<const uint8_t *>(data.data()), data.size()});
   setEntry(bytes, index, entry);
 }
 
@@ -199,10 +187,11 @@ std::string
 assemble(const std::vector<std::pair<SectionKind, std::string>> &sections) {
   std::vector<SectionEntry> entries(sections.size());
   for (size_t i = 0; i < sections.size(); ++i) {
-    llvm::StringRef data = sections[i].second;
+    const std::string &data = sections[i].second;
     entries[i].kind = uint32_t(sections[i].first);
     entries[i].size = data.size();
-    entries[i].checksum = sectionChecksum({data.bytes_begin(), data.size()});
+    entries[i].checksum = sectionChecksum(
+        {reinterpret_cast<const uint8_t *>(data.data()), data.size()});
   }
   assignOffsets(entries);
   std::string bytes = encodeHeader(entries);

@@ -12,12 +12,10 @@
 #include "runtime/format/BinaryWriter.h"
 #include "runtime/format/Format.h"
 
-#include "llvm/ADT/StringRef.h"
-#include "llvm/Support/MemoryBuffer.h"
-
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -35,24 +33,20 @@ BinaryWriter makeSampleWriter();
 std::string scratchDirectory();
 
 /// The bytes of file `path` (empty if unreadable).
-std::string readFile(llvm::StringRef path);
+std::string readFile(const std::string &path);
 
 /// Replaces file `path` by `bytes`.
-void writeFile(llvm::StringRef path, llvm::StringRef bytes);
+void writeFile(const std::string &path, std::string_view bytes);
 
 /// The names in `directory`.
-std::vector<std::string> listDirectory(llvm::StringRef directory);
-
-/// A 64-byte aligned copy of `bytes` named `name`.
-std::unique_ptr<llvm::MemoryBuffer> alignedBuffer(llvm::StringRef bytes,
-                                                  llvm::StringRef name);
+std::vector<std::string> listDirectory(const std::string &directory);
 
 /// Opens the file held by `bytes` from memory and returns "" on success or
 /// the error message.
-std::string openError(llvm::StringRef bytes, bool verifyChecksums = true);
+std::string openError(std::string_view bytes, bool verifyChecksums = true);
 
 /// Section table entry `index` of the file held by `bytes`.
-SectionEntry entryAt(llvm::StringRef bytes, size_t index);
+SectionEntry entryAt(std::string_view bytes, size_t index);
 
 /// Overwrites section table entry `index` of `bytes` with `entry`.
 void setEntry(std::string &bytes, size_t index, const SectionEntry &entry);

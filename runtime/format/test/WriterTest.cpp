@@ -2,9 +2,9 @@
 
 #include "runtime/format/test/TestBinaries.h"
 
-#include "llvm/Support/FileSystem.h"
-
 #include "gtest/gtest.h"
+
+#include <filesystem>
 
 namespace llmc::binary::test {
 namespace {
@@ -15,9 +15,9 @@ TEST(WriterTest, SameInputsGiveByteIdenticalFiles) {
   std::string second = directory + "/second.llmc";
   std::string third = directory + "/third.llmc";
   BinaryWriter writer = makeSampleWriter();
-  ASSERT_FALSE(bool(writer.write(first)));
-  ASSERT_FALSE(bool(writer.write(second)));
-  ASSERT_FALSE(bool(makeSampleWriter().write(third)));
+  ASSERT_TRUE(writer.write(first).ok());
+  ASSERT_TRUE(writer.write(second).ok());
+  ASSERT_TRUE(makeSampleWriter().write(third).ok());
   std::string bytes = readFile(first);
   ASSERT_FALSE(bytes.empty());
   EXPECT_EQ(bytes, readFile(second));
@@ -28,12 +28,12 @@ TEST(WriterTest, SameInputsGiveByteIdenticalFiles) {
 TEST(WriterTest, MissingDirectoryFailsAndLeavesNothing) {
   std::string directory = scratchDirectory();
   std::string path = directory + "/absent/model.llmc";
-  llvm::Error error = makeSampleWriter().write(path);
-  ASSERT_TRUE(bool(error));
-  std::string message = llvm::toString(std::move(error));
+  absl::Status error = makeSampleWriter().write(path);
+  ASSERT_FALSE(error.ok());
+  std::string message(error.message());
   EXPECT_NE(message.find(path), std::string::npos) << message;
-  EXPECT_FALSE(llvm::sys::fs::exists(path));
-  EXPECT_FALSE(llvm::sys::fs::exists(directory + "/absent"));
+  EXPECT_FALSE(std::filesystem::exists(path));
+  EXPECT_FALSE(std::filesystem::exists(directory + "/absent"));
   EXPECT_TRUE(listDirectory(directory).empty());
 }
 
@@ -41,7 +41,7 @@ TEST(WriterTest, ReplacesAnExistingFileAndLeavesNoTemporary) {
   std::string directory = scratchDirectory();
   std::string path = directory + "/model.llmc";
   writeFile(path, "an older binary");
-  ASSERT_FALSE(bool(makeSampleWriter().write(path)));
+  ASSERT_TRUE(makeSampleWriter().write(path).ok());
   EXPECT_EQ(listDirectory(directory), std::vector<std::string>{"model.llmc"});
   EXPECT_EQ(openError(readFile(path)), "");
 }
@@ -52,9 +52,9 @@ TEST(WriterTest, InconsistentManifestIsNotWritten) {
   BinaryWriter writer = makeSampleWriter();
   // Section 3 is the COEFF section.
   writer.manifest().mutable_pieces(0)->set_stream_section(3);
-  llvm::Error error = writer.write(path);
-  ASSERT_TRUE(bool(error));
-  std::string message = llvm::toString(std::move(error));
+  absl::Status error = writer.write(path);
+  ASSERT_FALSE(error.ok());
+  std::string message(error.message());
   EXPECT_NE(message.find("piece 'block.1.prefill' names section 3, which is "
                          "a COEFF section"),
             std::string::npos)
@@ -64,8 +64,8 @@ TEST(WriterTest, InconsistentManifestIsNotWritten) {
   BinaryWriter unknownWeight = makeSampleWriter();
   unknownWeight.manifest().mutable_pieces(1)->add_weights("w.down");
   error = unknownWeight.write(path);
-  ASSERT_TRUE(bool(error));
-  message = llvm::toString(std::move(error));
+  ASSERT_FALSE(error.ok());
+  message = std::string(error.message());
   EXPECT_NE(message.find("'w.down'"), std::string::npos) << message;
   EXPECT_TRUE(listDirectory(directory).empty());
 }

@@ -125,10 +125,9 @@ TEST(SampleHeadAgreementTest, FilterCandidatesMatchesTheInterpreter) {
     params.temperature = c.temperature;
     params.topP = c.topP;
     // The sampler gets the whole history and must look at its last W ids.
-    llvm::Expected<Candidates> candidates =
+    absl::StatusOr<Candidates> candidates =
         Sampler(params).filterCandidates(c.logits, c.history);
-    ASSERT_TRUE(static_cast<bool>(candidates))
-        << llvm::toString(candidates.takeError());
+    ASSERT_TRUE(candidates.ok()) << candidates.status().message();
     // The head ranks K candidates and gives those past top-k probability 0.
     EXPECT_EQ(candidates->ids,
               std::vector<int32_t>(headIds.begin(), headIds.begin() + c.topK));
@@ -142,10 +141,10 @@ TEST(SampleHeadAgreementTest, FilterCandidatesMatchesTheInterpreter) {
     // same token for the same seed.
     params.seed = seed;
     Sampler host(params), device(params);
-    llvm::Expected<int32_t> sampled = host.sample(c.logits, c.history);
-    llvm::Expected<int32_t> drawn =
+    absl::StatusOr<int32_t> sampled = host.sample(c.logits, c.history);
+    absl::StatusOr<int32_t> drawn =
         device.drawFromCandidates(headProbs, headIds);
-    ASSERT_TRUE(sampled && drawn);
+    ASSERT_TRUE(sampled.ok() && drawn.ok());
     EXPECT_EQ(*sampled, *drawn);
   }
   EXPECT_GT(cutCases, 20);

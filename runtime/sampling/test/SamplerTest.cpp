@@ -24,22 +24,22 @@ std::vector<float> randomLogits(int64_t vocab, uint64_t seed,
   return logits;
 }
 
-int32_t sampleOrFail(Sampler &sampler, llvm::ArrayRef<float> logits,
-                     llvm::ArrayRef<int32_t> recent = {}) {
-  llvm::Expected<int32_t> token = sampler.sample(logits, recent);
-  if (!token) {
-    ADD_FAILURE() << llvm::toString(token.takeError());
+int32_t sampleOrFail(Sampler &sampler, absl::Span<const float> logits,
+                     absl::Span<const int32_t> recent = {}) {
+  absl::StatusOr<int32_t> token = sampler.sample(logits, recent);
+  if (!token.ok()) {
+    ADD_FAILURE() << token.status().message();
     return -1;
   }
   return *token;
 }
 
-std::string errorOf(llvm::Expected<int32_t> result) {
-  if (result) {
+std::string errorOf(const absl::StatusOr<int32_t> &result) {
+  if (result.ok()) {
     ADD_FAILURE() << "expected an error, got token " << *result;
     return "";
   }
-  return llvm::toString(result.takeError());
+  return std::string(result.status().message());
 }
 
 SamplingParams greedyParams() {
@@ -107,8 +107,8 @@ TEST(SamplerTest, DrawFollowsTheDocumentedGenerator) {
     // Skip draws that fall within rounding of a boundary.
     double nearest =
         std::min({std::abs(u - 0.1), std::abs(u - 0.3), std::abs(u - 0.6)});
-    llvm::Expected<int32_t> token = sampler.drawFromCandidates(probs, ids);
-    ASSERT_TRUE(static_cast<bool>(token)) << llvm::toString(token.takeError());
+    absl::StatusOr<int32_t> token = sampler.drawFromCandidates(probs, ids);
+    ASSERT_TRUE(token.ok()) << token.status().message();
     if (nearest > 1e-6) {
       EXPECT_EQ(*token, expected) << "step " << step << ", u = " << u;
     }
@@ -190,9 +190,8 @@ TEST(SamplerTest, FilterKeepsTheTopPPrefixAndRenormalizes) {
   // The candidates are {2, 1, 1, 0} (the tie at 1 goes to id 1 over id 4),
   // with probabilities 0.534, 0.197, 0.197, 0.072: 0.534 alone reaches 0.5.
   std::vector<float> logits = {2.0f, 1.0f, 0.0f, -1.0f, 1.0f};
-  llvm::Expected<Candidates> candidates = sampler.filterCandidates(logits, {});
-  ASSERT_TRUE(static_cast<bool>(candidates))
-      << llvm::toString(candidates.takeError());
+  absl::StatusOr<Candidates> candidates = sampler.filterCandidates(logits, {});
+  ASSERT_TRUE(candidates.ok()) << candidates.status().message();
   EXPECT_EQ(candidates->ids, (std::vector<int32_t>{0, 1, 4, 2}));
   EXPECT_EQ(candidates->probs, (std::vector<float>{1.0f, 0.0f, 0.0f, 0.0f}));
 
@@ -200,7 +199,7 @@ TEST(SamplerTest, FilterKeepsTheTopPPrefixAndRenormalizes) {
   // reaches it): e / (e + 1) and 1 / (e + 1) after renormalization.
   params.topP = 0.6f;
   candidates = Sampler(params).filterCandidates(logits, {});
-  ASSERT_TRUE(static_cast<bool>(candidates));
+  ASSERT_TRUE(candidates.ok()) << candidates.status().message();
   float first = std::exp(1.0f) / (std::exp(1.0f) + 1.0f);
   EXPECT_NEAR(candidates->probs[0], first, 1e-6f);
   EXPECT_NEAR(candidates->probs[1], 1.0f - first, 1e-6f);
@@ -211,8 +210,8 @@ TEST(SamplerTest, FilterKeepsTheTopPPrefixAndRenormalizes) {
 /// Draws `draws` tokens and checks each token's frequency against
 /// `expected` within five standard deviations.
 void expectFrequencies(const SamplingParams &params,
-                       llvm::ArrayRef<float> logits,
-                       llvm::ArrayRef<double> expected, int draws) {
+                       absl::Span<const float> logits,
+                       absl::Span<const double> expected, int draws) {
   Sampler sampler(params);
   std::vector<int> counts(logits.size(), 0);
   for (int i = 0; i < draws; ++i) {
@@ -260,12 +259,12 @@ TEST(SamplerTest, DrawFromCandidatesMatchesSample) {
   std::vector<int32_t> recent = {3, 4, 5};
   for (uint64_t row = 0; row < 100; ++row) {
     std::vector<float> logits = randomLogits(300, row);
-    llvm::Expected<Candidates> candidates =
+    absl::StatusOr<Candidates> candidates =
         split.filterCandidates(logits, recent);
-    ASSERT_TRUE(static_cast<bool>(candidates));
-    llvm::Expected<int32_t> drawn =
+    ASSERT_TRUE(candidates.ok()) << candidates.status().message();
+    absl::StatusOr<int32_t> drawn =
         split.drawFromCandidates(candidates->probs, candidates->ids);
-    ASSERT_TRUE(static_cast<bool>(drawn));
+    ASSERT_TRUE(drawn.ok()) << drawn.status().message();
     EXPECT_EQ(sampleOrFail(direct, logits, recent), *drawn);
   }
 }
@@ -313,9 +312,9 @@ TEST(SamplerTest, BadInputsAreErrors) {
 TEST(SamplerTest, ZeroProbabilityCandidatesAreNeverDrawn) {
   Sampler sampler(SamplingParams{});
   for (int i = 0; i < 1000; ++i) {
-    llvm::Expected<int32_t> token = sampler.drawFromCandidates(
+    absl::StatusOr<int32_t> token = sampler.drawFromCandidates(
         {0.0f, 0.7f, 0.0f, 0.3f, 0.0f}, {5, 6, 7, 8, 9});
-    ASSERT_TRUE(static_cast<bool>(token));
+    ASSERT_TRUE(token.ok()) << token.status().message();
     EXPECT_TRUE(*token == 6 || *token == 8) << *token;
   }
 }

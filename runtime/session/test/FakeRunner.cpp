@@ -2,8 +2,9 @@
 
 #include "runtime/session/test/FakeRunner.h"
 
-#include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/StringRef.h"
+#include "support/Strings.h"
+
+#include <algorithm>
 
 namespace llmc::session {
 
@@ -28,24 +29,24 @@ std::vector<std::string> FakeRunner::getPieceNames() const {
   return names;
 }
 
-llvm::Expected<std::vector<Tensor>>
-FakeRunner::run(llvm::StringRef piece, llvm::ArrayRef<Tensor> inputs) {
-  calls.push_back({piece.str(), inputs.vec()});
-  if (llvm::is_contained(failing, piece))
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "piece %s: fails", piece.str().c_str());
+absl::StatusOr<std::vector<Tensor>>
+FakeRunner::run(std::string_view piece, absl::Span<const Tensor> inputs) {
+  calls.push_back(
+      {std::string(piece), std::vector<Tensor>(inputs.begin(), inputs.end())});
+  if (std::find(failing.begin(), failing.end(), piece) != failing.end())
+    return absl::InternalError(support::strCat("piece ", piece, ": fails"));
   int64_t d = dims.hiddenSize;
-  if (piece.starts_with("embed.")) {
-    llvm::ArrayRef<int32_t> ids = inputs[0].getI32();
+  if (support::startsWith(piece, "embed.")) {
+    absl::Span<const int32_t> ids = inputs[0].getI32();
     int64_t length = static_cast<int64_t>(ids.size());
     std::vector<float> hidden(length * d);
     for (int64_t t = 0; t < length; ++t)
       hidden[t * d] = static_cast<float>(ids[t]);
     return std::vector<Tensor>{Tensor::fromF32({1, length, d}, hidden)};
   }
-  if (piece.starts_with("block.")) {
-    llvm::ArrayRef<float> hidden = inputs[0].getF32();
-    llvm::ArrayRef<int32_t> positions = inputs[1].getI32();
+  if (support::startsWith(piece, "block.")) {
+    absl::Span<const float> hidden = inputs[0].getF32();
+    absl::Span<const int32_t> positions = inputs[1].getI32();
     int64_t length = static_cast<int64_t>(positions.size());
     int64_t row = dims.getKvRowSize();
     std::vector<float> k(length * row), v(length * row);
@@ -65,16 +66,15 @@ FakeRunner::run(llvm::StringRef piece, llvm::ArrayRef<Tensor> inputs) {
     return std::vector<Tensor>{Tensor::fromF32({1, dims.vocabSize}, logits)};
   }
   if (piece == "greedy_head") {
-    llvm::ArrayRef<float> logits = inputs[0].getF32();
+    absl::Span<const float> logits = inputs[0].getF32();
     int32_t best = static_cast<int32_t>(
         std::max_element(logits.begin(), logits.end()) - logits.begin());
     return std::vector<Tensor>{Tensor::fromI32({1, 1}, {best})};
   }
-  return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 "no piece named %s", piece.str().c_str());
+  return absl::NotFoundError(support::strCat("no piece named ", piece));
 }
 
-int64_t FakeRunner::getKeptHistoryRows(llvm::StringRef piece,
+int64_t FakeRunner::getKeptHistoryRows(std::string_view piece,
                                        uint64_t owner) const {
   auto found = kept.find(piece);
   return found != kept.end() && found->second.first == owner
@@ -82,15 +82,14 @@ int64_t FakeRunner::getKeptHistoryRows(llvm::StringRef piece,
              : 0;
 }
 
-llvm::Expected<std::vector<Tensor>>
-FakeRunner::runWithHistoryFrom(llvm::StringRef piece,
-                               llvm::ArrayRef<Tensor> inputs, int64_t firstRow,
-                               uint64_t owner) {
+absl::StatusOr<std::vector<Tensor>>
+FakeRunner::runWithHistoryFrom(std::string_view piece,
+                               absl::Span<const Tensor> inputs,
+                               int64_t firstRow, uint64_t owner) {
   if (firstRow > getKeptHistoryRows(piece, owner))
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "given history rows it does not hold");
-  kept[piece] = {owner, firstRow + inputs[3].getShape()[1]};
-  llvm::Expected<std::vector<Tensor>> outputs = run(piece, inputs);
+    return absl::FailedPreconditionError("given history rows it does not hold");
+  kept[std::string(piece)] = {owner, firstRow + inputs[3].getShape()[1]};
+  absl::StatusOr<std::vector<Tensor>> outputs = run(piece, inputs);
   calls.back().historyFrom = firstRow;
   return outputs;
 }

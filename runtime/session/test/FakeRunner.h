@@ -17,7 +17,7 @@
 #include "runtime/session/ModelDims.h"
 #include "runtime/session/PieceRunner.h"
 
-#include "llvm/ADT/StringMap.h"
+#include <map>
 
 #include <string>
 #include <vector>
@@ -35,17 +35,18 @@ class FakeRunner : public PieceRunner {
 public:
   explicit FakeRunner(const ModelDims &dims) : dims(dims) {}
 
-  llvm::Expected<std::vector<top::Tensor>>
-  run(llvm::StringRef piece, llvm::ArrayRef<top::Tensor> inputs) override;
+  absl::StatusOr<std::vector<top::Tensor>>
+  run(std::string_view piece, absl::Span<const top::Tensor> inputs) override;
 
   /// With `keepHistory`, it keeps what it was given of each piece's history
   /// as a device does: per piece, the owner and the rows.
   bool keepsHistory() const override { return keepHistory; }
-  int64_t getKeptHistoryRows(llvm::StringRef piece,
+  int64_t getKeptHistoryRows(std::string_view piece,
                              uint64_t owner) const override;
-  llvm::Expected<std::vector<top::Tensor>>
-  runWithHistoryFrom(llvm::StringRef piece, llvm::ArrayRef<top::Tensor> inputs,
-                     int64_t firstRow, uint64_t owner) override;
+  absl::StatusOr<std::vector<top::Tensor>>
+  runWithHistoryFrom(std::string_view piece,
+                     absl::Span<const top::Tensor> inputs, int64_t firstRow,
+                     uint64_t owner) override;
 
   /// The names of the recorded calls, in order.
   std::vector<std::string> getPieceNames() const;
@@ -58,7 +59,7 @@ public:
 private:
   ModelDims dims;
   /// Per piece: whose history it holds, and how many rows.
-  llvm::StringMap<std::pair<uint64_t, int64_t>> kept;
+  std::map<std::string, std::pair<uint64_t, int64_t>, std::less<>> kept;
 };
 
 /// Dims of a two-layer model with L = 4 and S = 16.

@@ -13,11 +13,11 @@ using ::testing::ElementsAre;
 
 class GenerationTest : public ::testing::Test {
 protected:
-  llvm::Error generate(llvm::MutableArrayRef<Turn> turns,
-                       const GenerationLimits &limits) {
+  absl::Status generate(std::vector<Turn> &turns,
+                        const GenerationLimits &limits) {
     return generateTurns(
         session, turns, limits,
-        [&](llvm::ArrayRef<float> logits) {
+        [&](absl::Span<const float> logits) {
           return session.pickGreedy(logits);
         },
         [&](const GeneratedToken &token) {
@@ -54,7 +54,7 @@ TEST_F(GenerationTest, PlacedRowsFollowTheirTurnsIds) {
   std::vector<Turn> turns = {{{1, 2}, {}, {}}, second};
   GenerationLimits limits;
   limits.maxNewTokens = 1;
-  ASSERT_FALSE(static_cast<bool>(generate(turns, limits)));
+  ASSERT_TRUE(generate(turns, limits).ok());
   EXPECT_THAT(turns[1].generated, ElementsAre(21));
   EXPECT_THAT(session.getTokens(), ElementsAre(1, 2, 3, 5));
 }
@@ -63,7 +63,7 @@ TEST_F(GenerationTest, LaterTurnsStartWithThePendingToken) {
   std::vector<Turn> turns = {{{1, 2}, {}}, {{5}, {}}};
   GenerationLimits limits;
   limits.maxNewTokens = 3;
-  ASSERT_FALSE(static_cast<bool>(generate(turns, limits)));
+  ASSERT_TRUE(generate(turns, limits).ok());
   EXPECT_THAT(turns[0].generated, ElementsAre(3, 4, 5));
   EXPECT_THAT(turns[1].generated, ElementsAre(6, 7, 8));
   // The last token of a turn is fed with the next turn's prompt, and the
@@ -79,7 +79,7 @@ TEST_F(GenerationTest, StopTokenEndsTheTurn) {
   GenerationLimits limits;
   limits.maxNewTokens = 3;
   limits.stopTokens = stop;
-  ASSERT_FALSE(static_cast<bool>(generate(turns, limits)));
+  ASSERT_TRUE(generate(turns, limits).ok());
   EXPECT_THAT(turns[0].generated, ElementsAre(3, 4));
   EXPECT_THAT(turns[1].generated, ElementsAre(6, 7, 8));
   EXPECT_THAT(session.getTokens(), ElementsAre(1, 2, 3, 4, 5, 6, 7));
@@ -90,7 +90,7 @@ TEST_F(GenerationTest, SinkEndsTheTurn) {
   GenerationLimits limits;
   limits.maxNewTokens = 3;
   endingToken = 3;
-  ASSERT_FALSE(static_cast<bool>(generate(turns, limits)));
+  ASSERT_TRUE(generate(turns, limits).ok());
   EXPECT_THAT(turns[0].generated, ElementsAre(3));
   EXPECT_THAT(turns[1].generated, ElementsAre(6, 7, 8));
   EXPECT_THAT(session.getTokens(), ElementsAre(1, 2, 3, 5, 6, 7));
@@ -100,10 +100,13 @@ TEST_F(GenerationTest, OneTurnLeavesItsLastTokenUnfed) {
   std::vector<int32_t> generated;
   GenerationLimits limits;
   limits.maxNewTokens = 2;
-  ASSERT_FALSE(static_cast<bool>(generateTurn(
-      session, {1, 2}, 0, limits,
-      [&](llvm::ArrayRef<float> logits) { return session.pickGreedy(logits); },
-      [](const GeneratedToken &) { return true; }, generated)));
+  ASSERT_TRUE(generateTurn(
+                  session, {1, 2}, 0, limits,
+                  [&](absl::Span<const float> logits) {
+                    return session.pickGreedy(logits);
+                  },
+                  [](const GeneratedToken &) { return true; }, generated)
+                  .ok());
   EXPECT_THAT(generated, ElementsAre(3, 4));
   EXPECT_THAT(session.getTokens(), ElementsAre(1, 2, 3));
 }
@@ -112,11 +115,11 @@ TEST_F(GenerationTest, ReportsErrors) {
   std::vector<Turn> turns = {{{1}, {}}};
   GenerationLimits limits;
   limits.maxNewTokens = 0;
-  EXPECT_EQ(llvm::toString(generate(turns, limits)),
+  EXPECT_EQ(std::string(generate(turns, limits).message()),
             "at least one token must be generated");
   limits.maxNewTokens = 2;
   runner.failing = {"greedy_head"};
-  EXPECT_EQ(llvm::toString(generate(turns, limits)),
+  EXPECT_EQ(std::string(generate(turns, limits).message()),
             "piece greedy_head: fails");
   EXPECT_TRUE(seen.empty());
 }

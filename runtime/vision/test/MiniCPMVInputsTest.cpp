@@ -39,12 +39,12 @@ TEST(MiniCPMVInputsTest, SinCosEmbeddingEncodesColumnThenRow) {
   // Width 8: frequencies 1 and 1/100 per half; patch (row 0, column 1).
   std::vector<float> embedding = get2DSinCosEmbedding({2, 1}, 8);
   ASSERT_EQ(embedding.size(), 16u);
-  llvm::ArrayRef<float> second = llvm::ArrayRef(embedding).slice(8, 8);
+  absl::Span<const float> second = absl::MakeConstSpan(embedding).subspan(8, 8);
   EXPECT_FLOAT_EQ(second[0], std::sin(1.0f));
   EXPECT_FLOAT_EQ(second[1], std::sin(0.01f));
   EXPECT_FLOAT_EQ(second[2], std::cos(1.0f));
   EXPECT_FLOAT_EQ(second[3], std::cos(0.01f));
-  EXPECT_THAT(second.slice(4), ElementsAre(0, 0, 1, 1));
+  EXPECT_THAT(second.subspan(4), ElementsAre(0, 0, 1, 1));
 }
 
 TEST(MiniCPMVInputsTest, InputsArePaddedAndMasked) {
@@ -57,23 +57,22 @@ TEST(MiniCPMVInputsTest, InputsArePaddedAndMasked) {
     values[i] = static_cast<float>(i + 1);
   top::Tensor pixels = top::Tensor::fromF32({1, 3, 2, 4}, values);
   auto inputs = getMiniCPMVPieceInputs(pixels, 0, {2, 1}, sizes);
-  ASSERT_TRUE(static_cast<bool>(inputs)) << toString(inputs.takeError());
+  ASSERT_TRUE(inputs.ok()) << inputs.status().message();
   ASSERT_EQ(inputs->size(), 5u);
   // Each pixel row keeps its 4 values and gains 2 zeros of padding.
   EXPECT_THAT((*inputs)[0].getShape(), ElementsAre(1, 3, 2, 6));
-  EXPECT_THAT((*inputs)[0].getF32().take_front(6),
-              ElementsAre(1, 2, 3, 4, 0, 0));
+  EXPECT_THAT((*inputs)[0].getF32().first(6), ElementsAre(1, 2, 3, 4, 0, 0));
   EXPECT_THAT((*inputs)[1].getI32(), ElementsAre(0, 2, 0));
   float m = pieces::kMaskedScore;
   EXPECT_THAT((*inputs)[2].getF32(),
               ElementsAre(0, 0, m, 0, 0, m, 0, 0, m));
   EXPECT_THAT((*inputs)[3].getShape(), ElementsAre(1, 3, 4));
-  EXPECT_THAT((*inputs)[3].getF32().take_back(4), ElementsAre(0, 0, 0, 0));
+  EXPECT_THAT((*inputs)[3].getF32().last(4), ElementsAre(0, 0, 0, 0));
   EXPECT_THAT((*inputs)[4].getF32(), ElementsAre(0, 0, m, 0, 0, m));
 
   auto tooLarge = getMiniCPMVPieceInputs(pixels, 0, {4, 1}, sizes);
-  ASSERT_FALSE(static_cast<bool>(tooLarge));
-  EXPECT_THAT(toString(tooLarge.takeError()),
+  ASSERT_FALSE(tooLarge.ok());
+  EXPECT_THAT(std::string(tooLarge.status().message()),
               HasSubstr("4 x 1 patches is more than the 3"));
 }
 

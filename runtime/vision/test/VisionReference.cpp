@@ -26,13 +26,13 @@ std::optional<VisionReference> loadVisionReference(llvm::StringRef model,
   }
   llvm::Expected<llvm::json::Value> ids =
       llvm::json::parse((*text)->getBuffer());
-  llvm::Expected<Image> decoded = readImageFile(
+  absl::StatusOr<Image> decoded = readImageFile(
       llmc::test::getRefdataPath("vlm/images/" + image.str() + ".png"));
-  llvm::Expected<top::Tensor> pixels =
+  absl::StatusOr<top::Tensor> pixels =
       top::readNpyFile(refs + ".pixel_values.npy");
-  if (!ids || !decoded || !pixels) {
-    ADD_FAILURE() << toString(ids.takeError()) << toString(decoded.takeError())
-                  << toString(pixels.takeError());
+  if (!ids || !decoded.ok() || !pixels.ok()) {
+    ADD_FAILURE() << toString(ids.takeError()) << decoded.status().message()
+                  << pixels.status().message();
     return std::nullopt;
   }
   return VisionReference{std::move(*ids->getAsObject()), std::move(*decoded),
@@ -40,7 +40,7 @@ std::optional<VisionReference> loadVisionReference(llvm::StringRef model,
 }
 
 float getLargestDifference(const top::Tensor &a, const top::Tensor &b) {
-  llvm::ArrayRef<float> left = a.getF32(), right = b.getF32();
+  absl::Span<const float> left = a.getF32(), right = b.getF32();
   float largest = 0;
   for (size_t i = 0; i < left.size(); ++i)
     largest = std::max(largest, std::fabs(left[i] - right[i]));
