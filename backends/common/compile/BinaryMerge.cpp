@@ -6,6 +6,7 @@
 #include "backends/common/compile/StreamRelocation.h"
 #include "runtime/format/BinaryReader.h"
 #include "runtime/format/BinaryWriter.h"
+#include "support/LlvmStatus.h"
 
 #include "llvm/ADT/StringSet.h"
 
@@ -108,7 +109,8 @@ llvm::Error BinaryMerger::add(const binary::LoadedBinary &input) {
         input.streamBytes(inputPiece.stream_section());
     if (!bytes)
       return bytes.takeError();
-    llvm::Expected<cmd::CommandStream> stream = cmodel::parseStream(*bytes);
+    llvm::Expected<cmd::CommandStream> stream =
+        support::toExpected(cmodel::parseStream(*bytes));
     if (!stream)
       return inputError(input, "piece '" + inputPiece.name() + "': " +
                                    llvm::toString(stream.takeError()));

@@ -73,7 +73,7 @@ protected:
   }
   std::string run() {
     absl::StatusOr<cmodel::RunStats> stats = device.run(builder.take());
-    return stats ? "" : std::string(stats.status().message());
+    return stats.ok() ? "" : std::string(stats.status().message());
   }
 
   host::HostDevice device;
@@ -197,7 +197,7 @@ TEST(HostDeviceProfileTest, AddsEachRunsCommandsByKind) {
     compute.set_opcode(cmd::ADD);
     builder.hostCompute(compute, {tensor(128, 1, 2), tensor(128, 1, 2)},
                         {tensor(320, 1, 2)});
-    ASSERT_TRUE(bool(device.run(builder.take())));
+    ASSERT_TRUE(device.run(builder.take()).ok());
   }
   ASSERT_EQ(profile.kinds.size(), 2u);
   EXPECT_EQ(profile.kinds["MATMUL 3->2+1"].runs, 4u);
@@ -431,7 +431,7 @@ TEST_F(HostDeviceTest, RejectsOtherStreamVersions) {
   stream.set_version(1);
   stream.set_name("tiled");
   absl::StatusOr<cmodel::RunStats> stats = device.run(stream);
-  ASSERT_FALSE(static_cast<bool>(stats));
+  ASSERT_FALSE(stats.ok());
   EXPECT_THAT(std::string(stats.status().message()),
               HasSubstr("stream 'tiled' has version 1; the host device runs "
                         "host programs (version 3)"));
