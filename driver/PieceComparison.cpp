@@ -239,10 +239,9 @@ comparePiece(ModuleOp piece, const plugins::BackendPlugin &backend,
         placementView.getAddress(value);
     if (!address)
       return address.takeError();
-    llvm::Expected<absl::Span<const uint8_t>> bytes =
-        support::toExpected(chip->global().read(
-            address->first, address->second,
-            tpu::getTensorBytes(value.getType()).value_or(0)));
+    llvm::Expected<absl::Span<const uint8_t>> bytes = support::toExpected(
+        chip->global().read(address->first, address->second,
+                            tpu::getTensorBytes(value.getType()).value_or(0)));
     if (!bytes)
       return bytes.takeError();
     row.device = compile::decodeTensor(*bytes, value.getType());

@@ -83,7 +83,8 @@ private:
   /// An uninitialized read by `reader` may only be the symptom of a race:
   /// a command of the other queue that has not run yet, and need not run
   /// after `reader`, writes what it reads. Such a race becomes the trap.
-  absl::Status explainUninitialized(absl::Status error, CommandRef reader) const;
+  absl::Status explainUninitialized(absl::Status error,
+                                    CommandRef reader) const;
   /// Runs the head of `queue`, which starts at `start`.
   absl::Status step(Queue queue, uint64_t start);
 
@@ -126,11 +127,14 @@ absl::Status Run::indexStream() {
       bool right =
           queue == Queue::Dma ? command.has_dma() : command.has_compute();
       if (!right)
-        return makeTrap(TrapKind::BadStream, support::strCat(name(ref), " is not a ", getQueueName(queue), " command"));
+        return makeTrap(TrapKind::BadStream,
+                        support::strCat(name(ref), " is not a ",
+                                        getQueueName(queue), " command"));
       auto [it, inserted] = ids.try_emplace(command.id(), ref);
       if (!inserted)
-        return makeTrap(TrapKind::BadStream,
-                        support::strCat(name(ref), " reuses the id of ", name(it->second)));
+        return makeTrap(
+            TrapKind::BadStream,
+            support::strCat(name(ref), " reuses the id of ", name(it->second)));
     }
   }
   for (Queue queue : {Queue::Dma, Queue::Compute})
@@ -139,10 +143,14 @@ absl::Status Run::indexStream() {
       for (uint32_t wait : get(ref).waits()) {
         auto it = ids.find(wait);
         if (it == ids.end())
-          return makeTrap(TrapKind::BadStream, support::strCat(name(ref), " waits for unknown id ", wait));
+          return makeTrap(
+              TrapKind::BadStream,
+              support::strCat(name(ref), " waits for unknown id ", wait));
         if (it->second.queue == queue)
-          return makeTrap(TrapKind::BadStream,
-                          support::strCat(name(ref), " waits for ", name(it->second), " on its own queue, which runs in order"));
+          return makeTrap(
+              TrapKind::BadStream,
+              support::strCat(name(ref), " waits for ", name(it->second),
+                              " on its own queue, which runs in order"));
       }
     }
   return absl::OkStatus();
@@ -165,7 +173,7 @@ absl::Status Run::deadlock() const {
 }
 
 absl::Status Run::explainUninitialized(absl::Status error,
-                                      CommandRef reader) const {
+                                       CommandRef reader) const {
   if (getTrapKind(error) != TrapKind::UninitializedRead)
     return error;
   LocalAccesses reads = getLocalAccesses(get(reader), device.chip);
@@ -176,18 +184,22 @@ absl::Status Run::explainUninitialized(absl::Status error,
   for (int i = next[int(other)]; i < list.size(); ++i) {
     CommandRef writer{other, uint32_t(i)};
     const cmd::Command &command = list.Get(i);
-    bool after = std::any_of(command.waits().begin(), command.waits().end(), [&](uint32_t wait) {
-      CommandRef waited = ids.at(wait);
-      return waited.queue == reader.queue && waited.index >= reader.index;
-    });
+    bool after = std::any_of(
+        command.waits().begin(), command.waits().end(), [&](uint32_t wait) {
+          CommandRef waited = ids.at(wait);
+          return waited.queue == reader.queue && waited.index >= reader.index;
+        });
     if (after)
       break;
     for (const LocalGeometry &write :
          getLocalAccesses(command, device.chip).writes)
       for (const LocalGeometry &read : reads.reads)
         if (findOverlappingLane(write, read) >= 0) {
-          return makeTrap(TrapKind::MissingSync,
-                          support::strCat(name(reader), " reads ", read.describe(), ", which ", name(writer), " writes, and it does not wait for it "
+          return makeTrap(
+              TrapKind::MissingSync,
+              support::strCat(name(reader), " reads ", read.describe(),
+                              ", which ", name(writer),
+                              " writes, and it does not wait for it "
                               "(directly or through other waits)"));
         }
   }
@@ -298,21 +310,28 @@ absl::StatusOr<RunStats> CModel::Impl::runCore(const CommandList &dmaQueue,
 absl::StatusOr<RunStats>
 CModel::Impl::runSections(const cmd::CommandStream &stream) {
   if (stream.dma_queue_size() || stream.compute_queue_size())
-    return makeTrap(TrapKind::BadStream,
-                    support::strCat("stream '", stream.name(), "' has version 2 but queues outside its sections"));
+    return makeTrap(
+        TrapKind::BadStream,
+        support::strCat("stream '", stream.name(),
+                        "' has version 2 but queues outside its sections"));
   RunStats total;
   for (int s = 0; s < stream.sections_size(); ++s) {
     const cmd::Section &section = stream.sections(s);
     if (section.cores_size() == 0 || section.cores_size() > chip.cores)
       return makeTrap(TrapKind::BadStream,
-                      support::strCat("section ", s, " of stream '", stream.name(), "' has ", section.cores_size(), " cores; ", chip.id, " has ", chip.cores));
+                      support::strCat("section ", s, " of stream '",
+                                      stream.name(), "' has ",
+                                      section.cores_size(), " cores; ", chip.id,
+                                      " has ", chip.cores));
     uint64_t longest = 0, ddrBytes = 0;
     for (int core = 0; core < section.cores_size(); ++core) {
       const cmd::CoreCommands &commands = section.cores(core);
       absl::StatusOr<RunStats> stats =
           runCore(commands.dma_queue(), commands.compute_queue(), core);
       if (!stats.ok())
-        return prefixTrap(stats.status(), support::strCat("section ", s, ", core ", core, ": "));
+        return prefixTrap(
+            stats.status(),
+            support::strCat("section ", s, ", core ", core, ": "));
       addCounts(total, *stats);
       longest = std::max(longest, stats->totalCycles);
       ddrBytes += stats->ddrBytes;
@@ -350,10 +369,13 @@ absl::StatusOr<RunStats> CModel::run(const cmd::CommandStream &stream) {
     return impl->runSections(stream);
   if (stream.version() != 1)
     return makeTrap(TrapKind::BadStream,
-                    support::strCat("stream '", stream.name(), "' has version ", stream.version(), "; this cmodel runs versions 1 and 2"));
+                    support::strCat("stream '", stream.name(), "' has version ",
+                                    stream.version(),
+                                    "; this cmodel runs versions 1 and 2"));
   if (stream.sections_size())
     return makeTrap(TrapKind::BadStream,
-                    support::strCat("stream '", stream.name(), "' has sections, which need version 2"));
+                    support::strCat("stream '", stream.name(),
+                                    "' has sections, which need version 2"));
   return impl->runCore(stream.dma_queue(), stream.compute_queue(), 0);
 }
 

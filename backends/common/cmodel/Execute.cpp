@@ -14,22 +14,29 @@ namespace llmc::cmodel {
 /// Checks the operands of `dma`; for a GATHER or SCATTER, reads its indices
 /// into `rows` (trapping on any outside the table).
 static absl::Status checkDma(const cmd::Dma &dma, const GlobalGeometry &global,
-                            const LocalGeometry &local,
-                            const GlobalGeometry *index,
-                            const GlobalMemory &memory,
-                            std::vector<int64_t> &rows) {
+                             const LocalGeometry &local,
+                             const GlobalGeometry *index,
+                             const GlobalMemory &memory,
+                             std::vector<int64_t> &rows) {
   if (global.dtype != local.dtype)
     return makeTrap(TrapKind::DTypeMismatch,
-                    support::strCat(global.describe(), " and ", local.describe(), " differ in type; a DMA does not convert"));
+                    support::strCat(global.describe(), " and ",
+                                    local.describe(),
+                                    " differ in type; a DMA does not convert"));
   if (!index && (global.rows != local.rows || global.cols != local.cols))
-    return makeTrap(TrapKind::BadOperand, support::strCat(global.describe(), " and ", local.describe(), " differ in shape"));
+    return makeTrap(TrapKind::BadOperand,
+                    support::strCat(global.describe(), " and ",
+                                    local.describe(), " differ in shape"));
   if (index) {
     if (index->dtype != cmd::DTYPE_I32)
       return makeTrap(TrapKind::DTypeMismatch,
                       support::strCat(index->describe(), " must be i32"));
     if (index->rows * index->cols != local.rows || global.cols != local.cols)
       return makeTrap(TrapKind::BadOperand,
-                      support::strCat("a gather or scatter of ", index->describe(), " rows of ", global.describe(), " does not match ", local.describe()));
+                      support::strCat("a gather or scatter of ",
+                                      index->describe(), " rows of ",
+                                      global.describe(), " does not match ",
+                                      local.describe()));
   }
   bool write = dma.kind() == cmd::Dma::STORE || dma.kind() == cmd::Dma::SCATTER;
   LLMC_RETURN_IF_ERROR(memory.checkAccess(global, write));
@@ -44,7 +51,10 @@ static absl::Status checkDma(const cmd::Dma &dma, const GlobalGeometry &global,
         return makeTrap(
             TrapKind::OutOfBounds,
             support::strCat(dma.kind() == cmd::Dma::GATHER ? "gathered"
-                                                       : "scattered", " index ", row, " (element ", rows.size(), " of ", index->describe(), ") is outside the ", global.rows, " rows of ", global.describe()));
+                                                           : "scattered",
+                            " index ", row, " (element ", rows.size(), " of ",
+                            index->describe(), ") is outside the ", global.rows,
+                            " rows of ", global.describe()));
       rows.push_back(row);
     }
   return absl::OkStatus();
@@ -115,14 +125,14 @@ absl::StatusOr<CommandCost> executeDma(const cmd::Dma &dma, Device &device,
     index = std::move(*created);
   }
   std::vector<int64_t> rows;
-  LLMC_RETURN_IF_ERROR(checkDma(
-          dma, *global, *local, index ? &*index : nullptr, device.global, rows));
+  LLMC_RETURN_IF_ERROR(checkDma(dma, *global, *local, index ? &*index : nullptr,
+                                device.global, rows));
   // A replicated tensor stores its first lane's copy, and reads no other.
   LocalGeometry touched = *local;
   if (store && local->layout == cmd::LAYOUT_REPLICATED)
     touched.laneEnd = touched.laneBegin + 1;
-  LLMC_RETURN_IF_ERROR(device.sync.check(
-          touched, /*write=*/!store, context.ref, context.clock, context.namer));
+  LLMC_RETURN_IF_ERROR(device.sync.check(touched, /*write=*/!store, context.ref,
+                                         context.clock, context.namer));
 
   CommandCost cost = device.time.getDmaCost(*global, index ? &*index : nullptr);
   int64_t laneEnd = touched.laneEnd;
@@ -175,16 +185,16 @@ absl::StatusOr<CommandCost> executeCompute(const cmd::Compute &compute,
   for (const auto &input : operands->inputs)
     if (input)
       LLMC_RETURN_IF_ERROR(device.sync.check(*input, false, context.ref,
-                                                context.clock, context.namer));
+                                             context.clock, context.namer));
   for (size_t i = 0; i < operands->outputs.size(); ++i) {
     const LocalGeometry *output = operands->getOutput(i);
     if (!output)
       continue;
     if (readsOutput(compute, i))
       LLMC_RETURN_IF_ERROR(device.sync.check(*output, false, context.ref,
-                                                context.clock, context.namer));
+                                             context.clock, context.namer));
     LLMC_RETURN_IF_ERROR(device.sync.check(*output, true, context.ref,
-                                              context.clock, context.namer));
+                                           context.clock, context.namer));
   }
 
   runComputeKernels(compute, *operands, device.local, device.runner,

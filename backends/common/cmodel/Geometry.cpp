@@ -42,12 +42,14 @@ std::string_view getLayoutName(cmd::Layout layout) {
 }
 
 static absl::Status checkShape(int64_t rows, int64_t cols, DType dtype,
-                              std::string_view what) {
+                               std::string_view what) {
   if (getDTypeBits(dtype) == 0)
     return makeTrap(TrapKind::DTypeMismatch,
                     support::strCat(what, " has no valid element type"));
   if (rows < 1 || cols < 1 || rows > kMaxDim || cols > kMaxDim)
-    return makeTrap(TrapKind::BadOperand, support::strCat(what, " has an invalid shape [", rows, ", ", cols, "]"));
+    return makeTrap(TrapKind::BadOperand,
+                    support::strCat(what, " has an invalid shape [", rows, ", ",
+                                    cols, "]"));
   return absl::OkStatus();
 }
 
@@ -67,13 +69,16 @@ LocalGeometry::create(const cmd::LocalTensor &tensor,
   g.cols = tensor.cols();
   LLMC_RETURN_IF_ERROR(checkShape(g.rows, g.cols, g.dtype, what));
   if (!cmd::Layout_IsValid(g.layout))
-    return makeTrap(TrapKind::BadOperand, support::strCat(what, " has an invalid layout"));
+    return makeTrap(TrapKind::BadOperand,
+                    support::strCat(what, " has an invalid layout"));
 
   g.laneBegin = tensor.lane_begin();
   g.laneEnd = g.laneBegin + int64_t(tensor.lane_count());
   if (tensor.lane_count() == 0 || g.laneEnd > chip.npuLanes)
     return makeTrap(TrapKind::LaneRange,
-                    support::strCat(what, " uses lanes [", g.laneBegin, ", ", g.laneEnd, ") but the chip has ", chip.npuLanes, " lanes"));
+                    support::strCat(what, " uses lanes [", g.laneBegin, ", ",
+                                    g.laneEnd, ") but the chip has ",
+                                    chip.npuLanes, " lanes"));
   int64_t lanes = g.laneEnd - g.laneBegin;
 
   // The dimension the layout splits, and how much of it each lane holds.
@@ -84,19 +89,23 @@ LocalGeometry::create(const cmd::LocalTensor &tensor,
     g.perLane =
         tensor.per_lane() ? tensor.per_lane() : (extent + lanes - 1) / lanes;
     if (g.perLane < 1)
-      return makeTrap(TrapKind::BadOperand, support::strCat(what, " has a negative per_lane"));
+      return makeTrap(TrapKind::BadOperand,
+                      support::strCat(what, " has a negative per_lane"));
     g.perLane = std::min(g.perLane, extent);
     int64_t needed = (extent + g.perLane - 1) / g.perLane;
     if (needed > lanes)
       return makeTrap(TrapKind::BadOperand,
-                      support::strCat(what, " needs ", needed, " lanes of ", g.perLane, " ", getLayoutName(g.layout), " but has ", lanes));
+                      support::strCat(what, " needs ", needed, " lanes of ",
+                                      g.perLane, " ", getLayoutName(g.layout),
+                                      " but has ", lanes));
   }
   // A lane's columns start at a byte boundary of the global row only if a
   // 4-bit split is even.
   if (g.layout == cmd::LAYOUT_COLS && isInt4DType(g.dtype) &&
       g.perLane < g.cols && g.perLane % 2 != 0)
     return makeTrap(TrapKind::Misaligned,
-                    support::strCat(what, " splits 4-bit columns ", g.perLane, " per lane; the split must be even"));
+                    support::strCat(what, " splits 4-bit columns ", g.perLane,
+                                    " per lane; the split must be even"));
 
   int64_t laneCols = g.layout == cmd::LAYOUT_COLS ? g.perLane : g.cols;
   int64_t laneRows = g.layout == cmd::LAYOUT_ROWS ? g.perLane : g.rows;
@@ -107,10 +116,15 @@ LocalGeometry::create(const cmd::LocalTensor &tensor,
                                        : (rowBytes + eu - 1) / eu * eu;
   if (g.address % eu != 0 || g.stride % eu != 0)
     return makeTrap(TrapKind::Misaligned,
-                    support::strCat(what, " has address ", g.address, " and row stride ", g.stride, "; both must be multiples of the ", eu, " EU bytes"));
+                    support::strCat(what, " has address ", g.address,
+                                    " and row stride ", g.stride,
+                                    "; both must be multiples of the ", eu,
+                                    " EU bytes"));
   if (g.stride < rowBytes)
     return makeTrap(TrapKind::BadOperand,
-                    support::strCat(what, " has row stride ", g.stride, " below its ", rowBytes, " bytes per lane row"));
+                    support::strCat(what, " has row stride ", g.stride,
+                                    " below its ", rowBytes,
+                                    " bytes per lane row"));
   g.rowBytes = (rowBytes + eu - 1) / eu * eu;
   uint64_t capacity = chip.localMemoryBytesPerLane;
   // Compared without overflow: address and stride may be anything a
@@ -118,9 +132,11 @@ LocalGeometry::create(const cmd::LocalTensor &tensor,
   if (g.address > capacity || g.stride > capacity ||
       uint64_t(laneRows) > capacity ||
       uint64_t(laneRows - 1) * g.stride + g.rowBytes > capacity - g.address)
-    return makeTrap(TrapKind::LocalOverflow,
-                    support::strCat(what, " needs local bytes [", g.address, ", ", g.address + (laneRows - 1) * g.stride +
-                                    g.rowBytes, ") per lane but a lane has ", capacity));
+    return makeTrap(
+        TrapKind::LocalOverflow,
+        support::strCat(what, " needs local bytes [", g.address, ", ",
+                        g.address + (laneRows - 1) * g.stride + g.rowBytes,
+                        ") per lane but a lane has ", capacity));
   return g;
 }
 
@@ -186,18 +202,23 @@ GlobalGeometry::create(const cmd::GlobalTensor &tensor, std::string_view what) {
   g.offset = tensor.offset();
   LLMC_RETURN_IF_ERROR(checkShape(g.rows, g.cols, g.dtype, what));
   if (!cmd::Region_IsValid(g.region) || g.region == cmd::REGION_INVALID)
-    return makeTrap(TrapKind::BadOperand, support::strCat(what, " has an invalid region"));
+    return makeTrap(TrapKind::BadOperand,
+                    support::strCat(what, " has an invalid region"));
   g.rowBytes = getDTypeBytes(g.dtype, g.cols);
   g.stride = tensor.row_stride_bytes() ? tensor.row_stride_bytes() : g.rowBytes;
   if (g.stride < g.rowBytes)
     return makeTrap(TrapKind::BadOperand,
-                    support::strCat(what, " has row stride ", g.stride, " below its ", g.rowBytes, " bytes per row"));
+                    support::strCat(what, " has row stride ", g.stride,
+                                    " below its ", g.rowBytes,
+                                    " bytes per row"));
   uint64_t lastRow;
   if (__builtin_mul_overflow(uint64_t(g.rows - 1), g.stride, &lastRow) ||
       lastRow + g.rowBytes < lastRow ||
       g.offset + lastRow + g.rowBytes < g.offset)
     return makeTrap(TrapKind::OutOfBounds,
-                    support::strCat(what, " extends beyond any memory (row stride ", g.stride, ")"));
+                    support::strCat(what,
+                                    " extends beyond any memory (row stride ",
+                                    g.stride, ")"));
   return g;
 }
 

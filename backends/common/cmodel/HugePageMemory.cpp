@@ -38,7 +38,8 @@ HugePageMemory::copyReadOnly(absl::Span<const uint8_t> bytes) {
   if (!memory)
     return nullptr;
   std::memcpy(memory->data, bytes.data(), bytes.size());
-  mprotect(memory->data, (bytes.size() + kHugePage - 1) / kHugePage * kHugePage, PROT_READ);
+  mprotect(memory->data, (bytes.size() + kHugePage - 1) / kHugePage * kHugePage,
+           PROT_READ);
   return memory;
 }
 

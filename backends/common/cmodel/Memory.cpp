@@ -6,8 +6,8 @@
 
 #include "support/Strings.h"
 
-#include "absl/types/span.h"
 #include "absl/functional/function_ref.h"
+#include "absl/types/span.h"
 
 #include <cassert>
 #include <cstring>
@@ -32,8 +32,7 @@ void GlobalMemory::allocate(cmd::Region region, uint64_t bytes) {
   block.readOnly = false;
 }
 
-void GlobalMemory::attach(cmd::Region region,
-                          absl::Span<uint8_t> bytes) {
+void GlobalMemory::attach(cmd::Region region, absl::Span<uint8_t> bytes) {
   assert(index(region) != 0 && "attaching an invalid region");
   if (index(region) == 0)
     return;
@@ -49,8 +48,8 @@ void GlobalMemory::attachReadOnly(cmd::Region region,
                                   absl::Span<const uint8_t> bytes) {
   // The device never writes a read-only region (STOREs into it trap), so
   // holding it through a mutable pointer is safe.
-  attach(region, absl::Span<uint8_t>(
-                     const_cast<uint8_t *>(bytes.data()), bytes.size()));
+  attach(region, absl::Span<uint8_t>(const_cast<uint8_t *>(bytes.data()),
+                                     bytes.size()));
   if (index(region) != 0)
     get(region).readOnly = true;
 }
@@ -63,20 +62,25 @@ uint8_t *GlobalMemory::getMutableData(cmd::Region region) {
 /// `what` names the access in the error; it is called only on failure, as
 /// every command checks its operands.
 static absl::Status checkRange(uint64_t offset, uint64_t size,
-                              uint64_t regionSize, cmd::Region region,
-                              absl::FunctionRef<std::string()> what) {
+                               uint64_t regionSize, cmd::Region region,
+                               absl::FunctionRef<std::string()> what) {
   if (offset > regionSize || size > regionSize - offset)
     return makeTrap(TrapKind::OutOfBounds,
-                    support::strCat(what(), " accesses bytes [", offset, ", ", offset + size, ") of region ", getRegionName(region), ", which has ", regionSize, " bytes"));
+                    support::strCat(what(), " accesses bytes [", offset, ", ",
+                                    offset + size, ") of region ",
+                                    getRegionName(region), ", which has ",
+                                    regionSize, " bytes"));
   return absl::OkStatus();
 }
 
 absl::Status GlobalMemory::write(cmd::Region region, uint64_t offset,
-                                absl::Span<const uint8_t> bytes) {
-  LLMC_RETURN_IF_ERROR(checkRange(offset, bytes.size(), getSize(region),
-                                     region, [] { return "a host write"; }));
+                                 absl::Span<const uint8_t> bytes) {
+  LLMC_RETURN_IF_ERROR(checkRange(offset, bytes.size(), getSize(region), region,
+                                  [] { return "a host write"; }));
   if (isReadOnly(region))
-    return makeTrap(TrapKind::ReadOnly, support::strCat("a host write into read-only region ", getRegionName(region)));
+    return makeTrap(TrapKind::ReadOnly,
+                    support::strCat("a host write into read-only region ",
+                                    getRegionName(region)));
   if (!bytes.empty())
     std::memcpy(get(region).data + offset, bytes.data(), bytes.size());
   return absl::OkStatus();
@@ -85,18 +89,22 @@ absl::Status GlobalMemory::write(cmd::Region region, uint64_t offset,
 absl::StatusOr<absl::Span<const uint8_t>>
 GlobalMemory::read(cmd::Region region, uint64_t offset, uint64_t size) const {
   if (absl::Status error = checkRange(offset, size, getSize(region), region,
-                                     [] { return "a host read"; }); !error.ok())
+                                      [] { return "a host read"; });
+      !error.ok())
     return std::move(error);
   return absl::Span<const uint8_t>(getData(region) + offset, size);
 }
 
 absl::Status GlobalMemory::checkAccess(const GlobalGeometry &tensor,
-                                      bool write) const {
-  LLMC_RETURN_IF_ERROR(checkRange(tensor.offset, tensor.getExtent(), getSize(tensor.region),
-                     tensor.region, [&] { return tensor.describe(); }));
+                                       bool write) const {
+  LLMC_RETURN_IF_ERROR(checkRange(tensor.offset, tensor.getExtent(),
+                                  getSize(tensor.region), tensor.region,
+                                  [&] { return tensor.describe(); }));
   if (write && isReadOnly(tensor.region))
     return makeTrap(TrapKind::ReadOnly,
-                    support::strCat(tensor.describe(), " is stored into read-only region ", getRegionName(tensor.region)));
+                    support::strCat(tensor.describe(),
+                                    " is stored into read-only region ",
+                                    getRegionName(tensor.region)));
   return absl::OkStatus();
 }
 

@@ -39,7 +39,7 @@ public:
 
   /// Host access: copies `bytes` to `offset` of `region`; traps outside it.
   absl::Status write(cmd::Region region, uint64_t offset,
-                    absl::Span<const uint8_t> bytes);
+                     absl::Span<const uint8_t> bytes);
   /// Host access: `size` bytes at `offset` of `region`.
   absl::StatusOr<absl::Span<const uint8_t>>
   read(cmd::Region region, uint64_t offset, uint64_t size) const;

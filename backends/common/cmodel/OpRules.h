@@ -35,7 +35,7 @@ private:
 
   /// Operand counts, and which must be present.
   absl::Status arity(size_t minInputs, size_t maxInputs, size_t minOutputs,
-                    size_t maxOutputs);
+                     size_t maxOutputs);
   absl::Status requireInput(size_t i) const;
   const LocalGeometry &in(size_t i) const { return *ops.getInput(i); }
   const LocalGeometry &out(size_t i) const { return *ops.getOutput(i); }
@@ -43,20 +43,20 @@ private:
   absl::Status requireFloat(const LocalGeometry &g) const;
   absl::Status requireType(const LocalGeometry &g, DType type) const;
   absl::Status requireShape(const LocalGeometry &g, int64_t rows,
-                           int64_t cols) const;
+                            int64_t cols) const;
   /// Calls `body` for each lane with a non-empty block of the primary output.
   absl::Status forLanes(LaneCheck body) const;
   /// Traps unless `g` holds rows [r0, r1) x cols [c0, c1) on `lane`.
   absl::Status holds(const LocalGeometry &g, int64_t lane, int64_t r0,
-                    int64_t r1, int64_t c0, int64_t c1) const;
+                     int64_t r1, int64_t c0, int64_t c1) const;
   /// Traps unless `g` has `y`'s shape or broadcasts to it: [1, cols] over
   /// rows, [1, 1] everywhere.
   absl::Status requireBroadcast(const LocalGeometry &g,
-                               const LocalGeometry &y) const;
+                                const LocalGeometry &y) const;
   /// Traps unless `lane` holds what output block `b` reads of `g`, an
   /// operand requireBroadcast accepted (row 0, column 0 when broadcast).
   absl::Status holdsBroadcast(const LocalGeometry &g, int64_t lane,
-                             const LaneBlock &b) const;
+                              const LaneBlock &b) const;
   /// Checks the inputs of an elementwise opcode against the output: each
   /// broadcasts to it and every lane holds what its block reads.
   absl::Status checkElementwiseOperands();
@@ -67,7 +67,7 @@ private:
   /// output column; null entries skipped) and the bias columns.
   absl::Status
   checkProjectionLanes(const LocalGeometry &x, int64_t k,
-                       absl::Span<const LocalGeometry * const> channelRows,
+                       absl::Span<const LocalGeometry *const> channelRows,
                        const LocalGeometry *bias) const;
 
   absl::Status checkMatMul(bool quantized);

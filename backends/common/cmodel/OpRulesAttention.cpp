@@ -18,10 +18,12 @@ absl::Status Rules::checkAttention() {
                       *max = ops.getOutput(2), *sum = ops.getOutput(3);
   int64_t headDim = compute.group();
   if (headDim < 1 || q.cols % headDim != 0 || k.cols % headDim != 0)
-    return bad(support::strCat("head dimension (group) ", headDim, " must divide the columns of q and k"));
+    return bad(support::strCat("head dimension (group) ", headDim,
+                               " must divide the columns of q and k"));
   int64_t qHeads = q.cols / headDim, kvHeads = k.cols / headDim;
   if (qHeads % kvHeads != 0)
-    return bad(support::strCat(qHeads, " query heads do not group over ", kvHeads, " key/value heads"));
+    return bad(support::strCat(qHeads, " query heads do not group over ",
+                               kvHeads, " key/value heads"));
   int64_t groupSize = qHeads / kvHeads;
   for (const LocalGeometry *g : {&q, &k, &v})
     LLMC_RETURN_IF_ERROR(requireFloat(*g));
@@ -37,7 +39,8 @@ absl::Status Rules::checkAttention() {
                                  : "o (output 0) is required");
   if (o) {
     if (o->dtype != q.dtype && o->dtype != cmd::DTYPE_F32)
-      return mismatch(support::strCat(o->describe(), " must have q's type or f32"));
+      return mismatch(
+          support::strCat(o->describe(), " must have q's type or f32"));
     LLMC_RETURN_IF_ERROR(requireShape(*o, q.rows, q.cols));
   }
   if (chunked != bool(acc && max && sum) || (!chunked && (acc || max || sum)))
@@ -53,13 +56,16 @@ absl::Status Rules::checkAttention() {
   }
   return forLanes([&](int64_t lane, const LaneBlock &b) -> absl::Status {
     if (b.colBegin % headDim != 0 || b.colCount % headDim != 0)
-      return bad(support::strCat("lane ", lane, " computes columns [", b.colBegin, ", ", b.colEnd(), "), not whole heads of ", headDim));
+      return bad(support::strCat("lane ", lane, " computes columns [",
+                                 b.colBegin, ", ", b.colEnd(),
+                                 "), not whole heads of ", headDim));
     int64_t r0 = b.rowBegin, r1 = b.rowEnd();
     int64_t h0 = b.colBegin / headDim, h1 = b.colEnd() / headDim;
     int64_t kv0 = h0 / groupSize, kv1 = (h1 - 1) / groupSize + 1;
     LLMC_RETURN_IF_ERROR(holds(q, lane, r0, r1, b.colBegin, b.colEnd()));
     for (const LocalGeometry *g : {&k, &v})
-      LLMC_RETURN_IF_ERROR(holds(*g, lane, 0, k.rows, kv0 * headDim, kv1 * headDim));
+      LLMC_RETURN_IF_ERROR(
+          holds(*g, lane, 0, k.rows, kv0 * headDim, kv1 * headDim));
     if (mask)
       LLMC_RETURN_IF_ERROR(holds(*mask, lane, r0, r1, 0, k.rows));
     if (chunked) {

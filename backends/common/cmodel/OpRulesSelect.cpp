@@ -20,9 +20,11 @@ absl::Status Rules::checkCompare() {
   LLMC_RETURN_IF_ERROR(arity(2, 2, 1, 1));
   const LocalGeometry &a = in(0), &b = in(1), &y = out(0);
   if (!isFloatDType(a.dtype) && !isMaskDType(a.dtype))
-    return mismatch(support::strCat(a.describe(), " must be a float type, u8, i8 or i32"));
+    return mismatch(
+        support::strCat(a.describe(), " must be a float type, u8, i8 or i32"));
   if (b.dtype != a.dtype)
-    return mismatch(support::strCat(a.describe(), " and ", b.describe(), " must have one type"));
+    return mismatch(support::strCat(a.describe(), " and ", b.describe(),
+                                    " must have one type"));
   if (!isMaskDType(y.dtype))
     return mismatch(support::strCat(y.describe(), " must be u8, i8 or i32"));
   if (!cmd::Comparison_IsValid(compute.comparison()) ||
@@ -37,9 +39,11 @@ absl::Status Rules::checkSelect() {
   if (!isMaskDType(cond.dtype))
     return mismatch(support::strCat(cond.describe(), " must be u8, i8 or i32"));
   if (isInt4DType(x.dtype))
-    return mismatch(support::strCat(x.describe(), " must have whole-byte elements"));
+    return mismatch(
+        support::strCat(x.describe(), " must have whole-byte elements"));
   if (y.dtype != x.dtype || z.dtype != x.dtype)
-    return mismatch(support::strCat(x.describe(), ", ", y.describe(), " and ", z.describe(), " must have one type"));
+    return mismatch(support::strCat(x.describe(), ", ", y.describe(), " and ",
+                                    z.describe(), " must have one type"));
   return checkElementwiseOperands();
 }
 
@@ -58,7 +62,8 @@ absl::Status Rules::checkRanking(int64_t k) {
   LLMC_RETURN_IF_ERROR(requireType(values, x.dtype));
   LLMC_RETURN_IF_ERROR(requireType(indices, cmd::DTYPE_I32));
   if (values.rows != x.rows)
-    return bad(support::strCat(values.describe(), " must have the rows of ", x.describe()));
+    return bad(support::strCat(values.describe(), " must have the rows of ",
+                               x.describe()));
   LLMC_RETURN_IF_ERROR(requireShape(indices, values.rows, values.cols));
   if (map) {
     LLMC_RETURN_IF_ERROR(requireType(*map, cmd::DTYPE_I32));
@@ -67,12 +72,14 @@ absl::Status Rules::checkRanking(int64_t k) {
   return forLanes([&](int64_t lane, const LaneBlock &b) -> absl::Status {
     LaneBlock source = x.getBlock(lane);
     if (b.colCount != k || source.empty())
-      return bad(support::strCat("lane ", lane, " must hold ", (k == 1 ? std::string("one column")
-                         : std::to_string(k) + " columns"), " of ", values.describe(), " and some columns of ", x.describe()));
-    LLMC_RETURN_IF_ERROR(holds(indices, lane, b.rowBegin, b.rowEnd(),
-                                  b.colBegin, b.colEnd()));
-    LLMC_RETURN_IF_ERROR(holds(x, lane, b.rowBegin, b.rowEnd(),
-                                  source.colBegin, source.colEnd()));
+      return bad(support::strCat(
+          "lane ", lane, " must hold ",
+          (k == 1 ? std::string("one column") : std::to_string(k) + " columns"),
+          " of ", values.describe(), " and some columns of ", x.describe()));
+    LLMC_RETURN_IF_ERROR(
+        holds(indices, lane, b.rowBegin, b.rowEnd(), b.colBegin, b.colEnd()));
+    LLMC_RETURN_IF_ERROR(holds(x, lane, b.rowBegin, b.rowEnd(), source.colBegin,
+                               source.colEnd()));
     return map ? holds(*map, lane, b.rowBegin, b.rowEnd(), source.colBegin,
                        source.colEnd())
                : absl::OkStatus();

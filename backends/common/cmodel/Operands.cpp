@@ -28,8 +28,8 @@ createComputeOperands(const cmd::Compute &compute,
         into.emplace_back();
         continue;
       }
-      auto geometry = LocalGeometry::create(
-          tensor, chip, support::strCat(kind, " ", i));
+      auto geometry =
+          LocalGeometry::create(tensor, chip, support::strCat(kind, " ", i));
       if (!geometry.ok())
         return geometry.status();
       into.push_back(std::move(*geometry));
@@ -78,14 +78,16 @@ static bool isSameTensor(const LocalGeometry &a, const LocalGeometry &b) {
 }
 
 absl::Status checkOperandOverlaps(const cmd::Compute &compute,
-                                 const ComputeOperands &operands) {
+                                  const ComputeOperands &operands) {
   bool inPlace = isRowLocal(compute.opcode());
   for (size_t o = 0; o < operands.outputs.size(); ++o) {
     const LocalGeometry *output = operands.getOutput(o);
     if (!output)
       continue;
     auto overlapTrap = [&](const LocalGeometry &other, int64_t lane) {
-      return makeTrap(TrapKind::Overlap, support::strCat(output->describe(), " overlaps ", other.describe(), " on lane ", lane));
+      return makeTrap(TrapKind::Overlap,
+                      support::strCat(output->describe(), " overlaps ",
+                                      other.describe(), " on lane ", lane));
     };
     for (size_t i = 0; i < operands.inputs.size(); ++i) {
       const LocalGeometry *input = operands.getInput(i);

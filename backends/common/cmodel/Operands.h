@@ -14,8 +14,8 @@
 #include "support/Status.h"
 
 #include <optional>
-#include <vector>
 #include <string_view>
+#include <vector>
 
 namespace llmc::cmodel {
 
@@ -51,11 +51,11 @@ createComputeOperands(const cmd::Compute &compute,
 /// every lane holds what its part of the output needs, and that outputs do
 /// not overlap inputs (except an exact in-place operand of a row-local op).
 absl::Status checkComputeRules(const cmd::Compute &compute,
-                              const ComputeOperands &operands);
+                               const ComputeOperands &operands);
 
 /// The overlap part of checkComputeRules.
 absl::Status checkOperandOverlaps(const cmd::Compute &compute,
-                                 const ComputeOperands &operands);
+                                  const ComputeOperands &operands);
 
 } // namespace llmc::cmodel
 

@@ -61,7 +61,8 @@ StreamBuilder::StreamBuilder(std::string_view name) {
   stream.set_name(std::string(name));
 }
 
-cmd::Command &StreamBuilder::append(bool dma, absl::Span<const uint32_t> waits) {
+cmd::Command &StreamBuilder::append(bool dma,
+                                    absl::Span<const uint32_t> waits) {
   cmd::Command *command =
       dma ? stream.add_dma_queue() : stream.add_compute_queue();
   command->set_id(nextId++);
@@ -198,9 +199,12 @@ absl::StatusOr<cmd::CommandStream> parseStream(std::string_view bytes) {
   cmd::CommandStream stream;
   // protobuf takes sizes as int: a larger section would be read truncated.
   if (bytes.size() > size_t(INT_MAX))
-    return absl::InvalidArgumentError(support::strCat("a command stream of ", bytes.size(), " bytes exceeds protobuf's limit of ", INT_MAX));
+    return absl::InvalidArgumentError(
+        support::strCat("a command stream of ", bytes.size(),
+                        " bytes exceeds protobuf's limit of ", INT_MAX));
   if (!stream.ParseFromArray(bytes.data(), int(bytes.size())))
-    return absl::InvalidArgumentError(support::strCat("not a serialized llmc command stream (", bytes.size(), " bytes)"));
+    return absl::InvalidArgumentError(support::strCat(
+        "not a serialized llmc command stream (", bytes.size(), " bytes)"));
   return stream;
 }
 

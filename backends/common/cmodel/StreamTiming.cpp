@@ -55,10 +55,9 @@ absl::StatusOr<CommandCost> getCost(const cmd::Command &command,
   return time.getDmaCost(*global, &*index);
 }
 
-absl::StatusOr<QueueTiming> scheduleQueues(const CommandList &dmaQueue,
-                                           const CommandList &computeQueue,
-                                           const TimeModel &time,
-                                           const plugins::ChipDescriptor &chip) {
+absl::StatusOr<QueueTiming>
+scheduleQueues(const CommandList &dmaQueue, const CommandList &computeQueue,
+               const TimeModel &time, const plugins::ChipDescriptor &chip) {
   std::array<const CommandList *, 2> queues = {&dmaQueue, &computeQueue};
   // A command's end, by id, once it is scheduled.
   absl::flat_hash_map<uint32_t, uint64_t> ends;
@@ -106,8 +105,8 @@ absl::StatusOr<uint64_t> estimateCycles(const cmd::CommandStream &stream,
                                         const TimeModel &time,
                                         const plugins::ChipDescriptor &chip) {
   if (stream.version() != 2) {
-    absl::StatusOr<QueueTiming> timing = scheduleQueues(
-        stream.dma_queue(), stream.compute_queue(), time, chip);
+    absl::StatusOr<QueueTiming> timing =
+        scheduleQueues(stream.dma_queue(), stream.compute_queue(), time, chip);
     if (!timing.ok())
       return timing.status();
     return timing->cycles;

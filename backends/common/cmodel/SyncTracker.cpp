@@ -42,8 +42,8 @@ std::pair<size_t, size_t> SyncTracker::span(const LocalGeometry &tensor,
 }
 
 absl::Status SyncTracker::check(const LocalGeometry &tensor, bool write,
-                               CommandRef command, const VectorClock &clock,
-                               Namer namer) const {
+                                CommandRef command, const VectorClock &clock,
+                                Namer namer) const {
   Queue other = otherQueue(command.queue);
   auto where = [&](int64_t lane, size_t at) {
     uint64_t offset = (at - size_t(lane * granulesPerLane)) * granule;
@@ -61,19 +61,27 @@ absl::Status SyncTracker::check(const LocalGeometry &tensor, bool write,
       if (!cell.writer) {
         if (write)
           continue;
-        return makeTrap(TrapKind::UninitializedRead,
-                        support::strCat(namer(command), " reads ", where(lane, at), ", which no command wrote in this run"));
+        return makeTrap(
+            TrapKind::UninitializedRead,
+            support::strCat(namer(command), " reads ", where(lane, at),
+                            ", which no command wrote in this run"));
       }
       CommandRef writer = decodeWriter(cell.writer);
       if (writer.queue != command.queue &&
           !clock.orders(writer.queue, writer.index))
-        return makeTrap(TrapKind::MissingSync,
-                        support::strCat(namer(command), (write ? " writes " : " reads "), where(lane, at), " last written by ", namer(writer), ", which it does not wait for (directly or "
+        return makeTrap(
+            TrapKind::MissingSync,
+            support::strCat(namer(command), (write ? " writes " : " reads "),
+                            where(lane, at), " last written by ", namer(writer),
+                            ", which it does not wait for (directly or "
                             "through other waits)"));
       uint32_t reader = cell.readers[int(other)];
       if (write && reader && !clock.orders(other, reader - 1))
-        return makeTrap(TrapKind::MissingSync,
-                        support::strCat(namer(command), " writes ", where(lane, at), " that ", namer({other, reader - 1}), " reads, which it does not wait for (directly "
+        return makeTrap(
+            TrapKind::MissingSync,
+            support::strCat(namer(command), " writes ", where(lane, at),
+                            " that ", namer({other, reader - 1}),
+                            " reads, which it does not wait for (directly "
                             "or through other waits)"));
     }
   }

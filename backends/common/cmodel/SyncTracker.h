@@ -29,8 +29,8 @@
 #include <array>
 #include <cstdint>
 #include <string>
-#include <vector>
 #include <string_view>
+#include <vector>
 
 namespace llmc::cmodel {
 
@@ -74,8 +74,9 @@ public:
   /// Traps if `command`, whose predecessors are `clock`, may not read (or
   /// write) `tensor`: the bytes were never written (reads), or were last
   /// written or read by an unordered command of the other queue.
-  absl::Status check(const LocalGeometry &tensor, bool write, CommandRef command,
-                    const VectorClock &clock, Namer namer) const;
+  absl::Status check(const LocalGeometry &tensor, bool write,
+                     CommandRef command, const VectorClock &clock,
+                     Namer namer) const;
   /// Remembers the access once the command has run.
   void record(const LocalGeometry &tensor, bool write, CommandRef command);
 

@@ -69,7 +69,8 @@ CommandCost TimeModel::getDmaCost(const GlobalGeometry &global,
   else if (global.isContiguous())
     cost.ddrBytes = global.rows * global.rowBytes;
   else
-    cost.ddrBytes = global.rows * ((global.rowBytes + burst - 1) / burst * burst);
+    cost.ddrBytes =
+        global.rows * ((global.rowBytes + burst - 1) / burst * burst);
   cost.cycles = dmaLatencyCycles +
                 uint64_t(std::ceil(double(cost.ddrBytes) / ddrBytesPerCycle));
   cost.hostWork = cost.ddrBytes;
@@ -217,7 +218,10 @@ TimeModel::getComputeCost(const cmd::Compute &compute,
       double macRate = getMacsPerCycle(matrixType);
       if (macRate <= 0)
         return makeTrap(TrapKind::Unsupported,
-                        support::strCat("the chip has no ", getDTypeName(matrixType), " throughput for ", getOpcodeName(compute.opcode())));
+                        support::strCat("the chip has no ",
+                                        getDTypeName(matrixType),
+                                        " throughput for ",
+                                        getOpcodeName(compute.opcode())));
       cycles += std::ceil(double(work.macs) / macRate);
     }
     busiest = std::max(busiest, uint64_t(cycles));

@@ -57,8 +57,8 @@ absl::Status makeTrap(TrapKind kind, std::string_view message) {
   absl::Status status(absl::StatusCode::kInvalidArgument,
                       support::strCat(getPrefix(kind), message));
   std::string_view name = getTrapKindName(kind);
-  status.SetPayload(kTrapPayload, absl::Cord(absl::string_view(
-                                      name.data(), name.size())));
+  status.SetPayload(kTrapPayload,
+                    absl::Cord(absl::string_view(name.data(), name.size())));
   return status;
 }
 

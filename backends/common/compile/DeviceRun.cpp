@@ -2,9 +2,9 @@
 
 #include "backends/common/compile/DeviceRun.h"
 
+#include "backends/common/cmodel/StreamTiming.h"
 #include "backends/common/compile/PieceCompiler.h"
 #include "backends/common/compile/WeightPacking.h"
-#include "backends/common/cmodel/StreamTiming.h"
 #include "dialects/tpu/IR/TpuOps.h"
 #include "dialects/tpu/IR/TpuTraits.h"
 #include "plugins/Float16.h"

@@ -17,8 +17,8 @@
 #include "support/Status.h"
 
 #include <algorithm>
-#include <vector>
 #include <string_view>
+#include <vector>
 
 namespace llmc::host {
 
@@ -112,15 +112,15 @@ private:
 };
 
 /// GATED_MATMUL and ATTENTION (MATMUL and A16MATMUL run as a MatMulGroup).
-absl::Status runLinear(const cmd::Compute &compute, const HostOperands &operands,
-                      WorkerPool &pool);
+absl::Status runLinear(const cmd::Compute &compute,
+                       const HostOperands &operands, WorkerPool &pool);
 /// Elementwise ops, norms, rope, softmax, casts, comparisons, selections and
 /// running sums.
 absl::Status runRowwise(const cmd::Compute &compute,
-                       const HostOperands &operands, WorkerPool &pool);
+                        const HostOperands &operands, WorkerPool &pool);
 /// COPY, GATHER, SCATTER, ARGMAX and TOPK.
 absl::Status runDataMovement(const cmd::Compute &compute,
-                            const HostOperands &operands);
+                             const HostOperands &operands);
 
 } // namespace llmc::host
 

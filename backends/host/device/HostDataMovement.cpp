@@ -48,7 +48,8 @@ absl::StatusOr<std::vector<int32_t>> readIndices(const TensorRef &index,
     int64_t r = index.cols() == 1 ? i : 0, c = index.cols() == 1 ? 0 : i;
     std::memcpy(&indices[i], index.row(r) + 4 * c, 4);
     if (indices[i] < 0 || indices[i] >= limit)
-      return commandError(support::strCat("index ", indices[i], " is outside the table's ", limit, " rows"));
+      return commandError(support::strCat(
+          "index ", indices[i], " is outside the table's ", limit, " rows"));
   }
   return indices;
 }
@@ -56,7 +57,7 @@ absl::StatusOr<std::vector<int32_t>> readIndices(const TensorRef &index,
 /// GATHER from a quantized table: each row widened, dequantized by its
 /// scale and zero point rows (DEQUANTIZE's arithmetic) and narrowed.
 absl::Status runDequantizingGather(const HostOperands &operands,
-                                  absl::Span<const int32_t> indices) {
+                                   absl::Span<const int32_t> indices) {
   const TensorRef &table = operands.in(0), &scale = operands.in(2),
                   &zp = operands.in(3), &y = operands.out(0);
   int64_t k = table.cols(), groups = scale.cols();
@@ -172,7 +173,7 @@ int64_t findBest(const float *values, int64_t n) {
 
 /// ARGMAX (k = 1) and TOPK: the k best columns of every row, best first.
 absl::Status runRanking(const cmd::Compute &compute,
-                       const HostOperands &operands) {
+                        const HostOperands &operands) {
   const TensorRef &x = operands.in(0), &values = operands.out(0),
                   &indices = operands.out(1);
   int64_t k = compute.opcode() == cmd::TOPK ? compute.group() : 1;
@@ -228,7 +229,7 @@ absl::Status runRanking(const cmd::Compute &compute,
 } // namespace
 
 absl::Status runDataMovement(const cmd::Compute &compute,
-                            const HostOperands &operands) {
+                             const HostOperands &operands) {
   if (!operands.in(0).present() ||
       (!operands.out(0).present() && !operands.out(1).present()))
     return commandError("needs an input and an output");

@@ -53,17 +53,16 @@ static absl::StatusOr<HostOperands>
 resolveOperands(const cmd::HostCommand &command, cmodel::GlobalMemory &memory) {
   HostOperands operands;
   for (int index = 0; index < command.inputs_size(); ++index) {
-    absl::StatusOr<TensorRef> ref = resolve(memory, command.inputs(index),
-                                            "input " + std::to_string(index),
-                                            false);
+    absl::StatusOr<TensorRef> ref = resolve(
+        memory, command.inputs(index), "input " + std::to_string(index), false);
     if (!ref.ok())
       return ref.status();
     operands.inputs.push_back(std::move(*ref));
   }
   for (int index = 0; index < command.outputs_size(); ++index) {
-    absl::StatusOr<TensorRef> ref = resolve(memory, command.outputs(index),
-                                            "output " + std::to_string(index),
-                                            true);
+    absl::StatusOr<TensorRef> ref =
+        resolve(memory, command.outputs(index),
+                "output " + std::to_string(index), true);
     if (!ref.ok())
       return ref.status();
     operands.outputs.push_back(std::move(*ref));
@@ -72,7 +71,7 @@ resolveOperands(const cmd::HostCommand &command, cmodel::GlobalMemory &memory) {
 }
 
 static absl::Status runCommand(const cmd::Compute &compute,
-                              const HostOperands &operands, WorkerPool &pool) {
+                               const HostOperands &operands, WorkerPool &pool) {
   switch (compute.opcode()) {
   case cmd::GATED_MATMUL:
   case cmd::ATTENTION:
@@ -116,15 +115,20 @@ getProfileKind(const google::protobuf::RepeatedPtrField<cmd::HostCommand> &comma
 absl::StatusOr<cmodel::RunStats>
 HostDevice::run(const cmd::CommandStream &stream) {
   if (stream.version() != 3)
-    return cmodel::makeTrap(cmodel::TrapKind::BadStream,
-                            support::strCat("stream '", stream.name(), "' has version ", stream.version(), "; the host device runs host programs "
-                                "(version 3)"));
+    return cmodel::makeTrap(
+        cmodel::TrapKind::BadStream,
+        support::strCat("stream '", stream.name(), "' has version ",
+                        stream.version(),
+                        "; the host device runs host programs "
+                        "(version 3)"));
   auto start = std::chrono::steady_clock::now();
   const auto &commands = stream.host_commands();
   auto fail = [&](absl::Status error, int at) {
     return cmodel::prefixTrap(
         std::move(error),
-        support::strCat("stream '", stream.name(), "', command ", at, " (", cmodel::getOpcodeName(commands[at].compute().opcode()), ")"));
+        support::strCat("stream '", stream.name(), "', command ", at, " (",
+                        cmodel::getOpcodeName(commands[at].compute().opcode()),
+                        ")"));
   };
   // A product that does not join the group before it starts the next one
   // with its operands already resolved.
@@ -155,7 +159,9 @@ HostDevice::run(const cmd::CommandStream &stream) {
     if (absl::Status error = resolve(index); !error.ok())
       return fail(std::move(error), index);
     if (!isMatMul(commands[index])) {
-      if (absl::Status error = runCommand(commands[index].compute(), *resolved, *pool); !error.ok())
+      if (absl::Status error =
+              runCommand(commands[index].compute(), *resolved, *pool);
+          !error.ok())
         return fail(std::move(error), index);
       resolved.reset();
       ++index;

@@ -161,7 +161,8 @@ absl::StatusOr<Weights> getWeights(const TensorRef &w, const TensorRef &scale,
   if (!type.ok())
     return type.status();
   if (w.cols() != k)
-    return commandError(support::strCat("x has ", k, " columns, the weight ", w.cols()));
+    return commandError(
+        support::strCat("x has ", k, " columns, the weight ", w.cols()));
   Weights weights;
   weights.type = *type;
   weights.data = w.data;
@@ -208,7 +209,7 @@ bool overlap(const TensorRef &a, const TensorRef &b) {
 }
 
 absl::Status runGatedMatMul(const cmd::Compute &compute,
-                           const HostOperands &operands, WorkerPool &pool) {
+                            const HostOperands &operands, WorkerPool &pool) {
   const TensorRef &x = operands.in(0);
   const TensorRef &h = operands.out(0);
   absl::StatusOr<Weights> gate =
@@ -240,7 +241,7 @@ absl::Status runGatedMatMul(const cmd::Compute &compute,
 }
 
 absl::Status runAttention(const cmd::Compute &compute,
-                         const HostOperands &operands, WorkerPool &pool) {
+                          const HostOperands &operands, WorkerPool &pool) {
   const TensorRef &q = operands.in(0), &k = operands.in(1), &v = operands.in(2),
                   &mask = operands.in(3);
   if (operands.outputs.size() != 1 || !operands.out(0).present())
@@ -353,8 +354,8 @@ void MatMulGroup::run(WorkerPool &pool) {
   members.clear();
 }
 
-absl::Status runLinear(const cmd::Compute &compute, const HostOperands &operands,
-                      WorkerPool &pool) {
+absl::Status runLinear(const cmd::Compute &compute,
+                       const HostOperands &operands, WorkerPool &pool) {
   switch (compute.opcode()) {
   case cmd::GATED_MATMUL:
     return runGatedMatMul(compute, operands, pool);

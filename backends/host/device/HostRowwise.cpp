@@ -51,7 +51,7 @@ float gelu(float x, bool tanhApprox) {
 }
 
 absl::Status runUnary(const cmd::Compute &compute, const HostOperands &operands,
-                     WorkerPool &pool) {
+                      WorkerPool &pool) {
   int64_t cols = operands.out(0).cols();
   auto map = [&](auto fn) {
     forEachRow(operands, pool, [&](int64_t, const float *x, const float *,
@@ -85,7 +85,7 @@ absl::Status runUnary(const cmd::Compute &compute, const HostOperands &operands,
 }
 
 absl::Status runBinary(const cmd::Compute &compute,
-                      const HostOperands &operands, WorkerPool &pool) {
+                       const HostOperands &operands, WorkerPool &pool) {
   int64_t cols = operands.out(0).cols();
   auto zip = [&](auto fn) {
     forEachRow(operands, pool,
@@ -146,7 +146,7 @@ static absl::StatusOr<NormGroup> readNormGroup(const cmd::Compute &compute,
 }
 
 absl::Status runRmsNorm(const cmd::Compute &compute,
-                       const HostOperands &operands, WorkerPool &pool) {
+                        const HostOperands &operands, WorkerPool &pool) {
   absl::StatusOr<NormGroup> norm = readNormGroup(compute, operands);
   if (!norm.ok())
     return norm.status();
@@ -170,7 +170,7 @@ absl::Status runRmsNorm(const cmd::Compute &compute,
 }
 
 absl::Status runLayerNorm(const cmd::Compute &compute,
-                         const HostOperands &operands, WorkerPool &pool) {
+                          const HostOperands &operands, WorkerPool &pool) {
   absl::StatusOr<NormGroup> norm = readNormGroup(compute, operands);
   if (!norm.ok())
     return norm.status();
@@ -202,7 +202,7 @@ absl::Status runLayerNorm(const cmd::Compute &compute,
 }
 
 absl::Status runRope(const cmd::Compute &compute, const HostOperands &operands,
-                    WorkerPool &pool) {
+                     WorkerPool &pool) {
   const TensorRef &x = operands.in(0), &cosines = operands.in(1),
                   &sines = operands.in(2), &y = operands.out(0);
   int64_t d = compute.group(), rotated = cosines.cols();
@@ -255,7 +255,7 @@ absl::Status runSoftmax(const HostOperands &operands, WorkerPool &pool) {
 }
 
 absl::Status runCumSum(const cmd::Compute &compute,
-                      const HostOperands &operands, WorkerPool &pool) {
+                       const HostOperands &operands, WorkerPool &pool) {
   int64_t cols = operands.out(0).cols();
   forEachRow(operands, pool, [&](int64_t, const float *x, const float *,
                                  float *y) {
@@ -301,7 +301,7 @@ bool compare(cmd::Comparison comparison, double a, double b) {
 }
 
 absl::Status runCompare(const cmd::Compute &compute,
-                       const HostOperands &operands) {
+                        const HostOperands &operands) {
   const TensorRef &a = operands.in(0), &b = operands.in(1),
                   &y = operands.out(0);
   if (cmodel::isFloatDType(y.dtype()))
@@ -347,7 +347,7 @@ absl::Status runSelect(const HostOperands &operands) {
 }
 
 absl::Status runCast(const cmd::Compute &compute, const HostOperands &operands,
-                    WorkerPool &pool) {
+                     WorkerPool &pool) {
   const TensorRef &y = operands.out(0);
   if (cmodel::isFloatDType(y.dtype())) {
     forEachRow(operands, pool, [&](int64_t, const float *x, const float *,
@@ -379,7 +379,7 @@ absl::Status runCast(const cmd::Compute &compute, const HostOperands &operands,
 } // namespace
 
 absl::Status runRowwise(const cmd::Compute &compute,
-                       const HostOperands &operands, WorkerPool &pool) {
+                        const HostOperands &operands, WorkerPool &pool) {
   if (operands.inputs.empty() || operands.outputs.empty() ||
       !operands.in(0).present() || !operands.out(0).present())
     return commandError("needs an input and an output");

@@ -297,7 +297,8 @@ void linearProducts(const float *x, int64_t m, int64_t xStride,
 }
 
 void linearProducts(const float *x, int64_t m, int64_t xStride,
-                    absl::Span<const LinearProduct> products, WorkerPool &pool) {
+                    absl::Span<const LinearProduct> products,
+                    WorkerPool &pool) {
   linearProducts(x, m, xStride, products, pool, selectIsa());
 }
 
@@ -306,9 +307,9 @@ void gatedLinear(const float *x, int64_t m, int64_t xStride,
                  float *h, int64_t hStride, WorkerPool &pool, Isa isa) {
   assert(gate.n == up.n && gate.k == up.k && gate.type == up.type);
   const LinearProduct product{&gate, nullptr, h, hStride, false};
-  runLinear(LinearArgs{x, m, xStride, absl::MakeConstSpan(&product, 1), &up,
-                       act},
-            pool, isa);
+  runLinear(
+      LinearArgs{x, m, xStride, absl::MakeConstSpan(&product, 1), &up, act},
+      pool, isa);
 }
 
 void gatedLinear(const float *x, int64_t m, int64_t xStride,

@@ -38,31 +38,36 @@ protected:
   cmd::GlobalTensor put(uint64_t offset, int64_t rows, int64_t cols,
                         std::vector<float> values,
                         cmd::DType dtype = cmd::DTYPE_F32) {
-    EXPECT_TRUE(device.global().write(cmd::REGION_ACTIVATION, offset,
-                                         cmodel::encodeFloats(dtype, values)).ok());
+    EXPECT_TRUE(device.global()
+                    .write(cmd::REGION_ACTIVATION, offset,
+                           cmodel::encodeFloats(dtype, values))
+                    .ok());
     return globalTensor(cmd::REGION_ACTIVATION, offset, rows, cols, dtype);
   }
   cmd::GlobalTensor putInts(uint64_t offset, int64_t rows, int64_t cols,
                             std::vector<int32_t> values, cmd::DType dtype) {
-    EXPECT_TRUE(device.global().write(cmd::REGION_ACTIVATION, offset,
-                                         cmodel::encodeInts(dtype, values)).ok());
+    EXPECT_TRUE(device.global()
+                    .write(cmd::REGION_ACTIVATION, offset,
+                           cmodel::encodeInts(dtype, values))
+                    .ok());
     return globalTensor(cmd::REGION_ACTIVATION, offset, rows, cols, dtype);
   }
   std::vector<float> get(const cmd::GlobalTensor &tensor) {
     uint64_t bytes =
         cmodel::getDTypeBytes(tensor.dtype(), tensor.rows() * tensor.cols());
-    return cmodel::decodeFloats(tensor.dtype(),
-                                device.global().read(
-                                    tensor.region(), tensor.offset(), bytes).value(),
-                                tensor.rows() * tensor.cols());
+    return cmodel::decodeFloats(
+        tensor.dtype(),
+        device.global().read(tensor.region(), tensor.offset(), bytes).value(),
+        tensor.rows() * tensor.cols());
   }
   std::vector<int32_t> getInts(const cmd::GlobalTensor &tensor) {
     return cmodel::decodeInts(
         tensor.dtype(),
-        device.global().read(
-            tensor.region(), tensor.offset(),
-            cmodel::getDTypeBytes(tensor.dtype(),
-                                  tensor.rows() * tensor.cols())).value(),
+        device.global()
+            .read(tensor.region(), tensor.offset(),
+                  cmodel::getDTypeBytes(tensor.dtype(),
+                                        tensor.rows() * tensor.cols()))
+            .value(),
         tensor.rows() * tensor.cols());
   }
   void add(cmd::Opcode opcode, std::vector<cmd::GlobalTensor> inputs,

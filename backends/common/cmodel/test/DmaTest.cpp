@@ -21,9 +21,8 @@ std::vector<float> iota(size_t count, float start = 0) {
 /// Loads [rows, cols] of `type` into `layout`, stores it back and compares.
 void roundTrip(cmd::DType type, int64_t rows, int64_t cols, cmd::Layout layout,
                uint32_t lanes, int64_t perLane) {
-  SCOPED_TRACE(testing::Message()
-               << getDTypeName(type) << " [" << rows << ", " << cols
-               << "] layout " << int(layout));
+  SCOPED_TRACE(testing::Message() << getDTypeName(type) << " [" << rows << ", "
+                                  << cols << "] layout " << int(layout));
   Harness h(test::getSmallChip());
   // Small integers: exact in every type of the test.
   std::vector<float> values(rows * cols);

@@ -209,8 +209,8 @@ QuantWeights makeQuantWeights(const QuantCase &c, int64_t rows, int64_t k,
 /// dequantization in double, w = round_act((q - zp) * scale).
 void checkA16(const QuantCase &c, uint32_t seed) {
   SCOPED_TRACE(testing::Message()
-               << getDTypeName(c.weight) << " group " << c.groupSize
-               << " act " << getDTypeName(c.activation));
+               << getDTypeName(c.weight) << " group " << c.groupSize << " act "
+               << getDTypeName(c.activation));
   Harness h(test::getSmallChip());
   int64_t m = 3, n = 10, k = 64, groups = k / c.groupSize;
   QuantWeights weights = makeQuantWeights(c, n, k, seed);
@@ -285,8 +285,8 @@ TEST(A16MatMulTest, DequantizedWeightsRoundToTheActivationType) {
 /// round_y((q - zp) * scale).
 void checkDequantize(const QuantCase &c, uint32_t seed) {
   SCOPED_TRACE(testing::Message()
-               << getDTypeName(c.weight) << " group " << c.groupSize
-               << " to " << getDTypeName(c.activation));
+               << getDTypeName(c.weight) << " group " << c.groupSize << " to "
+               << getDTypeName(c.activation));
   Harness h(test::getSmallChip());
   int64_t m = 10, k = 64, groups = k / c.groupSize;
   QuantWeights weights = makeQuantWeights(c, m, k, seed);

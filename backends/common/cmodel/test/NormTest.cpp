@@ -137,7 +137,8 @@ TEST(NormTest, LayerNormRejectsARowOfAnotherWidth) {
                       {{h.put(cmd::DTYPE_F32, 2, 64, std::vector<float>(128)), lx},
                        {h.put(cmd::DTYPE_F32, 1, 32, std::vector<float>(32)), lb}});
   ASSERT_FALSE(outs.ok());
-  EXPECT_NE(std::string(outs.status().message()).find("[1, 64]"), std::string::npos);
+  EXPECT_NE(std::string(outs.status().message()).find("[1, 64]"),
+            std::string::npos);
 }
 
 TEST(NormTest, RopeRotatesPairsOfEveryHead) {

@@ -42,14 +42,19 @@ void fill(CModel &model) {
   model.global().allocate(cmd::REGION_COEFF, 512);
   model.global().allocate(cmd::REGION_IO, 256);
   std::vector<float> table = test::randomValues(8 * 16 + 16, 1, 0.5, 2);
-  EXPECT_TRUE(model.global().write(
-      cmd::REGION_COEFF, 0,
-      encodeFloats(cmd::DTYPE_F16, absl::MakeConstSpan(table).first(128))).ok());
-  EXPECT_TRUE(model.global().write(
-      cmd::REGION_COEFF, 256,
-      encodeFloats(cmd::DTYPE_F16, absl::MakeConstSpan(table).last(16))).ok());
-  EXPECT_TRUE(model.global().write(cmd::REGION_IO, 0,
-                                      encodeInts(cmd::DTYPE_I32, {5, 2})).ok());
+  EXPECT_TRUE(model.global()
+                  .write(cmd::REGION_COEFF, 0,
+                         encodeFloats(cmd::DTYPE_F16,
+                                      absl::MakeConstSpan(table).first(128)))
+                  .ok());
+  EXPECT_TRUE(model.global()
+                  .write(cmd::REGION_COEFF, 256,
+                         encodeFloats(cmd::DTYPE_F16,
+                                      absl::MakeConstSpan(table).last(16)))
+                  .ok());
+  EXPECT_TRUE(model.global()
+                  .write(cmd::REGION_IO, 0, encodeInts(cmd::DTYPE_I32, {5, 2}))
+                  .ok());
 }
 
 TEST(StreamTest, BuilderAllocatesIdsAcrossQueues) {

@@ -128,7 +128,8 @@ cmd::GlobalTensor Harness::put(cmd::DType type, int64_t rows, int64_t cols,
         encodeFloats(type, absl::MakeConstSpan(values).subspan(r * cols, cols));
     bytes.insert(bytes.end(), row.begin(), row.end());
   }
-  EXPECT_TRUE(model.global().write(cmd::REGION_IO, tensor.offset(), bytes).ok());
+  EXPECT_TRUE(
+      model.global().write(cmd::REGION_IO, tensor.offset(), bytes).ok());
   return tensor;
 }
 
@@ -142,7 +143,8 @@ cmd::GlobalTensor Harness::putInts(cmd::DType type, int64_t rows, int64_t cols,
         encodeInts(type, absl::MakeConstSpan(values).subspan(r * cols, cols));
     bytes.insert(bytes.end(), row.begin(), row.end());
   }
-  EXPECT_TRUE(model.global().write(cmd::REGION_IO, tensor.offset(), bytes).ok());
+  EXPECT_TRUE(
+      model.global().write(cmd::REGION_IO, tensor.offset(), bytes).ok());
   return tensor;
 }
 
@@ -156,8 +158,10 @@ std::vector<float> Harness::get(const cmd::GlobalTensor &tensor) {
   int64_t rowBytes = getDTypeBytes(tensor.dtype(), tensor.cols());
   std::vector<float> values;
   for (int64_t r = 0; r < tensor.rows(); ++r) {
-    auto bytes = model.global().read(
-        tensor.region(), tensor.offset() + r * rowBytes, rowBytes).value();
+    auto bytes =
+        model.global()
+            .read(tensor.region(), tensor.offset() + r * rowBytes, rowBytes)
+            .value();
     std::vector<float> row = decodeFloats(tensor.dtype(), bytes, tensor.cols());
     values.insert(values.end(), row.begin(), row.end());
   }
@@ -168,8 +172,10 @@ std::vector<int32_t> Harness::getInts(const cmd::GlobalTensor &tensor) {
   int64_t rowBytes = getDTypeBytes(tensor.dtype(), tensor.cols());
   std::vector<int32_t> values;
   for (int64_t r = 0; r < tensor.rows(); ++r) {
-    auto bytes = model.global().read(
-        tensor.region(), tensor.offset() + r * rowBytes, rowBytes).value();
+    auto bytes =
+        model.global()
+            .read(tensor.region(), tensor.offset() + r * rowBytes, rowBytes)
+            .value();
     std::vector<int32_t> row = decodeInts(tensor.dtype(), bytes, tensor.cols());
     values.insert(values.end(), row.begin(), row.end());
   }

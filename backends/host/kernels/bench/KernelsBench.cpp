@@ -60,8 +60,7 @@ public:
       }
       used = 0;
     }
-    absl::Span<uint8_t> slice =
-        chunks.back()->bytes().subspan(used, bytes);
+    absl::Span<uint8_t> slice = chunks.back()->bytes().subspan(used, bytes);
     used += bytes;
     return slice;
   }
