@@ -371,7 +371,8 @@ llvm::Error ModelCompiler::modelTimes() {
     device->global().allocate(
         cmd::REGION_ACTIVATION,
         std::max<uint64_t>(64, job.manifest.activation_bytes()));
-    llvm::Expected<cmodel::RunStats> stats = device->run(job.stream);
+    llvm::Expected<cmodel::RunStats> stats =
+        support::toExpected(device->run(job.stream));
     if (!stats)
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                      job.name + ": " +

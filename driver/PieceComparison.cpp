@@ -14,6 +14,7 @@
 #include "dialects/tpu/IR/ResidualAdd.h"
 #include "dialects/tpu/IR/TpuOps.h"
 #include "dialects/tpu/IR/TpuTraits.h"
+#include "support/LlvmStatus.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/StringMap.h"
@@ -238,9 +239,9 @@ comparePiece(ModuleOp piece, const plugins::BackendPlugin &backend,
         placementView.getAddress(value);
     if (!address)
       return address.takeError();
-    llvm::Expected<llvm::ArrayRef<uint8_t>> bytes =
+    llvm::Expected<absl::Span<const uint8_t>> bytes = support::toExpected(
         chip->global().read(address->first, address->second,
-                            tpu::getTensorBytes(value.getType()).value_or(0));
+                            tpu::getTensorBytes(value.getType()).value_or(0)));
     if (!bytes)
       return bytes.takeError();
     row.device = compile::decodeTensor(*bytes, value.getType());

@@ -106,7 +106,8 @@ llvm::Error BinaryRunner::load() {
           support::toExpected(binary.streamBytes(piece.stream_section()));
       if (!bytes)
         return prefix(bytes.takeError());
-      llvm::Expected<cmd::CommandStream> parsed = cmodel::parseStream(*bytes);
+      llvm::Expected<cmd::CommandStream> parsed =
+          support::toExpected(cmodel::parseStream(*bytes));
       if (!parsed)
         return prefix(parsed.takeError());
       stream =
@@ -140,7 +141,8 @@ llvm::Error BinaryRunner::load() {
   uint64_t ioOffset = 0;
   for (const binary::Piece &piece : manifest.pieces()) {
     pieces[piece.name()].io =
-        ioMemory ? ioMemory->bytes().slice(ioOffset, piece.io_bytes())
+        ioMemory ? llvm::MutableArrayRef<uint8_t>(
+                       ioMemory->bytes().data() + ioOffset, piece.io_bytes())
                  : llvm::MutableArrayRef<uint8_t>();
     ioOffset += llvm::alignTo(piece.io_bytes(), kIoAlignment);
   }
@@ -176,8 +178,10 @@ llvm::Error BinaryRunner::runPiece(LoadedPiece &piece,
     piece.historyOwner = owner;
     piece.historyRows = historyRows;
   }
-  device->global().attach(cmd::REGION_IO, piece.io);
-  llvm::Expected<cmodel::RunStats> stats = device->run(*piece.stream);
+  device->global().attach(cmd::REGION_IO,
+                          absl::MakeSpan(piece.io.data(), piece.io.size()));
+  llvm::Expected<cmodel::RunStats> stats =
+      support::toExpected(device->run(*piece.stream));
   if (!stats)
     return stats.takeError();
   totals.runs += 1;

@@ -25,7 +25,9 @@
 #include "runtime/session/ModelDims.h"
 #include "runtime/session/PieceRunner.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Error.h"
 
 #include <map>
 #include <memory>

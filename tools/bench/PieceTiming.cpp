@@ -101,7 +101,8 @@ int main(int argc, char **argv) {
         support::toExpected((*loaded)->streamBytes(piece.stream_section()));
     if (!bytes)
       return fail(bytes.takeError());
-    llvm::Expected<cmd::CommandStream> stream = cmodel::parseStream(*bytes);
+    llvm::Expected<cmd::CommandStream> stream =
+        support::toExpected(cmodel::parseStream(*bytes));
     if (!stream)
       return fail(stream.takeError());
     if (piece.name() == dumpPiece)
@@ -109,7 +110,8 @@ int main(int argc, char **argv) {
     device->global().allocate(cmd::REGION_IO, piece.io_bytes());
     device->global().allocate(cmd::REGION_ACTIVATION,
                               std::max<uint64_t>(64, piece.activation_bytes()));
-    llvm::Expected<cmodel::RunStats> stats = device->run(*stream);
+    llvm::Expected<cmodel::RunStats> stats =
+        support::toExpected(device->run(*stream));
     if (!stats)
       return fail(stats.takeError());
     bool head = piece.name() == "lm_head" || piece.name() == "greedy_head";

@@ -15,6 +15,8 @@
 #include "runtime/session/Generation.h"
 #include "support/Status.h"
 
+#include "llvm/Support/Error.h"
+
 #include "absl/types/span.h"
 
 #include <nlohmann/json.hpp>

@@ -19,12 +19,14 @@
 #include "backends/common/cmodel/Execute.h"
 #include "backends/common/cmodel/Operands.h"
 
-#include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/STLExtras.h"
-#include "llvm/Support/raw_ostream.h"
+#include "support/Strings.h"
 
+#include "absl/container/flat_hash_map.h"
+
+#include <algorithm>
 #include <array>
 #include <deque>
+#include <sstream>
 
 namespace llmc::cmodel {
 
@@ -44,10 +46,10 @@ struct CModel::Impl {
   }
 
   /// Runs one core's queues on its local memory.
-  llvm::Expected<RunStats> runCore(const CommandList &dmaQueue,
+  absl::StatusOr<RunStats> runCore(const CommandList &dmaQueue,
                                    const CommandList &computeQueue,
                                    size_t core);
-  llvm::Expected<RunStats> runSections(const cmd::CommandStream &stream);
+  absl::StatusOr<RunStats> runSections(const cmd::CommandStream &stream);
 
   plugins::ChipDescriptor chip;
   TimeModel time;
@@ -67,7 +69,7 @@ public:
       Device device)
       : device(device), queues{&dmaQueue, &computeQueue} {}
 
-  llvm::Expected<RunStats> execute();
+  absl::StatusOr<RunStats> execute();
 
 private:
   const cmd::Command &get(CommandRef ref) const {
@@ -75,20 +77,20 @@ private:
   }
   std::string name(CommandRef ref) const;
   /// Checks the ids, waits and queue placement.
-  llvm::Error indexStream();
-  llvm::Error deadlock() const;
+  absl::Status indexStream();
+  absl::Status deadlock() const;
   /// An uninitialized read by `reader` may only be the symptom of a race:
   /// a command of the other queue that has not run yet, and need not run
   /// after `reader`, writes what it reads. Such a race becomes the trap.
-  llvm::Error explainUninitialized(llvm::Error error, CommandRef reader) const;
+  absl::Status explainUninitialized(absl::Status error,
+                                    CommandRef reader) const;
   /// Runs the head of `queue`, which starts at `start`.
-  llvm::Error step(Queue queue, uint64_t start);
+  absl::Status step(Queue queue, uint64_t start);
 
   Device device;
   std::array<const CommandList *, 2> queues;
-  /// Keyed by the id widened to 64 bits: every uint32 is a valid id, and
-  /// DenseMap reserves its key type's two largest values.
-  llvm::DenseMap<uint64_t, CommandRef> ids;
+  /// Every wait names an id here once indexStream has passed.
+  absl::flat_hash_map<uint32_t, CommandRef> ids;
   std::array<uint32_t, 2> next = {0, 0};
   std::array<uint64_t, 2> freeAt = {0, 0};
   std::array<std::vector<uint64_t>, 2> endCycles;
@@ -100,8 +102,7 @@ private:
 
 std::string Run::name(CommandRef ref) const {
   const cmd::Command &command = get(ref);
-  std::string text;
-  llvm::raw_string_ostream os(text);
+  std::ostringstream os;
   os << "command " << command.id() << " (" << getQueueName(ref.queue) << " #"
      << ref.index << ", ";
   if (command.has_dma())
@@ -111,10 +112,10 @@ std::string Run::name(CommandRef ref) const {
   else
     os << "empty";
   os << ")";
-  return text;
+  return os.str();
 }
 
-llvm::Error Run::indexStream() {
+absl::Status Run::indexStream() {
   for (Queue queue : {Queue::Dma, Queue::Compute}) {
     const CommandList &list = *queues[int(queue)];
     if (list.size() >= (1 << 30))
@@ -125,13 +126,14 @@ llvm::Error Run::indexStream() {
       bool right =
           queue == Queue::Dma ? command.has_dma() : command.has_compute();
       if (!right)
-        return makeTrap(TrapKind::BadStream, name(ref) + " is not a " +
-                                                 getQueueName(queue) +
-                                                 " command");
+        return makeTrap(TrapKind::BadStream,
+                        support::strCat(name(ref), " is not a ",
+                                        getQueueName(queue), " command"));
       auto [it, inserted] = ids.try_emplace(command.id(), ref);
       if (!inserted)
-        return makeTrap(TrapKind::BadStream,
-                        name(ref) + " reuses the id of " + name(it->second));
+        return makeTrap(
+            TrapKind::BadStream,
+            support::strCat(name(ref), " reuses the id of ", name(it->second)));
     }
   }
   for (Queue queue : {Queue::Dma, Queue::Compute})
@@ -140,27 +142,27 @@ llvm::Error Run::indexStream() {
       for (uint32_t wait : get(ref).waits()) {
         auto it = ids.find(wait);
         if (it == ids.end())
-          return makeTrap(TrapKind::BadStream, name(ref) +
-                                                   " waits for unknown id " +
-                                                   llvm::Twine(wait));
+          return makeTrap(
+              TrapKind::BadStream,
+              support::strCat(name(ref), " waits for unknown id ", wait));
         if (it->second.queue == queue)
-          return makeTrap(TrapKind::BadStream,
-                          name(ref) + " waits for " + name(it->second) +
-                              " on its own queue, which runs in order");
+          return makeTrap(
+              TrapKind::BadStream,
+              support::strCat(name(ref), " waits for ", name(it->second),
+                              " on its own queue, which runs in order"));
       }
     }
-  return llvm::Error::success();
+  return absl::OkStatus();
 }
 
-llvm::Error Run::deadlock() const {
-  std::string text;
-  llvm::raw_string_ostream os(text);
+absl::Status Run::deadlock() const {
+  std::ostringstream os;
   os << "no queue can start its next command:";
   for (Queue queue : {Queue::Dma, Queue::Compute}) {
     CommandRef head{queue, next[int(queue)]};
     os << " " << name(head) << " waits for";
     for (uint32_t wait : get(head).waits()) {
-      CommandRef ref = ids.lookup(wait);
+      CommandRef ref = ids.at(wait);
       if (ref.index >= next[int(ref.queue)])
         os << " " << name(ref);
     }
@@ -169,14 +171,9 @@ llvm::Error Run::deadlock() const {
   return makeTrap(TrapKind::Deadlock, os.str());
 }
 
-llvm::Error Run::explainUninitialized(llvm::Error error,
-                                      CommandRef reader) const {
-  bool uninitialized = false;
-  error = llvm::handleErrors(std::move(error), [&](std::unique_ptr<Trap> trap) {
-    uninitialized = trap->getKind() == TrapKind::UninitializedRead;
-    return llvm::Error(std::move(trap));
-  });
-  if (!uninitialized)
+absl::Status Run::explainUninitialized(absl::Status error,
+                                       CommandRef reader) const {
+  if (getTrapKind(error) != TrapKind::UninitializedRead)
     return error;
   LocalAccesses reads = getLocalAccesses(get(reader), device.chip);
   Queue other = otherQueue(reader.queue);
@@ -186,28 +183,29 @@ llvm::Error Run::explainUninitialized(llvm::Error error,
   for (int i = next[int(other)]; i < list.size(); ++i) {
     CommandRef writer{other, uint32_t(i)};
     const cmd::Command &command = list.Get(i);
-    bool after = llvm::any_of(command.waits(), [&](uint32_t wait) {
-      CommandRef waited = ids.lookup(wait);
-      return waited.queue == reader.queue && waited.index >= reader.index;
-    });
+    bool after = std::any_of(
+        command.waits().begin(), command.waits().end(), [&](uint32_t wait) {
+          CommandRef waited = ids.at(wait);
+          return waited.queue == reader.queue && waited.index >= reader.index;
+        });
     if (after)
       break;
     for (const LocalGeometry &write :
          getLocalAccesses(command, device.chip).writes)
       for (const LocalGeometry &read : reads.reads)
         if (findOverlappingLane(write, read) >= 0) {
-          llvm::consumeError(std::move(error));
-          return makeTrap(TrapKind::MissingSync,
-                          name(reader) + " reads " + read.describe() +
-                              ", which " + name(writer) +
+          return makeTrap(
+              TrapKind::MissingSync,
+              support::strCat(name(reader), " reads ", read.describe(),
+                              ", which ", name(writer),
                               " writes, and it does not wait for it "
-                              "(directly or through other waits)");
+                              "(directly or through other waits)"));
         }
   }
   return error;
 }
 
-llvm::Error Run::step(Queue queue, uint64_t start) {
+absl::Status Run::step(Queue queue, uint64_t start) {
   int q = int(queue);
   CommandRef ref{queue, next[q]};
   const cmd::Command &command = get(ref);
@@ -217,19 +215,19 @@ llvm::Error Run::step(Queue queue, uint64_t start) {
     clock = clocks[q][ref.index - 1];
   clock.seen[q] = ref.index;
   for (uint32_t wait : command.waits()) {
-    CommandRef waited = ids.lookup(wait);
+    CommandRef waited = ids.at(wait);
     int w = int(waited.queue);
     clock.join(clocks[w][waited.index]);
     clock.seen[w] = std::max(clock.seen[w], waited.index + 1);
   }
   auto namer = [this](CommandRef other) { return name(other); };
   CommandContext context{ref, clock, namer};
-  llvm::Expected<CommandCost> cost =
+  absl::StatusOr<CommandCost> cost =
       command.has_dma() ? executeDma(command.dma(), device, context, stats)
                         : executeCompute(command.compute(), device, context);
-  if (!cost)
-    return prefixTrap(explainUninitialized(cost.takeError(), ref),
-                      name(ref) + ": ");
+  if (!cost.ok())
+    return prefixTrap(explainUninitialized(cost.status(), ref),
+                      support::strCat(name(ref), ": "));
 
   uint64_t end = start + cost->cycles;
   endCycles[q].push_back(end);
@@ -244,12 +242,11 @@ llvm::Error Run::step(Queue queue, uint64_t start) {
     stats.computeCycles += cost->cycles;
     ++stats.computeCommands;
   }
-  return llvm::Error::success();
+  return absl::OkStatus();
 }
 
-llvm::Expected<RunStats> Run::execute() {
-  if (llvm::Error error = indexStream())
-    return std::move(error);
+absl::StatusOr<RunStats> Run::execute() {
+  LLMC_RETURN_IF_ERROR(indexStream());
   for (int q = 0; q < 2; ++q) {
     endCycles[q].reserve(queues[q]->size());
     clocks[q].reserve(queues[q]->size());
@@ -266,7 +263,7 @@ llvm::Expected<RunStats> Run::execute() {
       uint64_t start = freeAt[q];
       bool ready = true;
       for (uint32_t wait : get({queue, next[q]}).waits()) {
-        CommandRef waited = ids.lookup(wait);
+        CommandRef waited = ids.at(wait);
         if (waited.index >= next[int(waited.queue)]) {
           ready = false;
           break;
@@ -283,8 +280,7 @@ llvm::Expected<RunStats> Run::execute() {
       break;
     if (!best)
       return deadlock();
-    if (llvm::Error error = step(*best, bestStart))
-      return std::move(error);
+    LLMC_RETURN_IF_ERROR(step(*best, bestStart));
   }
   stats.totalCycles = std::max(freeAt[0], freeAt[1]);
   stats.seconds = device.time.getSeconds(stats.totalCycles);
@@ -302,7 +298,7 @@ static void addCounts(RunStats &total, const RunStats &part) {
   total.computeCommands += part.computeCommands;
 }
 
-llvm::Expected<RunStats> CModel::Impl::runCore(const CommandList &dmaQueue,
+absl::StatusOr<RunStats> CModel::Impl::runCore(const CommandList &dmaQueue,
                                                const CommandList &computeQueue,
                                                size_t core) {
   sync[core].reset();
@@ -310,30 +306,31 @@ llvm::Expected<RunStats> CModel::Impl::runCore(const CommandList &dmaQueue,
   return Run(dmaQueue, computeQueue, device).execute();
 }
 
-llvm::Expected<RunStats>
+absl::StatusOr<RunStats>
 CModel::Impl::runSections(const cmd::CommandStream &stream) {
   if (stream.dma_queue_size() || stream.compute_queue_size())
-    return makeTrap(TrapKind::BadStream,
-                    "stream '" + stream.name() +
-                        "' has version 2 but queues outside its sections");
+    return makeTrap(
+        TrapKind::BadStream,
+        support::strCat("stream '", stream.name(),
+                        "' has version 2 but queues outside its sections"));
   RunStats total;
   for (int s = 0; s < stream.sections_size(); ++s) {
     const cmd::Section &section = stream.sections(s);
     if (section.cores_size() == 0 || section.cores_size() > chip.cores)
       return makeTrap(TrapKind::BadStream,
-                      "section " + llvm::Twine(s) + " of stream '" +
-                          stream.name() + "' has " +
-                          llvm::Twine(section.cores_size()) + " cores; " +
-                          chip.id + " has " + llvm::Twine(chip.cores));
+                      support::strCat("section ", s, " of stream '",
+                                      stream.name(), "' has ",
+                                      section.cores_size(), " cores; ", chip.id,
+                                      " has ", chip.cores));
     uint64_t longest = 0, ddrBytes = 0;
     for (int core = 0; core < section.cores_size(); ++core) {
       const cmd::CoreCommands &commands = section.cores(core);
-      llvm::Expected<RunStats> stats =
+      absl::StatusOr<RunStats> stats =
           runCore(commands.dma_queue(), commands.compute_queue(), core);
-      if (!stats)
-        return prefixTrap(stats.takeError(), "section " + llvm::Twine(s) +
-                                                 ", core " + llvm::Twine(core) +
-                                                 ": ");
+      if (!stats.ok())
+        return prefixTrap(
+            stats.status(),
+            support::strCat("section ", s, ", core ", core, ": "));
       addCounts(total, *stats);
       longest = std::max(longest, stats->totalCycles);
       ddrBytes += stats->ddrBytes;
@@ -365,20 +362,19 @@ const LocalMemory &CModel::local(unsigned core) const {
 const plugins::ChipDescriptor &CModel::getChip() const { return impl->chip; }
 const TimeModel &CModel::getTimeModel() const { return impl->time; }
 
-llvm::Expected<RunStats> CModel::run(const cmd::CommandStream &stream) {
-  if (absl::Status invalid = impl->chip.validate(); !invalid.ok())
-    return llvm::createStringError(std::string(invalid.message()));
+absl::StatusOr<RunStats> CModel::run(const cmd::CommandStream &stream) {
+  LLMC_RETURN_IF_ERROR(impl->chip.validate());
   if (stream.version() == 2)
     return impl->runSections(stream);
   if (stream.version() != 1)
     return makeTrap(TrapKind::BadStream,
-                    "stream '" + stream.name() + "' has version " +
-                        llvm::Twine(stream.version()) +
-                        "; this cmodel runs versions 1 and 2");
+                    support::strCat("stream '", stream.name(), "' has version ",
+                                    stream.version(),
+                                    "; this cmodel runs versions 1 and 2"));
   if (stream.sections_size())
     return makeTrap(TrapKind::BadStream,
-                    "stream '" + stream.name() +
-                        "' has sections, which need version 2");
+                    support::strCat("stream '", stream.name(),
+                                    "' has sections, which need version 2"));
   return impl->runCore(stream.dma_queue(), stream.compute_queue(), 0);
 }
 

@@ -9,7 +9,7 @@
 //
 //   CModel model(chip);
 //   model.global().allocate(cmd::REGION_IO, bytes);
-//   llvm::Expected<RunStats> stats = model.run(stream);
+//   absl::StatusOr<RunStats> stats = model.run(stream);
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,7 +24,7 @@
 
 #include "plugins/ChipDescriptor.h"
 
-#include "llvm/Support/Error.h"
+#include "support/Status.h"
 
 #include <cstdint>
 #include <memory>
@@ -67,7 +67,7 @@ public:
   /// it reads. A trap stops the run at the
   /// offending command and returns a Trap naming it; global memory then
   /// holds what the commands before it stored.
-  llvm::Expected<RunStats> run(const cmd::CommandStream &stream) override;
+  absl::StatusOr<RunStats> run(const cmd::CommandStream &stream) override;
 
 private:
   struct Impl;

@@ -4,6 +4,8 @@
 
 #include "plugins/Float16.h"
 
+#include "absl/types/span.h"
+
 #include <cassert>
 #include <cstring>
 
@@ -246,20 +248,20 @@ void narrowElements(DType type, const float *values, int64_t count,
 // Host helpers
 //===----------------------------------------------------------------------===//
 
-std::vector<uint8_t> encodeFloats(DType type, llvm::ArrayRef<float> values) {
+std::vector<uint8_t> encodeFloats(DType type, absl::Span<const float> values) {
   std::vector<uint8_t> bytes(getDTypeBytes(type, values.size()));
   narrowElements(type, values.data(), values.size(), bytes.data());
   return bytes;
 }
 
-std::vector<uint8_t> encodeInts(DType type, llvm::ArrayRef<int32_t> values) {
+std::vector<uint8_t> encodeInts(DType type, absl::Span<const int32_t> values) {
   std::vector<uint8_t> bytes(getDTypeBytes(type, values.size()));
   for (size_t i = 0; i < values.size(); ++i)
     writeIntElement(type, bytes.data(), i, values[i]);
   return bytes;
 }
 
-std::vector<float> decodeFloats(DType type, llvm::ArrayRef<uint8_t> bytes,
+std::vector<float> decodeFloats(DType type, absl::Span<const uint8_t> bytes,
                                 int64_t count) {
   assert(int64_t(bytes.size()) >= getDTypeBytes(type, count));
   std::vector<float> values(count);
@@ -267,7 +269,7 @@ std::vector<float> decodeFloats(DType type, llvm::ArrayRef<uint8_t> bytes,
   return values;
 }
 
-std::vector<int32_t> decodeInts(DType type, llvm::ArrayRef<uint8_t> bytes,
+std::vector<int32_t> decodeInts(DType type, absl::Span<const uint8_t> bytes,
                                 int64_t count) {
   assert(int64_t(bytes.size()) >= getDTypeBytes(type, count));
   std::vector<int32_t> values(count);

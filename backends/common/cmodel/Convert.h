@@ -13,7 +13,7 @@
 
 #include "backends/common/cmodel/DType.h"
 
-#include "llvm/ADT/ArrayRef.h"
+#include "absl/types/span.h"
 
 #include <cstdint>
 #include <vector>
@@ -56,14 +56,14 @@ bool usesF16c();
 //===----------------------------------------------------------------------===//
 
 /// `values` packed as float type `type` (rounded to nearest even).
-std::vector<uint8_t> encodeFloats(DType type, llvm::ArrayRef<float> values);
+std::vector<uint8_t> encodeFloats(DType type, absl::Span<const float> values);
 /// `values` packed as integer type `type` (4-bit types two per byte).
-std::vector<uint8_t> encodeInts(DType type, llvm::ArrayRef<int32_t> values);
+std::vector<uint8_t> encodeInts(DType type, absl::Span<const int32_t> values);
 /// The first `count` elements of packed `bytes` as float32.
-std::vector<float> decodeFloats(DType type, llvm::ArrayRef<uint8_t> bytes,
+std::vector<float> decodeFloats(DType type, absl::Span<const uint8_t> bytes,
                                 int64_t count);
 /// The first `count` elements of packed integer `bytes`.
-std::vector<int32_t> decodeInts(DType type, llvm::ArrayRef<uint8_t> bytes,
+std::vector<int32_t> decodeInts(DType type, absl::Span<const uint8_t> bytes,
                                 int64_t count);
 
 } // namespace llmc::cmodel

@@ -23,7 +23,7 @@ int64_t getDTypeBits(DType type) {
   }
 }
 
-llvm::StringRef getDTypeName(DType type) {
+std::string_view getDTypeName(DType type) {
   switch (type) {
   case cmd::DTYPE_F32:
     return "f32";

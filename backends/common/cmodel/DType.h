@@ -11,9 +11,8 @@
 
 #include "backends/common/cmodel/command_stream.pb.h"
 
-#include "llvm/ADT/StringRef.h"
-
 #include <cstdint>
+#include <string_view>
 
 namespace llmc::cmodel {
 
@@ -22,7 +21,7 @@ using cmd::DType;
 /// Bits per element; 0 for DTYPE_INVALID or an unknown value.
 int64_t getDTypeBits(DType type);
 /// `f32`, `bf16`, `u4`, ... for messages.
-llvm::StringRef getDTypeName(DType type);
+std::string_view getDTypeName(DType type);
 
 inline bool isFloatDType(DType type) {
   return type == cmd::DTYPE_F32 || type == cmd::DTYPE_F16 ||

@@ -5,42 +5,44 @@
 #include "backends/common/cmodel/Convert.h"
 #include "backends/common/cmodel/Kernels.h"
 
+#include "support/Strings.h"
+
 #include <cstring>
 
 namespace llmc::cmodel {
 
 /// Checks the operands of `dma`; for a GATHER or SCATTER, reads its indices
 /// into `rows` (trapping on any outside the table).
-static llvm::Error checkDma(const cmd::Dma &dma, const GlobalGeometry &global,
-                            const LocalGeometry &local,
-                            const GlobalGeometry *index,
-                            const GlobalMemory &memory,
-                            std::vector<int64_t> &rows) {
+static absl::Status checkDma(const cmd::Dma &dma, const GlobalGeometry &global,
+                             const LocalGeometry &local,
+                             const GlobalGeometry *index,
+                             const GlobalMemory &memory,
+                             std::vector<int64_t> &rows) {
   if (global.dtype != local.dtype)
     return makeTrap(TrapKind::DTypeMismatch,
-                    global.describe() + " and " + local.describe() +
-                        " differ in type; a DMA does not convert");
+                    support::strCat(global.describe(), " and ",
+                                    local.describe(),
+                                    " differ in type; a DMA does not convert"));
   if (!index && (global.rows != local.rows || global.cols != local.cols))
-    return makeTrap(TrapKind::BadOperand, global.describe() + " and " +
-                                              local.describe() +
-                                              " differ in shape");
+    return makeTrap(TrapKind::BadOperand,
+                    support::strCat(global.describe(), " and ",
+                                    local.describe(), " differ in shape"));
   if (index) {
     if (index->dtype != cmd::DTYPE_I32)
       return makeTrap(TrapKind::DTypeMismatch,
-                      index->describe() + " must be i32");
+                      support::strCat(index->describe(), " must be i32"));
     if (index->rows * index->cols != local.rows || global.cols != local.cols)
       return makeTrap(TrapKind::BadOperand,
-                      "a gather or scatter of " + index->describe() +
-                          " rows of " + global.describe() + " does not match " +
-                          local.describe());
+                      support::strCat("a gather or scatter of ",
+                                      index->describe(), " rows of ",
+                                      global.describe(), " does not match ",
+                                      local.describe()));
   }
   bool write = dma.kind() == cmd::Dma::STORE || dma.kind() == cmd::Dma::SCATTER;
-  if (llvm::Error error = memory.checkAccess(global, write))
-    return error;
+  LLMC_RETURN_IF_ERROR(memory.checkAccess(global, write));
   if (!index)
-    return llvm::Error::success();
-  if (llvm::Error error = memory.checkAccess(*index, /*write=*/false))
-    return error;
+    return absl::OkStatus();
+  LLMC_RETURN_IF_ERROR(memory.checkAccess(*index, /*write=*/false));
   const uint8_t *base = memory.getData(index->region) + index->offset;
   for (int64_t r = 0; r < index->rows; ++r)
     for (int64_t c = 0; c < index->cols; ++c) {
@@ -48,15 +50,14 @@ static llvm::Error checkDma(const cmd::Dma &dma, const GlobalGeometry &global,
       if (row < 0 || row >= global.rows)
         return makeTrap(
             TrapKind::OutOfBounds,
-            llvm::Twine(dma.kind() == cmd::Dma::GATHER ? "gathered"
-                                                       : "scattered") +
-                " index " + llvm::Twine(row) + " (element " +
-                llvm::Twine(rows.size()) + " of " + index->describe() +
-                ") is outside the " + llvm::Twine(global.rows) + " rows of " +
-                global.describe());
+            support::strCat(dma.kind() == cmd::Dma::GATHER ? "gathered"
+                                                           : "scattered",
+                            " index ", row, " (element ", rows.size(), " of ",
+                            index->describe(), ") is outside the ", global.rows,
+                            " rows of ", global.describe()));
       rows.push_back(row);
     }
-  return llvm::Error::success();
+  return absl::OkStatus();
 }
 
 bool readsOutput(const cmd::Compute &compute, size_t i) {
@@ -78,12 +79,10 @@ LocalAccesses getLocalAccesses(const cmd::Command &command,
   auto add = [&](const cmd::LocalTensor &tensor, bool write, bool read) {
     if (tensor.rows() == 0)
       return;
-    llvm::Expected<LocalGeometry> geometry =
+    absl::StatusOr<LocalGeometry> geometry =
         LocalGeometry::create(tensor, chip, "tensor");
-    if (!geometry) {
-      llvm::consumeError(geometry.takeError());
+    if (!geometry.ok())
       return;
-    }
     if (read)
       accesses.reads.push_back(*geometry);
     if (write)
@@ -103,7 +102,7 @@ LocalAccesses getLocalAccesses(const cmd::Command &command,
   return accesses;
 }
 
-llvm::Expected<CommandCost> executeDma(const cmd::Dma &dma, Device &device,
+absl::StatusOr<CommandCost> executeDma(const cmd::Dma &dma, Device &device,
                                        const CommandContext &context,
                                        RunStats &stats) {
   if (!cmd::Dma::Kind_IsValid(dma.kind()))
@@ -113,29 +112,27 @@ llvm::Expected<CommandCost> executeDma(const cmd::Dma &dma, Device &device,
       dma.kind() == cmd::Dma::GATHER || dma.kind() == cmd::Dma::SCATTER;
   bool store = dma.kind() == cmd::Dma::STORE || dma.kind() == cmd::Dma::SCATTER;
   auto global = GlobalGeometry::create(dma.global(), "global");
-  if (!global)
-    return global.takeError();
+  if (!global.ok())
+    return global.status();
   auto local = LocalGeometry::create(dma.local(), device.chip, "local");
-  if (!local)
-    return local.takeError();
+  if (!local.ok())
+    return local.status();
   std::optional<GlobalGeometry> index;
   if (indexed) {
     auto created = GlobalGeometry::create(dma.index(), "index");
-    if (!created)
-      return created.takeError();
+    if (!created.ok())
+      return created.status();
     index = std::move(*created);
   }
   std::vector<int64_t> rows;
-  if (llvm::Error error = checkDma(
-          dma, *global, *local, index ? &*index : nullptr, device.global, rows))
-    return std::move(error);
+  LLMC_RETURN_IF_ERROR(checkDma(dma, *global, *local, index ? &*index : nullptr,
+                                device.global, rows));
   // A replicated tensor stores its first lane's copy, and reads no other.
   LocalGeometry touched = *local;
   if (store && local->layout == cmd::LAYOUT_REPLICATED)
     touched.laneEnd = touched.laneBegin + 1;
-  if (llvm::Error error = device.sync.check(
-          touched, /*write=*/!store, context.ref, context.clock, context.namer))
-    return std::move(error);
+  LLMC_RETURN_IF_ERROR(device.sync.check(touched, /*write=*/!store, context.ref,
+                                         context.clock, context.namer));
 
   CommandCost cost = device.time.getDmaCost(*global, index ? &*index : nullptr);
   int64_t laneEnd = touched.laneEnd;
@@ -174,34 +171,30 @@ llvm::Expected<CommandCost> executeDma(const cmd::Dma &dma, Device &device,
   return cost;
 }
 
-llvm::Expected<CommandCost> executeCompute(const cmd::Compute &compute,
+absl::StatusOr<CommandCost> executeCompute(const cmd::Compute &compute,
                                            Device &device,
                                            const CommandContext &context) {
   auto operands = createComputeOperands(compute, device.chip);
-  if (!operands)
-    return operands.takeError();
-  if (llvm::Error error = checkComputeRules(compute, *operands))
-    return std::move(error);
+  if (!operands.ok())
+    return operands.status();
+  LLMC_RETURN_IF_ERROR(checkComputeRules(compute, *operands));
   auto cost = device.time.getComputeCost(compute, *operands);
-  if (!cost)
-    return cost.takeError();
+  if (!cost.ok())
+    return cost.status();
 
   for (const auto &input : operands->inputs)
     if (input)
-      if (llvm::Error error = device.sync.check(*input, false, context.ref,
-                                                context.clock, context.namer))
-        return std::move(error);
+      LLMC_RETURN_IF_ERROR(device.sync.check(*input, false, context.ref,
+                                             context.clock, context.namer));
   for (size_t i = 0; i < operands->outputs.size(); ++i) {
     const LocalGeometry *output = operands->getOutput(i);
     if (!output)
       continue;
     if (readsOutput(compute, i))
-      if (llvm::Error error = device.sync.check(*output, false, context.ref,
-                                                context.clock, context.namer))
-        return std::move(error);
-    if (llvm::Error error = device.sync.check(*output, true, context.ref,
-                                              context.clock, context.namer))
-      return std::move(error);
+      LLMC_RETURN_IF_ERROR(device.sync.check(*output, false, context.ref,
+                                             context.clock, context.namer));
+    LLMC_RETURN_IF_ERROR(device.sync.check(*output, true, context.ref,
+                                           context.clock, context.namer));
   }
 
   runComputeKernels(compute, *operands, device.local, device.runner,

@@ -13,6 +13,8 @@
 #include "backends/common/cmodel/Parallel.h"
 #include "backends/common/cmodel/SyncTracker.h"
 
+#include "support/Status.h"
+
 namespace llmc::cmodel {
 
 /// The device state a command works on.
@@ -50,10 +52,10 @@ struct LocalAccesses {
 LocalAccesses getLocalAccesses(const cmd::Command &command,
                                const plugins::ChipDescriptor &chip);
 
-llvm::Expected<CommandCost> executeDma(const cmd::Dma &dma, Device &device,
+absl::StatusOr<CommandCost> executeDma(const cmd::Dma &dma, Device &device,
                                        const CommandContext &context,
                                        RunStats &stats);
-llvm::Expected<CommandCost> executeCompute(const cmd::Compute &compute,
+absl::StatusOr<CommandCost> executeCompute(const cmd::Compute &compute,
                                            Device &device,
                                            const CommandContext &context);
 

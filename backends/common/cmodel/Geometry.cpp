@@ -4,11 +4,10 @@
 
 #include "backends/common/cmodel/Trap.h"
 
-#include "llvm/Support/Format.h"
-#include "llvm/Support/MathExtras.h"
-#include "llvm/Support/raw_ostream.h"
+#include "support/Strings.h"
 
 #include <algorithm>
+#include <sstream>
 
 namespace llmc::cmodel {
 
@@ -16,7 +15,7 @@ namespace llmc::cmodel {
 /// arithmetic; no memory holds 2^40 elements in one dimension.
 static constexpr int64_t kMaxDim = int64_t(1) << 40;
 
-llvm::StringRef getRegionName(cmd::Region region) {
+std::string_view getRegionName(cmd::Region region) {
   switch (region) {
   case cmd::REGION_COEFF:
     return "coeff";
@@ -29,7 +28,7 @@ llvm::StringRef getRegionName(cmd::Region region) {
   }
 }
 
-llvm::StringRef getLayoutName(cmd::Layout layout) {
+std::string_view getLayoutName(cmd::Layout layout) {
   switch (layout) {
   case cmd::LAYOUT_ROWS:
     return "rows";
@@ -42,44 +41,44 @@ llvm::StringRef getLayoutName(cmd::Layout layout) {
   }
 }
 
-static llvm::Error checkShape(int64_t rows, int64_t cols, DType dtype,
-                              llvm::StringRef what) {
+static absl::Status checkShape(int64_t rows, int64_t cols, DType dtype,
+                               std::string_view what) {
   if (getDTypeBits(dtype) == 0)
     return makeTrap(TrapKind::DTypeMismatch,
-                    what + " has no valid element type");
+                    support::strCat(what, " has no valid element type"));
   if (rows < 1 || cols < 1 || rows > kMaxDim || cols > kMaxDim)
-    return makeTrap(TrapKind::BadOperand, what + " has an invalid shape [" +
-                                              llvm::Twine(rows) + ", " +
-                                              llvm::Twine(cols) + "]");
-  return llvm::Error::success();
+    return makeTrap(TrapKind::BadOperand,
+                    support::strCat(what, " has an invalid shape [", rows, ", ",
+                                    cols, "]"));
+  return absl::OkStatus();
 }
 
 //===----------------------------------------------------------------------===//
 // LocalGeometry
 //===----------------------------------------------------------------------===//
 
-llvm::Expected<LocalGeometry>
+absl::StatusOr<LocalGeometry>
 LocalGeometry::create(const cmd::LocalTensor &tensor,
                       const plugins::ChipDescriptor &chip,
-                      llvm::StringRef what) {
+                      std::string_view what) {
   LocalGeometry g;
-  g.what = what.str();
+  g.what = std::string(what);
   g.dtype = tensor.dtype();
   g.layout = tensor.layout();
   g.rows = tensor.rows();
   g.cols = tensor.cols();
-  if (llvm::Error error = checkShape(g.rows, g.cols, g.dtype, what))
-    return std::move(error);
+  LLMC_RETURN_IF_ERROR(checkShape(g.rows, g.cols, g.dtype, what));
   if (!cmd::Layout_IsValid(g.layout))
-    return makeTrap(TrapKind::BadOperand, what + " has an invalid layout");
+    return makeTrap(TrapKind::BadOperand,
+                    support::strCat(what, " has an invalid layout"));
 
   g.laneBegin = tensor.lane_begin();
   g.laneEnd = g.laneBegin + int64_t(tensor.lane_count());
   if (tensor.lane_count() == 0 || g.laneEnd > chip.npuLanes)
     return makeTrap(TrapKind::LaneRange,
-                    what + " uses lanes [" + llvm::Twine(g.laneBegin) + ", " +
-                        llvm::Twine(g.laneEnd) + ") but the chip has " +
-                        llvm::Twine(chip.npuLanes) + " lanes");
+                    support::strCat(what, " uses lanes [", g.laneBegin, ", ",
+                                    g.laneEnd, ") but the chip has ",
+                                    chip.npuLanes, " lanes"));
   int64_t lanes = g.laneEnd - g.laneBegin;
 
   // The dimension the layout splits, and how much of it each lane holds.
@@ -88,25 +87,25 @@ LocalGeometry::create(const cmd::LocalTensor &tensor,
     g.perLane = extent;
   } else {
     g.perLane =
-        tensor.per_lane() ? tensor.per_lane() : llvm::divideCeil(extent, lanes);
+        tensor.per_lane() ? tensor.per_lane() : (extent + lanes - 1) / lanes;
     if (g.perLane < 1)
-      return makeTrap(TrapKind::BadOperand, what + " has a negative per_lane");
+      return makeTrap(TrapKind::BadOperand,
+                      support::strCat(what, " has a negative per_lane"));
     g.perLane = std::min(g.perLane, extent);
-    int64_t needed = llvm::divideCeil(extent, g.perLane);
+    int64_t needed = (extent + g.perLane - 1) / g.perLane;
     if (needed > lanes)
       return makeTrap(TrapKind::BadOperand,
-                      what + " needs " + llvm::Twine(needed) + " lanes of " +
-                          llvm::Twine(g.perLane) + " " +
-                          getLayoutName(g.layout) + " but has " +
-                          llvm::Twine(lanes));
+                      support::strCat(what, " needs ", needed, " lanes of ",
+                                      g.perLane, " ", getLayoutName(g.layout),
+                                      " but has ", lanes));
   }
   // A lane's columns start at a byte boundary of the global row only if a
   // 4-bit split is even.
   if (g.layout == cmd::LAYOUT_COLS && isInt4DType(g.dtype) &&
       g.perLane < g.cols && g.perLane % 2 != 0)
     return makeTrap(TrapKind::Misaligned,
-                    what + " splits 4-bit columns " + llvm::Twine(g.perLane) +
-                        " per lane; the split must be even");
+                    support::strCat(what, " splits 4-bit columns ", g.perLane,
+                                    " per lane; the split must be even"));
 
   int64_t laneCols = g.layout == cmd::LAYOUT_COLS ? g.perLane : g.cols;
   int64_t laneRows = g.layout == cmd::LAYOUT_ROWS ? g.perLane : g.rows;
@@ -114,31 +113,30 @@ LocalGeometry::create(const cmd::LocalTensor &tensor,
   uint64_t eu = chip.euBytesPerLane;
   g.address = tensor.address();
   g.stride = tensor.row_stride_bytes() ? tensor.row_stride_bytes()
-                                       : llvm::alignTo(rowBytes, eu);
+                                       : (rowBytes + eu - 1) / eu * eu;
   if (g.address % eu != 0 || g.stride % eu != 0)
     return makeTrap(TrapKind::Misaligned,
-                    what + " has address " + llvm::Twine(g.address) +
-                        " and row stride " + llvm::Twine(g.stride) +
-                        "; both must be multiples of the " + llvm::Twine(eu) +
-                        " EU bytes");
+                    support::strCat(what, " has address ", g.address,
+                                    " and row stride ", g.stride,
+                                    "; both must be multiples of the ", eu,
+                                    " EU bytes"));
   if (g.stride < rowBytes)
     return makeTrap(TrapKind::BadOperand,
-                    what + " has row stride " + llvm::Twine(g.stride) +
-                        " below its " + llvm::Twine(rowBytes) +
-                        " bytes per lane row");
-  g.rowBytes = llvm::alignTo(rowBytes, eu);
+                    support::strCat(what, " has row stride ", g.stride,
+                                    " below its ", rowBytes,
+                                    " bytes per lane row"));
+  g.rowBytes = (rowBytes + eu - 1) / eu * eu;
   uint64_t capacity = chip.localMemoryBytesPerLane;
   // Compared without overflow: address and stride may be anything a
   // malformed stream holds.
   if (g.address > capacity || g.stride > capacity ||
       uint64_t(laneRows) > capacity ||
       uint64_t(laneRows - 1) * g.stride + g.rowBytes > capacity - g.address)
-    return makeTrap(TrapKind::LocalOverflow,
-                    what + " needs local bytes [" + llvm::Twine(g.address) +
-                        ", " +
-                        llvm::Twine(g.address + (laneRows - 1) * g.stride +
-                                    g.rowBytes) +
-                        ") per lane but a lane has " + llvm::Twine(capacity));
+    return makeTrap(
+        TrapKind::LocalOverflow,
+        support::strCat(what, " needs local bytes [", g.address, ", ",
+                        g.address + (laneRows - 1) * g.stride + g.rowBytes,
+                        ") per lane but a lane has ", capacity));
   return g;
 }
 
@@ -167,15 +165,14 @@ LaneBlock LocalGeometry::getBlock(int64_t lane) const {
 }
 
 std::string LocalGeometry::describe() const {
-  std::string text;
-  llvm::raw_string_ostream os(text);
+  std::ostringstream os;
   os << what << " (" << getDTypeName(dtype) << " [" << rows << ", " << cols
      << "] " << getLayoutName(layout);
   if (layout != cmd::LAYOUT_REPLICATED)
     os << "/" << perLane;
   os << " lanes [" << laneBegin << ", " << laneEnd << ") at " << address
      << ", stride " << stride << ")";
-  return text;
+  return os.str();
 }
 
 int64_t findOverlappingLane(const LocalGeometry &a, const LocalGeometry &b) {
@@ -194,43 +191,43 @@ int64_t findOverlappingLane(const LocalGeometry &a, const LocalGeometry &b) {
 // GlobalGeometry
 //===----------------------------------------------------------------------===//
 
-llvm::Expected<GlobalGeometry>
-GlobalGeometry::create(const cmd::GlobalTensor &tensor, llvm::StringRef what) {
+absl::StatusOr<GlobalGeometry>
+GlobalGeometry::create(const cmd::GlobalTensor &tensor, std::string_view what) {
   GlobalGeometry g;
-  g.what = what.str();
+  g.what = std::string(what);
   g.region = tensor.region();
   g.dtype = tensor.dtype();
   g.rows = tensor.rows();
   g.cols = tensor.cols();
   g.offset = tensor.offset();
-  if (llvm::Error error = checkShape(g.rows, g.cols, g.dtype, what))
-    return std::move(error);
+  LLMC_RETURN_IF_ERROR(checkShape(g.rows, g.cols, g.dtype, what));
   if (!cmd::Region_IsValid(g.region) || g.region == cmd::REGION_INVALID)
-    return makeTrap(TrapKind::BadOperand, what + " has an invalid region");
+    return makeTrap(TrapKind::BadOperand,
+                    support::strCat(what, " has an invalid region"));
   g.rowBytes = getDTypeBytes(g.dtype, g.cols);
   g.stride = tensor.row_stride_bytes() ? tensor.row_stride_bytes() : g.rowBytes;
   if (g.stride < g.rowBytes)
     return makeTrap(TrapKind::BadOperand,
-                    what + " has row stride " + llvm::Twine(g.stride) +
-                        " below its " + llvm::Twine(g.rowBytes) +
-                        " bytes per row");
+                    support::strCat(what, " has row stride ", g.stride,
+                                    " below its ", g.rowBytes,
+                                    " bytes per row"));
   uint64_t lastRow;
   if (__builtin_mul_overflow(uint64_t(g.rows - 1), g.stride, &lastRow) ||
       lastRow + g.rowBytes < lastRow ||
       g.offset + lastRow + g.rowBytes < g.offset)
     return makeTrap(TrapKind::OutOfBounds,
-                    what + " extends beyond any memory (row stride " +
-                        llvm::Twine(g.stride) + ")");
+                    support::strCat(what,
+                                    " extends beyond any memory (row stride ",
+                                    g.stride, ")"));
   return g;
 }
 
 std::string GlobalGeometry::describe() const {
-  std::string text;
-  llvm::raw_string_ostream os(text);
+  std::ostringstream os;
   os << what << " (" << getDTypeName(dtype) << " [" << rows << ", " << cols
      << "] in " << getRegionName(region) << " at " << offset << ", stride "
      << stride << ")";
-  return text;
+  return os.str();
 }
 
 } // namespace llmc::cmodel

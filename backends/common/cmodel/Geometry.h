@@ -15,10 +15,11 @@
 
 #include "plugins/ChipDescriptor.h"
 
-#include "llvm/Support/Error.h"
+#include "support/Status.h"
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace llmc::cmodel {
 
@@ -50,9 +51,9 @@ class LocalGeometry {
 public:
   /// Checks `tensor` against `chip` (lanes, alignment, overflow, type);
   /// traps name it `what` (`input 1`).
-  static llvm::Expected<LocalGeometry>
+  static absl::StatusOr<LocalGeometry>
   create(const cmd::LocalTensor &tensor, const plugins::ChipDescriptor &chip,
-         llvm::StringRef what);
+         std::string_view what);
 
   /// The part lane `lane` holds; empty for lanes outside the range.
   LaneBlock getBlock(int64_t lane) const;
@@ -84,8 +85,8 @@ public:
 /// A validated global tensor with its defaults resolved.
 class GlobalGeometry {
 public:
-  static llvm::Expected<GlobalGeometry> create(const cmd::GlobalTensor &tensor,
-                                               llvm::StringRef what);
+  static absl::StatusOr<GlobalGeometry> create(const cmd::GlobalTensor &tensor,
+                                               std::string_view what);
 
   /// Bytes from the first element to past the last.
   uint64_t getExtent() const { return (rows - 1) * stride + rowBytes; }
@@ -106,9 +107,9 @@ public:
 int64_t findOverlappingLane(const LocalGeometry &a, const LocalGeometry &b);
 
 /// `coeff`, `activation`, `io`.
-llvm::StringRef getRegionName(cmd::Region region);
+std::string_view getRegionName(cmd::Region region);
 /// `rows`, `cols`, `replicated`.
-llvm::StringRef getLayoutName(cmd::Layout layout);
+std::string_view getLayoutName(cmd::Layout layout);
 
 } // namespace llmc::cmodel
 

@@ -2,7 +2,7 @@
 
 #include "backends/common/cmodel/HugePageMemory.h"
 
-#include "llvm/Support/MathExtras.h"
+#include "absl/types/span.h"
 
 #include <cstring>
 
@@ -17,7 +17,7 @@ std::unique_ptr<HugePageMemory> HugePageMemory::allocate(size_t bytes) {
     return nullptr;
   // Whole huge pages, from the first huge-page boundary of a mapping one
   // page longer.
-  const size_t kept = llvm::alignTo(bytes, kHugePage);
+  const size_t kept = (bytes + kHugePage - 1) / kHugePage * kHugePage;
   const size_t mapped = kept + kHugePage;
   void *mapping = mmap(nullptr, mapped, PROT_READ | PROT_WRITE,
                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -33,12 +33,13 @@ std::unique_ptr<HugePageMemory> HugePageMemory::allocate(size_t bytes) {
 }
 
 std::unique_ptr<HugePageMemory>
-HugePageMemory::copyReadOnly(llvm::ArrayRef<uint8_t> bytes) {
+HugePageMemory::copyReadOnly(absl::Span<const uint8_t> bytes) {
   std::unique_ptr<HugePageMemory> memory = allocate(bytes.size());
   if (!memory)
     return nullptr;
   std::memcpy(memory->data, bytes.data(), bytes.size());
-  mprotect(memory->data, llvm::alignTo(bytes.size(), kHugePage), PROT_READ);
+  mprotect(memory->data, (bytes.size() + kHugePage - 1) / kHugePage * kHugePage,
+           PROT_READ);
   return memory;
 }
 

@@ -16,8 +16,7 @@
 #ifndef LLMC_BACKENDS_COMMON_CMODEL_HUGEPAGEMEMORY_H
 #define LLMC_BACKENDS_COMMON_CMODEL_HUGEPAGEMEMORY_H
 
-#include "llvm/ADT/ArrayRef.h"
-
+#include "absl/types/span.h"
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -32,12 +31,12 @@ public:
   /// A copy of `bytes`, read-only; null when `bytes` is empty or the
   /// system gives no memory.
   static std::unique_ptr<HugePageMemory>
-  copyReadOnly(llvm::ArrayRef<uint8_t> bytes);
+  copyReadOnly(absl::Span<const uint8_t> bytes);
   ~HugePageMemory();
   HugePageMemory(const HugePageMemory &) = delete;
   HugePageMemory &operator=(const HugePageMemory &) = delete;
 
-  llvm::MutableArrayRef<uint8_t> bytes() const { return {data, size}; }
+  absl::Span<uint8_t> bytes() const { return {data, size}; }
 
 private:
   HugePageMemory(uint8_t *data, size_t size, void *mapping, size_t mapped)

@@ -4,7 +4,10 @@
 
 #include "backends/common/cmodel/Trap.h"
 
-#include "llvm/ADT/STLFunctionalExtras.h"
+#include "support/Strings.h"
+
+#include "absl/functional/function_ref.h"
+#include "absl/types/span.h"
 
 #include <cassert>
 #include <cstring>
@@ -29,8 +32,7 @@ void GlobalMemory::allocate(cmd::Region region, uint64_t bytes) {
   block.readOnly = false;
 }
 
-void GlobalMemory::attach(cmd::Region region,
-                          llvm::MutableArrayRef<uint8_t> bytes) {
+void GlobalMemory::attach(cmd::Region region, absl::Span<uint8_t> bytes) {
   assert(index(region) != 0 && "attaching an invalid region");
   if (index(region) == 0)
     return;
@@ -43,11 +45,11 @@ void GlobalMemory::attach(cmd::Region region,
 }
 
 void GlobalMemory::attachReadOnly(cmd::Region region,
-                                  llvm::ArrayRef<uint8_t> bytes) {
+                                  absl::Span<const uint8_t> bytes) {
   // The device never writes a read-only region (STOREs into it trap), so
   // holding it through a mutable pointer is safe.
-  attach(region, llvm::MutableArrayRef<uint8_t>(
-                     const_cast<uint8_t *>(bytes.data()), bytes.size()));
+  attach(region, absl::Span<uint8_t>(const_cast<uint8_t *>(bytes.data()),
+                                     bytes.size()));
   if (index(region) != 0)
     get(region).readOnly = true;
 }
@@ -59,50 +61,51 @@ uint8_t *GlobalMemory::getMutableData(cmd::Region region) {
 
 /// `what` names the access in the error; it is called only on failure, as
 /// every command checks its operands.
-static llvm::Error checkRange(uint64_t offset, uint64_t size,
-                              uint64_t regionSize, cmd::Region region,
-                              llvm::function_ref<std::string()> what) {
+static absl::Status checkRange(uint64_t offset, uint64_t size,
+                               uint64_t regionSize, cmd::Region region,
+                               absl::FunctionRef<std::string()> what) {
   if (offset > regionSize || size > regionSize - offset)
     return makeTrap(TrapKind::OutOfBounds,
-                    what() + " accesses bytes [" + llvm::Twine(offset) + ", " +
-                        llvm::Twine(offset + size) + ") of region " +
-                        getRegionName(region) + ", which has " +
-                        llvm::Twine(regionSize) + " bytes");
-  return llvm::Error::success();
+                    support::strCat(what(), " accesses bytes [", offset, ", ",
+                                    offset + size, ") of region ",
+                                    getRegionName(region), ", which has ",
+                                    regionSize, " bytes"));
+  return absl::OkStatus();
 }
 
-llvm::Error GlobalMemory::write(cmd::Region region, uint64_t offset,
-                                llvm::ArrayRef<uint8_t> bytes) {
-  if (llvm::Error error = checkRange(offset, bytes.size(), getSize(region),
-                                     region, [] { return "a host write"; }))
-    return error;
+absl::Status GlobalMemory::write(cmd::Region region, uint64_t offset,
+                                 absl::Span<const uint8_t> bytes) {
+  LLMC_RETURN_IF_ERROR(checkRange(offset, bytes.size(), getSize(region), region,
+                                  [] { return "a host write"; }));
   if (isReadOnly(region))
-    return makeTrap(TrapKind::ReadOnly, "a host write into read-only region " +
-                                            getRegionName(region));
+    return makeTrap(TrapKind::ReadOnly,
+                    support::strCat("a host write into read-only region ",
+                                    getRegionName(region)));
   if (!bytes.empty())
     std::memcpy(get(region).data + offset, bytes.data(), bytes.size());
-  return llvm::Error::success();
+  return absl::OkStatus();
 }
 
-llvm::Expected<llvm::ArrayRef<uint8_t>>
+absl::StatusOr<absl::Span<const uint8_t>>
 GlobalMemory::read(cmd::Region region, uint64_t offset, uint64_t size) const {
-  if (llvm::Error error = checkRange(offset, size, getSize(region), region,
-                                     [] { return "a host read"; }))
+  if (absl::Status error = checkRange(offset, size, getSize(region), region,
+                                      [] { return "a host read"; });
+      !error.ok())
     return std::move(error);
-  return llvm::ArrayRef<uint8_t>(getData(region) + offset, size);
+  return absl::Span<const uint8_t>(getData(region) + offset, size);
 }
 
-llvm::Error GlobalMemory::checkAccess(const GlobalGeometry &tensor,
-                                      bool write) const {
-  if (llvm::Error error =
-          checkRange(tensor.offset, tensor.getExtent(), getSize(tensor.region),
-                     tensor.region, [&] { return tensor.describe(); }))
-    return error;
+absl::Status GlobalMemory::checkAccess(const GlobalGeometry &tensor,
+                                       bool write) const {
+  LLMC_RETURN_IF_ERROR(checkRange(tensor.offset, tensor.getExtent(),
+                                  getSize(tensor.region), tensor.region,
+                                  [&] { return tensor.describe(); }));
   if (write && isReadOnly(tensor.region))
     return makeTrap(TrapKind::ReadOnly,
-                    tensor.describe() + " is stored into read-only region " +
-                        getRegionName(tensor.region));
-  return llvm::Error::success();
+                    support::strCat(tensor.describe(),
+                                    " is stored into read-only region ",
+                                    getRegionName(tensor.region)));
+  return absl::OkStatus();
 }
 
 } // namespace llmc::cmodel

@@ -12,8 +12,9 @@
 
 #include "backends/common/cmodel/Geometry.h"
 
-#include "llvm/ADT/ArrayRef.h"
-#include "llvm/Support/Error.h"
+#include "support/Status.h"
+
+#include "absl/types/span.h"
 
 #include <array>
 #include <cstdint>
@@ -26,9 +27,9 @@ public:
   /// Gives `region` `bytes` zeroed bytes of its own, replacing what it had.
   void allocate(cmd::Region region, uint64_t bytes);
   /// Lets `region` use the caller's `bytes`, which must outlive the runs.
-  void attach(cmd::Region region, llvm::MutableArrayRef<uint8_t> bytes);
+  void attach(cmd::Region region, absl::Span<uint8_t> bytes);
   /// As attach, but a STORE into the region traps.
-  void attachReadOnly(cmd::Region region, llvm::ArrayRef<uint8_t> bytes);
+  void attachReadOnly(cmd::Region region, absl::Span<const uint8_t> bytes);
 
   uint64_t getSize(cmd::Region region) const { return get(region).size; }
   bool isReadOnly(cmd::Region region) const { return get(region).readOnly; }
@@ -37,15 +38,15 @@ public:
   uint8_t *getMutableData(cmd::Region region);
 
   /// Host access: copies `bytes` to `offset` of `region`; traps outside it.
-  llvm::Error write(cmd::Region region, uint64_t offset,
-                    llvm::ArrayRef<uint8_t> bytes);
+  absl::Status write(cmd::Region region, uint64_t offset,
+                     absl::Span<const uint8_t> bytes);
   /// Host access: `size` bytes at `offset` of `region`.
-  llvm::Expected<llvm::ArrayRef<uint8_t>>
+  absl::StatusOr<absl::Span<const uint8_t>>
   read(cmd::Region region, uint64_t offset, uint64_t size) const;
 
   /// Traps unless `tensor` lies inside its region and, for a write, the
   /// region is writable.
-  llvm::Error checkAccess(const GlobalGeometry &tensor, bool write) const;
+  absl::Status checkAccess(const GlobalGeometry &tensor, bool write) const;
 
 private:
   struct Block {

@@ -4,40 +4,40 @@
 
 #include "backends/common/cmodel/Trap.h"
 
+#include "support/Strings.h"
+
 namespace llmc::cmodel {
 
-llvm::StringRef getOpcodeName(cmd::Opcode opcode) {
+std::string_view getOpcodeName(cmd::Opcode opcode) {
   if (!cmd::Opcode_IsValid(opcode))
     return "INVALID";
   // The generated names are static strings.
   const std::string &name = cmd::Opcode_Name(opcode);
-  return llvm::StringRef(name);
+  return std::string_view(name);
 }
 
-llvm::Expected<ComputeOperands>
+absl::StatusOr<ComputeOperands>
 createComputeOperands(const cmd::Compute &compute,
                       const plugins::ChipDescriptor &chip) {
   ComputeOperands operands;
   auto add = [&](const auto &tensors, auto &into,
-                 llvm::StringRef kind) -> llvm::Error {
+                 std::string_view kind) -> absl::Status {
     for (int i = 0; i < tensors.size(); ++i) {
       const cmd::LocalTensor &tensor = tensors.Get(i);
       if (tensor.rows() == 0) {
         into.emplace_back();
         continue;
       }
-      auto geometry = LocalGeometry::create(
-          tensor, chip, (kind + " " + llvm::Twine(i)).str());
-      if (!geometry)
-        return geometry.takeError();
+      auto geometry =
+          LocalGeometry::create(tensor, chip, support::strCat(kind, " ", i));
+      if (!geometry.ok())
+        return geometry.status();
       into.push_back(std::move(*geometry));
     }
-    return llvm::Error::success();
+    return absl::OkStatus();
   };
-  if (llvm::Error error = add(compute.inputs(), operands.inputs, "input"))
-    return std::move(error);
-  if (llvm::Error error = add(compute.outputs(), operands.outputs, "output"))
-    return std::move(error);
+  LLMC_RETURN_IF_ERROR(add(compute.inputs(), operands.inputs, "input"));
+  LLMC_RETURN_IF_ERROR(add(compute.outputs(), operands.outputs, "output"));
   return operands;
 }
 
@@ -77,17 +77,17 @@ static bool isSameTensor(const LocalGeometry &a, const LocalGeometry &b) {
          getDTypeBits(a.dtype) == getDTypeBits(b.dtype);
 }
 
-llvm::Error checkOperandOverlaps(const cmd::Compute &compute,
-                                 const ComputeOperands &operands) {
+absl::Status checkOperandOverlaps(const cmd::Compute &compute,
+                                  const ComputeOperands &operands) {
   bool inPlace = isRowLocal(compute.opcode());
   for (size_t o = 0; o < operands.outputs.size(); ++o) {
     const LocalGeometry *output = operands.getOutput(o);
     if (!output)
       continue;
     auto overlapTrap = [&](const LocalGeometry &other, int64_t lane) {
-      return makeTrap(TrapKind::Overlap, output->describe() + " overlaps " +
-                                             other.describe() + " on lane " +
-                                             llvm::Twine(lane));
+      return makeTrap(TrapKind::Overlap,
+                      support::strCat(output->describe(), " overlaps ",
+                                      other.describe(), " on lane ", lane));
     };
     for (size_t i = 0; i < operands.inputs.size(); ++i) {
       const LocalGeometry *input = operands.getInput(i);
@@ -104,7 +104,7 @@ llvm::Error checkOperandOverlaps(const cmd::Compute &compute,
         return overlapTrap(*previous, lane);
     }
   }
-  return llvm::Error::success();
+  return absl::OkStatus();
 }
 
 } // namespace llmc::cmodel

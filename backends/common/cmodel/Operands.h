@@ -11,10 +11,10 @@
 
 #include "backends/common/cmodel/Geometry.h"
 
-#include "llvm/ADT/StringRef.h"
-#include "llvm/Support/Error.h"
+#include "support/Status.h"
 
 #include <optional>
+#include <string_view>
 #include <vector>
 
 namespace llmc::cmodel {
@@ -40,22 +40,22 @@ struct ComputeOperands {
 };
 
 /// The opcode's name (`MATMUL`).
-llvm::StringRef getOpcodeName(cmd::Opcode opcode);
+std::string_view getOpcodeName(cmd::Opcode opcode);
 
 /// Checks every operand of `compute` against the chip.
-llvm::Expected<ComputeOperands>
+absl::StatusOr<ComputeOperands>
 createComputeOperands(const cmd::Compute &compute,
                       const plugins::ChipDescriptor &chip);
 
 /// Checks `compute`'s operand counts, types, shapes and attributes, that
 /// every lane holds what its part of the output needs, and that outputs do
 /// not overlap inputs (except an exact in-place operand of a row-local op).
-llvm::Error checkComputeRules(const cmd::Compute &compute,
-                              const ComputeOperands &operands);
+absl::Status checkComputeRules(const cmd::Compute &compute,
+                               const ComputeOperands &operands);
 
 /// The overlap part of checkComputeRules.
-llvm::Error checkOperandOverlaps(const cmd::Compute &compute,
-                                 const ComputeOperands &operands);
+absl::Status checkOperandOverlaps(const cmd::Compute &compute,
+                                  const ComputeOperands &operands);
 
 } // namespace llmc::cmodel
 

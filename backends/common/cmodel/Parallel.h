@@ -9,14 +9,10 @@
 #ifndef LLMC_BACKENDS_COMMON_CMODEL_PARALLEL_H
 #define LLMC_BACKENDS_COMMON_CMODEL_PARALLEL_H
 
-#include "llvm/ADT/STLFunctionalExtras.h"
+#include "absl/functional/function_ref.h"
 
 #include <cstdint>
 #include <memory>
-
-namespace llvm {
-class ThreadPoolInterface;
-} // namespace llvm
 
 namespace llmc::cmodel {
 
@@ -32,11 +28,14 @@ public:
   /// Calls `body(i)` once for every i in [0, count): on several threads
   /// when `parallel` (the work is worth waking them), else on the caller's.
   void forEach(int64_t count, bool parallel,
-               llvm::function_ref<void(int64_t)> body) const;
+               absl::FunctionRef<void(int64_t)> body) const;
 
 private:
+  struct Workers;
+
   unsigned threadCount;
-  std::unique_ptr<llvm::ThreadPoolInterface> workers;
+  /// The threads besides the caller's; null when there are none.
+  std::unique_ptr<Workers> workers;
 };
 
 } // namespace llmc::cmodel

@@ -2,6 +2,10 @@
 
 #include "backends/common/cmodel/StreamBuilder.h"
 
+#include "support/Strings.h"
+
+#include "absl/types/span.h"
+
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/text_format.h>
@@ -41,8 +45,8 @@ cmd::LocalTensor localTensor(uint32_t laneBegin, uint32_t laneCount,
 }
 
 cmd::Compute makeCompute(cmd::Opcode opcode,
-                         llvm::ArrayRef<cmd::LocalTensor> inputs,
-                         llvm::ArrayRef<cmd::LocalTensor> outputs) {
+                         absl::Span<const cmd::LocalTensor> inputs,
+                         absl::Span<const cmd::LocalTensor> outputs) {
   cmd::Compute compute;
   compute.set_opcode(opcode);
   for (const cmd::LocalTensor &input : inputs)
@@ -52,12 +56,13 @@ cmd::Compute makeCompute(cmd::Opcode opcode,
   return compute;
 }
 
-StreamBuilder::StreamBuilder(llvm::StringRef name) {
+StreamBuilder::StreamBuilder(std::string_view name) {
   stream.set_version(1);
-  stream.set_name(name.str());
+  stream.set_name(std::string(name));
 }
 
-cmd::Command &StreamBuilder::append(bool dma, llvm::ArrayRef<uint32_t> waits) {
+cmd::Command &StreamBuilder::append(bool dma,
+                                    absl::Span<const uint32_t> waits) {
   cmd::Command *command =
       dma ? stream.add_dma_queue() : stream.add_compute_queue();
   command->set_id(nextId++);
@@ -68,7 +73,7 @@ cmd::Command &StreamBuilder::append(bool dma, llvm::ArrayRef<uint32_t> waits) {
 
 uint32_t StreamBuilder::load(const cmd::GlobalTensor &from,
                              const cmd::LocalTensor &to,
-                             llvm::ArrayRef<uint32_t> waits) {
+                             absl::Span<const uint32_t> waits) {
   cmd::Command &command = append(true, waits);
   cmd::Dma *dma = command.mutable_dma();
   dma->set_kind(cmd::Dma::LOAD);
@@ -79,7 +84,7 @@ uint32_t StreamBuilder::load(const cmd::GlobalTensor &from,
 
 uint32_t StreamBuilder::store(const cmd::LocalTensor &from,
                               const cmd::GlobalTensor &to,
-                              llvm::ArrayRef<uint32_t> waits) {
+                              absl::Span<const uint32_t> waits) {
   cmd::Command &command = append(true, waits);
   cmd::Dma *dma = command.mutable_dma();
   dma->set_kind(cmd::Dma::STORE);
@@ -91,7 +96,7 @@ uint32_t StreamBuilder::store(const cmd::LocalTensor &from,
 uint32_t StreamBuilder::gather(const cmd::GlobalTensor &table,
                                const cmd::GlobalTensor &index,
                                const cmd::LocalTensor &to,
-                               llvm::ArrayRef<uint32_t> waits) {
+                               absl::Span<const uint32_t> waits) {
   cmd::Command &command = append(true, waits);
   cmd::Dma *dma = command.mutable_dma();
   dma->set_kind(cmd::Dma::GATHER);
@@ -104,7 +109,7 @@ uint32_t StreamBuilder::gather(const cmd::GlobalTensor &table,
 uint32_t StreamBuilder::scatter(const cmd::LocalTensor &from,
                                 const cmd::GlobalTensor &index,
                                 const cmd::GlobalTensor &table,
-                                llvm::ArrayRef<uint32_t> waits) {
+                                absl::Span<const uint32_t> waits) {
   cmd::Command &command = append(true, waits);
   cmd::Dma *dma = command.mutable_dma();
   dma->set_kind(cmd::Dma::SCATTER);
@@ -115,7 +120,7 @@ uint32_t StreamBuilder::scatter(const cmd::LocalTensor &from,
 }
 
 uint32_t StreamBuilder::compute(const cmd::Compute &compute,
-                                llvm::ArrayRef<uint32_t> waits) {
+                                absl::Span<const uint32_t> waits) {
   cmd::Command &command = append(false, waits);
   *command.mutable_compute() = compute;
   return command.id();
@@ -124,7 +129,7 @@ uint32_t StreamBuilder::compute(const cmd::Compute &compute,
 uint32_t StreamBuilder::matMul(const cmd::LocalTensor &x,
                                const cmd::LocalTensor &w,
                                const cmd::LocalTensor &y,
-                               llvm::ArrayRef<uint32_t> waits) {
+                               absl::Span<const uint32_t> waits) {
   return compute(makeCompute(cmd::MATMUL, {x, w}, {y}), waits);
 }
 
@@ -133,26 +138,26 @@ uint32_t StreamBuilder::a16MatMul(const cmd::LocalTensor &x,
                                   const cmd::LocalTensor &scale,
                                   const cmd::LocalTensor &zp,
                                   const cmd::LocalTensor &y,
-                                  llvm::ArrayRef<uint32_t> waits) {
+                                  absl::Span<const uint32_t> waits) {
   return compute(makeCompute(cmd::A16MATMUL, {x, w, scale, zp}, {y}), waits);
 }
 
 uint32_t StreamBuilder::binary(cmd::Opcode opcode, const cmd::LocalTensor &a,
                                const cmd::LocalTensor &b,
                                const cmd::LocalTensor &y,
-                               llvm::ArrayRef<uint32_t> waits) {
+                               absl::Span<const uint32_t> waits) {
   return compute(makeCompute(opcode, {a, b}, {y}), waits);
 }
 
 uint32_t StreamBuilder::unary(cmd::Opcode opcode, const cmd::LocalTensor &x,
                               const cmd::LocalTensor &y,
-                              llvm::ArrayRef<uint32_t> waits) {
+                              absl::Span<const uint32_t> waits) {
   return compute(makeCompute(opcode, {x}, {y}), waits);
 }
 
 void StreamBuilder::hostCompute(const cmd::Compute &attributes,
-                                llvm::ArrayRef<cmd::GlobalTensor> inputs,
-                                llvm::ArrayRef<cmd::GlobalTensor> outputs) {
+                                absl::Span<const cmd::GlobalTensor> inputs,
+                                absl::Span<const cmd::GlobalTensor> outputs) {
   stream.set_version(3);
   cmd::HostCommand &command = *stream.add_host_commands();
   *command.mutable_compute() = attributes;
@@ -190,18 +195,16 @@ std::string serializeStream(const cmd::CommandStream &stream) {
   return bytes;
 }
 
-llvm::Expected<cmd::CommandStream> parseStream(llvm::StringRef bytes) {
+absl::StatusOr<cmd::CommandStream> parseStream(std::string_view bytes) {
   cmd::CommandStream stream;
   // protobuf takes sizes as int: a larger section would be read truncated.
   if (bytes.size() > size_t(INT_MAX))
-    return llvm::createStringError(
-        llvm::inconvertibleErrorCode(),
-        "a command stream of " + llvm::Twine(bytes.size()) +
-            " bytes exceeds protobuf's limit of " + llvm::Twine(INT_MAX));
+    return absl::InvalidArgumentError(
+        support::strCat("a command stream of ", bytes.size(),
+                        " bytes exceeds protobuf's limit of ", INT_MAX));
   if (!stream.ParseFromArray(bytes.data(), int(bytes.size())))
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "not a serialized llmc command stream (" +
-                                       llvm::Twine(bytes.size()) + " bytes)");
+    return absl::InvalidArgumentError(support::strCat(
+        "not a serialized llmc command stream (", bytes.size(), " bytes)"));
   return stream;
 }
 

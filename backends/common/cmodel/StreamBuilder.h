@@ -18,12 +18,13 @@
 
 #include "backends/common/cmodel/command_stream.pb.h"
 
-#include "llvm/ADT/ArrayRef.h"
-#include "llvm/ADT/StringRef.h"
-#include "llvm/Support/Error.h"
+#include "support/Status.h"
+
+#include "absl/types/span.h"
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace llmc::cmodel {
 
@@ -45,53 +46,53 @@ inline cmd::LocalTensor absent() { return cmd::LocalTensor(); }
 
 /// A compute command's body; set attributes on the result before adding it.
 cmd::Compute makeCompute(cmd::Opcode opcode,
-                         llvm::ArrayRef<cmd::LocalTensor> inputs,
-                         llvm::ArrayRef<cmd::LocalTensor> outputs);
+                         absl::Span<const cmd::LocalTensor> inputs,
+                         absl::Span<const cmd::LocalTensor> outputs);
 
 class StreamBuilder {
 public:
-  explicit StreamBuilder(llvm::StringRef name = "");
+  explicit StreamBuilder(std::string_view name = "");
 
   //===--------------------------------------------------------------------===//
   // DMA queue
   //===--------------------------------------------------------------------===//
 
   uint32_t load(const cmd::GlobalTensor &from, const cmd::LocalTensor &to,
-                llvm::ArrayRef<uint32_t> waits = {});
+                absl::Span<const uint32_t> waits = {});
   uint32_t store(const cmd::LocalTensor &from, const cmd::GlobalTensor &to,
-                 llvm::ArrayRef<uint32_t> waits = {});
+                 absl::Span<const uint32_t> waits = {});
   /// Local row i = row index[i] of `table`.
   uint32_t gather(const cmd::GlobalTensor &table,
                   const cmd::GlobalTensor &index, const cmd::LocalTensor &to,
-                  llvm::ArrayRef<uint32_t> waits = {});
+                  absl::Span<const uint32_t> waits = {});
   /// Row index[i] of `table` = local row i (the last of repeats wins).
   uint32_t scatter(const cmd::LocalTensor &from, const cmd::GlobalTensor &index,
                    const cmd::GlobalTensor &table,
-                   llvm::ArrayRef<uint32_t> waits = {});
+                   absl::Span<const uint32_t> waits = {});
 
   //===--------------------------------------------------------------------===//
   // Compute queue
   //===--------------------------------------------------------------------===//
 
   uint32_t compute(const cmd::Compute &compute,
-                   llvm::ArrayRef<uint32_t> waits = {});
+                   absl::Span<const uint32_t> waits = {});
 
   uint32_t matMul(const cmd::LocalTensor &x, const cmd::LocalTensor &w,
                   const cmd::LocalTensor &y,
-                  llvm::ArrayRef<uint32_t> waits = {});
+                  absl::Span<const uint32_t> waits = {});
   /// `zp` may be absent().
   uint32_t a16MatMul(const cmd::LocalTensor &x, const cmd::LocalTensor &w,
                      const cmd::LocalTensor &scale, const cmd::LocalTensor &zp,
                      const cmd::LocalTensor &y,
-                     llvm::ArrayRef<uint32_t> waits = {});
+                     absl::Span<const uint32_t> waits = {});
   /// ADD or MUL.
   uint32_t binary(cmd::Opcode opcode, const cmd::LocalTensor &a,
                   const cmd::LocalTensor &b, const cmd::LocalTensor &y,
-                  llvm::ArrayRef<uint32_t> waits = {});
+                  absl::Span<const uint32_t> waits = {});
   /// SILU, GELU, RELU, CAST, COPY, SOFTMAX (attribute-free one-input ops).
   uint32_t unary(cmd::Opcode opcode, const cmd::LocalTensor &x,
                  const cmd::LocalTensor &y,
-                 llvm::ArrayRef<uint32_t> waits = {});
+                 absl::Span<const uint32_t> waits = {});
 
   //===--------------------------------------------------------------------===//
   // Host programs
@@ -101,8 +102,8 @@ public:
   /// `inputs` and `outputs` (rows = 0: absent). The stream becomes a
   /// version 3 host program, which has no queues.
   void hostCompute(const cmd::Compute &attributes,
-                   llvm::ArrayRef<cmd::GlobalTensor> inputs,
-                   llvm::ArrayRef<cmd::GlobalTensor> outputs);
+                   absl::Span<const cmd::GlobalTensor> inputs,
+                   absl::Span<const cmd::GlobalTensor> outputs);
 
   /// The id the next command will get.
   uint32_t peekNextId() const { return nextId; }
@@ -111,7 +112,7 @@ public:
   cmd::CommandStream take();
 
 private:
-  cmd::Command &append(bool dma, llvm::ArrayRef<uint32_t> waits);
+  cmd::Command &append(bool dma, absl::Span<const uint32_t> waits);
 
   cmd::CommandStream stream;
   uint32_t nextId = 1;
@@ -125,7 +126,7 @@ private:
 /// the same bytes (so binaries are reproducible and can be hashed).
 std::string serializeStream(const cmd::CommandStream &stream);
 /// Parses bytes from serializeStream.
-llvm::Expected<cmd::CommandStream> parseStream(llvm::StringRef bytes);
+absl::StatusOr<cmd::CommandStream> parseStream(std::string_view bytes);
 /// The protobuf text format, for reading and debugging.
 std::string printStream(const cmd::CommandStream &stream);
 

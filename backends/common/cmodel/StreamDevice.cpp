@@ -2,11 +2,13 @@
 
 #include "backends/common/cmodel/StreamDevice.h"
 
+#include "absl/types/span.h"
+
 namespace llmc::cmodel {
 
 StreamDevice::~StreamDevice() = default;
 
-void StreamDevice::attachWeights(llvm::ArrayRef<uint8_t> coeff) {
+void StreamDevice::attachWeights(absl::Span<const uint8_t> coeff) {
   global().attachReadOnly(cmd::REGION_COEFF, coeff);
 }
 

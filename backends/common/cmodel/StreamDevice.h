@@ -16,7 +16,9 @@
 
 #include "plugins/ChipDescriptor.h"
 
-#include "llvm/Support/Error.h"
+#include "support/Status.h"
+
+#include "absl/types/span.h"
 
 #include <cstdint>
 #include <map>
@@ -80,13 +82,13 @@ public:
   /// Makes `coeff` (a binary's weights, which outlive the device) the
   /// read-only coeff region, where the device reads it best: in place by
   /// default.
-  virtual void attachWeights(llvm::ArrayRef<uint8_t> coeff);
+  virtual void attachWeights(absl::Span<const uint8_t> coeff);
   virtual const plugins::ChipDescriptor &getChip() const = 0;
   /// Whether RunStats::seconds is modelled chip time, a function of the
   /// stream alone, rather than measured host time.
   virtual bool modelsTime() const = 0;
   /// Executes `stream`; errors name the stream and the failing command.
-  virtual llvm::Expected<RunStats> run(const cmd::CommandStream &stream) = 0;
+  virtual absl::StatusOr<RunStats> run(const cmd::CommandStream &stream) = 0;
 };
 
 } // namespace llmc::cmodel

@@ -12,7 +12,9 @@
 #include "backends/common/cmodel/Operands.h"
 #include "backends/common/cmodel/Trap.h"
 
-#include "llvm/ADT/DenseMap.h"
+#include "support/Strings.h"
+
+#include "absl/container/flat_hash_map.h"
 
 #include <array>
 
@@ -26,41 +28,39 @@ struct QueueTiming {
   uint64_t ddrBytes = 0;
 };
 
-llvm::Expected<CommandCost> getCost(const cmd::Command &command,
+absl::StatusOr<CommandCost> getCost(const cmd::Command &command,
                                     const TimeModel &time,
                                     const plugins::ChipDescriptor &chip) {
   if (command.has_compute()) {
-    llvm::Expected<ComputeOperands> operands =
+    absl::StatusOr<ComputeOperands> operands =
         createComputeOperands(command.compute(), chip);
-    if (!operands)
-      return operands.takeError();
-    if (llvm::Error error = checkComputeRules(command.compute(), *operands))
-      return std::move(error);
+    if (!operands.ok())
+      return operands.status();
+    LLMC_RETURN_IF_ERROR(checkComputeRules(command.compute(), *operands));
     return time.getComputeCost(command.compute(), *operands);
   }
   const cmd::Dma &dma = command.dma();
-  llvm::Expected<GlobalGeometry> global =
+  absl::StatusOr<GlobalGeometry> global =
       GlobalGeometry::create(dma.global(), "global");
-  if (!global)
-    return global.takeError();
+  if (!global.ok())
+    return global.status();
   bool indexed =
       dma.kind() == cmd::Dma::GATHER || dma.kind() == cmd::Dma::SCATTER;
   if (!indexed)
     return time.getDmaCost(*global, nullptr);
-  llvm::Expected<GlobalGeometry> index =
+  absl::StatusOr<GlobalGeometry> index =
       GlobalGeometry::create(dma.index(), "index");
-  if (!index)
-    return index.takeError();
+  if (!index.ok())
+    return index.status();
   return time.getDmaCost(*global, &*index);
 }
 
-llvm::Expected<QueueTiming> scheduleQueues(const CommandList &dmaQueue,
-                                           const CommandList &computeQueue,
-                                           const TimeModel &time,
-                                           const plugins::ChipDescriptor &chip) {
+absl::StatusOr<QueueTiming>
+scheduleQueues(const CommandList &dmaQueue, const CommandList &computeQueue,
+               const TimeModel &time, const plugins::ChipDescriptor &chip) {
   std::array<const CommandList *, 2> queues = {&dmaQueue, &computeQueue};
   // A command's end, by id, once it is scheduled.
-  llvm::DenseMap<uint32_t, uint64_t> ends;
+  absl::flat_hash_map<uint32_t, uint64_t> ends;
   std::array<int, 2> next = {0, 0};
   std::array<uint64_t, 2> freeAt = {0, 0};
   QueueTiming timing;
@@ -81,10 +81,10 @@ llvm::Expected<QueueTiming> scheduleQueues(const CommandList &dmaQueue,
         }
         if (!ready)
           break;
-        llvm::Expected<CommandCost> cost = getCost(command, time, chip);
-        if (!cost)
-          return prefixTrap(cost.takeError(),
-                            "command " + llvm::Twine(command.id()) + ": ");
+        absl::StatusOr<CommandCost> cost = getCost(command, time, chip);
+        if (!cost.ok())
+          return prefixTrap(cost.status(),
+                            support::strCat("command ", command.id(), ": "));
         freeAt[q] = start + cost->cycles;
         ends[command.id()] = freeAt[q];
         timing.ddrBytes += cost->ddrBytes;
@@ -101,24 +101,24 @@ llvm::Expected<QueueTiming> scheduleQueues(const CommandList &dmaQueue,
 
 } // namespace
 
-llvm::Expected<uint64_t> estimateCycles(const cmd::CommandStream &stream,
+absl::StatusOr<uint64_t> estimateCycles(const cmd::CommandStream &stream,
                                         const TimeModel &time,
                                         const plugins::ChipDescriptor &chip) {
   if (stream.version() != 2) {
-    llvm::Expected<QueueTiming> timing = scheduleQueues(
-        stream.dma_queue(), stream.compute_queue(), time, chip);
-    if (!timing)
-      return timing.takeError();
+    absl::StatusOr<QueueTiming> timing =
+        scheduleQueues(stream.dma_queue(), stream.compute_queue(), time, chip);
+    if (!timing.ok())
+      return timing.status();
     return timing->cycles;
   }
   uint64_t total = 0;
   for (const cmd::Section &section : stream.sections()) {
     uint64_t longest = 0, ddrBytes = 0;
     for (const cmd::CoreCommands &core : section.cores()) {
-      llvm::Expected<QueueTiming> timing =
+      absl::StatusOr<QueueTiming> timing =
           scheduleQueues(core.dma_queue(), core.compute_queue(), time, chip);
-      if (!timing)
-        return timing.takeError();
+      if (!timing.ok())
+        return timing.status();
       longest = std::max(longest, timing->cycles);
       ddrBytes += timing->ddrBytes;
     }

@@ -14,7 +14,7 @@
 #include "backends/common/cmodel/TimeModel.h"
 #include "backends/common/cmodel/command_stream.pb.h"
 
-#include "llvm/Support/Error.h"
+#include "support/Status.h"
 
 namespace llmc::cmodel {
 
@@ -23,7 +23,7 @@ namespace llmc::cmodel {
 /// without a trap. A command the time model cannot cost (bad operands, a
 /// type the chip cannot compute in) or waits that can never be met are
 /// errors.
-llvm::Expected<uint64_t> estimateCycles(const cmd::CommandStream &stream,
+absl::StatusOr<uint64_t> estimateCycles(const cmd::CommandStream &stream,
                                         const TimeModel &time,
                                         const plugins::ChipDescriptor &chip);
 

@@ -4,9 +4,11 @@
 
 #include "backends/common/cmodel/Trap.h"
 
+#include "support/Strings.h"
+
 namespace llmc::cmodel {
 
-llvm::StringRef getQueueName(Queue queue) {
+std::string_view getQueueName(Queue queue) {
   return queue == Queue::Dma ? "dma" : "compute";
 }
 
@@ -39,16 +41,14 @@ std::pair<size_t, size_t> SyncTracker::span(const LocalGeometry &tensor,
           base + (tensor.address + bytes) / granule};
 }
 
-llvm::Error SyncTracker::check(const LocalGeometry &tensor, bool write,
-                               CommandRef command, const VectorClock &clock,
-                               Namer namer) const {
+absl::Status SyncTracker::check(const LocalGeometry &tensor, bool write,
+                                CommandRef command, const VectorClock &clock,
+                                Namer namer) const {
   Queue other = otherQueue(command.queue);
   auto where = [&](int64_t lane, size_t at) {
     uint64_t offset = (at - size_t(lane * granulesPerLane)) * granule;
-    return (llvm::Twine("local bytes [") + llvm::Twine(offset) + ", " +
-            llvm::Twine(offset + granule) + ") of lane " + llvm::Twine(lane) +
-            " (" + tensor.describe() + ")")
-        .str();
+    return support::strCat("local bytes [", offset, ", ", offset + granule,
+                           ") of lane ", lane, " (", tensor.describe(), ")");
   };
   for (int64_t lane = tensor.laneBegin; lane < tensor.laneEnd; ++lane) {
     auto [first, last] = span(tensor, lane);
@@ -61,29 +61,31 @@ llvm::Error SyncTracker::check(const LocalGeometry &tensor, bool write,
       if (!cell.writer) {
         if (write)
           continue;
-        return makeTrap(TrapKind::UninitializedRead,
-                        namer(command) + " reads " + where(lane, at) +
-                            ", which no command wrote in this run");
+        return makeTrap(
+            TrapKind::UninitializedRead,
+            support::strCat(namer(command), " reads ", where(lane, at),
+                            ", which no command wrote in this run"));
       }
       CommandRef writer = decodeWriter(cell.writer);
       if (writer.queue != command.queue &&
           !clock.orders(writer.queue, writer.index))
-        return makeTrap(TrapKind::MissingSync,
-                        namer(command) + (write ? " writes " : " reads ") +
-                            where(lane, at) + " last written by " +
-                            namer(writer) +
+        return makeTrap(
+            TrapKind::MissingSync,
+            support::strCat(namer(command), (write ? " writes " : " reads "),
+                            where(lane, at), " last written by ", namer(writer),
                             ", which it does not wait for (directly or "
-                            "through other waits)");
+                            "through other waits)"));
       uint32_t reader = cell.readers[int(other)];
       if (write && reader && !clock.orders(other, reader - 1))
-        return makeTrap(TrapKind::MissingSync,
-                        namer(command) + " writes " + where(lane, at) +
-                            " that " + namer({other, reader - 1}) +
+        return makeTrap(
+            TrapKind::MissingSync,
+            support::strCat(namer(command), " writes ", where(lane, at),
+                            " that ", namer({other, reader - 1}),
                             " reads, which it does not wait for (directly "
-                            "or through other waits)");
+                            "or through other waits)"));
     }
   }
-  return llvm::Error::success();
+  return absl::OkStatus();
 }
 
 void SyncTracker::record(const LocalGeometry &tensor, bool write,

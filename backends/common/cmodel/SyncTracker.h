@@ -22,12 +22,14 @@
 
 #include "backends/common/cmodel/Geometry.h"
 
-#include "llvm/ADT/STLFunctionalExtras.h"
-#include "llvm/Support/Error.h"
+#include "support/Status.h"
+
+#include "absl/functional/function_ref.h"
 
 #include <array>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace llmc::cmodel {
@@ -38,7 +40,7 @@ inline Queue otherQueue(Queue queue) {
   return queue == Queue::Dma ? Queue::Compute : Queue::Dma;
 }
 /// `dma`, `compute`.
-llvm::StringRef getQueueName(Queue queue);
+std::string_view getQueueName(Queue queue);
 
 /// seen[q]: how many of queue q's first commands happen before a command.
 struct VectorClock {
@@ -67,13 +69,14 @@ public:
   void reset();
 
   /// Names a command in messages (`command 7 (dma #2, LOAD)`).
-  using Namer = llvm::function_ref<std::string(CommandRef)>;
+  using Namer = absl::FunctionRef<std::string(CommandRef)>;
 
   /// Traps if `command`, whose predecessors are `clock`, may not read (or
   /// write) `tensor`: the bytes were never written (reads), or were last
   /// written or read by an unordered command of the other queue.
-  llvm::Error check(const LocalGeometry &tensor, bool write, CommandRef command,
-                    const VectorClock &clock, Namer namer) const;
+  absl::Status check(const LocalGeometry &tensor, bool write,
+                     CommandRef command, const VectorClock &clock,
+                     Namer namer) const;
   /// Remembers the access once the command has run.
   void record(const LocalGeometry &tensor, bool write, CommandRef command);
 

@@ -4,7 +4,7 @@
 
 #include "backends/common/cmodel/Trap.h"
 
-#include "llvm/Support/MathExtras.h"
+#include "support/Strings.h"
 
 #include <algorithm>
 #include <cmath>
@@ -64,12 +64,13 @@ CommandCost TimeModel::getDmaCost(const GlobalGeometry &global,
     // A gather reads the rows it picks (each on its own bursts), not the
     // table, plus its indices.
     cost.ddrBytes = index->rows * index->cols *
-                        llvm::alignTo(global.rowBytes, burst) +
+                        ((global.rowBytes + burst - 1) / burst * burst) +
                     index->rows * index->rowBytes;
   else if (global.isContiguous())
     cost.ddrBytes = global.rows * global.rowBytes;
   else
-    cost.ddrBytes = global.rows * llvm::alignTo(global.rowBytes, burst);
+    cost.ddrBytes =
+        global.rows * ((global.rowBytes + burst - 1) / burst * burst);
   cost.cycles = dmaLatencyCycles +
                 uint64_t(std::ceil(double(cost.ddrBytes) / ddrBytesPerCycle));
   cost.hostWork = cost.ddrBytes;
@@ -88,6 +89,11 @@ struct LaneWork {
 /// Element operations per output element of the row-local opcodes: one
 /// for a single arithmetic step, more for transcendental functions and
 /// reductions (a fixed assumption of the model, stated in the docs).
+/// The ceiling of log2(value): 0 for 1, 64 for 0 (as LLVM's Log2_64_Ceil).
+static uint64_t ceilLog2(uint64_t value) {
+  return value <= 1 ? (value == 0 ? 64 : 0) : 64 - __builtin_clzll(value - 1);
+}
+
 static uint64_t getVectorOpsPerElement(cmd::Opcode opcode) {
   switch (opcode) {
   case cmd::SILU:
@@ -160,7 +166,7 @@ static LaneWork getLaneWork(const cmd::Compute &compute,
   case cmd::TOPK: {
     // Every input element the lane holds meets a heap of k candidates.
     LaneBlock source = ops.getInput(0)->getBlock(lane);
-    uint64_t depth = std::max<uint64_t>(1, llvm::Log2_64_Ceil(compute.group()));
+    uint64_t depth = std::max<uint64_t>(1, ceilLog2(compute.group()));
     work.vectorOps = uint64_t(b.rowCount) * source.colCount * depth;
     break;
   }
@@ -192,7 +198,7 @@ static DType getVectorType(const cmd::Compute &compute,
   }
 }
 
-llvm::Expected<CommandCost>
+absl::StatusOr<CommandCost>
 TimeModel::getComputeCost(const cmd::Compute &compute,
                           const ComputeOperands &ops) const {
   const LocalGeometry &primary = *ops.getPrimaryOutput();
@@ -212,9 +218,10 @@ TimeModel::getComputeCost(const cmd::Compute &compute,
       double macRate = getMacsPerCycle(matrixType);
       if (macRate <= 0)
         return makeTrap(TrapKind::Unsupported,
-                        "the chip has no " + getDTypeName(matrixType) +
-                            " throughput for " +
-                            getOpcodeName(compute.opcode()));
+                        support::strCat("the chip has no ",
+                                        getDTypeName(matrixType),
+                                        " throughput for ",
+                                        getOpcodeName(compute.opcode())));
       cycles += std::ceil(double(work.macs) / macRate);
     }
     busiest = std::max(busiest, uint64_t(cycles));

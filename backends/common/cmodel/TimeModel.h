@@ -14,7 +14,7 @@
 
 #include "plugins/ChipDescriptor.h"
 
-#include "llvm/Support/Error.h"
+#include "support/Status.h"
 
 #include <cstdint>
 
@@ -57,7 +57,7 @@ public:
                          const GlobalGeometry *index) const;
   /// A validated compute command; traps when the chip has no throughput for
   /// the element type the command computes in.
-  llvm::Expected<CommandCost> getComputeCost(const cmd::Compute &compute,
+  absl::StatusOr<CommandCost> getComputeCost(const cmd::Compute &compute,
                                              const ComputeOperands &ops) const;
 
   /// A section of `cores` cores (docs/command-stream.md, section 8): its

@@ -2,13 +2,15 @@
 
 #include "backends/common/cmodel/Trap.h"
 
-#include "llvm/Support/raw_ostream.h"
+#include "support/Strings.h"
+
+#include "absl/strings/cord.h"
+
+#include <string>
 
 namespace llmc::cmodel {
 
-char Trap::ID = 0;
-
-llvm::StringRef getTrapKindName(TrapKind kind) {
+std::string_view getTrapKindName(TrapKind kind) {
   switch (kind) {
   case TrapKind::LocalOverflow:
     return "local memory overflow";
@@ -40,22 +42,48 @@ llvm::StringRef getTrapKindName(TrapKind kind) {
   return "trap";
 }
 
-void Trap::log(llvm::raw_ostream &os) const {
-  os << "cmodel trap (" << getTrapKindName(kind) << "): " << message;
+namespace {
+
+/// The payload that marks a status as a trap; its value is the kind's name.
+constexpr const char *kTrapPayload = "type.llmc/cmodel.Trap";
+
+std::string getPrefix(TrapKind kind) {
+  return support::strCat("cmodel trap (", getTrapKindName(kind), "): ");
 }
 
-std::error_code Trap::convertToErrorCode() const {
-  return llvm::inconvertibleErrorCode();
+} // namespace
+
+absl::Status makeTrap(TrapKind kind, std::string_view message) {
+  absl::Status status(absl::StatusCode::kInvalidArgument,
+                      support::strCat(getPrefix(kind), message));
+  std::string_view name = getTrapKindName(kind);
+  status.SetPayload(kTrapPayload,
+                    absl::Cord(absl::string_view(name.data(), name.size())));
+  return status;
 }
 
-llvm::Error makeTrap(TrapKind kind, const llvm::Twine &message) {
-  return llvm::make_error<Trap>(kind, message.str());
+std::optional<TrapKind> getTrapKind(const absl::Status &status) {
+  auto payload = status.GetPayload(kTrapPayload);
+  if (!payload)
+    return std::nullopt;
+  for (int kind = 0; kind <= int(TrapKind::Unsupported); ++kind)
+    if (*payload == std::string(getTrapKindName(TrapKind(kind))))
+      return TrapKind(kind);
+  return std::nullopt;
 }
 
-llvm::Error prefixTrap(llvm::Error error, const llvm::Twine &prefix) {
-  return llvm::handleErrors(std::move(error), [&](const Trap &trap) {
-    return makeTrap(trap.getKind(), prefix + trap.getMessage());
-  });
+std::string_view getTrapMessage(const absl::Status &status) {
+  std::string_view message(status.message().data(), status.message().size());
+  if (std::optional<TrapKind> kind = getTrapKind(status))
+    support::consumePrefix(message, getPrefix(*kind));
+  return message;
+}
+
+absl::Status prefixTrap(absl::Status status, std::string_view prefix) {
+  std::optional<TrapKind> kind = getTrapKind(status);
+  if (!kind)
+    return status;
+  return makeTrap(*kind, support::strCat(prefix, getTrapMessage(status)));
 }
 
 } // namespace llmc::cmodel

@@ -2,18 +2,17 @@
 //
 // A stream that would corrupt memory or race on real hardware must fail in
 // the cmodel, loudly and with a message naming the command: a Trap is the
-// llvm::Error it returns, with a kind that tests and tools can check.
+// absl::Status it returns, with a kind that tests and tools can check.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef LLMC_BACKENDS_COMMON_CMODEL_TRAP_H
 #define LLMC_BACKENDS_COMMON_CMODEL_TRAP_H
 
-#include "llvm/ADT/StringRef.h"
-#include "llvm/ADT/Twine.h"
-#include "llvm/Support/Error.h"
+#include "support/Status.h"
 
-#include <string>
+#include <optional>
+#include <string_view>
 
 namespace llmc::cmodel {
 
@@ -49,32 +48,21 @@ enum class TrapKind {
 };
 
 /// `local memory overflow`, `missing sync`, ... for messages.
-llvm::StringRef getTrapKindName(TrapKind kind);
+std::string_view getTrapKindName(TrapKind kind);
 
-class Trap : public llvm::ErrorInfo<Trap> {
-public:
-  static char ID;
+/// A trap: an InvalidArgument status (the stream is at fault) whose message
+/// reads `cmodel trap (<kind>): <message>` and whose payload keeps the kind.
+absl::Status makeTrap(TrapKind kind, std::string_view message);
 
-  Trap(TrapKind kind, std::string message)
-      : kind(kind), message(std::move(message)) {}
+/// The kind of a trap; nothing for any other status.
+std::optional<TrapKind> getTrapKind(const absl::Status &status);
+/// A trap's message without the `cmodel trap (<kind>): ` that makeTrap
+/// puts before it; a status that is not a trap gives its whole message.
+std::string_view getTrapMessage(const absl::Status &status);
 
-  TrapKind getKind() const { return kind; }
-  const std::string &getMessage() const { return message; }
-
-  void log(llvm::raw_ostream &os) const override;
-  std::error_code convertToErrorCode() const override;
-
-private:
-  TrapKind kind;
-  std::string message;
-};
-
-/// A Trap error.
-llvm::Error makeTrap(TrapKind kind, const llvm::Twine &message);
-
-/// `error` with every Trap's message prefixed by `prefix` (other errors are
+/// `status` with a trap's message prefixed by `prefix` (other statuses are
 /// passed through).
-llvm::Error prefixTrap(llvm::Error error, const llvm::Twine &prefix);
+absl::Status prefixTrap(absl::Status status, std::string_view prefix);
 
 } // namespace llmc::cmodel
 

@@ -3,6 +3,7 @@
 #include "backends/common/codegen/TilingSearch.h"
 
 #include "backends/common/cmodel/StreamTiming.h"
+#include "support/LlvmStatus.h"
 
 namespace llmc::codegen {
 
@@ -14,7 +15,8 @@ estimateCandidate(const Emitter &context,
     return std::move(error);
   cmd::CommandStream stream = trial.finish();
   cmodel::TimeModel time(trial.getChip());
-  return cmodel::estimateCycles(stream, time, trial.getChip());
+  return support::toExpected(
+      cmodel::estimateCycles(stream, time, trial.getChip()));
 }
 
 } // namespace llmc::codegen

@@ -111,7 +111,8 @@ llvm::Error BinaryMerger::add(const binary::LoadedBinary &input) {
         support::toExpected(input.streamBytes(inputPiece.stream_section()));
     if (!bytes)
       return bytes.takeError();
-    llvm::Expected<cmd::CommandStream> stream = cmodel::parseStream(*bytes);
+    llvm::Expected<cmd::CommandStream> stream =
+        support::toExpected(cmodel::parseStream(*bytes));
     if (!stream)
       return inputError(input, "piece '" + inputPiece.name() + "': " +
                                    llvm::toString(stream.takeError()));

@@ -2,12 +2,13 @@
 
 #include "backends/common/compile/DeviceRun.h"
 
+#include "backends/common/cmodel/StreamTiming.h"
 #include "backends/common/compile/PieceCompiler.h"
 #include "backends/common/compile/WeightPacking.h"
-#include "backends/common/cmodel/StreamTiming.h"
 #include "dialects/tpu/IR/TpuOps.h"
 #include "dialects/tpu/IR/TpuTraits.h"
 #include "plugins/Float16.h"
+#include "support/LlvmStatus.h"
 
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "llvm/Support/MathExtras.h"
@@ -114,19 +115,20 @@ runOnDevice(cmodel::StreamDevice &device, func::FuncOp function,
   device.global().allocate(cmd::REGION_IO, attr("tpu.io_bytes"));
   for (auto [index, input] : llvm::enumerate(inputs)) {
     auto mem = cast<tpu::MemAttr>(function.getArgAttr(index, "tpu.addr"));
-    if (llvm::Error error = device.global().write(
+    if (llvm::Error error = support::toLlvmError(device.global().write(
             cmd::REGION_IO, mem.getOffset(),
-            encode(input, function.getArgumentTypes()[index])))
+            encode(input, function.getArgumentTypes()[index]))))
       return std::move(error);
   }
-  llvm::Expected<cmodel::RunStats> stats = device.run(stream);
+  llvm::Expected<cmodel::RunStats> stats =
+      support::toExpected(device.run(stream));
   if (!stats)
     return stats.takeError();
   // Codegen chooses tilings by this estimate: it must be the run's time.
   if (device.modelsTime()) {
     cmodel::TimeModel time(device.getChip());
-    llvm::Expected<uint64_t> estimate =
-        cmodel::estimateCycles(stream, time, device.getChip());
+    llvm::Expected<uint64_t> estimate = support::toExpected(
+        cmodel::estimateCycles(stream, time, device.getChip()));
     if (!estimate)
       return estimate.takeError();
     if (*estimate != stats->totalCycles)
@@ -139,8 +141,9 @@ runOnDevice(cmodel::StreamDevice &device, func::FuncOp function,
   std::vector<std::vector<uint8_t>> outputs;
   for (auto [index, type] : llvm::enumerate(function.getResultTypes())) {
     auto mem = cast<tpu::MemAttr>(function.getResultAttr(index, "tpu.addr"));
-    llvm::Expected<llvm::ArrayRef<uint8_t>> bytes = device.global().read(
-        cmd::REGION_IO, mem.getOffset(), *tpu::getTensorBytes(type));
+    llvm::Expected<absl::Span<const uint8_t>> bytes =
+        support::toExpected(device.global().read(
+            cmd::REGION_IO, mem.getOffset(), *tpu::getTensorBytes(type)));
     if (!bytes)
       return bytes.takeError();
     outputs.emplace_back(bytes->begin(), bytes->end());

@@ -24,7 +24,7 @@ std::string getDTypeName(mlir::RankedTensorType type) {
     llvm::consumeError(dtype.takeError());
     return "unknown";
   }
-  return cmodel::getDTypeName(*dtype).lower();
+  return llvm::StringRef(cmodel::getDTypeName(*dtype)).lower();
 }
 
 llvm::Expected<std::vector<uint8_t>>

@@ -20,6 +20,7 @@
 #include "dialects/top/IR/TopOps.h"
 #include "dialects/tpu/IR/ResidualAdd.h"
 #include "dialects/tpu/IR/TpuOps.h"
+#include "support/LlvmStatus.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/IRMapping.h"
@@ -340,7 +341,8 @@ llvm::Expected<uint64_t> Planner::cost(const Candidate &candidate,
   if (llvm::Error error = emit())
     return std::move(error);
   cmd::CommandStream stream = sections.finish();
-  return cmodel::estimateCycles(stream, cmodel::TimeModel(chip), chip);
+  return support::toExpected(
+      cmodel::estimateCycles(stream, cmodel::TimeModel(chip), chip));
 }
 
 std::optional<uint64_t> Planner::getSaving(const Candidate &candidate) const {

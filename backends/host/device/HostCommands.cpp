@@ -49,7 +49,7 @@ float *getBuffer(Buffer buffer, int64_t count) {
   return storage.data();
 }
 
-llvm::Error commandError(const llvm::Twine &message) {
+absl::Status commandError(std::string_view message) {
   return cmodel::makeTrap(cmodel::TrapKind::BadOperand, message);
 }
 

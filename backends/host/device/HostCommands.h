@@ -14,10 +14,10 @@
 #include "backends/common/cmodel/command_stream.pb.h"
 #include "backends/host/kernels/Kernels.h"
 
-#include "llvm/ADT/SmallVector.h"
-#include "llvm/Support/Error.h"
+#include "support/Status.h"
 
 #include <algorithm>
+#include <string_view>
 #include <vector>
 
 namespace llmc::host {
@@ -49,8 +49,8 @@ struct TensorRef {
 
 /// Held inline: a decode step resolves a few hundred commands' operands.
 struct HostOperands {
-  llvm::SmallVector<TensorRef, 8> inputs;
-  llvm::SmallVector<TensorRef, 2> outputs;
+  std::vector<TensorRef> inputs;
+  std::vector<TensorRef> outputs;
 
   const TensorRef &in(size_t i) const;
   const TensorRef &out(size_t i) const;
@@ -84,7 +84,7 @@ inline int64_t getRowGrain(int64_t cols) {
 }
 
 /// An error naming the failing operation of a command.
-llvm::Error commandError(const llvm::Twine &message);
+absl::Status commandError(std::string_view message);
 
 /// MATMUL or A16MATMUL commands in a row that read one x with weights of
 /// one layout (a layer's q, k and v), run as one product call: x is laid
@@ -97,7 +97,7 @@ public:
   /// taking `operands`; false, leaving the group and `operands` as they
   /// are, when it does not fit: another opcode, x or weight layout, or an
   /// output that one of the commands would read were they run in turn.
-  llvm::Expected<bool> tryAdd(const cmd::Compute &compute,
+  absl::StatusOr<bool> tryAdd(const cmd::Compute &compute,
                               HostOperands &&operands);
   /// Runs the commands added so far and empties the group.
   void run(WorkerPool &pool);
@@ -108,19 +108,19 @@ private:
     HostOperands operands;
     Weights weights;
   };
-  llvm::SmallVector<Member, 4> members;
+  std::vector<Member> members;
 };
 
 /// GATED_MATMUL and ATTENTION (MATMUL and A16MATMUL run as a MatMulGroup).
-llvm::Error runLinear(const cmd::Compute &compute, const HostOperands &operands,
-                      WorkerPool &pool);
+absl::Status runLinear(const cmd::Compute &compute,
+                       const HostOperands &operands, WorkerPool &pool);
 /// Elementwise ops, norms, rope, softmax, casts, comparisons, selections and
 /// running sums.
-llvm::Error runRowwise(const cmd::Compute &compute,
-                       const HostOperands &operands, WorkerPool &pool);
+absl::Status runRowwise(const cmd::Compute &compute,
+                        const HostOperands &operands, WorkerPool &pool);
 /// COPY, GATHER, SCATTER, ARGMAX and TOPK.
-llvm::Error runDataMovement(const cmd::Compute &compute,
-                            const HostOperands &operands);
+absl::Status runDataMovement(const cmd::Compute &compute,
+                             const HostOperands &operands);
 
 } // namespace llmc::host
 

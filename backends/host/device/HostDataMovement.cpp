@@ -5,6 +5,10 @@
 #include "backends/common/cmodel/Convert.h"
 #include "backends/common/cmodel/DType.h"
 
+#include "support/Strings.h"
+
+#include "absl/types/span.h"
+
 #include <algorithm>
 #include <climits>
 #include <cmath>
@@ -15,27 +19,27 @@ namespace llmc::host {
 namespace {
 
 /// Bytes of one row of `tensor`, which must start and end on a byte.
-llvm::Expected<int64_t> getRowBytes(const TensorRef &tensor) {
+absl::StatusOr<int64_t> getRowBytes(const TensorRef &tensor) {
   int64_t bits = cmodel::getDTypeBits(tensor.dtype()) * tensor.cols();
   if (bits % 8)
     return commandError("rows must be whole bytes");
   return bits / 8;
 }
 
-llvm::Error runCopy(const HostOperands &operands) {
+absl::Status runCopy(const HostOperands &operands) {
   const TensorRef &x = operands.in(0), &y = operands.out(0);
   if (x.dtype() != y.dtype() || x.rows() != y.rows() || x.cols() != y.cols())
     return commandError("COPY keeps the shape and type");
-  llvm::Expected<int64_t> bytes = getRowBytes(x);
-  if (!bytes)
-    return bytes.takeError();
+  absl::StatusOr<int64_t> bytes = getRowBytes(x);
+  if (!bytes.ok())
+    return bytes.status();
   for (int64_t r = 0; r < x.rows(); ++r)
     std::memmove(y.row(r), x.row(r), *bytes);
-  return llvm::Error::success();
+  return absl::OkStatus();
 }
 
 /// The I32 indices of `index` [1, count], each checked against `limit`.
-llvm::Expected<std::vector<int32_t>> readIndices(const TensorRef &index,
+absl::StatusOr<std::vector<int32_t>> readIndices(const TensorRef &index,
                                                  int64_t count, int64_t limit) {
   if (index.dtype() != cmd::DTYPE_I32 || index.rows() * index.cols() != count)
     return commandError("the index must hold one I32 per row");
@@ -44,17 +48,16 @@ llvm::Expected<std::vector<int32_t>> readIndices(const TensorRef &index,
     int64_t r = index.cols() == 1 ? i : 0, c = index.cols() == 1 ? 0 : i;
     std::memcpy(&indices[i], index.row(r) + 4 * c, 4);
     if (indices[i] < 0 || indices[i] >= limit)
-      return commandError("index " + llvm::Twine(indices[i]) +
-                          " is outside the table's " + llvm::Twine(limit) +
-                          " rows");
+      return commandError(support::strCat(
+          "index ", indices[i], " is outside the table's ", limit, " rows"));
   }
   return indices;
 }
 
 /// GATHER from a quantized table: each row widened, dequantized by its
 /// scale and zero point rows (DEQUANTIZE's arithmetic) and narrowed.
-llvm::Error runDequantizingGather(const HostOperands &operands,
-                                  llvm::ArrayRef<int32_t> indices) {
+absl::Status runDequantizingGather(const HostOperands &operands,
+                                   absl::Span<const int32_t> indices) {
   const TensorRef &table = operands.in(0), &scale = operands.in(2),
                   &zp = operands.in(3), &y = operands.out(0);
   int64_t k = table.cols(), groups = scale.cols();
@@ -77,46 +80,46 @@ llvm::Error runDequantizingGather(const HostOperands &operands,
                              groups);
     y.narrowRow(r, row.data());
   }
-  return llvm::Error::success();
+  return absl::OkStatus();
 }
 
-llvm::Error runGather(const HostOperands &operands) {
+absl::Status runGather(const HostOperands &operands) {
   const TensorRef &table = operands.in(0), &y = operands.out(0);
   if (operands.in(2).present()) {
-    llvm::Expected<std::vector<int32_t>> indices =
+    absl::StatusOr<std::vector<int32_t>> indices =
         readIndices(operands.in(1), y.rows(), table.rows());
-    if (!indices)
-      return indices.takeError();
+    if (!indices.ok())
+      return indices.status();
     return runDequantizingGather(operands, *indices);
   }
   if (table.dtype() != y.dtype() || table.cols() != y.cols())
     return commandError("GATHER keeps the table's row type and width");
-  llvm::Expected<std::vector<int32_t>> indices =
+  absl::StatusOr<std::vector<int32_t>> indices =
       readIndices(operands.in(1), y.rows(), table.rows());
-  if (!indices)
-    return indices.takeError();
-  llvm::Expected<int64_t> bytes = getRowBytes(y);
-  if (!bytes)
-    return bytes.takeError();
+  if (!indices.ok())
+    return indices.status();
+  absl::StatusOr<int64_t> bytes = getRowBytes(y);
+  if (!bytes.ok())
+    return bytes.status();
   for (int64_t r = 0; r < y.rows(); ++r)
     std::memcpy(y.row(r), table.row((*indices)[r]), *bytes);
-  return llvm::Error::success();
+  return absl::OkStatus();
 }
 
-llvm::Error runScatter(const HostOperands &operands) {
+absl::Status runScatter(const HostOperands &operands) {
   const TensorRef &rows = operands.in(0), &table = operands.out(0);
   if (rows.dtype() != table.dtype() || rows.cols() != table.cols())
     return commandError("SCATTER keeps the table's row type and width");
-  llvm::Expected<std::vector<int32_t>> indices =
+  absl::StatusOr<std::vector<int32_t>> indices =
       readIndices(operands.in(1), rows.rows(), table.rows());
-  if (!indices)
-    return indices.takeError();
-  llvm::Expected<int64_t> bytes = getRowBytes(rows);
-  if (!bytes)
-    return bytes.takeError();
+  if (!indices.ok())
+    return indices.status();
+  absl::StatusOr<int64_t> bytes = getRowBytes(rows);
+  if (!bytes.ok())
+    return bytes.status();
   for (int64_t r = 0; r < rows.rows(); ++r)
     std::memcpy(table.row((*indices)[r]), rows.row(r), *bytes);
-  return llvm::Error::success();
+  return absl::OkStatus();
 }
 
 /// Whether `a` (at column ia) ranks before `b` (at ib): NaN above every
@@ -169,8 +172,8 @@ int64_t findBest(const float *values, int64_t n) {
 }
 
 /// ARGMAX (k = 1) and TOPK: the k best columns of every row, best first.
-llvm::Error runRanking(const cmd::Compute &compute,
-                       const HostOperands &operands) {
+absl::Status runRanking(const cmd::Compute &compute,
+                        const HostOperands &operands) {
   const TensorRef &x = operands.in(0), &values = operands.out(0),
                   &indices = operands.out(1);
   int64_t k = compute.opcode() == cmd::TOPK ? compute.group() : 1;
@@ -199,7 +202,7 @@ llvm::Error runRanking(const cmd::Compute &compute,
       if (values.present())
         values.narrowRow(r, &row[column]);
     }
-    return llvm::Error::success();
+    return absl::OkStatus();
   }
   std::vector<float> row(cols), best(k);
   std::vector<int64_t> order(cols);
@@ -220,13 +223,13 @@ llvm::Error runRanking(const cmd::Compute &compute,
     if (values.present())
       values.narrowRow(r, best.data());
   }
-  return llvm::Error::success();
+  return absl::OkStatus();
 }
 
 } // namespace
 
-llvm::Error runDataMovement(const cmd::Compute &compute,
-                            const HostOperands &operands) {
+absl::Status runDataMovement(const cmd::Compute &compute,
+                             const HostOperands &operands) {
   if (!operands.in(0).present() ||
       (!operands.out(0).present() && !operands.out(1).present()))
     return commandError("needs an input and an output");

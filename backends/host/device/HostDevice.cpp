@@ -7,6 +7,10 @@
 #include "backends/host/device/HostCommands.h"
 #include "backends/host/kernels/WorkerPool.h"
 
+#include "support/Strings.h"
+
+#include "absl/types/span.h"
+
 #include <chrono>
 #include <optional>
 
@@ -19,25 +23,24 @@ HostDevice::HostDevice(const plugins::ChipDescriptor &chip,
 
 HostDevice::~HostDevice() = default;
 
-void HostDevice::attachWeights(llvm::ArrayRef<uint8_t> coeff) {
+void HostDevice::attachWeights(absl::Span<const uint8_t> coeff) {
   weights = cmodel::HugePageMemory::copyReadOnly(coeff);
   memory.attachReadOnly(cmd::REGION_COEFF, weights ? weights->bytes() : coeff);
 }
 
 /// `tensor` as a host pointer into `memory`, after checking that it lies
 /// inside its region (and that the region is writable for an output).
-static llvm::Expected<TensorRef> resolve(cmodel::GlobalMemory &memory,
+static absl::StatusOr<TensorRef> resolve(cmodel::GlobalMemory &memory,
                                          const cmd::GlobalTensor &tensor,
                                          const std::string &what, bool write) {
   TensorRef ref;
   if (tensor.rows() == 0)
     return ref;
-  llvm::Expected<cmodel::GlobalGeometry> geometry =
+  absl::StatusOr<cmodel::GlobalGeometry> geometry =
       cmodel::GlobalGeometry::create(tensor, what);
-  if (!geometry)
-    return geometry.takeError();
-  if (llvm::Error error = memory.checkAccess(*geometry, write))
-    return std::move(error);
+  if (!geometry.ok())
+    return geometry.status();
+  LLMC_RETURN_IF_ERROR(memory.checkAccess(*geometry, write));
   ref.geometry = *geometry;
   // checkAccess proved the region holds the tensor; inputs are only read.
   ref.data = const_cast<uint8_t *>(memory.getData(geometry->region)) +
@@ -46,28 +49,29 @@ static llvm::Expected<TensorRef> resolve(cmodel::GlobalMemory &memory,
 }
 
 /// The operands of `command`, resolved and checked against `memory`.
-static llvm::Expected<HostOperands>
+static absl::StatusOr<HostOperands>
 resolveOperands(const cmd::HostCommand &command, cmodel::GlobalMemory &memory) {
   HostOperands operands;
-  for (auto [index, tensor] : llvm::enumerate(command.inputs())) {
-    llvm::Expected<TensorRef> ref =
-        resolve(memory, tensor, "input " + std::to_string(index), false);
-    if (!ref)
-      return ref.takeError();
+  for (int index = 0; index < command.inputs_size(); ++index) {
+    absl::StatusOr<TensorRef> ref = resolve(
+        memory, command.inputs(index), "input " + std::to_string(index), false);
+    if (!ref.ok())
+      return ref.status();
     operands.inputs.push_back(std::move(*ref));
   }
-  for (auto [index, tensor] : llvm::enumerate(command.outputs())) {
-    llvm::Expected<TensorRef> ref =
-        resolve(memory, tensor, "output " + std::to_string(index), true);
-    if (!ref)
-      return ref.takeError();
+  for (int index = 0; index < command.outputs_size(); ++index) {
+    absl::StatusOr<TensorRef> ref =
+        resolve(memory, command.outputs(index),
+                "output " + std::to_string(index), true);
+    if (!ref.ok())
+      return ref.status();
     operands.outputs.push_back(std::move(*ref));
   }
   return operands;
 }
 
-static llvm::Error runCommand(const cmd::Compute &compute,
-                              const HostOperands &operands, WorkerPool &pool) {
+static absl::Status runCommand(const cmd::Compute &compute,
+                               const HostOperands &operands, WorkerPool &pool) {
   switch (compute.opcode()) {
   case cmd::GATED_MATMUL:
   case cmd::ATTENTION:
@@ -95,7 +99,7 @@ getProfileKind(const google::protobuf::RepeatedPtrField<cmd::HostCommand> &comma
                int first, int last) {
   const cmd::HostCommand &lead = commands[first];
   std::string kind =
-      cmodel::getOpcodeName(lead.compute().opcode()).str() + " ";
+      support::strCat(cmodel::getOpcodeName(lead.compute().opcode()), " ");
   if (lead.inputs_size())
     kind += std::to_string(lead.inputs(0).cols());
   kind += "->";
@@ -108,34 +112,36 @@ getProfileKind(const google::protobuf::RepeatedPtrField<cmd::HostCommand> &comma
   return kind;
 }
 
-llvm::Expected<cmodel::RunStats>
+absl::StatusOr<cmodel::RunStats>
 HostDevice::run(const cmd::CommandStream &stream) {
   if (stream.version() != 3)
-    return cmodel::makeTrap(cmodel::TrapKind::BadStream,
-                            "stream '" + stream.name() + "' has version " +
-                                llvm::Twine(stream.version()) +
-                                "; the host device runs host programs "
-                                "(version 3)");
+    return cmodel::makeTrap(
+        cmodel::TrapKind::BadStream,
+        support::strCat("stream '", stream.name(), "' has version ",
+                        stream.version(),
+                        "; the host device runs host programs "
+                        "(version 3)"));
   auto start = std::chrono::steady_clock::now();
   const auto &commands = stream.host_commands();
-  auto fail = [&](llvm::Error error, int at) {
+  auto fail = [&](absl::Status error, int at) {
     return cmodel::prefixTrap(
         std::move(error),
-        "stream '" + stream.name() + "', command " + llvm::Twine(at) + " (" +
-            cmodel::getOpcodeName(commands[at].compute().opcode()) + ")");
+        support::strCat("stream '", stream.name(), "', command ", at, " (",
+                        cmodel::getOpcodeName(commands[at].compute().opcode()),
+                        ")"));
   };
   // A product that does not join the group before it starts the next one
   // with its operands already resolved.
   std::optional<HostOperands> resolved;
-  auto resolve = [&](int at) -> llvm::Error {
+  auto resolve = [&](int at) -> absl::Status {
     if (resolved)
-      return llvm::Error::success();
-    llvm::Expected<HostOperands> operands =
+      return absl::OkStatus();
+    absl::StatusOr<HostOperands> operands =
         resolveOperands(commands[at], memory);
-    if (!operands)
-      return operands.takeError();
+    if (!operands.ok())
+      return operands.status();
     resolved = std::move(*operands);
-    return llvm::Error::success();
+    return absl::OkStatus();
   };
   // Commands [first, last) took the time since `since`.
   auto record = [&](int first, int last,
@@ -150,11 +156,12 @@ HostDevice::run(const cmd::CommandStream &stream) {
     const int first = index;
     auto since = profile ? std::chrono::steady_clock::now()
                          : std::chrono::steady_clock::time_point();
-    if (llvm::Error error = resolve(index))
+    if (absl::Status error = resolve(index); !error.ok())
       return fail(std::move(error), index);
     if (!isMatMul(commands[index])) {
-      if (llvm::Error error =
-              runCommand(commands[index].compute(), *resolved, *pool))
+      if (absl::Status error =
+              runCommand(commands[index].compute(), *resolved, *pool);
+          !error.ok())
         return fail(std::move(error), index);
       resolved.reset();
       ++index;
@@ -165,12 +172,12 @@ HostDevice::run(const cmd::CommandStream &stream) {
     // Products that read one x run together (MatMulGroup).
     MatMulGroup group;
     for (; index < commands.size() && isMatMul(commands[index]); ++index) {
-      if (llvm::Error error = resolve(index))
+      if (absl::Status error = resolve(index); !error.ok())
         return fail(std::move(error), index);
-      llvm::Expected<bool> added =
+      absl::StatusOr<bool> added =
           group.tryAdd(commands[index].compute(), std::move(*resolved));
-      if (!added)
-        return fail(added.takeError(), index);
+      if (!added.ok())
+        return fail(added.status(), index);
       if (!*added)
         break;
       resolved.reset();

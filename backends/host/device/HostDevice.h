@@ -15,6 +15,10 @@
 #include "backends/common/cmodel/HugePageMemory.h"
 #include "backends/common/cmodel/StreamDevice.h"
 
+#include "support/Status.h"
+
+#include "absl/types/span.h"
+
 #include <memory>
 
 namespace llmc::host {
@@ -30,11 +34,11 @@ public:
   cmodel::GlobalMemory &global() override { return memory; }
   /// Reads the weights from a copy on huge pages when the system gives one
   /// (see HugePageMemory.h).
-  void attachWeights(llvm::ArrayRef<uint8_t> coeff) override;
+  void attachWeights(absl::Span<const uint8_t> coeff) override;
   const plugins::ChipDescriptor &getChip() const override { return chip; }
   bool modelsTime() const override { return false; }
   /// Runs a host program; `seconds` is the measured wall time.
-  llvm::Expected<cmodel::RunStats>
+  absl::StatusOr<cmodel::RunStats>
   run(const cmd::CommandStream &stream) override;
 
 private:

@@ -10,6 +10,8 @@
 #include "backends/host/kernels/Kernels.h"
 #include "backends/host/kernels/WorkerPool.h"
 
+#include "support/Strings.h"
+
 #include <cmath>
 
 namespace llmc::host {
@@ -107,7 +109,7 @@ void finishOutput(const TensorRef &tensor, const F32Matrix &matrix,
                    });
 }
 
-llvm::Expected<WeightType> getWeightType(cmd::DType dtype) {
+absl::StatusOr<WeightType> getWeightType(cmd::DType dtype) {
   switch (dtype) {
   case cmd::DTYPE_F32:
     return WeightType::F32;
@@ -153,14 +155,14 @@ ParamType getParamType(const TensorRef &tensor) {
 
 /// The kernel's view of weight `w` [N, K] with its optional `scale` and
 /// `zp` [N, K / G]; k is x's columns.
-llvm::Expected<Weights> getWeights(const TensorRef &w, const TensorRef &scale,
+absl::StatusOr<Weights> getWeights(const TensorRef &w, const TensorRef &scale,
                                    const TensorRef &zp, int64_t k) {
-  llvm::Expected<WeightType> type = getWeightType(w.dtype());
-  if (!type)
-    return type.takeError();
+  absl::StatusOr<WeightType> type = getWeightType(w.dtype());
+  if (!type.ok())
+    return type.status();
   if (w.cols() != k)
-    return commandError("x has " + llvm::Twine(k) + " columns, the weight " +
-                        llvm::Twine(w.cols()));
+    return commandError(
+        support::strCat("x has ", k, " columns, the weight ", w.cols()));
   Weights weights;
   weights.type = *type;
   weights.data = w.data;
@@ -206,18 +208,18 @@ bool overlap(const TensorRef &a, const TensorRef &b) {
          bStart < aStart + a.geometry.getExtent();
 }
 
-llvm::Error runGatedMatMul(const cmd::Compute &compute,
-                           const HostOperands &operands, WorkerPool &pool) {
+absl::Status runGatedMatMul(const cmd::Compute &compute,
+                            const HostOperands &operands, WorkerPool &pool) {
   const TensorRef &x = operands.in(0);
   const TensorRef &h = operands.out(0);
-  llvm::Expected<Weights> gate =
+  absl::StatusOr<Weights> gate =
       getWeights(operands.in(1), operands.in(2), operands.in(3), x.cols());
-  if (!gate)
-    return gate.takeError();
-  llvm::Expected<Weights> up =
+  if (!gate.ok())
+    return gate.status();
+  absl::StatusOr<Weights> up =
       getWeights(operands.in(4), operands.in(5), operands.in(6), x.cols());
-  if (!up)
-    return up.takeError();
+  if (!up.ok())
+    return up.status();
   if (up->n != gate->n || up->type != gate->type)
     return commandError("gate and up weights must match");
   if (h.rows() != x.rows() || h.cols() != gate->n)
@@ -235,11 +237,11 @@ llvm::Error runGatedMatMul(const cmd::Compute &compute,
   gatedLinear(input.data, x.rows(), input.stride, *gate, *up, activation,
               output.data, output.stride, pool);
   finishOutput(h, output, pool);
-  return llvm::Error::success();
+  return absl::OkStatus();
 }
 
-llvm::Error runAttention(const cmd::Compute &compute,
-                         const HostOperands &operands, WorkerPool &pool) {
+absl::Status runAttention(const cmd::Compute &compute,
+                          const HostOperands &operands, WorkerPool &pool) {
   const TensorRef &q = operands.in(0), &k = operands.in(1), &v = operands.in(2),
                   &mask = operands.in(3);
   if (operands.outputs.size() != 1 || !operands.out(0).present())
@@ -268,22 +270,22 @@ llvm::Error runAttention(const cmd::Compute &compute,
             static_cast<float>(compute.softcap()), output.data, output.stride,
             pool);
   finishOutput(o, output, pool);
-  return llvm::Error::success();
+  return absl::OkStatus();
 }
 
 } // namespace
 
-llvm::Expected<bool> MatMulGroup::tryAdd(const cmd::Compute &compute,
+absl::StatusOr<bool> MatMulGroup::tryAdd(const cmd::Compute &compute,
                                          HostOperands &&operands) {
   const bool quantized = compute.opcode() == cmd::A16MATMUL;
   const TensorRef &x = operands.in(0), &bias = getBias(compute, operands);
   const TensorRef &y = operands.out(0);
-  llvm::Expected<Weights> weights =
+  absl::StatusOr<Weights> weights =
       quantized
           ? getWeights(operands.in(1), operands.in(2), operands.in(3), x.cols())
           : getWeights(operands.in(1), TensorRef(), TensorRef(), x.cols());
-  if (!weights)
-    return weights.takeError();
+  if (!weights.ok())
+    return weights.status();
   if (y.rows() != x.rows() || y.cols() != weights->n)
     return commandError("y must be [M, N] for x [M, K] and w [N, K]");
   if (bias.present() && bias.cols() != weights->n)
@@ -329,8 +331,8 @@ void MatMulGroup::run(WorkerPool &pool) {
   }
   float *outputCopy = getBuffer(Buffer::Output, outputFloats);
   float *biasCopy = getBuffer(Buffer::Bias, biasFloats);
-  llvm::SmallVector<F32Matrix, 4> outputs;
-  llvm::SmallVector<LinearProduct, 4> products;
+  std::vector<F32Matrix> outputs;
+  std::vector<LinearProduct> products;
   for (const Member &member : members) {
     const TensorRef &y = member.operands.out(0);
     const bool accumulate = member.compute->accumulate();
@@ -347,13 +349,13 @@ void MatMulGroup::run(WorkerPool &pool) {
                         outputs.back().stride, accumulate});
   }
   linearProducts(input.data, x.rows(), input.stride, products, pool);
-  for (auto [member, output] : llvm::zip(members, outputs))
-    finishOutput(member.operands.out(0), output, pool);
+  for (size_t i = 0; i < members.size(); ++i)
+    finishOutput(members[i].operands.out(0), outputs[i], pool);
   members.clear();
 }
 
-llvm::Error runLinear(const cmd::Compute &compute, const HostOperands &operands,
-                      WorkerPool &pool) {
+absl::Status runLinear(const cmd::Compute &compute,
+                       const HostOperands &operands, WorkerPool &pool) {
   switch (compute.opcode()) {
   case cmd::GATED_MATMUL:
     return runGatedMatMul(compute, operands, pool);

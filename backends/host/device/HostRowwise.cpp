@@ -50,8 +50,8 @@ float gelu(float x, bool tanhApprox) {
   return 0.5f * x * (1.0f + std::erf(x / std::sqrt(2.0f)));
 }
 
-llvm::Error runUnary(const cmd::Compute &compute, const HostOperands &operands,
-                     WorkerPool &pool) {
+absl::Status runUnary(const cmd::Compute &compute, const HostOperands &operands,
+                      WorkerPool &pool) {
   int64_t cols = operands.out(0).cols();
   auto map = [&](auto fn) {
     forEachRow(operands, pool, [&](int64_t, const float *x, const float *,
@@ -81,11 +81,11 @@ llvm::Error runUnary(const cmd::Compute &compute, const HostOperands &operands,
   default:
     return commandError("not a unary opcode");
   }
-  return llvm::Error::success();
+  return absl::OkStatus();
 }
 
-llvm::Error runBinary(const cmd::Compute &compute,
-                      const HostOperands &operands, WorkerPool &pool) {
+absl::Status runBinary(const cmd::Compute &compute,
+                       const HostOperands &operands, WorkerPool &pool) {
   int64_t cols = operands.out(0).cols();
   auto zip = [&](auto fn) {
     forEachRow(operands, pool,
@@ -107,11 +107,11 @@ llvm::Error runBinary(const cmd::Compute &compute,
   default:
     return commandError("not a binary opcode");
   }
-  return llvm::Error::success();
+  return absl::OkStatus();
 }
 
 /// The present optional input `index` as a [1, group] row, or `fill`.
-static llvm::Expected<std::vector<float>>
+static absl::StatusOr<std::vector<float>>
 readGroupRow(const HostOperands &operands, size_t index, int64_t group,
              float fill) {
   std::vector<float> row(group, fill);
@@ -132,24 +132,24 @@ struct NormGroup {
   std::vector<float> weight;
 };
 
-static llvm::Expected<NormGroup> readNormGroup(const cmd::Compute &compute,
+static absl::StatusOr<NormGroup> readNormGroup(const cmd::Compute &compute,
                                                const HostOperands &operands) {
   int64_t cols = operands.out(0).cols();
   int64_t group = compute.group() ? compute.group() : cols;
   if (cols % group)
     return commandError("the group must divide the row");
-  llvm::Expected<std::vector<float>> weight =
+  absl::StatusOr<std::vector<float>> weight =
       readGroupRow(operands, 1, group, 1);
-  if (!weight)
-    return weight.takeError();
+  if (!weight.ok())
+    return weight.status();
   return NormGroup{cols, group, std::move(*weight)};
 }
 
-llvm::Error runRmsNorm(const cmd::Compute &compute,
-                       const HostOperands &operands, WorkerPool &pool) {
-  llvm::Expected<NormGroup> norm = readNormGroup(compute, operands);
-  if (!norm)
-    return norm.takeError();
+absl::Status runRmsNorm(const cmd::Compute &compute,
+                        const HostOperands &operands, WorkerPool &pool) {
+  absl::StatusOr<NormGroup> norm = readNormGroup(compute, operands);
+  if (!norm.ok())
+    return norm.status();
   const TensorRef &y = operands.out(0);
   int64_t cols = norm->cols, group = norm->group;
   const std::vector<float> &w = norm->weight;
@@ -166,19 +166,19 @@ llvm::Error runRmsNorm(const cmd::Compute &compute,
         out[g + c] = x[g + c] * inverse * w[c];
     }
   });
-  return llvm::Error::success();
+  return absl::OkStatus();
 }
 
-llvm::Error runLayerNorm(const cmd::Compute &compute,
-                         const HostOperands &operands, WorkerPool &pool) {
-  llvm::Expected<NormGroup> norm = readNormGroup(compute, operands);
-  if (!norm)
-    return norm.takeError();
+absl::Status runLayerNorm(const cmd::Compute &compute,
+                          const HostOperands &operands, WorkerPool &pool) {
+  absl::StatusOr<NormGroup> norm = readNormGroup(compute, operands);
+  if (!norm.ok())
+    return norm.status();
   const TensorRef &y = operands.out(0);
   int64_t cols = norm->cols, group = norm->group;
-  llvm::Expected<std::vector<float>> bias = readGroupRow(operands, 2, group, 0);
-  if (!bias)
-    return bias.takeError();
+  absl::StatusOr<std::vector<float>> bias = readGroupRow(operands, 2, group, 0);
+  if (!bias.ok())
+    return bias.status();
   const std::vector<float> &w = norm->weight, &b = *bias;
   bool hasBias = operands.inputs.size() > 2 && operands.in(2).present();
   auto eps = static_cast<float>(compute.eps());
@@ -198,11 +198,11 @@ llvm::Error runLayerNorm(const cmd::Compute &compute,
       }
     }
   });
-  return llvm::Error::success();
+  return absl::OkStatus();
 }
 
-llvm::Error runRope(const cmd::Compute &compute, const HostOperands &operands,
-                    WorkerPool &pool) {
+absl::Status runRope(const cmd::Compute &compute, const HostOperands &operands,
+                     WorkerPool &pool) {
   const TensorRef &x = operands.in(0), &cosines = operands.in(1),
                   &sines = operands.in(2), &y = operands.out(0);
   int64_t d = compute.group(), rotated = cosines.cols();
@@ -230,10 +230,10 @@ llvm::Error runRope(const cmd::Compute &compute, const HostOperands &operands,
       y.narrowRow(r, out.data());
     }
   });
-  return llvm::Error::success();
+  return absl::OkStatus();
 }
 
-llvm::Error runSoftmax(const HostOperands &operands, WorkerPool &pool) {
+absl::Status runSoftmax(const HostOperands &operands, WorkerPool &pool) {
   int64_t cols = operands.out(0).cols();
   forEachRow(operands, pool, [&](int64_t, const float *x, const float *,
                                  float *y) {
@@ -251,11 +251,11 @@ llvm::Error runSoftmax(const HostOperands &operands, WorkerPool &pool) {
     for (int64_t c = 0; c < cols; ++c)
       y[c] *= inverse;
   });
-  return llvm::Error::success();
+  return absl::OkStatus();
 }
 
-llvm::Error runCumSum(const cmd::Compute &compute,
-                      const HostOperands &operands, WorkerPool &pool) {
+absl::Status runCumSum(const cmd::Compute &compute,
+                       const HostOperands &operands, WorkerPool &pool) {
   int64_t cols = operands.out(0).cols();
   forEachRow(operands, pool, [&](int64_t, const float *x, const float *,
                                  float *y) {
@@ -269,7 +269,7 @@ llvm::Error runCumSum(const cmd::Compute &compute,
         sum += x[c];
     }
   });
-  return llvm::Error::success();
+  return absl::OkStatus();
 }
 
 /// Integer elements of row `r` of `tensor` (broadcast as widenRow).
@@ -300,8 +300,8 @@ bool compare(cmd::Comparison comparison, double a, double b) {
   }
 }
 
-llvm::Error runCompare(const cmd::Compute &compute,
-                       const HostOperands &operands) {
+absl::Status runCompare(const cmd::Compute &compute,
+                        const HostOperands &operands) {
   const TensorRef &a = operands.in(0), &b = operands.in(1),
                   &y = operands.out(0);
   if (cmodel::isFloatDType(y.dtype()))
@@ -324,10 +324,10 @@ llvm::Error runCompare(const cmd::Compute &compute,
       cmodel::writeIntElement(y.dtype(), y.row(r), c, holds);
     }
   }
-  return llvm::Error::success();
+  return absl::OkStatus();
 }
 
-llvm::Error runSelect(const HostOperands &operands) {
+absl::Status runSelect(const HostOperands &operands) {
   const TensorRef &cond = operands.in(0), &x = operands.in(1),
                   &other = operands.in(2), &z = operands.out(0);
   int64_t bytes = cmodel::getDTypeBits(z.dtype()) / 8;
@@ -343,18 +343,18 @@ llvm::Error runSelect(const HostOperands &operands) {
       std::memcpy(z.row(r) + c * bytes,
                   element(flags[c] ? x : other, r, c), bytes);
   }
-  return llvm::Error::success();
+  return absl::OkStatus();
 }
 
-llvm::Error runCast(const cmd::Compute &compute, const HostOperands &operands,
-                    WorkerPool &pool) {
+absl::Status runCast(const cmd::Compute &compute, const HostOperands &operands,
+                     WorkerPool &pool) {
   const TensorRef &y = operands.out(0);
   if (cmodel::isFloatDType(y.dtype())) {
     forEachRow(operands, pool, [&](int64_t, const float *x, const float *,
                                    float *out) {
       std::copy(x, x + y.cols(), out);
     });
-    return llvm::Error::success();
+    return absl::OkStatus();
   }
   if (y.dtype() != cmd::DTYPE_I8 && y.dtype() != cmd::DTYPE_U8)
     return commandError("CAST writes a float type, I8 or U8");
@@ -373,13 +373,13 @@ llvm::Error runCast(const cmd::Compute &compute, const HostOperands &operands,
           static_cast<int32_t>(std::clamp<double>(q, low, high)));
     }
   }
-  return llvm::Error::success();
+  return absl::OkStatus();
 }
 
 } // namespace
 
-llvm::Error runRowwise(const cmd::Compute &compute,
-                       const HostOperands &operands, WorkerPool &pool) {
+absl::Status runRowwise(const cmd::Compute &compute,
+                        const HostOperands &operands, WorkerPool &pool) {
   if (operands.inputs.empty() || operands.outputs.empty() ||
       !operands.in(0).present() || !operands.out(0).present())
     return commandError("needs an input and an output");

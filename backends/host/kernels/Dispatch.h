@@ -13,6 +13,8 @@
 
 #include "backends/host/kernels/Kernels.h"
 
+#include "absl/types/span.h"
+
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
@@ -26,7 +28,7 @@ struct LinearArgs {
   int64_t m, xStride;
   /// The products of x, whose weights share the layout of x they read
   /// (linearProducts); a gated call has one, the gate into h.
-  llvm::ArrayRef<LinearProduct> products;
+  absl::Span<const LinearProduct> products;
   /// The up weights of a gated call, else null.
   const Weights *up;
   Activation act;

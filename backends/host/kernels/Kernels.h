@@ -20,7 +20,7 @@
 #include "backends/host/kernels/CpuFeatures.h"
 #include "backends/host/kernels/WorkerPool.h"
 
-#include "llvm/ADT/ArrayRef.h"
+#include "absl/types/span.h"
 
 #include <cstdint>
 
@@ -117,9 +117,9 @@ struct LinearProduct {
 /// one start of the weight stream and one wait for the threads, not one
 /// each. Each output is computed as linear computes it.
 void linearProducts(const float *x, int64_t m, int64_t xStride,
-                    llvm::ArrayRef<LinearProduct> products, WorkerPool &pool);
+                    absl::Span<const LinearProduct> products, WorkerPool &pool);
 void linearProducts(const float *x, int64_t m, int64_t xStride,
-                    llvm::ArrayRef<LinearProduct> products, WorkerPool &pool,
+                    absl::Span<const LinearProduct> products, WorkerPool &pool,
                     Isa isa);
 
 enum class Activation { SiLU, GELU, GELUTanh };

@@ -17,7 +17,7 @@
 #include "backends/host/kernels/Dispatch.h"
 #include "backends/host/kernels/Scalar.h"
 
-#include "llvm/ADT/SmallVector.h"
+#include "absl/types/span.h"
 
 #include <algorithm>
 #include <cassert>
@@ -159,7 +159,7 @@ static void runLinear(const LinearArgs &a, WorkerPool &pool, Isa isa) {
   }
   const IsaKernels &kernels = getKernels(isa);
   if (m <= kernels.gemvMaxRows * kGemvPasses) {
-    llvm::SmallVector<LinearProduct, 4> rows(a.products);
+    std::vector<LinearProduct> rows(a.products.begin(), a.products.end());
     for (int64_t i = 0; i < m; i += kernels.gemvMaxRows) {
       LinearArgs pass = a;
       pass.x = a.x + i * a.xStride;
@@ -272,8 +272,8 @@ void dequantizeRow(const Weights &w, int64_t j, float *out) {
 void linear(const float *x, int64_t m, int64_t xStride, const Weights &w,
             const float *bias, float *y, int64_t yStride, bool accumulate,
             WorkerPool &pool, Isa isa) {
-  linearProducts(x, m, xStride, LinearProduct{&w, bias, y, yStride, accumulate},
-                 pool, isa);
+  const LinearProduct product{&w, bias, y, yStride, accumulate};
+  linearProducts(x, m, xStride, absl::MakeConstSpan(&product, 1), pool, isa);
 }
 
 void linear(const float *x, int64_t m, int64_t xStride, const Weights &w,
@@ -283,7 +283,7 @@ void linear(const float *x, int64_t m, int64_t xStride, const Weights &w,
 }
 
 void linearProducts(const float *x, int64_t m, int64_t xStride,
-                    llvm::ArrayRef<LinearProduct> products, WorkerPool &pool,
+                    absl::Span<const LinearProduct> products, WorkerPool &pool,
                     Isa isa) {
   if (products.empty())
     return;
@@ -297,7 +297,8 @@ void linearProducts(const float *x, int64_t m, int64_t xStride,
 }
 
 void linearProducts(const float *x, int64_t m, int64_t xStride,
-                    llvm::ArrayRef<LinearProduct> products, WorkerPool &pool) {
+                    absl::Span<const LinearProduct> products,
+                    WorkerPool &pool) {
   linearProducts(x, m, xStride, products, pool, selectIsa());
 }
 
@@ -306,7 +307,9 @@ void gatedLinear(const float *x, int64_t m, int64_t xStride,
                  float *h, int64_t hStride, WorkerPool &pool, Isa isa) {
   assert(gate.n == up.n && gate.k == up.k && gate.type == up.type);
   const LinearProduct product{&gate, nullptr, h, hStride, false};
-  runLinear(LinearArgs{x, m, xStride, product, &up, act}, pool, isa);
+  runLinear(
+      LinearArgs{x, m, xStride, absl::MakeConstSpan(&product, 1), &up, act},
+      pool, isa);
 }
 
 void gatedLinear(const float *x, int64_t m, int64_t xStride,

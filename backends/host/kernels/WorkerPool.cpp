@@ -14,6 +14,8 @@
 
 #include "backends/host/kernels/CpuFeatures.h"
 
+#include "absl/functional/function_ref.h"
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -53,7 +55,7 @@ struct WorkerPool::State {
   std::mutex callMutex;
 
   // The current loop, written by the caller before it bumps `job`.
-  llvm::function_ref<void(int64_t, int64_t)> fn;
+  const absl::FunctionRef<void(int64_t, int64_t)> *fn = nullptr;
   int64_t n = 0, grain = 1;
 
   /// epoch << 16 | chunk count.
@@ -140,14 +142,14 @@ void WorkerPool::runWorker(unsigned index) {
       NestingScope scope;
       auto [begin, end] = getChunk(s.n, s.grain, chunks, index);
       if (begin < end)
-        s.fn(begin, end);
+        (*s.fn)(begin, end);
     }
     s.pending.fetch_sub(1, std::memory_order_release);
   }
 }
 
 void WorkerPool::parallelFor(int64_t n, int64_t grain,
-                             llvm::function_ref<void(int64_t, int64_t)> fn) {
+                             absl::FunctionRef<void(int64_t, int64_t)> fn) {
   if (n <= 0)
     return;
   grain = std::max<int64_t>(grain, 1);
@@ -160,7 +162,7 @@ void WorkerPool::parallelFor(int64_t n, int64_t grain,
   }
   State &s = *state;
   std::lock_guard<std::mutex> callLock(s.callMutex);
-  s.fn = fn;
+  s.fn = &fn;
   s.n = n;
   s.grain = grain;
   s.pending.store(chunks - 1, std::memory_order_relaxed);

@@ -18,8 +18,7 @@
 #ifndef LLMC_BACKENDS_HOST_KERNELS_WORKERPOOL_H
 #define LLMC_BACKENDS_HOST_KERNELS_WORKERPOOL_H
 
-#include "llvm/ADT/STLFunctionalExtras.h"
-
+#include "absl/functional/function_ref.h"
 #include <cstdint>
 #include <memory>
 #include <utility>
@@ -45,7 +44,7 @@ public:
   /// A call from inside `fn` runs serially on the calling thread, and calls
   /// from several threads take turns.
   void parallelFor(int64_t n, int64_t grain,
-                   llvm::function_ref<void(int64_t, int64_t)> fn);
+                   absl::FunctionRef<void(int64_t, int64_t)> fn);
 
   /// Chunk `index` of the `chunks` that [0, n) is split into.
   static std::pair<int64_t, int64_t> getChunk(int64_t n, int64_t grain,

@@ -38,31 +38,36 @@ protected:
   cmd::GlobalTensor put(uint64_t offset, int64_t rows, int64_t cols,
                         std::vector<float> values,
                         cmd::DType dtype = cmd::DTYPE_F32) {
-    llvm::cantFail(device.global().write(cmd::REGION_ACTIVATION, offset,
-                                         cmodel::encodeFloats(dtype, values)));
+    EXPECT_TRUE(device.global()
+                    .write(cmd::REGION_ACTIVATION, offset,
+                           cmodel::encodeFloats(dtype, values))
+                    .ok());
     return globalTensor(cmd::REGION_ACTIVATION, offset, rows, cols, dtype);
   }
   cmd::GlobalTensor putInts(uint64_t offset, int64_t rows, int64_t cols,
                             std::vector<int32_t> values, cmd::DType dtype) {
-    llvm::cantFail(device.global().write(cmd::REGION_ACTIVATION, offset,
-                                         cmodel::encodeInts(dtype, values)));
+    EXPECT_TRUE(device.global()
+                    .write(cmd::REGION_ACTIVATION, offset,
+                           cmodel::encodeInts(dtype, values))
+                    .ok());
     return globalTensor(cmd::REGION_ACTIVATION, offset, rows, cols, dtype);
   }
   std::vector<float> get(const cmd::GlobalTensor &tensor) {
     uint64_t bytes =
         cmodel::getDTypeBytes(tensor.dtype(), tensor.rows() * tensor.cols());
-    return cmodel::decodeFloats(tensor.dtype(),
-                                llvm::cantFail(device.global().read(
-                                    tensor.region(), tensor.offset(), bytes)),
-                                tensor.rows() * tensor.cols());
+    return cmodel::decodeFloats(
+        tensor.dtype(),
+        device.global().read(tensor.region(), tensor.offset(), bytes).value(),
+        tensor.rows() * tensor.cols());
   }
   std::vector<int32_t> getInts(const cmd::GlobalTensor &tensor) {
     return cmodel::decodeInts(
         tensor.dtype(),
-        llvm::cantFail(device.global().read(
-            tensor.region(), tensor.offset(),
-            cmodel::getDTypeBytes(tensor.dtype(),
-                                  tensor.rows() * tensor.cols()))),
+        device.global()
+            .read(tensor.region(), tensor.offset(),
+                  cmodel::getDTypeBytes(tensor.dtype(),
+                                        tensor.rows() * tensor.cols()))
+            .value(),
         tensor.rows() * tensor.cols());
   }
   void add(cmd::Opcode opcode, std::vector<cmd::GlobalTensor> inputs,
@@ -72,8 +77,8 @@ protected:
     builder.hostCompute(attributes, inputs, outputs);
   }
   std::string run() {
-    llvm::Expected<cmodel::RunStats> stats = device.run(builder.take());
-    return stats ? "" : llvm::toString(stats.takeError());
+    absl::StatusOr<cmodel::RunStats> stats = device.run(builder.take());
+    return stats.ok() ? "" : std::string(stats.status().message());
   }
 
   host::HostDevice device;
@@ -197,7 +202,7 @@ TEST(HostDeviceProfileTest, AddsEachRunsCommandsByKind) {
     compute.set_opcode(cmd::ADD);
     builder.hostCompute(compute, {tensor(128, 1, 2), tensor(128, 1, 2)},
                         {tensor(320, 1, 2)});
-    ASSERT_TRUE(bool(device.run(builder.take())));
+    ASSERT_TRUE(device.run(builder.take()).ok());
   }
   ASSERT_EQ(profile.kinds.size(), 2u);
   EXPECT_EQ(profile.kinds["MATMUL 3->2+1"].runs, 4u);
@@ -430,9 +435,9 @@ TEST_F(HostDeviceTest, RejectsOtherStreamVersions) {
   cmd::CommandStream stream;
   stream.set_version(1);
   stream.set_name("tiled");
-  llvm::Expected<cmodel::RunStats> stats = device.run(stream);
-  ASSERT_FALSE(static_cast<bool>(stats));
-  EXPECT_THAT(llvm::toString(stats.takeError()),
+  absl::StatusOr<cmodel::RunStats> stats = device.run(stream);
+  ASSERT_FALSE(stats.ok());
+  EXPECT_THAT(std::string(stats.status().message()),
               HasSubstr("stream 'tiled' has version 1; the host device runs "
                         "host programs (version 3)"));
 }

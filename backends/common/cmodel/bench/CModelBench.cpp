@@ -13,10 +13,8 @@
 #include "backends/common/cmodel/CModel.h"
 #include "backends/common/cmodel/StreamBuilder.h"
 
-#include "llvm/Support/Format.h"
-#include "llvm/Support/raw_ostream.h"
-
 #include <chrono>
+#include <cstdio>
 #include <random>
 
 using namespace llmc;
@@ -93,8 +91,8 @@ int main() {
   const Case cases[] = {{"decode W4 gate 1x896 -> 4864", 1, 4864, 896, true},
                         {"prefill F16 64x896 -> 896", 64, 896, 896, false},
                         {"decode F16 1x896 -> 4096", 1, 4096, 896, false}};
-  llvm::outs() << llvm::format("%-32s %7s %10s %10s %12s\n", "case", "threads",
-                               "host ms", "GMAC/s", "modelled us");
+  std::printf("%-32s %7s %10s %10s %12s\n", "case", "threads", "host ms",
+              "GMAC/s", "modelled us");
   for (const Case &c : cases) {
     uint64_t ioBytes = 0;
     cmd::CommandStream stream = buildStream(c, ioBytes);
@@ -106,22 +104,29 @@ int main() {
       std::vector<uint8_t> bytes(ioBytes);
       for (uint8_t &byte : bytes)
         byte = uint8_t(engine() & 0x3b);
-      llvm::cantFail(model.global().write(cmd::REGION_IO, 0, bytes));
-      RunStats stats = llvm::cantFail(model.run(stream)); // Warm up.
+      absl::Status written = model.global().write(cmd::REGION_IO, 0, bytes);
+      absl::StatusOr<RunStats> warmUp = model.run(stream);
+      if (!written.ok() || !warmUp.ok()) {
+        absl::Status error = written.ok() ? warmUp.status() : written;
+        std::fprintf(stderr, "%.*s\n", int(error.message().size()),
+                     error.message().data());
+        return 1;
+      }
+      RunStats stats = *warmUp;
       int runs = 0;
       auto start = std::chrono::steady_clock::now();
       double elapsed = 0;
       while (elapsed < 0.5) {
-        stats = llvm::cantFail(model.run(stream));
+        stats = model.run(stream).value();
         ++runs;
         elapsed = std::chrono::duration<double>(
                       std::chrono::steady_clock::now() - start)
                       .count();
       }
       double perRun = elapsed / runs;
-      llvm::outs() << llvm::format(
-          "%-32s %7u %10.3f %10.2f %12.1f\n", c.name, threads, perRun * 1e3,
-          double(stats.macs) / perRun / 1e9, stats.seconds * 1e6);
+      std::printf("%-32s %7u %10.3f %10.2f %12.1f\n", c.name, threads,
+                  perRun * 1e3, double(stats.macs) / perRun / 1e9,
+                  stats.seconds * 1e6);
     }
   }
   return 0;

@@ -21,9 +21,8 @@ std::vector<float> iota(size_t count, float start = 0) {
 /// Loads [rows, cols] of `type` into `layout`, stores it back and compares.
 void roundTrip(cmd::DType type, int64_t rows, int64_t cols, cmd::Layout layout,
                uint32_t lanes, int64_t perLane) {
-  SCOPED_TRACE(testing::Message()
-               << getDTypeName(type).str() << " [" << rows << ", " << cols
-               << "] layout " << int(layout));
+  SCOPED_TRACE(testing::Message() << getDTypeName(type) << " [" << rows << ", "
+                                  << cols << "] layout " << int(layout));
   Harness h(test::getSmallChip());
   // Small integers: exact in every type of the test.
   std::vector<float> values(rows * cols);
@@ -147,7 +146,7 @@ TEST(DmaTest, GatherTrapsOnAnIndexOutsideTheTable) {
       h.local(cmd::DTYPE_F16, 2, 16, cmd::LAYOUT_ROWS, 0, 2);
   h.getBuilder().gather(table, index, rows);
   std::string message;
-  EXPECT_EQ(test::getTrapKind(h.run().takeError(), &message),
+  EXPECT_EQ(test::getTrapKind(h.run().status(), &message),
             TrapKind::OutOfBounds);
   EXPECT_NE(message.find("gathered index 10"), std::string::npos) << message;
 }
@@ -181,7 +180,7 @@ TEST(DmaTest, ScatterTrapsOnAnIndexOutsideTheTable) {
   h.load(h.put(cmd::DTYPE_F32, 2, 4, iota(8)), rows);
   h.getBuilder().scatter(rows, index, table);
   std::string message;
-  EXPECT_EQ(test::getTrapKind(h.run().takeError(), &message),
+  EXPECT_EQ(test::getTrapKind(h.run().status(), &message),
             TrapKind::OutOfBounds);
   EXPECT_NE(message.find("scattered index -1"), std::string::npos) << message;
 }
@@ -191,7 +190,7 @@ TEST(DmaTest, TypesMustMatch) {
   cmd::GlobalTensor source = h.put(cmd::DTYPE_F16, 2, 8, iota(16));
   h.load(source, h.local(cmd::DTYPE_BF16, 2, 8, cmd::LAYOUT_ROWS, 0, 1));
   std::string message;
-  EXPECT_EQ(test::getTrapKind(h.run().takeError(), &message),
+  EXPECT_EQ(test::getTrapKind(h.run().status(), &message),
             TrapKind::DTypeMismatch);
   EXPECT_NE(message.find("command 1 (dma #0, LOAD)"), std::string::npos)
       << message;

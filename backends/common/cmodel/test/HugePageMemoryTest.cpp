@@ -18,7 +18,7 @@ TEST(HugePageMemoryTest, AllocatesAlignedZeros) {
   std::unique_ptr<cmodel::HugePageMemory> memory =
       cmodel::HugePageMemory::allocate((size_t(3) << 20) + 5);
   ASSERT_TRUE(memory);
-  llvm::MutableArrayRef<uint8_t> bytes = memory->bytes();
+  absl::Span<uint8_t> bytes = memory->bytes();
   EXPECT_EQ(bytes.size(), (size_t(3) << 20) + 5);
   EXPECT_EQ(reinterpret_cast<uintptr_t>(bytes.data()) % kHugePage, 0u);
   EXPECT_THAT(bytes, Each(0));
@@ -35,8 +35,8 @@ TEST(HugePageMemoryTest, CopiesOntoAlignedMemory) {
       cmodel::HugePageMemory::copyReadOnly(bytes);
   ASSERT_TRUE(copy);
   EXPECT_EQ(reinterpret_cast<uintptr_t>(copy->bytes().data()) % kHugePage, 0u);
-  EXPECT_EQ(llvm::ArrayRef<uint8_t>(copy->bytes()),
-            llvm::ArrayRef<uint8_t>(bytes));
+  EXPECT_EQ(absl::Span<const uint8_t>(copy->bytes()),
+            absl::Span<const uint8_t>(bytes));
   EXPECT_FALSE(cmodel::HugePageMemory::copyReadOnly({}));
 }
 

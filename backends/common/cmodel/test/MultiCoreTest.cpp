@@ -77,9 +77,9 @@ protected:
 
   std::vector<float> run(const cmd::CommandStream &stream,
                          const cmd::GlobalTensor &y) {
-    llvm::Expected<RunStats> result = h.getModel().run(stream);
-    if (!result) {
-      ADD_FAILURE() << llvm::toString(result.takeError());
+    absl::StatusOr<RunStats> result = h.getModel().run(stream);
+    if (!result.ok()) {
+      ADD_FAILURE() << result.status().message();
       return {};
     }
     stats = *result;
@@ -141,9 +141,9 @@ TEST_F(MultiCoreTest, CoresShareTheDdrBandwidth) {
     core.mutable_dma_queue()->Swap(stream.mutable_dma_queue());
     return core;
   };
-  llvm::Expected<RunStats> result =
+  absl::StatusOr<RunStats> result =
       big.getModel().run(sections({{loads(), loads()}}));
-  ASSERT_TRUE(bool(result)) << llvm::toString(result.takeError());
+  ASSERT_TRUE(result.ok()) << result.status().message();
   TimeModel time(getTwoCoreChip());
   uint64_t shared = uint64_t(2 * 4 * 2048 * 4 / time.getDdrBytesPerCycle());
   EXPECT_EQ(result->ddrBytes, 2u * 4 * 2048 * 4);
@@ -170,7 +170,7 @@ TEST_F(MultiCoreTest, EachCoreHasItsOwnLocalMemory) {
   std::string message;
   EXPECT_EQ(
       test::getTrapKind(
-          h.getModel().run(sections({{core(first), core(second)}})).takeError(),
+          h.getModel().run(sections({{core(first), core(second)}})).status(),
           &message),
       TrapKind::UninitializedRead);
   EXPECT_NE(message.find("section 0, core 1: "), std::string::npos) << message;
@@ -180,8 +180,8 @@ TEST_F(MultiCoreTest, MalformedSectionsTrap) {
   cmd::GlobalTensor y = h.reserve(cmd::DTYPE_F32, kM, kN);
   auto trap = [&](const cmd::CommandStream &stream) {
     std::string message;
-    llvm::Expected<RunStats> result = h.getModel().run(stream);
-    EXPECT_EQ(test::getTrapKind(result.takeError(), &message),
+    absl::StatusOr<RunStats> result = h.getModel().run(stream);
+    EXPECT_EQ(test::getTrapKind(result.status(), &message),
               TrapKind::BadStream);
     return message;
   };

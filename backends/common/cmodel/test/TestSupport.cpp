@@ -4,7 +4,6 @@
 
 #include "backends/common/cmodel/Convert.h"
 
-#include "llvm/Support/MathExtras.h"
 #include "gtest/gtest.h"
 
 #include <cmath>
@@ -88,23 +87,19 @@ std::vector<float> randomValues(size_t count, uint32_t seed, float low,
   return values;
 }
 
-TrapKind getTrapKind(llvm::Error error, std::string *message) {
-  TrapKind kind = TrapKind::BadStream;
-  bool found = false;
-  llvm::handleAllErrors(
-      std::move(error),
-      [&](const Trap &trap) {
-        kind = trap.getKind();
-        found = true;
-        if (message)
-          *message = trap.getMessage();
-      },
-      [&](const llvm::ErrorInfoBase &other) {
-        ADD_FAILURE() << "not a trap: " << other.message();
-      });
-  if (!found)
+TrapKind getTrapKind(const absl::Status &status, std::string *message) {
+  if (status.ok()) {
     ADD_FAILURE() << "expected a trap, got success";
-  return kind;
+    return TrapKind::BadStream;
+  }
+  std::optional<TrapKind> kind = cmodel::getTrapKind(status);
+  if (!kind) {
+    ADD_FAILURE() << "not a trap: " << status.message();
+    return TrapKind::BadStream;
+  }
+  if (message)
+    *message = std::string(getTrapMessage(status));
+  return *kind;
 }
 
 Harness::Harness(const plugins::ChipDescriptor &chip, unsigned threads,
@@ -115,7 +110,7 @@ Harness::Harness(const plugins::ChipDescriptor &chip, unsigned threads,
 
 uint64_t Harness::allocateGlobal(uint64_t bytes) {
   uint64_t offset = nextGlobal;
-  nextGlobal = llvm::alignTo(nextGlobal + bytes, 64);
+  nextGlobal = (nextGlobal + bytes + 63) / 64 * 64;
   EXPECT_LE(nextGlobal, model.global().getSize(cmd::REGION_IO));
   return offset;
 }
@@ -130,10 +125,11 @@ cmd::GlobalTensor Harness::put(cmd::DType type, int64_t rows, int64_t cols,
   std::vector<uint8_t> bytes;
   for (int64_t r = 0; r < rows; ++r) {
     std::vector<uint8_t> row =
-        encodeFloats(type, llvm::ArrayRef<float>(values).slice(r * cols, cols));
+        encodeFloats(type, absl::MakeConstSpan(values).subspan(r * cols, cols));
     bytes.insert(bytes.end(), row.begin(), row.end());
   }
-  llvm::cantFail(model.global().write(cmd::REGION_IO, tensor.offset(), bytes));
+  EXPECT_TRUE(
+      model.global().write(cmd::REGION_IO, tensor.offset(), bytes).ok());
   return tensor;
 }
 
@@ -144,10 +140,11 @@ cmd::GlobalTensor Harness::putInts(cmd::DType type, int64_t rows, int64_t cols,
   std::vector<uint8_t> bytes;
   for (int64_t r = 0; r < rows; ++r) {
     std::vector<uint8_t> row =
-        encodeInts(type, llvm::ArrayRef<int32_t>(values).slice(r * cols, cols));
+        encodeInts(type, absl::MakeConstSpan(values).subspan(r * cols, cols));
     bytes.insert(bytes.end(), row.begin(), row.end());
   }
-  llvm::cantFail(model.global().write(cmd::REGION_IO, tensor.offset(), bytes));
+  EXPECT_TRUE(
+      model.global().write(cmd::REGION_IO, tensor.offset(), bytes).ok());
   return tensor;
 }
 
@@ -161,8 +158,10 @@ std::vector<float> Harness::get(const cmd::GlobalTensor &tensor) {
   int64_t rowBytes = getDTypeBytes(tensor.dtype(), tensor.cols());
   std::vector<float> values;
   for (int64_t r = 0; r < tensor.rows(); ++r) {
-    auto bytes = llvm::cantFail(model.global().read(
-        tensor.region(), tensor.offset() + r * rowBytes, rowBytes));
+    auto bytes =
+        model.global()
+            .read(tensor.region(), tensor.offset() + r * rowBytes, rowBytes)
+            .value();
     std::vector<float> row = decodeFloats(tensor.dtype(), bytes, tensor.cols());
     values.insert(values.end(), row.begin(), row.end());
   }
@@ -173,8 +172,10 @@ std::vector<int32_t> Harness::getInts(const cmd::GlobalTensor &tensor) {
   int64_t rowBytes = getDTypeBytes(tensor.dtype(), tensor.cols());
   std::vector<int32_t> values;
   for (int64_t r = 0; r < tensor.rows(); ++r) {
-    auto bytes = llvm::cantFail(model.global().read(
-        tensor.region(), tensor.offset() + r * rowBytes, rowBytes));
+    auto bytes =
+        model.global()
+            .read(tensor.region(), tensor.offset() + r * rowBytes, rowBytes)
+            .value();
     std::vector<int32_t> row = decodeInts(tensor.dtype(), bytes, tensor.cols());
     values.insert(values.end(), row.begin(), row.end());
   }
@@ -186,10 +187,10 @@ cmd::LocalTensor Harness::local(cmd::DType type, int64_t rows, int64_t cols,
                                 uint32_t laneCount, int64_t perLane) {
   int64_t eu = model.getChip().euBytesPerLane;
   int64_t split = layout == cmd::LAYOUT_COLS ? cols : rows;
-  int64_t per = perLane ? perLane : llvm::divideCeil(split, laneCount);
+  int64_t per = perLane ? perLane : (split + laneCount - 1) / laneCount;
   int64_t laneRows = layout == cmd::LAYOUT_ROWS ? std::min(per, rows) : rows;
   int64_t laneCols = layout == cmd::LAYOUT_COLS ? std::min(per, cols) : cols;
-  uint64_t stride = llvm::alignTo(getDTypeBytes(type, laneCols), eu);
+  uint64_t stride = (getDTypeBytes(type, laneCols) + eu - 1) / eu * eu;
   cmd::LocalTensor tensor = localTensor(laneBegin, laneCount, nextLocal, rows,
                                         cols, type, layout, perLane);
   nextLocal += laneRows * stride;
@@ -207,15 +208,15 @@ cmd::GlobalTensor Harness::store(const cmd::LocalTensor &from, uint32_t after) {
   return tensor;
 }
 
-llvm::Expected<RunStats> Harness::run() {
+absl::StatusOr<RunStats> Harness::run() {
   cmd::CommandStream stream = builder.take();
-  llvm::Expected<RunStats> result = model.run(stream);
-  if (result)
+  absl::StatusOr<RunStats> result = model.run(stream);
+  if (result.ok())
     stats = *result;
   return result;
 }
 
-llvm::Expected<std::vector<cmd::GlobalTensor>> Harness::runOp(
+absl::StatusOr<std::vector<cmd::GlobalTensor>> Harness::runOp(
     const cmd::Compute &compute,
     const std::vector<std::pair<cmd::GlobalTensor, cmd::LocalTensor>> &loads) {
   std::vector<uint32_t> ids;
@@ -226,8 +227,8 @@ llvm::Expected<std::vector<cmd::GlobalTensor>> Harness::runOp(
   for (const cmd::LocalTensor &output : compute.outputs())
     if (output.rows())
       stored.push_back(store(output, id));
-  if (llvm::Expected<RunStats> result = run(); !result)
-    return result.takeError();
+  if (absl::StatusOr<RunStats> result = run(); !result.ok())
+    return result.status();
   return stored;
 }
 

@@ -12,8 +12,6 @@
 #include "backends/common/cmodel/CModel.h"
 #include "backends/common/cmodel/StreamBuilder.h"
 
-#include "llvm/Support/Error.h"
-
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -44,7 +42,8 @@ std::vector<float> randomValues(size_t count, uint32_t seed, float low = -1,
 
 /// The kind of a Trap error (or fails the test and returns BadStream);
 /// `message`, when given, receives the text.
-TrapKind getTrapKind(llvm::Error error, std::string *message = nullptr);
+TrapKind getTrapKind(const absl::Status &status,
+                     std::string *message = nullptr);
 
 /// Places tensors, runs streams and reads results on one CModel.
 class Harness {
@@ -76,12 +75,12 @@ public:
   cmd::GlobalTensor store(const cmd::LocalTensor &from, uint32_t after);
 
   /// Runs the builder's stream (which it takes).
-  llvm::Expected<RunStats> run();
+  absl::StatusOr<RunStats> run();
 
   /// Loads every (global, local) pair of `loads`, runs `compute` after all
   /// the loads, stores each present output into a fresh global tensor and
   /// runs the stream: the stored tensors, in output order.
-  llvm::Expected<std::vector<cmd::GlobalTensor>> runOp(
+  absl::StatusOr<std::vector<cmd::GlobalTensor>> runOp(
       const cmd::Compute &compute,
       const std::vector<std::pair<cmd::GlobalTensor, cmd::LocalTensor>> &loads);
   /// The statistics of the last run.
@@ -112,7 +111,7 @@ std::vector<double> asStored(cmd::DType type, const std::vector<float> &values);
   [[maybe_unused]] ::llmc::cmodel::RunStats stats;                             \
   {                                                                            \
     auto result_ = (harness).run();                                            \
-    ASSERT_TRUE(bool(result_)) << ::llvm::toString(result_.takeError());       \
+    ASSERT_TRUE(result_.ok()) << result_.status().message();                   \
     stats = *result_;                                                          \
   }
 

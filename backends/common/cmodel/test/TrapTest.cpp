@@ -22,8 +22,8 @@ using test::Harness;
 void expectTrap(Harness &h, TrapKind kind,
                 std::initializer_list<const char *> fragments) {
   std::string message;
-  EXPECT_EQ(test::getTrapKind(h.run().takeError(), &message), kind)
-      << getTrapKindName(kind).str() << " expected; got: " << message;
+  EXPECT_EQ(test::getTrapKind(h.run().status(), &message), kind)
+      << getTrapKindName(kind) << " expected; got: " << message;
   for (const char *fragment : fragments)
     EXPECT_NE(message.find(fragment), std::string::npos)
         << "'" << fragment << "' not in: " << message;
@@ -293,7 +293,7 @@ TEST(TrapTest, MalformedStreams) {
     cmd::CommandStream stream = base();
     c.spoil(stream);
     std::string message;
-    EXPECT_EQ(test::getTrapKind(model.run(stream).takeError(), &message),
+    EXPECT_EQ(test::getTrapKind(model.run(stream).status(), &message),
               TrapKind::BadStream);
     EXPECT_NE(message.find(c.what), std::string::npos) << message;
   }

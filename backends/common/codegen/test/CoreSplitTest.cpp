@@ -171,16 +171,17 @@ protected:
     model.global().allocate(
         cmd::REGION_ACTIVATION,
         function->getAttrOfType<IntegerAttr>("tpu.activation_bytes").getInt());
-    EXPECT_FALSE(static_cast<bool>(model.global().write(cmd::REGION_IO, 0, x)));
-    llvm::Expected<cmodel::RunStats> stats = model.run(stream);
-    if (!stats) {
-      ADD_FAILURE() << llvm::toString(stats.takeError());
+    absl::Status written = model.global().write(cmd::REGION_IO, 0, x);
+    EXPECT_TRUE(written.ok()) << written.message();
+    absl::StatusOr<cmodel::RunStats> stats = model.run(stream);
+    if (!stats.ok()) {
+      ADD_FAILURE() << stats.status().message();
       return {};
     }
     lastStats = *stats;
-    llvm::ArrayRef<uint8_t> bytes =
-        llvm::cantFail(model.global().read(cmd::REGION_IO, 0, io));
-    return bytes.vec();
+    absl::Span<const uint8_t> bytes =
+        model.global().read(cmd::REGION_IO, 0, io).value();
+    return std::vector<uint8_t>(bytes.begin(), bytes.end());
   }
 
   MLIRContext context;

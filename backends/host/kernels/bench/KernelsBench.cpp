@@ -24,7 +24,7 @@
 #include "backends/host/kernels/bench/ComputePeak.h"
 #include "backends/host/kernels/bench/ReadBandwidth.h"
 
-#include "llvm/Support/MathExtras.h"
+#include "absl/types/span.h"
 
 #include <algorithm>
 #include <chrono>
@@ -48,8 +48,8 @@ namespace {
 /// not be the model's.
 class MatrixArena {
 public:
-  llvm::MutableArrayRef<uint8_t> allocate(int64_t bytes) {
-    bytes = llvm::alignTo(bytes, 64);
+  absl::Span<uint8_t> allocate(int64_t bytes) {
+    bytes = (bytes + 63) / 64 * 64;
     if (chunks.empty() ||
         used + bytes > int64_t(chunks.back()->bytes().size())) {
       chunks.push_back(cmodel::HugePageMemory::allocate(
@@ -60,8 +60,7 @@ public:
       }
       used = 0;
     }
-    llvm::MutableArrayRef<uint8_t> slice =
-        chunks.back()->bytes().slice(used, bytes);
+    absl::Span<uint8_t> slice = chunks.back()->bytes().subspan(used, bytes);
     used += bytes;
     return slice;
   }
@@ -73,7 +72,7 @@ private:
 
 /// A matrix's bytes, in an arena that outlives it.
 struct Matrix {
-  llvm::MutableArrayRef<uint8_t> data, scale, zp;
+  absl::Span<uint8_t> data, scale, zp;
   Weights w;
 };
 
@@ -104,7 +103,7 @@ const char *formatName(Format f) {
 Matrix makeMatrix(Format f, int64_t n, int64_t k, std::mt19937 &rng,
                   MatrixArena &arena) {
   Matrix m;
-  auto fill = [&](llvm::MutableArrayRef<uint8_t> &v, int64_t bytes) {
+  auto fill = [&](absl::Span<uint8_t> &v, int64_t bytes) {
     v = arena.allocate(bytes);
     // xorshift: quick enough for hundreds of MiB. Masked so that the bytes
     // make finite, moderate f16 values, and bf16 ones too: with the high
