@@ -58,6 +58,7 @@ absl::Status makeTrap(TrapKind kind, std::string_view message);
 std::optional<TrapKind> getTrapKind(const absl::Status &status);
 /// A trap's message without the `cmodel trap (<kind>): ` that makeTrap
 /// puts before it; a status that is not a trap gives its whole message.
+/// The text lives as long as `status`.
 std::string_view getTrapMessage(const absl::Status &status);
 
 /// `status` with a trap's message prefixed by `prefix` (other statuses are
