@@ -24,14 +24,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     return 0;
   cmodel::CModelOptions options;
   options.threads = 1;
-  llvm::Expected<std::unique_ptr<device::BinaryRunner>> runner =
+  absl::StatusOr<std::unique_ptr<device::BinaryRunner>> runner =
       device::BinaryRunner::create(
           **binary,
           std::make_unique<cmodel::CModel>(bm1684x::getDescriptor(), options));
-  if (!runner) {
-    llvm::consumeError(runner.takeError());
+  if (!runner.ok())
     return 0;
-  }
   (void)(*runner)->getModelDims();
   return 0;
 }

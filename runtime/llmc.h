@@ -12,7 +12,11 @@
 //   GenerateOptions, GenerateResult, TokenCallback: what a turn takes and
 //                 gives back, with host and modelled-chip timings.
 //
-// Errors are llvm::Error values with messages for the user; nothing throws.
+// Errors are absl::Status values (absl::StatusOr<T> for results) whose
+// message() is written for the user; nothing throws. A turn that outgrows
+// the KV cache fails with ResourceExhausted, and session::getCacheCapacity
+// gives its sizes. The API speaks the standard library and Abseil only: an
+// application needs neither LLVM nor MLIR to build against it.
 //
 //===----------------------------------------------------------------------===//
 

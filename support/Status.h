@@ -19,6 +19,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 
+#include <string>
+#include <string_view>
 #include <utility>
 
 /// Returns the status of `expr` from the enclosing function when it is not
@@ -44,5 +46,31 @@
   if (!statusOr.ok())                                                          \
     return std::move(statusOr).status();                                       \
   lhs = std::move(statusOr).value()
+
+namespace llmc::support {
+
+/// The message of `status` as a std::string_view (Debian's Abseil gives its
+/// own absl::string_view); it lives as long as `status`.
+inline std::string_view getMessage(const absl::Status &status) {
+  return {status.message().data(), status.message().size()};
+}
+
+/// `status` with `prefix` put before its message (`piece decode: ...`). Its
+/// code and payloads stay, so a caller can still tell a full KV cache or a
+/// trap from other failures. An OK status stays OK.
+inline absl::Status prefixStatus(std::string_view prefix,
+                                 const absl::Status &status) {
+  if (status.ok())
+    return status;
+  std::string message(prefix);
+  message.append(status.message().data(), status.message().size());
+  absl::Status prefixed(status.code(), message);
+  status.ForEachPayload([&](absl::string_view url, const absl::Cord &payload) {
+    prefixed.SetPayload(url, payload);
+  });
+  return prefixed;
+}
+
+} // namespace llmc::support
 
 #endif // LLMC_SUPPORT_STATUS_H

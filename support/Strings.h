@@ -11,6 +11,8 @@
 #ifndef LLMC_SUPPORT_STRINGS_H
 #define LLMC_SUPPORT_STRINGS_H
 
+#include "absl/strings/string_view.h"
+
 #include <charconv>
 #include <cstddef>
 #include <cstdint>
@@ -61,8 +63,7 @@ std::string toLowerAscii(std::string_view text);
 
 /// The integer that is all of `text` (decimal, an optional '-'), or nothing
 /// when `text` is anything else or out of T's range.
-template <typename T>
-std::optional<T> parseInteger(std::string_view text) {
+template <typename T> std::optional<T> parseInteger(std::string_view text) {
   static_assert(std::is_integral_v<T>);
   T value{};
   const char *end = text.data() + text.size();
@@ -86,10 +87,13 @@ inline void appendPiece(std::string &out, const std::string &piece) {
   out.append(piece);
 }
 inline void appendPiece(std::string &out, char piece) { out.push_back(piece); }
-template <typename T,
-          typename = std::enable_if_t<std::is_arithmetic_v<T> &&
-                                      !std::is_same_v<T, char> &&
-                                      !std::is_same_v<T, bool>>>
+// Status messages are Abseil's own string_view.
+inline void appendPiece(std::string &out, absl::string_view piece) {
+  out.append(piece.data(), piece.size());
+}
+template <typename T, typename = std::enable_if_t<std::is_arithmetic_v<T> &&
+                                                  !std::is_same_v<T, char> &&
+                                                  !std::is_same_v<T, bool>>>
 void appendPiece(std::string &out, T number) {
   char buffer[64];
   std::to_chars_result result =
@@ -101,8 +105,7 @@ void appendPiece(std::string &out, T number) {
 /// The concatenation of strings, characters and numbers (decimal integers,
 /// floating point in the shortest form that reads back the same), for
 /// messages built from parts as Twine builds them.
-template <typename... Pieces>
-std::string strCat(const Pieces &...pieces) {
+template <typename... Pieces> std::string strCat(const Pieces &...pieces) {
   std::string out;
   (detail::appendPiece(out, pieces), ...);
   return out;

@@ -4,9 +4,9 @@
 
 #include "runtime/api/Model.h"
 #include "runtime/vision/ImagePrompt.h"
-#include "support/LlvmStatus.h"
+#include "support/Status.h"
 
-#include "llvm/ADT/STLExtras.h"
+#include <algorithm>
 
 namespace llmc {
 
@@ -27,88 +27,77 @@ void ChatSession::reset() {
     messages.push_back({Role::System, systemPrompt});
 }
 
-llvm::Expected<chat::ChatPrompt>
+absl::StatusOr<chat::ChatPrompt>
 ChatSession::renderOpening(const ChatMessage &user) const {
   std::vector<ChatMessage> opening;
   if (!systemPrompt.empty())
     opening.push_back({Role::System, systemPrompt});
   opening.push_back(user);
-  return support::toExpected(
-      chatTemplate.render(opening, /*addGenerationPrompt=*/true));
+  return chatTemplate.render(opening, /*addGenerationPrompt=*/true);
 }
 
-llvm::Expected<std::vector<int32_t>>
-ChatSession::encode(llvm::Expected<chat::ChatPrompt> prompt,
+absl::StatusOr<std::vector<int32_t>>
+ChatSession::encode(const chat::ChatPrompt &prompt,
                     const GenerateOptions &options) const {
-  if (!prompt)
-    return prompt.takeError();
   // The rendered text holds the BOS token where the template puts one.
-  return model.encode(prompt->text, /*addSpecialTokens=*/false,
+  return model.encode(prompt.text, /*addSpecialTokens=*/false,
                       options.parseSpecialTokens
-                          ? llvm::ArrayRef<tokenizer::TextRange>()
-                          : llvm::ArrayRef(prompt->contents));
+                          ? absl::Span<const tokenizer::TextRange>()
+                          : absl::MakeConstSpan(prompt.contents));
 }
 
-llvm::Expected<bool>
-ChatSession::fitsNewConversation(llvm::StringRef userText,
+absl::StatusOr<bool>
+ChatSession::fitsNewConversation(std::string_view userText,
                                  const GenerateOptions &options) const {
-  llvm::Expected<std::vector<int32_t>> ids =
-      encode(renderOpening({Role::User, userText.str()}), options);
-  if (!ids)
-    return ids.takeError();
-  return static_cast<int64_t>(ids->size()) <= conversation.getCapacity();
+  LLMC_ASSIGN_OR_RETURN(chat::ChatPrompt opening,
+                        renderOpening({Role::User, std::string(userText)}));
+  LLMC_ASSIGN_OR_RETURN(std::vector<int32_t> ids, encode(opening, options));
+  return static_cast<int64_t>(ids.size()) <= conversation.getCapacity();
 }
 
-llvm::Expected<chat::ChatPrompt>
+absl::StatusOr<chat::ChatPrompt>
 ChatSession::renderTurn(const ChatMessage &user) const {
   // Until the first reply, the conversation holds at most the system
   // message, which nothing has fed yet.
   if (!conversation.getPendingToken())
     return renderOpening(user);
-  return support::toExpected(
-      chatTemplate.renderAfterReply(messages, {user}, true));
+  return chatTemplate.renderAfterReply(messages, {user}, true);
 }
 
-llvm::Expected<GenerateResult>
-ChatSession::send(llvm::StringRef userText, const TokenCallback &callback,
+absl::StatusOr<GenerateResult>
+ChatSession::send(std::string_view userText, const TokenCallback &callback,
                   const GenerateOptions &options,
-                  llvm::ArrayRef<vision::Image> images) {
-  ChatMessage user{Role::User, images.empty()
-                                   ? userText.str()
-                                   : vision::addImageMarker(
-                                         userText, model.getImageMarker(),
-                                         images.size())};
+                  absl::Span<const vision::Image> images) {
+  ChatMessage user{
+      Role::User, images.empty()
+                      ? std::string(userText)
+                      : vision::addImageMarker(userText, model.getImageMarker(),
+                                               images.size())};
+  LLMC_ASSIGN_OR_RETURN(chat::ChatPrompt rendered, renderTurn(user));
   std::optional<ImagePrompt> withImages;
-  llvm::Expected<std::vector<int32_t>> ids = std::vector<int32_t>();
+  std::vector<int32_t> ids;
   if (images.empty()) {
-    ids = encode(renderTurn(user), options);
+    LLMC_ASSIGN_OR_RETURN(ids, encode(rendered, options));
   } else {
-    llvm::Expected<chat::ChatPrompt> rendered = renderTurn(user);
-    if (!rendered)
-      return rendered.takeError();
-    llvm::Expected<ImagePrompt> encoded = model.encodeWithImages(
-        std::move(*rendered), images, options.parseSpecialTokens);
-    if (!encoded)
-      return encoded.takeError();
-    withImages = std::move(*encoded);
+    LLMC_ASSIGN_OR_RETURN(withImages,
+                          model.encodeWithImages(std::move(rendered), images,
+                                                 options.parseSpecialTokens));
     ids = withImages->ids;
   }
-  if (!ids)
-    return ids.takeError();
   // A reply that ended at a stop token is closed by the reply suffix; one
   // cut short ended inside its text, which the suffix follows.
   std::optional<int32_t> pending = conversation.getPendingToken();
+  absl::Span<const int32_t> stops = model.getStopTokens();
   PendingToken policy =
-      pending && llvm::is_contained(model.getStopTokens(), *pending)
+      pending && std::find(stops.begin(), stops.end(), *pending) != stops.end()
           ? PendingToken::Drop
           : PendingToken::Feed;
-  llvm::Expected<GenerateResult> reply =
-      conversation.send(*ids, options, callback, policy,
-                        withImages ? &withImages->placed : nullptr);
-  if (!reply)
-    return reply.takeError();
+  LLMC_ASSIGN_OR_RETURN(
+      GenerateResult reply,
+      conversation.send(ids, options, callback, policy,
+                        withImages ? &withImages->placed : nullptr));
   messages.push_back(std::move(user));
-  messages.push_back({Role::Assistant, reply->text});
+  messages.push_back({Role::Assistant, reply.text});
   return reply;
 }
 

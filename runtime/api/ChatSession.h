@@ -3,8 +3,8 @@
 // Turns of text, rendered with the model's chat template (runtime/chat) and
 // generated on one Conversation, so the KV cache keeps the history:
 //
-//   auto chat = cantFail(model->startChat("You are terse."));
-//   llvm::Expected<GenerateResult> reply = chat->send("Hello!", printText);
+//   auto chat = model->startChat("You are terse.").value();
+//   absl::StatusOr<GenerateResult> reply = chat->send("Hello!", printText);
 //
 // The first turn feeds the whole rendered prompt (system message, user turn,
 // the opening of the reply). Each later turn feeds only what extends the
@@ -22,7 +22,11 @@
 #include "runtime/chat/ChatTemplate.h"
 #include "runtime/vision/Image.h"
 
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace llmc {
@@ -37,12 +41,12 @@ public:
   /// Sends a user turn and generates the reply; `images` go where the
   /// turn's `<image>` markers stand (Model::encodeImagePrompt). Fails
   /// without changing the conversation when the turn does not fit the KV
-  /// cache (a session::CacheCapacityError: reset() and send it again), the
+  /// cache (a session::cacheCapacityError: reset() and send it again), the
   /// template cannot render it or its images cannot be placed.
-  llvm::Expected<GenerateResult>
-  send(llvm::StringRef userText, const TokenCallback &callback = {},
+  absl::StatusOr<GenerateResult>
+  send(std::string_view userText, const TokenCallback &callback = {},
        const GenerateOptions &options = {},
-       llvm::ArrayRef<vision::Image> images = {});
+       absl::Span<const vision::Image> images = {});
 
   /// Starts a new conversation with the same system prompt.
   void reset();
@@ -50,28 +54,27 @@ public:
   /// Whether `userText` would fit a new conversation (after reset()):
   /// whether the KV cache holds its opening prompt, encoded as send() with
   /// `options` encodes it.
-  llvm::Expected<bool>
-  fitsNewConversation(llvm::StringRef userText,
+  absl::StatusOr<bool>
+  fitsNewConversation(std::string_view userText,
                       const GenerateOptions &options = {}) const;
 
   /// The conversation so far: the system message when given, then the user
   /// turns and the replies (their text, special tokens left out).
-  llvm::ArrayRef<chat::ChatMessage> getMessages() const { return messages; }
+  absl::Span<const chat::ChatMessage> getMessages() const { return messages; }
   const Conversation &getConversation() const { return conversation; }
   const chat::ChatTemplate &getChatTemplate() const { return chatTemplate; }
 
 private:
   /// The prompt that opens a new conversation with the user turn `user`.
-  llvm::Expected<chat::ChatPrompt>
+  absl::StatusOr<chat::ChatPrompt>
   renderOpening(const chat::ChatMessage &user) const;
   /// The prompt that extends the conversation by the user turn `user`.
-  llvm::Expected<chat::ChatPrompt>
+  absl::StatusOr<chat::ChatPrompt>
   renderTurn(const chat::ChatMessage &user) const;
   /// The ids of a rendered `prompt`: its messages' contents are text unless
   /// options.parseSpecialTokens.
-  llvm::Expected<std::vector<int32_t>>
-  encode(llvm::Expected<chat::ChatPrompt> prompt,
-         const GenerateOptions &options) const;
+  absl::StatusOr<std::vector<int32_t>>
+  encode(const chat::ChatPrompt &prompt, const GenerateOptions &options) const;
 
   Model &model;
   chat::ChatTemplate chatTemplate;

@@ -5,12 +5,9 @@
 #include "runtime/api/Model.h"
 #include "runtime/api/TimingRecorder.h"
 #include "runtime/device/BinaryRunner.h"
-#include "runtime/session/CacheCapacityError.h"
 #include "runtime/session/Generation.h"
 #include "runtime/tokenizer/StreamingDetokenizer.h"
-#include "support/LlvmStatus.h"
-
-#include "llvm/ADT/STLExtras.h"
+#include "support/Status.h"
 
 #include <algorithm>
 
@@ -39,19 +36,23 @@ static bool sameParams(const sampling::SamplingParams &a,
          a.greedy == b.greedy;
 }
 
-llvm::Expected<sampling::Sampler *>
+absl::StatusOr<sampling::Sampler *>
 Conversation::getSampler(const sampling::SamplingParams &params) {
   if (sampler && sameParams(sampler->getParams(), params))
     return &*sampler;
-  if (llvm::Error error =
-          support::toLlvmError(sampling::Sampler::validate(params)))
-    return std::move(error);
+  LLMC_RETURN_IF_ERROR(sampling::Sampler::validate(params));
   sampler.emplace(params);
   return &*sampler;
 }
 
-llvm::Expected<GenerateResult>
-Conversation::send(llvm::ArrayRef<int32_t> ids, const GenerateOptions &options,
+/// Whether `ids` holds `id`.
+static bool holds(absl::Span<const int32_t> ids, int32_t id) {
+  return std::find(ids.begin(), ids.end(), id) != ids.end();
+}
+
+absl::StatusOr<GenerateResult>
+Conversation::send(absl::Span<const int32_t> ids,
+                   const GenerateOptions &options,
                    const TokenCallback &callback, PendingToken policy,
                    const session::PlacedEmbeddings *placed) {
   GenerateResult result;
@@ -68,13 +69,12 @@ Conversation::send(llvm::ArrayRef<int32_t> ids, const GenerateOptions &options,
   }
   result.promptIds.insert(result.promptIds.end(), ids.begin(), ids.end());
   if (result.promptIds.empty())
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "nothing to send: the turn has no tokens");
+    return absl::InvalidArgumentError(
+        "nothing to send: the turn has no tokens");
   int64_t history = getHistoryLength();
   int64_t promptLength = static_cast<int64_t>(result.promptIds.size());
   if (history + promptLength > getCapacity())
-    return llvm::make_error<session::CacheCapacityError>(history + promptLength,
-                                                         getCapacity());
+    return session::cacheCapacityError(history + promptLength, getCapacity());
   int64_t wanted = options.maxNewTokens > 0 ? options.maxNewTokens
                                             : model.getDefaultMaxNewTokens();
   session::GenerationLimits limits;
@@ -86,10 +86,7 @@ Conversation::send(llvm::ArrayRef<int32_t> ids, const GenerateOptions &options,
 
   sampling::Sampler *chosen = nullptr;
   if (options.sampling) {
-    llvm::Expected<sampling::Sampler *> found = getSampler(*options.sampling);
-    if (!found)
-      return found.takeError();
-    chosen = *found;
+    LLMC_ASSIGN_OR_RETURN(chosen, getSampler(*options.sampling));
   }
   // The binary's sample_head filters the candidates when it computes what
   // the parameters ask for.
@@ -100,8 +97,7 @@ Conversation::send(llvm::ArrayRef<int32_t> ids, const GenerateOptions &options,
     if (!chosen)
       return session.pickGreedy(logits);
     if (head)
-      return support::toStatusOr(
-          head->sample(*chosen, logits, session.getTokens()));
+      return head->sample(*chosen, logits, session.getTokens());
     absl::Span<const int32_t> tokens = session.getTokens();
     return chosen->sample(
         logits, tokens.last(std::min(
@@ -121,7 +117,7 @@ Conversation::send(llvm::ArrayRef<int32_t> ids, const GenerateOptions &options,
       result.logits.insert(result.logits.end(), token.logits.begin(),
                            token.logits.end());
     bool last = token.step + 1 == limits.maxNewTokens ||
-                llvm::is_contained(limits.stopTokens, token.id);
+                holds(limits.stopTokens, token.id);
     std::string text;
     if (detokenizer) {
       text = detokenizer->push(token.id);
@@ -134,15 +130,14 @@ Conversation::send(llvm::ArrayRef<int32_t> ids, const GenerateOptions &options,
     endedByCallback = true;
     return false;
   };
-  if (llvm::Error error = session::toLlvmError(
-          session::generateTurn(session, result.promptIds, /*turn=*/0, limits,
-                                choose, sink, result.ids, placed)))
-    return std::move(error);
+  LLMC_RETURN_IF_ERROR(session::generateTurn(session, result.promptIds,
+                                             /*turn=*/0, limits, choose, sink,
+                                             result.ids, placed));
 
   pending = result.ids.back();
   if (endedByCallback && detokenizer)
     result.text += detokenizer->flush();
-  if (llvm::is_contained(limits.stopTokens, result.ids.back()))
+  if (holds(limits.stopTokens, result.ids.back()))
     result.finish = FinishReason::StopToken;
   else if (endedByCallback)
     result.finish = FinishReason::Callback;
@@ -151,7 +146,7 @@ Conversation::send(llvm::ArrayRef<int32_t> ids, const GenerateOptions &options,
   else
     result.finish = FinishReason::CacheFull;
   result.timings = recorder.getTimings();
-  return std::move(result);
+  return result;
 }
 
 } // namespace llmc

@@ -6,8 +6,8 @@
 // new tokens.
 //
 //   std::unique_ptr<Conversation> conversation = model->startConversation();
-//   llvm::Expected<GenerateResult> first = conversation->send(turn1Ids);
-//   llvm::Expected<GenerateResult> second = conversation->send(turn2Ids);
+//   absl::StatusOr<GenerateResult> first = conversation->send(turn1Ids);
+//   absl::StatusOr<GenerateResult> second = conversation->send(turn2Ids);
 //
 // Each turn's last token is chosen but not yet fed; the next turn feeds it
 // before its own ids, unless told to drop it (a chat template that writes
@@ -21,8 +21,8 @@
 #include "runtime/api/Generate.h"
 #include "runtime/session/Session.h"
 
-#include "llvm/ADT/ArrayRef.h"
-#include "llvm/Support/Error.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
 
 #include <optional>
 
@@ -41,11 +41,11 @@ public:
   /// Generates one turn after `ids`, `placed` (positions into `ids`)
   /// standing in for some of their embeddings (an image's). Fails without
   /// feeding anything when the turn's prompt does not fit the KV cache (a
-  /// session::CacheCapacityError), the sampling parameters are invalid or
+  /// session::cacheCapacityError), the sampling parameters are invalid or
   /// there is nothing to feed; a turn that fills the cache ends with
   /// FinishReason::CacheFull.
-  llvm::Expected<GenerateResult>
-  send(llvm::ArrayRef<int32_t> ids, const GenerateOptions &options = {},
+  absl::StatusOr<GenerateResult>
+  send(absl::Span<const int32_t> ids, const GenerateOptions &options = {},
        const TokenCallback &callback = {},
        PendingToken pending = PendingToken::Feed,
        const session::PlacedEmbeddings *placed = nullptr);
@@ -58,7 +58,7 @@ public:
   void rewind(int64_t length);
 
   /// The ids in the KV cache, oldest first.
-  llvm::ArrayRef<int32_t> getTokens() const { return session.getTokens(); }
+  absl::Span<const int32_t> getTokens() const { return session.getTokens(); }
   int64_t getHistoryLength() const { return session.getHistoryLength(); }
   /// The tokens the KV cache holds at most.
   int64_t getCapacity() const { return session.getDims().seqLength; }
@@ -68,7 +68,7 @@ public:
 
 private:
   /// The sampler for `params`, kept across turns while they stay the same.
-  llvm::Expected<sampling::Sampler *>
+  absl::StatusOr<sampling::Sampler *>
   getSampler(const sampling::SamplingParams &params);
 
   Model &model;

@@ -15,8 +15,8 @@
 
 #include "runtime/sampling/Sampler.h"
 
-#include "llvm/ADT/ArrayRef.h"
-#include "llvm/Support/Error.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
 
 #include <optional>
 
@@ -29,7 +29,7 @@ class DeviceSampling {
 public:
   /// The binary's sample_head, or std::nullopt when it has none; an error
   /// when its inputs are not the ones docs/pieces.md lists.
-  static llvm::Expected<std::optional<DeviceSampling>>
+  static absl::StatusOr<std::optional<DeviceSampling>>
   find(device::BinaryRunner &device);
 
   /// Whether the head computes what `params` ask for: drawing (not greedy)
@@ -40,9 +40,9 @@ public:
   /// Runs sample_head on `logits` [V] and the conversation's `recentIds`
   /// (oldest first; the last W are used, fewer are padded with empty
   /// slots), then draws one of its candidates with `sampler`.
-  llvm::Expected<int32_t> sample(sampling::Sampler &sampler,
-                                 llvm::ArrayRef<float> logits,
-                                 llvm::ArrayRef<int32_t> recentIds);
+  absl::StatusOr<int32_t> sample(sampling::Sampler &sampler,
+                                 absl::Span<const float> logits,
+                                 absl::Span<const int32_t> recentIds);
 
   int64_t getWindow() const { return window; }
   int64_t getCandidates() const { return candidates; }

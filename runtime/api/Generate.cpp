@@ -2,11 +2,9 @@
 
 #include "runtime/api/Generate.h"
 
-#include "llvm/Support/ErrorHandling.h"
-
 namespace llmc {
 
-llvm::StringRef stringifyFinishReason(FinishReason reason) {
+std::string_view stringifyFinishReason(FinishReason reason) {
   switch (reason) {
   case FinishReason::StopToken:
     return "stop token";
@@ -17,7 +15,7 @@ llvm::StringRef stringifyFinishReason(FinishReason reason) {
   case FinishReason::CacheFull:
     return "cache full";
   }
-  llvm_unreachable("unknown finish reason");
+  return "unknown";
 }
 
 double GenerateTimings::getHostTokensPerSecond() const {

@@ -11,12 +11,11 @@
 
 #include "runtime/sampling/Sampler.h"
 
-#include "llvm/ADT/StringRef.h"
-
 #include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace llmc {
@@ -43,7 +42,7 @@ struct GenerateOptions {
 /// Sees each generated token with the text it completes (possibly empty
 /// while a UTF-8 character is incomplete; empty without a tokenizer);
 /// returns false to end the turn with that token.
-using TokenCallback = std::function<bool(int32_t id, llvm::StringRef text)>;
+using TokenCallback = std::function<bool(int32_t id, std::string_view text)>;
 
 /// Why a turn ended.
 enum class FinishReason {
@@ -58,7 +57,7 @@ enum class FinishReason {
 };
 
 /// "stop token", "max tokens", "callback" or "cache full".
-llvm::StringRef stringifyFinishReason(FinishReason reason);
+std::string_view stringifyFinishReason(FinishReason reason);
 
 /// Where the time of one or more turns went. Host times are measured, chip
 /// times are what the cmodel's time model predicts.

@@ -3,14 +3,14 @@
 // The entry point of the C++ API: a `.llmc` binary opened on the device of
 // its chip, with its tokenizer, chat template and generation defaults.
 //
-//   llvm::Expected<std::unique_ptr<llmc::Model>> model =
+//   absl::StatusOr<std::unique_ptr<llmc::Model>> model =
 //       llmc::Model::load("model.llmc");
-//   if (!model) return model.takeError();
+//   if (!model.ok()) return model.status();
 //   llmc::GenerateOptions options;
 //   options.maxNewTokens = 32;
-//   llvm::Expected<llmc::GenerateResult> result = (*model)->generate(
-//       "Once upon a time", options, [](int32_t, llvm::StringRef text) {
-//         llvm::outs() << text;
+//   absl::StatusOr<llmc::GenerateResult> result = (*model)->generate(
+//       "Once upon a time", options, [](int32_t, std::string_view text) {
+//         std::cout << text;
 //         return true;
 //       });
 //
@@ -30,11 +30,12 @@
 #include "runtime/vision/ImageEmbedding.h"
 #include "runtime/vision/ImagePrompt.h"
 
-#include "llvm/ADT/ArrayRef.h"
-#include "llvm/Support/Error.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
 
 #include <memory>
 #include <optional>
+#include <string_view>
 
 namespace llmc {
 namespace device {
@@ -75,24 +76,24 @@ public:
   /// compiled for. Fails with a message naming the file when it is missing,
   /// corrupt, compiled for a chip no plugin provides, or holds a tokenizer
   /// that does not parse.
-  static llvm::Expected<std::unique_ptr<Model>>
-  load(llvm::StringRef path, const ModelOptions &options = {});
+  static absl::StatusOr<std::unique_ptr<Model>>
+  load(std::string_view path, const ModelOptions &options = {});
   ~Model();
 
   /// Generates after `prompt`, encoded with the binary's tokenizer (special
   /// tokens such as BOS added; special tokens written in it are text unless
   /// options.parseSpecialTokens), in a fresh context.
-  llvm::Expected<GenerateResult> generate(llvm::StringRef prompt,
+  absl::StatusOr<GenerateResult> generate(std::string_view prompt,
                                           const GenerateOptions &options = {},
                                           const TokenCallback &callback = {});
   /// Generates after `prompt` as a user's chat message about `images`, in a
   /// fresh context (see encodeImagePrompt).
-  llvm::Expected<GenerateResult>
-  generate(llvm::StringRef prompt, llvm::ArrayRef<vision::Image> images,
+  absl::StatusOr<GenerateResult>
+  generate(std::string_view prompt, absl::Span<const vision::Image> images,
            const GenerateOptions &options = {},
            const TokenCallback &callback = {});
   /// Generates after the token ids `ids` in a fresh context.
-  llvm::Expected<GenerateResult> generate(llvm::ArrayRef<int32_t> ids,
+  absl::StatusOr<GenerateResult> generate(absl::Span<const int32_t> ids,
                                           const GenerateOptions &options = {},
                                           const TokenCallback &callback = {});
 
@@ -101,37 +102,39 @@ public:
   /// A chat whose turns `chatTemplate` renders (by default the binary's, see
   /// getChatTemplate), opened by `systemPrompt` when not empty. Fails when
   /// the binary has no tokenizer.
-  llvm::Expected<std::unique_ptr<ChatSession>>
-  startChat(llvm::StringRef systemPrompt = "",
+  absl::StatusOr<std::unique_ptr<ChatSession>>
+  startChat(std::string_view systemPrompt = "",
             std::optional<chat::ChatTemplate> chatTemplate = std::nullopt);
 
   /// The ids of `text`, in which special tokens that overlap `plainText`
   /// are read as text; fails when the binary has no tokenizer.
-  llvm::Expected<std::vector<int32_t>>
-  encode(llvm::StringRef text, bool addSpecialTokens,
-         llvm::ArrayRef<tokenizer::TextRange> plainText = {}) const;
+  absl::StatusOr<std::vector<int32_t>>
+  encode(std::string_view text, bool addSpecialTokens,
+         absl::Span<const tokenizer::TextRange> plainText = {}) const;
   /// The ids of a text prompt as generate() feeds it: special tokens such
   /// as BOS added, special tokens written in it read as text unless
   /// `parseSpecialTokens`. Fails without a tokenizer or when the prompt
   /// encodes to no tokens.
-  llvm::Expected<std::vector<int32_t>>
-  encodePrompt(llvm::StringRef prompt, bool parseSpecialTokens) const;
+  absl::StatusOr<std::vector<int32_t>>
+  encodePrompt(std::string_view prompt, bool parseSpecialTokens) const;
 
   /// `text` as one user message of the chat template, with `images`: each
   /// image marker in it (getImageMarker) stands for the next image (a text
   /// without one, given one image, gets it in front on a line of its own,
-  /// as the official chat code does). Each image is tiled and run through the vision piece; its
-  /// marker becomes its placeholder tokens, where its embeddings go. Fails
-  /// on a model without vision, markers and images that differ in number,
-  /// or a piece that fails.
-  llvm::Expected<ImagePrompt>
-  encodeImagePrompt(llvm::StringRef text, llvm::ArrayRef<vision::Image> images,
+  /// as the official chat code does). Each image is tiled and run through
+  /// the vision piece; its marker becomes its placeholder tokens, where its
+  /// embeddings go. Fails on a model without vision, markers and images
+  /// that differ in number, or a piece that fails.
+  absl::StatusOr<ImagePrompt>
+  encodeImagePrompt(std::string_view text,
+                    absl::Span<const vision::Image> images,
                     bool parseSpecialTokens);
   /// A rendered chat prompt whose `<image>` markers stand for `images`, as
   /// encodeImagePrompt encodes it.
-  llvm::Expected<ImagePrompt> encodeWithImages(chat::ChatPrompt prompt,
-                                               llvm::ArrayRef<vision::Image> images,
-                                               bool parseSpecialTokens);
+  absl::StatusOr<ImagePrompt>
+  encodeWithImages(chat::ChatPrompt prompt,
+                   absl::Span<const vision::Image> images,
+                   bool parseSpecialTokens);
 
   const binary::LoadedBinary &getBinary() const { return *binary; }
   const binary::Manifest &getManifest() const { return binary->manifest(); }
@@ -144,14 +147,16 @@ public:
   /// Why the binary's Jinja chat_template is not used (it does not parse, or
   /// cannot render a turn and its reply); empty when it is, or there is
   /// none. Chat then falls back on the detected format.
-  llvm::StringRef getChatTemplateProblem() const { return chatTemplateProblem; }
+  std::string_view getChatTemplateProblem() const {
+    return chatTemplateProblem;
+  }
   /// A chat template rendering through `jinja` (`llmc chat
   /// --template-file`) with the binary's BOS and EOS tokens.
-  llvm::Expected<chat::ChatTemplate>
+  absl::StatusOr<chat::ChatTemplate>
   makeJinjaChatTemplate(chat::JinjaTemplate jinja) const;
   /// The ids that end a turn: the generation config's stop tokens and the
   /// chat template's end-of-turn tokens.
-  llvm::ArrayRef<int32_t> getStopTokens() const { return stopTokens; }
+  absl::Span<const int32_t> getStopTokens() const { return stopTokens; }
   /// The model's sizes; seqLength is the KV-cache capacity.
   session::ModelDims getDims() const;
   /// GenerateOptions::maxNewTokens when it is 0: the binary's default, else
@@ -172,9 +177,9 @@ public:
   }
   /// What a chat message writes where an image stands (the family's
   /// `<image>`); InternVL's for a text model.
-  llvm::StringRef getImageMarker() const {
-    return visionConfig ? llvm::StringRef(visionConfig->marker)
-                        : llvm::StringRef(vision::kImageMarker);
+  std::string_view getImageMarker() const {
+    return visionConfig ? std::string_view(visionConfig->marker)
+                        : std::string_view(vision::kImageMarker);
   }
 
   /// The binary's sample_head, when it has one.
@@ -187,10 +192,10 @@ public:
 
 private:
   Model() = default;
-  llvm::Error loadTokenizer();
+  absl::Status loadTokenizer();
   /// Reads and checks the manifest's vision against the vision piece and
   /// the tokenizer.
-  llvm::Error loadVision();
+  absl::Status loadVision();
   /// The Jinja chat template when it renders, else the detected format.
   void loadChatTemplate();
 

@@ -14,7 +14,7 @@
 #include "runtime/format/llmc_binary.pb.h"
 #include "runtime/vision/ImageEmbedding.h"
 
-#include "llvm/Support/Error.h"
+#include "absl/status/statusor.h"
 
 #include <vector>
 
@@ -27,13 +27,13 @@ getVisionInputShapes(const vision::VisionConfig &config);
 /// The image handling `info` describes, for a language model of
 /// `hiddenSize`; an error (starting "manifest vision:") when a size is out
 /// of bounds or the preprocessing is unknown.
-llvm::Expected<vision::VisionConfig>
+absl::StatusOr<vision::VisionConfig>
 readVisionInfo(const binary::VisionInfo &info, int64_t hiddenSize);
 
 /// As readVisionInfo of `manifest.vision()`, and an error too when the
 /// `vision` piece does not take the family's inputs to tokens_per_tile
 /// embeddings of hiddenSize.
-llvm::Expected<vision::VisionConfig>
+absl::StatusOr<vision::VisionConfig>
 readVisionConfig(const binary::Manifest &manifest, int64_t hiddenSize);
 
 } // namespace llmc

@@ -1,7 +1,7 @@
 //===- CApi.cpp - llmc_c.h over the C++ API -------------------------------===//
 //
-// Handles own the C++ objects; statuses come from the llvm::Error each call
-// returns, its message kept per thread for llmc_last_error. Every entry
+// Handles own the C++ objects; statuses come from the absl::Status each
+// call returns, its message kept per thread for llmc_last_error. Every entry
 // point catches what the C++ side could still throw (allocation failures),
 // since no exception may cross into C.
 //
@@ -11,7 +11,6 @@
 
 #include "runtime/c/GenerateOptions.h"
 #include "runtime/llmc.h"
-#include "runtime/session/CacheCapacityError.h"
 #include "runtime/session/Session.h"
 
 #include <exception>
@@ -41,10 +40,10 @@ llmc_status fail(llmc_status status, std::string message) {
 
 /// Reports `error` as `status`, except that a chat turn that does not fit
 /// the cache is LLMC_ERROR_CACHE_FULL: the caller's to handle.
-llmc_status failWith(llvm::Error error, llmc_status status) {
-  if (error.isA<llmc::session::CacheCapacityError>())
+llmc_status failWith(const absl::Status &error, llmc_status status) {
+  if (llmc::session::getCacheCapacity(error))
     status = LLMC_ERROR_CACHE_FULL;
-  return fail(status, llvm::toString(std::move(error)));
+  return fail(status, std::string(error.message()));
 }
 
 /// Runs `body`, turning anything it throws into LLMC_ERROR_INTERNAL.
@@ -67,16 +66,16 @@ llmc_status nullArgument(const char *function, const char *argument) {
 llmc::TokenCallback toCallback(llmc_token_callback callback, void *userData) {
   if (!callback)
     return {};
-  return [callback, userData](int32_t id, llvm::StringRef text) {
+  return [callback, userData](int32_t id, std::string_view text) {
     return callback(userData, id, text.data(), text.size()) != 0;
   };
 }
 
 /// Hands a finished turn to the caller, or reports why it failed.
-llmc_status deliver(llvm::Expected<llmc::GenerateResult> generated,
+llmc_status deliver(absl::StatusOr<llmc::GenerateResult> generated,
                     llmc_result **result) {
-  if (!generated)
-    return failWith(generated.takeError(), LLMC_ERROR_GENERATE);
+  if (!generated.ok())
+    return failWith(generated.status(), LLMC_ERROR_GENERATE);
   *result = new llmc_result{std::move(*generated)};
   return LLMC_OK;
 }
@@ -107,10 +106,10 @@ llmc_status llmc_model_load(const char *path, const llmc_model_options *options,
       cppOptions.threads = options->threads;
       cppOptions.verifyChecksums = options->verify_checksums != 0;
     }
-    llvm::Expected<std::unique_ptr<llmc::Model>> loaded =
+    absl::StatusOr<std::unique_ptr<llmc::Model>> loaded =
         llmc::Model::load(path, cppOptions);
-    if (!loaded)
-      return failWith(loaded.takeError(), LLMC_ERROR_LOAD);
+    if (!loaded.ok())
+      return failWith(loaded.status(), LLMC_ERROR_LOAD);
     *model = new llmc_model{std::move(*loaded)};
     return LLMC_OK;
   });
@@ -148,7 +147,7 @@ llmc_status llmc_generate(llmc_model *model, const char *prompt,
     if (!result)
       return nullArgument("llmc_generate", "result");
     *result = nullptr;
-    return deliver(model->model->generate(llvm::StringRef(prompt),
+    return deliver(model->model->generate(std::string_view(prompt),
                                           llmc::toGenerateOptions(options),
                                           toCallback(callback, userData)),
                    result);
@@ -168,7 +167,7 @@ llmc_status llmc_generate_ids(llmc_model *model, const int32_t *ids,
     if (!result)
       return nullArgument("llmc_generate_ids", "result");
     *result = nullptr;
-    return deliver(model->model->generate(llvm::ArrayRef<int32_t>(ids, count),
+    return deliver(model->model->generate(absl::Span<const int32_t>(ids, count),
                                           llmc::toGenerateOptions(options),
                                           toCallback(callback, userData)),
                    result);
@@ -218,10 +217,10 @@ llmc_status llmc_chat_start(llmc_model *model, const char *systemPrompt,
     if (!chat)
       return nullArgument("llmc_chat_start", "chat");
     *chat = nullptr;
-    llvm::Expected<std::unique_ptr<llmc::ChatSession>> session =
+    absl::StatusOr<std::unique_ptr<llmc::ChatSession>> session =
         model->model->startChat(systemPrompt ? systemPrompt : "");
-    if (!session)
-      return failWith(session.takeError(), LLMC_ERROR_GENERATE);
+    if (!session.ok())
+      return failWith(session.status(), LLMC_ERROR_GENERATE);
     *chat = new llmc_chat{std::move(*session)};
     return LLMC_OK;
   });

@@ -5,10 +5,10 @@
 #include "backends/common/cmodel/StreamBuilder.h"
 #include "runtime/device/IoTensors.h"
 #include "runtime/session/HostMemory.h"
-#include "support/LlvmStatus.h"
+#include "support/Status.h"
+#include "support/Strings.h"
 
-#include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/MathExtras.h"
+#include "absl/strings/match.h"
 
 #include <algorithm>
 #include <cstring>
@@ -44,8 +44,8 @@ static constexpr uint64_t kIoAlignment = 64;
 static constexpr uint64_t kMaxPieceRegionBytes = uint64_t(1) << 36;
 static constexpr uint64_t kMaxIoBytes = uint64_t(1) << 40;
 
-static llvm::Error runnerError(const llvm::Twine &message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+static uint64_t alignToIo(uint64_t bytes) {
+  return (bytes + kIoAlignment - 1) / kIoAlignment * kIoAlignment;
 }
 
 BinaryRunner::BinaryRunner(const binary::LoadedBinary &binary,
@@ -54,83 +54,91 @@ BinaryRunner::BinaryRunner(const binary::LoadedBinary &binary,
 
 BinaryRunner::~BinaryRunner() = default;
 
-llvm::Expected<std::unique_ptr<BinaryRunner>>
+absl::StatusOr<std::unique_ptr<BinaryRunner>>
 BinaryRunner::create(const binary::LoadedBinary &binary,
                      std::unique_ptr<cmodel::StreamDevice> device) {
   if (!device)
-    return runnerError(binary.name() + ": compiled for chip '" +
-                       binary.manifest().chip() +
-                       "', whose backend has no device in this build");
+    return absl::FailedPreconditionError(support::strCat(
+        binary.name(), ": compiled for chip '", binary.manifest().chip(),
+        "', whose backend has no device in this build"));
   std::unique_ptr<BinaryRunner> runner(
       new BinaryRunner(binary, std::move(device)));
-  if (llvm::Error error = runner->load())
-    return runnerError(binary.name() + ": " + llvm::toString(std::move(error)));
-  return std::move(runner);
+  LLMC_RETURN_IF_ERROR(
+      support::prefixStatus(binary.name() + ": ", runner->load()));
+  return runner;
 }
 
 session::ModelDims BinaryRunner::getModelDims() const {
   return device::getModelDims(binary.manifest().model());
 }
 
-llvm::Error BinaryRunner::load() {
+/// Parses the stream of `piece` into `streams` unless an earlier piece
+/// shares it.
+static absl::StatusOr<const cmd::CommandStream *>
+parsePieceStream(const binary::LoadedBinary &binary, const binary::Piece &piece,
+                 std::map<uint64_t, cmd::CommandStream> &streams) {
+  auto stream = streams.find(piece.stream_section());
+  if (stream == streams.end()) {
+    LLMC_ASSIGN_OR_RETURN(std::string_view bytes,
+                          binary.streamBytes(piece.stream_section()));
+    LLMC_ASSIGN_OR_RETURN(cmd::CommandStream parsed,
+                          cmodel::parseStream(bytes));
+    stream = streams.emplace(piece.stream_section(), std::move(parsed)).first;
+  }
+  return &stream->second;
+}
+
+/// Checks the sizes and IO slots `piece` declares.
+static absl::Status checkPieceLayout(const binary::Piece &piece) {
+  for (auto [field, bytes] :
+       {std::pair{"io_bytes", piece.io_bytes()},
+        std::pair{"activation_bytes", piece.activation_bytes()}})
+    if (bytes > kMaxPieceRegionBytes)
+      return absl::InvalidArgumentError(
+          support::strCat(field, " (", bytes, ") exceeds llmc's limit of ",
+                          kMaxPieceRegionBytes));
+  for (const auto *tensors : {&piece.inputs(), &piece.outputs()})
+    for (const binary::Tensor &tensor : *tensors)
+      LLMC_RETURN_IF_ERROR(checkIoTensor(tensor, piece.io_bytes()));
+  return absl::OkStatus();
+}
+
+absl::Status BinaryRunner::load() {
   const binary::Manifest &manifest = binary.manifest();
-  if (!llvm::StringRef(manifest.chip())
-           .equals_insensitive(device->getChip().id))
-    return runnerError("compiled for chip '" + manifest.chip() +
-                       "', not for '" + device->getChip().id + "'");
-  if (llvm::Error error = support::toLlvmError(getModelDims().validate()))
-    return error;
-  if (llvm::Error error = support::toLlvmError(device->getChip().validate()))
-    return error;
+  if (!absl::EqualsIgnoreCase(manifest.chip(), device->getChip().id))
+    return absl::InvalidArgumentError(
+        support::strCat("compiled for chip '", manifest.chip(), "', not for '",
+                        device->getChip().id, "'"));
+  LLMC_RETURN_IF_ERROR(getModelDims().validate());
+  LLMC_RETURN_IF_ERROR(device->getChip().validate());
   uint64_t activationBytes = 0, ioBytes = 0;
   for (const binary::Piece &piece : manifest.pieces()) {
-    auto prefix = [&](llvm::Error error) {
-      return runnerError("piece " + piece.name() + ": " +
-                         llvm::toString(std::move(error)));
-    };
-    for (auto [field, bytes] :
-         {std::pair{"io_bytes", piece.io_bytes()},
-          std::pair{"activation_bytes", piece.activation_bytes()}})
-      if (bytes > kMaxPieceRegionBytes)
-        return prefix(runnerError(llvm::Twine(field) + " (" +
-                                  llvm::Twine(bytes) +
-                                  ") exceeds llmc's limit of " +
-                                  llvm::Twine(kMaxPieceRegionBytes)));
-    for (const auto *tensors : {&piece.inputs(), &piece.outputs()})
-      for (const binary::Tensor &tensor : *tensors)
-        if (llvm::Error error = checkIoTensor(tensor, piece.io_bytes()))
-          return prefix(std::move(error));
-    auto stream = streams.find(piece.stream_section());
-    if (stream == streams.end()) {
-      llvm::Expected<std::string_view> bytes =
-          support::toExpected(binary.streamBytes(piece.stream_section()));
-      if (!bytes)
-        return prefix(bytes.takeError());
-      llvm::Expected<cmd::CommandStream> parsed =
-          support::toExpected(cmodel::parseStream(*bytes));
-      if (!parsed)
-        return prefix(parsed.takeError());
-      stream =
-          streams.emplace(piece.stream_section(), std::move(*parsed)).first;
-    }
+    std::string prefix = support::strCat("piece ", piece.name(), ": ");
+    LLMC_RETURN_IF_ERROR(
+        support::prefixStatus(prefix, checkPieceLayout(piece)));
+    absl::StatusOr<const cmd::CommandStream *> stream =
+        parsePieceStream(binary, piece, streams);
+    if (!stream.ok())
+      return support::prefixStatus(prefix, stream.status());
     LoadedPiece &loaded = pieces[piece.name()];
     loaded.manifest = &piece;
-    loaded.stream = &stream->second;
+    loaded.stream = *stream;
     activationBytes = std::max(activationBytes, piece.activation_bytes());
-    ioBytes += llvm::alignTo(piece.io_bytes(), kIoAlignment);
+    ioBytes += alignToIo(piece.io_bytes());
     if (ioBytes > kMaxIoBytes)
-      return runnerError("the pieces' IO regions exceed llmc's limit of " +
-                         llvm::Twine(kMaxIoBytes) + " bytes in all");
+      return absl::InvalidArgumentError(
+          support::strCat("the pieces' IO regions exceed llmc's limit of ",
+                          kMaxIoBytes, " bytes in all"));
   }
-  if (llvm::Error error = support::toLlvmError(session::checkFitsInMemory(
-          "the pieces' IO and activation regions", ioBytes + activationBytes)))
-    return error;
+  LLMC_RETURN_IF_ERROR(session::checkFitsInMemory(
+      "the pieces' IO and activation regions", ioBytes + activationBytes));
   if (ioBytes > 0) {
     ioMemory = cmodel::HugePageMemory::allocate(ioBytes);
     if (!ioMemory)
-      return runnerError("the system gives no memory for the pieces' IO "
-                         "regions (" +
-                         llvm::Twine(ioBytes) + " bytes)");
+      return absl::ResourceExhaustedError(
+          support::strCat("the system gives no memory for the pieces' IO "
+                          "regions (",
+                          ioBytes, " bytes)"));
     // Touched now rather than on each piece's first run: a fresh page
     // costs a fault and its zeroing (on a VM, its backing too). On the
     // host, Qwen2.5-0.5B shape, the first 16-token turn after 128 decode
@@ -141,36 +149,35 @@ llvm::Error BinaryRunner::load() {
   uint64_t ioOffset = 0;
   for (const binary::Piece &piece : manifest.pieces()) {
     pieces[piece.name()].io =
-        ioMemory ? llvm::MutableArrayRef<uint8_t>(
-                       ioMemory->bytes().data() + ioOffset, piece.io_bytes())
-                 : llvm::MutableArrayRef<uint8_t>();
-    ioOffset += llvm::alignTo(piece.io_bytes(), kIoAlignment);
+        ioMemory ? absl::MakeSpan(ioMemory->bytes().data() + ioOffset,
+                                  piece.io_bytes())
+                 : absl::Span<uint8_t>();
+    ioOffset += alignToIo(piece.io_bytes());
   }
   cmodel::GlobalMemory &global = device->global();
   device->attachWeights(binary.coeff());
   global.allocate(cmd::REGION_ACTIVATION, activationBytes);
-  return llvm::Error::success();
+  return absl::OkStatus();
 }
 
-llvm::Error BinaryRunner::runPiece(LoadedPiece &piece,
-                                   llvm::ArrayRef<Tensor> inputs,
-                                   std::optional<int64_t> historyFrom,
-                                   uint64_t owner) {
+absl::Status BinaryRunner::runPiece(LoadedPiece &piece,
+                                    absl::Span<const Tensor> inputs,
+                                    std::optional<int64_t> historyFrom,
+                                    uint64_t owner) {
   const binary::Piece &manifest = *piece.manifest;
   if (static_cast<int>(inputs.size()) != manifest.inputs_size())
-    return runnerError("takes " + llvm::Twine(manifest.inputs_size()) +
-                       " inputs, not " + llvm::Twine(inputs.size()));
+    return absl::InvalidArgumentError(support::strCat(
+        "takes ", manifest.inputs_size(), " inputs, not ", inputs.size()));
   // What the region holds of a history is unknown until the writes end.
   piece.historyOwner = 0;
   int64_t historyRows = 0;
   for (int i = 0; i < manifest.inputs_size(); ++i) {
     const binary::Tensor &slot = manifest.inputs(i);
-    bool history = llvm::StringRef(slot.role()).starts_with("history_");
-    if (llvm::Error error =
-            history && historyFrom
-                ? writeIoTensorRows(slot, inputs[i], *historyFrom, piece.io)
-                : writeIoTensor(slot, inputs[i], piece.io))
-      return error;
+    bool history = support::startsWith(slot.role(), "history_");
+    LLMC_RETURN_IF_ERROR(
+        history && historyFrom
+            ? writeIoTensorRows(slot, inputs[i], *historyFrom, piece.io)
+            : writeIoTensor(slot, inputs[i], piece.io));
     if (history && historyFrom)
       historyRows = *historyFrom + inputs[i].getShape()[1];
   }
@@ -178,21 +185,17 @@ llvm::Error BinaryRunner::runPiece(LoadedPiece &piece,
     piece.historyOwner = owner;
     piece.historyRows = historyRows;
   }
-  device->global().attach(cmd::REGION_IO,
-                          absl::MakeSpan(piece.io.data(), piece.io.size()));
-  llvm::Expected<cmodel::RunStats> stats =
-      support::toExpected(device->run(*piece.stream));
-  if (!stats)
-    return stats.takeError();
+  device->global().attach(cmd::REGION_IO, piece.io);
+  LLMC_ASSIGN_OR_RETURN(cmodel::RunStats stats, device->run(*piece.stream));
   totals.runs += 1;
-  totals.cycles += stats->totalCycles;
-  totals.seconds += stats->seconds;
-  return llvm::Error::success();
+  totals.cycles += stats.totalCycles;
+  totals.seconds += stats.seconds;
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::vector<Tensor>>
 BinaryRunner::run(std::string_view name, absl::Span<const Tensor> inputs) {
-  return support::toStatusOr(runNamed(name, inputs, std::nullopt, 0));
+  return runNamed(name, inputs, std::nullopt, 0);
 }
 
 int64_t BinaryRunner::getKeptHistoryRows(std::string_view name,
@@ -207,30 +210,27 @@ absl::StatusOr<std::vector<Tensor>>
 BinaryRunner::runWithHistoryFrom(std::string_view piece,
                                  absl::Span<const Tensor> inputs,
                                  int64_t firstRow, uint64_t owner) {
-  llvm::StringRef name = piece;
-  if (firstRow > getKeptHistoryRows(name, owner))
-    return support::toStatus(
-        runnerError("piece " + name + ": holds " +
-                    llvm::Twine(getKeptHistoryRows(name, owner)) +
-                    " history rows, not the " + llvm::Twine(firstRow) +
-                    " its new rows follow"));
-  return support::toStatusOr(runNamed(name, inputs, firstRow, owner));
+  if (firstRow > getKeptHistoryRows(piece, owner))
+    return absl::FailedPreconditionError(support::strCat(
+        "piece ", piece, ": holds ", getKeptHistoryRows(piece, owner),
+        " history rows, not the ", firstRow, " its new rows follow"));
+  return runNamed(piece, inputs, firstRow, owner);
 }
 
-llvm::Expected<std::vector<Tensor>>
-BinaryRunner::runNamed(llvm::StringRef name, llvm::ArrayRef<Tensor> inputs,
+absl::StatusOr<std::vector<Tensor>>
+BinaryRunner::runNamed(std::string_view name, absl::Span<const Tensor> inputs,
                        std::optional<int64_t> historyFrom, uint64_t owner) {
   auto found = pieces.find(name);
   if (found == pieces.end()) {
     const binary::Manifest &manifest = binary.manifest();
-    return runnerError("piece " + name + " is not in " + binary.name() + " (" +
-                       manifest.chip() + " " + manifest.precision() +
-                       ": the compiler left it out)");
+    return absl::NotFoundError(support::strCat(
+        "piece ", name, " is not in ", binary.name(), " (", manifest.chip(),
+        " ", manifest.precision(), ": the compiler left it out)"));
   }
   LoadedPiece &piece = found->second;
-  if (llvm::Error error = runPiece(piece, inputs, historyFrom, owner))
-    return runnerError("piece " + name + ": " +
-                       llvm::toString(std::move(error)));
+  LLMC_RETURN_IF_ERROR(
+      support::prefixStatus(support::strCat("piece ", name, ": "),
+                            runPiece(piece, inputs, historyFrom, owner)));
   std::vector<Tensor> outputs;
   // Reserved: Tensor's move may throw, so growing the vector would copy.
   outputs.reserve(piece.manifest->outputs_size());

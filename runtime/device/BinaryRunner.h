@@ -25,13 +25,15 @@
 #include "runtime/session/ModelDims.h"
 #include "runtime/session/PieceRunner.h"
 
-#include "llvm/ADT/ArrayRef.h"
-#include "llvm/ADT/StringMap.h"
-#include "llvm/Support/Error.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
+#include <string>
+#include <string_view>
 
 namespace llmc::device {
 
@@ -51,7 +53,7 @@ public:
   /// Prepares every piece of `binary` for `device`, whose chip must be the
   /// chip the manifest names: checks the model sizes and each piece's IO
   /// layout and parses its stream. `binary` must outlive the runner.
-  static llvm::Expected<std::unique_ptr<BinaryRunner>>
+  static absl::StatusOr<std::unique_ptr<BinaryRunner>>
   create(const binary::LoadedBinary &binary,
          std::unique_ptr<cmodel::StreamDevice> device);
   ~BinaryRunner() override;
@@ -70,10 +72,12 @@ public:
                      absl::Span<const top::Tensor> inputs, int64_t firstRow,
                      uint64_t owner) override;
 
-  bool hasPiece(llvm::StringRef piece) const { return pieces.count(piece); }
+  bool hasPiece(std::string_view piece) const {
+    return pieces.find(piece) != pieces.end();
+  }
   /// The manifest entry of `piece`, or null when the binary has no such
   /// piece.
-  const binary::Piece *getPiece(llvm::StringRef piece) const {
+  const binary::Piece *getPiece(std::string_view piece) const {
     auto it = pieces.find(piece);
     return it == pieces.end() ? nullptr : it->second.manifest;
   }
@@ -89,7 +93,7 @@ private:
     const binary::Piece *manifest = nullptr;
     const cmd::CommandStream *stream = nullptr;
     /// The IO region, the piece's slice of ioMemory.
-    llvm::MutableArrayRef<uint8_t> io;
+    absl::Span<uint8_t> io;
     /// Whose history the region holds, and how many rows of it.
     uint64_t historyOwner = 0;
     int64_t historyRows = 0;
@@ -97,20 +101,21 @@ private:
 
   BinaryRunner(const binary::LoadedBinary &binary,
                std::unique_ptr<cmodel::StreamDevice> device);
-  llvm::Error load();
+  absl::Status load();
   /// Writes `inputs` (the history ones from row `historyFrom`, when given,
   /// as `owner`'s) and runs the piece's stream.
-  llvm::Error runPiece(LoadedPiece &piece, llvm::ArrayRef<top::Tensor> inputs,
-                       std::optional<int64_t> historyFrom, uint64_t owner);
-  llvm::Expected<std::vector<top::Tensor>>
-  runNamed(llvm::StringRef piece, llvm::ArrayRef<top::Tensor> inputs,
+  absl::Status runPiece(LoadedPiece &piece,
+                        absl::Span<const top::Tensor> inputs,
+                        std::optional<int64_t> historyFrom, uint64_t owner);
+  absl::StatusOr<std::vector<top::Tensor>>
+  runNamed(std::string_view piece, absl::Span<const top::Tensor> inputs,
            std::optional<int64_t> historyFrom, uint64_t owner);
 
   const binary::LoadedBinary &binary;
   std::unique_ptr<cmodel::StreamDevice> device;
   /// Parsed streams by section index; pieces may share one.
   std::map<uint64_t, cmd::CommandStream> streams;
-  llvm::StringMap<LoadedPiece> pieces;
+  std::map<std::string, LoadedPiece, std::less<>> pieces;
   /// Every piece's IO region, zeroed, on huge pages (HugePageMemory.h).
   std::unique_ptr<cmodel::HugePageMemory> ioMemory;
   DeviceTotals totals;

@@ -15,32 +15,32 @@
 #include "dialects/top/Interpreter/Tensor.h"
 #include "runtime/format/llmc_binary.pb.h"
 
-#include "llvm/ADT/ArrayRef.h"
-#include "llvm/Support/Error.h"
+#include "absl/status/status.h"
+#include "absl/types/span.h"
 
 namespace llmc::device {
 
 /// Checks that `slot` has an element type the runtime moves (f32, i32, f16,
 /// bf16), that its bytes match its shape, and that it lies within an IO
 /// region of `ioBytes`.
-llvm::Error checkIoTensor(const binary::Tensor &slot, uint64_t ioBytes);
+absl::Status checkIoTensor(const binary::Tensor &slot, uint64_t ioBytes);
 
 /// Writes `value` at `slot` of `io`. Its shape must equal the slot's and its
 /// kind fit the element type (int32 for i32, float32 otherwise). `slot` must
 /// have passed checkIoTensor for `io`'s size.
-llvm::Error writeIoTensor(const binary::Tensor &slot, const top::Tensor &value,
-                          llvm::MutableArrayRef<uint8_t> io);
+absl::Status writeIoTensor(const binary::Tensor &slot, const top::Tensor &value,
+                           absl::Span<uint8_t> io);
 
 /// Writes `rows` as the rows [firstRow, firstRow + n) of dimension 1 of
 /// `slot` (a history [1, slots, ...]), leaving its other rows as they are.
 /// `rows` must have the slot's shape but for that dimension.
-llvm::Error writeIoTensorRows(const binary::Tensor &slot,
-                              const top::Tensor &rows, int64_t firstRow,
-                              llvm::MutableArrayRef<uint8_t> io);
+absl::Status writeIoTensorRows(const binary::Tensor &slot,
+                               const top::Tensor &rows, int64_t firstRow,
+                               absl::Span<uint8_t> io);
 
 /// The tensor at `slot` of `io`, which must have passed checkIoTensor.
 top::Tensor readIoTensor(const binary::Tensor &slot,
-                         llvm::ArrayRef<uint8_t> io);
+                         absl::Span<const uint8_t> io);
 
 } // namespace llmc::device
 

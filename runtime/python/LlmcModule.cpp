@@ -29,15 +29,15 @@ namespace {
 /// llmc.Error, set when the module is created.
 PyObject *errorType = nullptr;
 
-[[noreturn]] void raise(llvm::Error error) {
-  PyErr_SetString(errorType, llvm::toString(std::move(error)).c_str());
+[[noreturn]] void raise(const absl::Status &error) {
+  PyErr_SetString(errorType, std::string(error.message()).c_str());
   throw py::error_already_set();
 }
 
-template <typename T> T unwrap(llvm::Expected<T> value) {
-  if (!value)
-    raise(value.takeError());
-  return std::move(*value);
+template <typename T> T unwrap(absl::StatusOr<T> value) {
+  if (!value.ok())
+    raise(value.status());
+  return *std::move(value);
 }
 
 /// (id, text) -> bool from Python, or none.
@@ -46,15 +46,14 @@ using PyCallback = std::function<bool(int32_t, const std::string &)>;
 llmc::TokenCallback toCallback(const std::optional<PyCallback> &callback) {
   if (!callback)
     return {};
-  return [callback = *callback](int32_t id, llvm::StringRef text) {
+  return [callback = *callback](int32_t id, std::string_view text) {
     // pybind11 takes the GIL to call into Python.
-    return callback(id, text.str());
+    return callback(id, std::string(text));
   };
 }
 
 py::array_t<int32_t> toArray(const std::vector<int32_t> &ids) {
-  return py::array_t<int32_t>(static_cast<py::ssize_t>(ids.size()),
-                              ids.data());
+  return py::array_t<int32_t>(static_cast<py::ssize_t>(ids.size()), ids.data());
 }
 
 /// A finished turn; Result in Python.
@@ -77,7 +76,7 @@ struct Result {
     return std::move(logits);
   }
   std::string getFinishReason() const {
-    return llmc::stringifyFinishReason(result.finish).str();
+    return std::string(llmc::stringifyFinishReason(result.finish));
   }
 };
 
@@ -93,14 +92,14 @@ public:
   Result generate(const std::variant<std::string, std::vector<int32_t>> &prompt,
                   const llmc_generate_options &options,
                   const std::optional<PyCallback> &callback) {
-    llvm::Expected<llmc::GenerateResult> result = [&] {
+    absl::StatusOr<llmc::GenerateResult> result = [&] {
       py::gil_scoped_release release;
       if (const std::string *text = std::get_if<std::string>(&prompt))
-        return model->generate(llvm::StringRef(*text),
+        return model->generate(std::string_view(*text),
                                llmc::toGenerateOptions(&options),
                                toCallback(callback));
       return model->generate(
-          llvm::ArrayRef<int32_t>(std::get<std::vector<int32_t>>(prompt)),
+          absl::MakeConstSpan(std::get<std::vector<int32_t>>(prompt)),
           llmc::toGenerateOptions(&options), toCallback(callback));
     }();
     return Result{unwrap(std::move(result)), getVocabSize()};
@@ -124,10 +123,9 @@ public:
       : model(model), owner(std::move(owner)),
         session(unwrap(model.get().startChat(systemPrompt))) {}
 
-  Result send(const std::string &userText,
-              const llmc_generate_options &options,
+  Result send(const std::string &userText, const llmc_generate_options &options,
               const std::optional<PyCallback> &callback) {
-    llvm::Expected<llmc::GenerateResult> result = [&] {
+    absl::StatusOr<llmc::GenerateResult> result = [&] {
       py::gil_scoped_release release;
       return session->send(userText, toCallback(callback),
                            llmc::toGenerateOptions(&options));
@@ -212,11 +210,10 @@ PYBIND11_MODULE(_llmc, module) {
       .def_property_readonly("logits", &Result::getLogits,
                              "[generated, vocab] float32 logits with "
                              "keep_logits, else None.")
-      .def_property_readonly(
-          "first_token_seconds",
-          [](const Result &self) {
-            return self.result.timings.firstTokenSeconds;
-          })
+      .def_property_readonly("first_token_seconds",
+                             [](const Result &self) {
+                               return self.result.timings.firstTokenSeconds;
+                             })
       .def_property_readonly("tokens_per_second", [](const Result &self) {
         return self.result.timings.getHostTokensPerSecond();
       });

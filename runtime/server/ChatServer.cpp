@@ -5,7 +5,6 @@
 #include "runtime/api/Conversation.h"
 #include "runtime/server/OpenAIProtocol.h"
 #include "runtime/tokenizer/Tokenizer.h"
-#include "support/LlvmStatus.h"
 #include "support/Strings.h"
 
 #include "absl/strings/str_format.h"
@@ -100,11 +99,11 @@ public:
   }
 
   absl::StatusOr<int> bind() {
-    int port = options.port == 0
-                   ? server.bind_to_any_port(options.host)
-                   : (server.bind_to_port(options.host, options.port)
-                          ? options.port
-                          : -1);
+    int port =
+        options.port == 0
+            ? server.bind_to_any_port(options.host)
+            : (server.bind_to_port(options.host, options.port) ? options.port
+                                                               : -1);
     if (port < 0)
       return absl::UnavailableError(absl::StrFormat(
           "cannot listen on %s:%d", options.host, options.port));
@@ -240,16 +239,15 @@ ChatServer::Impl::generate(const CompletionRequest &request,
                            const std::function<bool(std::string_view)> &emit) {
   absl::StatusOr<std::vector<int32_t>> ids;
   if (request.messages.empty()) {
-    ids = support::toStatusOr(
-        model.encodePrompt(request.prompt, /*parseSpecialTokens=*/false));
+    ids = model.encodePrompt(request.prompt, /*parseSpecialTokens=*/false);
   } else {
     LLMC_ASSIGN_OR_RETURN(chat::ChatTemplate chatTemplate,
                           getChatTemplate(model, request));
     LLMC_ASSIGN_OR_RETURN(chat::ChatPrompt prompt,
                           chatTemplate.render(request.messages, true));
     // The rendered text holds the BOS token where the template puts one.
-    ids = support::toStatusOr(
-        model.encode(prompt.text, /*addSpecialTokens=*/false, prompt.contents));
+    ids =
+        model.encode(prompt.text, /*addSpecialTokens=*/false, prompt.contents);
   }
   if (!ids.ok())
     return ids.status();
@@ -264,9 +262,8 @@ ChatServer::Impl::generate(const CompletionRequest &request,
     text += piece;
     size_t end = text.size();
     for (const std::string &marker : request.stop) {
-      size_t at = text.find(marker, emitted > marker.size()
-                                        ? emitted - marker.size()
-                                        : 0);
+      size_t at = text.find(
+          marker, emitted > marker.size() ? emitted - marker.size() : 0);
       if (at != std::string::npos && at < end) {
         end = at;
         stoppedAtString = true;
@@ -285,9 +282,9 @@ ChatServer::Impl::generate(const CompletionRequest &request,
   --metrics.waiting;
   Slot *slot = nullptr;
   int64_t cached = takeSlot(*ids, slot);
-  absl::StatusOr<GenerateResult> result = support::toStatusOr(
+  absl::StatusOr<GenerateResult> result =
       slot->conversation->send(absl::Span<const int32_t>(*ids).subspan(cached),
-                               generateOptions, onToken, PendingToken::Drop));
+                               generateOptions, onToken, PendingToken::Drop);
   if (!result.ok()) {
     // A failed turn may have fed part of the prompt: start the slot over.
     slot->conversation->reset();
@@ -303,8 +300,7 @@ ChatServer::Impl::generate(const CompletionRequest &request,
     metrics.cachedPromptTokens += static_cast<uint64_t>(cached);
     metrics.completionTokens += result->ids.size();
     metrics.firstTokenSeconds += result->timings.firstTokenSeconds;
-    metrics.decodeTokens +=
-        static_cast<uint64_t>(result->timings.decodeTokens);
+    metrics.decodeTokens += static_cast<uint64_t>(result->timings.decodeTokens);
     metrics.decodeSeconds += result->timings.decodeSeconds;
   }
   if (!stoppedAtString && !clientGone && emitted < text.size())
@@ -442,8 +438,8 @@ std::string ChatServer::Impl::renderMetrics() {
          metrics.firstTokenSeconds);
   metric("decode_tokens_total", "counter",
          "Tokens generated after each request's first.", metrics.decodeTokens);
-  metric("decode_seconds_total", "counter",
-         "Host time of those decode steps.", metrics.decodeSeconds);
+  metric("decode_seconds_total", "counter", "Host time of those decode steps.",
+         metrics.decodeSeconds);
   metric("requests_waiting", "gauge",
          "Requests waiting for the one generation at a time.", waiting);
   metric("requests_rejected_total", "counter",
@@ -485,8 +481,7 @@ void ChatServer::Impl::routes() {
   });
   server.Get("/metrics",
              [this](const httplib::Request &, httplib::Response &res) {
-               res.set_content(renderMetrics(),
-                               "text/plain; version=0.0.4");
+               res.set_content(renderMetrics(), "text/plain; version=0.0.4");
              });
   server.Get(
       "/v1/models", [this](const httplib::Request &, httplib::Response &res) {
@@ -509,9 +504,9 @@ void ChatServer::Impl::routes() {
     if (!request.ok())
       return setError(res, 400, request.status());
     const std::string &content = request->content;
-    absl::StatusOr<std::vector<int32_t>> ids = support::toStatusOr(
+    absl::StatusOr<std::vector<int32_t>> ids =
         model.encode(content, request->addSpecial,
-                     {tokenizer::TextRange{0, content.size()}}));
+                     {tokenizer::TextRange{0, content.size()}});
     if (!ids.ok())
       return setError(res, 400, ids.status());
     setJson(res, json{{"tokens", *ids}});

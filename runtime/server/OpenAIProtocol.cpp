@@ -10,7 +10,6 @@
 #include "runtime/sampling/Sampler.h"
 #include "runtime/tokenizer/JsonReader.h"
 #include "support/Json.h"
-#include "support/LlvmStatus.h"
 #include "support/Strings.h"
 
 #include <algorithm>

@@ -8,4 +8,4 @@ if [[ -s "$1" ]]; then
   cat "$1" >&2
   exit 1
 fi
-echo "ok   the runtime reaches no frontend, dialect, lowering, codegen, compiler plugin or MLIR"
+echo "ok   the runtime reaches no frontend, dialect, lowering, codegen, compiler plugin, MLIR or LLVM"

@@ -29,6 +29,17 @@ TEST(StatusTest, MacrosPropagateTheFirstError) {
   EXPECT_TRUE(absl::IsInvalidArgument(checkQuarter(10)));
 }
 
+TEST(StatusTest, PrefixKeepsTheCodeAndThePayloads) {
+  absl::Status full = absl::ResourceExhaustedError("cache full");
+  full.SetPayload("llmc/test", absl::Cord("8"));
+  absl::Status prefixed = prefixStatus("turn 2: ", full);
+  EXPECT_EQ(prefixed.message(), "turn 2: cache full");
+  EXPECT_TRUE(absl::IsResourceExhausted(prefixed));
+  ASSERT_TRUE(prefixed.GetPayload("llmc/test").has_value());
+  EXPECT_EQ(*prefixed.GetPayload("llmc/test"), "8");
+  EXPECT_TRUE(prefixStatus("turn 2: ", absl::OkStatus()).ok());
+}
+
 TEST(StatusTest, MessagesCrossToLlvmAndBack) {
   llvm::Expected<int> ok = toExpected(half(4));
   ASSERT_TRUE(static_cast<bool>(ok));

@@ -122,7 +122,8 @@ static llvm::Expected<Figures> benchmark(const binary::LoadedBinary &binary,
   if (profileDecode)
     options.profile = &profile;
   llvm::Expected<std::unique_ptr<device::BinaryRunner>> runner =
-      device::BinaryRunner::create(binary, backend->createDevice(options));
+      support::toExpected(
+          device::BinaryRunner::create(binary, backend->createDevice(options)));
   if (!runner)
     return runner.takeError();
   session::ModelDims dims = (*runner)->getModelDims();
@@ -262,7 +263,8 @@ static void printProfile(llvm::StringRef path, const Figures &figures) {
     return a.second.seconds > b.second.seconds ||
            (a.second.seconds == b.second.seconds && a.first < b.first);
   });
-  llvm::outs() << "\n" << path << ": a decode step of "
+  llvm::outs() << "\n"
+               << path << ": a decode step of "
                << llvm::format("%.1f", stepSeconds * 1e6) << " us\n"
                << llvm::format("%-44s %9s %6s %9s\n", "command", "us/step",
                                "share", "runs/step");

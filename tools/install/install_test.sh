@@ -57,10 +57,12 @@ print("ids: " + ",".join(map(str, json.load(open(sys.argv[1]))["generated"])))' 
   "$tmp/llmc_run_ids.json"
 RUN
 chmod +x "$tmp/llmc_run_demo"
-if ldd "$prefix/bin/llmc-run" | grep -q libMLIR; then
-  echo "install_test: llmc-run needs libMLIR" >&2
-  exit 1
-fi
+for installed in "$prefix/bin/llmc-run" "$prefix"/lib/libllmc_runtime.so.*; do
+  if ldd "$installed" | grep -E 'lib(MLIR|LLVM)'; then
+    echo "install_test: $installed needs LLVM or MLIR (above)" >&2
+    exit 1
+  fi
+done
 for demo in c_demo cxx_demo python_demo llmc_run_demo; do
   "$c_api_test" "$llmc" "$tmp/$demo" "$checkpoint"
 done

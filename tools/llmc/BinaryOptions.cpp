@@ -16,7 +16,7 @@ void addBinaryOptions(CLI::App &command, BinaryOptions &options) {
       ->required();
 }
 
-llvm::Expected<std::unique_ptr<Model>> loadBinaryModel(const std::string &path,
+absl::StatusOr<std::unique_ptr<Model>> loadBinaryModel(const std::string &path,
                                                        unsigned threads) {
   ModelOptions options;
   options.threads = getThreadCount(threads);

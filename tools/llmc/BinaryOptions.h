@@ -31,7 +31,7 @@ void addBinaryOptions(CLI::App &command, BinaryOptions &options);
 
 /// Opens `path` on the device of its chip with `threads` kernel threads
 /// (0: every CPU the process may run on).
-llvm::Expected<std::unique_ptr<Model>> loadBinaryModel(const std::string &path,
+absl::StatusOr<std::unique_ptr<Model>> loadBinaryModel(const std::string &path,
                                                        unsigned threads);
 
 /// Prints how long the vision pieces took on `tiles` tiles: `hostSeconds`

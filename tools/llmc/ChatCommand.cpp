@@ -23,14 +23,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "tools/llmc/BinaryOptions.h"
+#include "tools/llmc/CommandSupport.h"
 #include "tools/llmc/GenerationOptions.h"
-#include "tools/llmc/ReportLlvmError.h"
 #include "tools/llmc/RuntimeCommands.h"
 #include "tools/llmc/SamplingOptions.h"
 
-#include "runtime/session/CacheCapacityError.h"
+#include "runtime/session/Session.h"
 #include "runtime/vision/ImageFile.h"
-#include "support/LlvmStatus.h"
+#include "support/Status.h"
 #include "support/Strings.h"
 
 #include <CLI/CLI.hpp>
@@ -62,24 +62,19 @@ struct ChatOptions {
 /// to take it but a new one would, says so, starts over and sends it again.
 /// A message too long even for a new conversation is refused with an error
 /// message, and none is returned.
-static llvm::Expected<std::optional<GenerateResult>>
+static absl::StatusOr<std::optional<GenerateResult>>
 sendOrStartOver(ChatSession &chat, std::string_view text,
                 const TokenCallback &print, const GenerateOptions &options,
                 const std::vector<vision::Image> &images) {
-  llvm::Expected<GenerateResult> reply =
+  absl::StatusOr<GenerateResult> reply =
       chat.send(text, print, options, images);
-  if (reply)
-    return std::move(*reply);
-  std::string full;
-  if (llvm::Error other = llvm::handleErrors(
-          reply.takeError(), [&](const session::CacheCapacityError &error) {
-            full = error.message();
-          }))
-    return std::move(other);
-  llvm::Expected<bool> fits = chat.fitsNewConversation(text, options);
-  if (!fits)
-    return fits.takeError();
-  if (!*fits) {
+  if (reply.ok())
+    return *std::move(reply);
+  if (!session::getCacheCapacity(reply.status()))
+    return reply.status();
+  std::string full(reply.status().message());
+  LLMC_ASSIGN_OR_RETURN(bool fits, chat.fitsNewConversation(text, options));
+  if (!fits) {
     printError(support::strCat(
         "this message does not fit: ", full,
         ", and a new conversation holds too few tokens for it (send a "
@@ -90,57 +85,43 @@ sendOrStartOver(ChatSession &chat, std::string_view text,
             << ": starting a new conversation (the system message is "
                "kept)\n";
   chat.reset();
-  reply = chat.send(text, print, options, images);
-  if (!reply)
-    return reply.takeError();
-  return std::move(*reply);
+  LLMC_ASSIGN_OR_RETURN(GenerateResult again,
+                        chat.send(text, print, options, images));
+  return again;
 }
 
 /// The options the flags give; the binary's defaults for the rest.
-static llvm::Expected<GenerateOptions>
+static absl::StatusOr<GenerateOptions>
 getChatOptions(const ChatOptions &chatOptions, const Model &model) {
   GenerateOptions options;
   if (chatOptions.generation.maxNewTokens) {
-    absl::StatusOr<int64_t> maxNewTokens =
-        getMaxNewTokens(chatOptions.generation);
-    if (!maxNewTokens.ok())
-      return support::toLlvmError(maxNewTokens.status());
-    options.maxNewTokens = *maxNewTokens;
+    LLMC_ASSIGN_OR_RETURN(options.maxNewTokens,
+                          getMaxNewTokens(chatOptions.generation));
   }
-  llvm::Expected<std::optional<sampling::SamplingParams>> sampling =
-      getSamplingParams(chatOptions.sampling, model);
-  if (!sampling)
-    return sampling.takeError();
-  options.sampling = *sampling;
+  LLMC_ASSIGN_OR_RETURN(options.sampling,
+                        getSamplingParams(chatOptions.sampling, model));
   options.parseSpecialTokens = chatOptions.generation.allowSpecial;
   return options;
 }
 
 /// The template --template-file names, rendering with the binary's tokens.
-static llvm::Expected<chat::ChatTemplate>
+static absl::StatusOr<chat::ChatTemplate>
 readTemplateFile(const std::string &templateFile, const Model &model) {
-  llvm::Expected<chat::JinjaTemplate> jinja =
-      support::toExpected(chat::JinjaTemplate::fromFile(templateFile));
-  if (!jinja)
-    return jinja.takeError();
-  return model.makeJinjaChatTemplate(std::move(*jinja));
+  LLMC_ASSIGN_OR_RETURN(chat::JinjaTemplate jinja,
+                        chat::JinjaTemplate::fromFile(templateFile));
+  return model.makeJinjaChatTemplate(std::move(jinja));
 }
 
-static llvm::Expected<std::unique_ptr<ChatSession>>
+static absl::StatusOr<std::unique_ptr<ChatSession>>
 startChat(const ChatOptions &options, Model &model) {
   const std::string &templateName = options.templateName;
   const std::string &templateFile = options.templateFile;
   std::optional<chat::ChatTemplate> chosen;
   if (!templateName.empty() && !templateFile.empty())
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "--template and --template-file exclude "
-                                   "each other");
+    return absl::InvalidArgumentError(
+        "--template and --template-file exclude each other");
   if (!templateFile.empty()) {
-    llvm::Expected<chat::ChatTemplate> read =
-        readTemplateFile(templateFile, model);
-    if (!read)
-      return read.takeError();
-    chosen = std::move(*read);
+    LLMC_ASSIGN_OR_RETURN(chosen, readTemplateFile(templateFile, model));
   } else if (!model.getChatTemplateProblem().empty()) {
     printWarning(
         support::strCat(std::string_view(model.getChatTemplateProblem()),
@@ -150,24 +131,17 @@ startChat(const ChatOptions &options, Model &model) {
                         " format instead"));
   }
   if (!templateName.empty()) {
-    llvm::Expected<chat::ChatTemplate> named =
-        support::toExpected(chat::ChatTemplate::get(templateName));
-    if (!named)
-      return named.takeError();
-    chosen = *named;
+    LLMC_ASSIGN_OR_RETURN(chosen, chat::ChatTemplate::get(templateName));
   }
   if (!options.templateVariables.empty()) {
     nlohmann::ordered_json variables =
         nlohmann::ordered_json::parse(options.templateVariables, /*cb=*/nullptr,
                                       /*allow_exceptions=*/false);
     if (variables.is_discarded())
-      return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                     "--template-vars is not JSON");
-    llvm::Expected<chat::ChatTemplate> withVariables = support::toExpected(
+      return absl::InvalidArgumentError("--template-vars is not JSON");
+    LLMC_ASSIGN_OR_RETURN(
+        chosen,
         chosen.value_or(model.getChatTemplate()).withVariables(variables));
-    if (!withVariables)
-      return withVariables.takeError();
-    chosen = std::move(*withVariables);
   }
   return model.startChat(options.systemPrompt, chosen);
 }
@@ -192,18 +166,18 @@ static std::string_view dropLineBreak(std::string_view line) {
 }
 
 static int runChat(const ChatOptions &chatOptions) {
-  llvm::Expected<std::unique_ptr<Model>> model =
+  absl::StatusOr<std::unique_ptr<Model>> model =
       loadBinaryModel(chatOptions.binary.path, chatOptions.generation.threads);
-  if (!model)
-    return reportError(model.takeError());
-  llvm::Expected<GenerateOptions> options =
+  if (!model.ok())
+    return reportError(model.status());
+  absl::StatusOr<GenerateOptions> options =
       getChatOptions(chatOptions, **model);
-  if (!options)
-    return reportError(options.takeError());
-  llvm::Expected<std::unique_ptr<ChatSession>> chat =
+  if (!options.ok())
+    return reportError(options.status());
+  absl::StatusOr<std::unique_ptr<ChatSession>> chat =
       startChat(chatOptions, **model);
-  if (!chat)
-    return reportError(chat.takeError());
+  if (!chat.ok())
+    return reportError(chat.status());
   const binary::Manifest &manifest = (*model)->getManifest();
   std::cerr << std::string_view((*model)->getBinary().name()) << ": "
             << manifest.model().family() << " for " << manifest.chip() << " "
@@ -241,10 +215,9 @@ static int runChat(const ChatOptions &chatOptions) {
     }
     if (support::consumePrefix(command, "/image ")) {
       std::string file(support::trim(command));
-      llvm::Expected<vision::Image> image =
-          support::toExpected(vision::readImageFile(file));
-      if (!image) {
-        printError(llvm::toString(image.takeError()));
+      absl::StatusOr<vision::Image> image = vision::readImageFile(file);
+      if (!image.ok()) {
+        printError(support::getMessage(image.status()));
         continue;
       }
       std::cerr << "(" << file << ", " << image->width << "x" << image->height
@@ -256,16 +229,16 @@ static int runChat(const ChatOptions &chatOptions) {
       continue;
     if (!interactive)
       std::cout << "> " << text << "\n" << std::flush;
-    llvm::Expected<std::optional<GenerateResult>> sent =
+    absl::StatusOr<std::optional<GenerateResult>> sent =
         sendOrStartOver(**chat, text, print, *options, images);
     bool withImages = !images.empty();
     images.clear();
-    if (!sent && !withImages)
-      return reportError(sent.takeError());
-    if (!sent) {
+    if (!sent.ok() && !withImages)
+      return reportError(sent.status());
+    if (!sent.ok()) {
       // A message whose images cannot be placed (a text model, markers
       // that do not match) is refused; the chat goes on.
-      printError(llvm::toString(sent.takeError()));
+      printError(support::getMessage(sent.status()));
       continue;
     }
     if (!*sent)

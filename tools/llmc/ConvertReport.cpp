@@ -3,7 +3,6 @@
 #include "tools/llmc/ConvertReport.h"
 
 #include "runtime/device/BinaryRunner.h"
-#include "runtime/session/CacheCapacityError.h"
 #include "runtime/session/Generation.h"
 #include "runtime/tokenizer/Tokenizer.h"
 #include "support/LlvmStatus.h"
@@ -22,12 +21,12 @@ namespace cl = llvm::cl;
 
 namespace llmc {
 
-static cl::opt<bool> report(
-    "report",
-    cl::desc("After converting, compare every piece with the top "
-             "interpreter on F32 weights (and, with --report-text, the "
-             "perplexity)"),
-    cl::sub(getConvertCommand()));
+static cl::opt<bool>
+    report("report",
+           cl::desc("After converting, compare every piece with the top "
+                    "interpreter on F32 weights (and, with --report-text, the "
+                    "perplexity)"),
+           cl::sub(getConvertCommand()));
 static cl::opt<std::string> reportText(
     "report-text",
     cl::desc("--report: also measure the perplexity of the binary and of F32 "
@@ -78,8 +77,7 @@ static void printAgreements(llvm::raw_ostream &os,
                          static_cast<long long>(piece.matchingIdRuns),
                          static_cast<long long>(piece.runs));
     else
-      os << llvm::format("%11.6f %11.4g\n", piece.minCosine,
-                         piece.maxAbsError);
+      os << llvm::format("%11.6f %11.4g\n", piece.minCosine, piece.maxAbsError);
   }
 }
 
@@ -108,13 +106,14 @@ static llvm::Error compareConversation(const LoadedModel &model,
   limits.maxNewTokens = kComparedNewTokens;
   for (const session::ModelDims &passDims : passes) {
     session::Session conversation(comparing, passDims);
-    if (llvm::Error error = session::toLlvmError(session::generateTurns(
+    if (absl::Status status = session::generateTurns(
             conversation, turns, limits,
             [&](absl::Span<const float> logits) {
               return conversation.pickGreedy(logits);
             },
-            [](const session::GeneratedToken &) { return true; })))
-      return error;
+            [](const session::GeneratedToken &) { return true; });
+        !status.ok())
+      return support::toLlvmError(status);
   }
   llvm::outs() << "report: every piece against the top interpreter on F32 "
                   "weights, on the same inputs ("
@@ -152,15 +151,14 @@ static llvm::Error comparePerplexity(const LoadedModel &model,
   options.context = reportContext;
   options.maxWindows = reportWindows;
   options.progress = [&](int64_t done, int64_t total) {
-    printProgressTenths(("F32 and " + mode + " on the text").str(), done,
-                        total, "windows");
+    printProgressTenths(("F32 and " + mode + " on the text").str(), done, total,
+                        "windows");
   };
   llvm::Expected<TextComparison> compared =
       compareOnText(f32, converted, tokens, options);
   if (!compared)
-    return llvm::joinErrors(
-        optionError("--report-text '" + reportText + "'"),
-        compared.takeError());
+    return llvm::joinErrors(optionError("--report-text '" + reportText + "'"),
+                            compared.takeError());
   const DistributionFigures &figures = compared->figures;
   llvm::outs() << llvm::format(
       "report: perplexity on %s (%lld windows of %lld tokens, %lld scored): "
@@ -191,8 +189,8 @@ llvm::Error printConversionReport(const LoadedModel &model,
   cmodel::DeviceOptions deviceOptions;
   deviceOptions.threads = threads;
   llvm::Expected<std::unique_ptr<device::BinaryRunner>> device =
-      device::BinaryRunner::create(**binary,
-                                   backend.createDevice(deviceOptions));
+      support::toExpected(device::BinaryRunner::create(
+          **binary, backend.createDevice(deviceOptions)));
   if (!device)
     return device.takeError();
   llvm::Expected<std::unique_ptr<InterpreterSession>> reference =

@@ -30,7 +30,6 @@
 #include "tools/llmc/QuantOptions.h"
 
 #include "runtime/api/VisionManifest.h"
-#include "runtime/session/CacheCapacityError.h"
 #include "runtime/tokenizer/Tokenizer.h"
 #include "support/LlvmStatus.h"
 
@@ -117,10 +116,11 @@ getVisionConfig(const plugins::ModelSpec &spec) {
   std::optional<binary::VisionInfo> info = compile::describeVision(spec);
   if (!info)
     return std::nullopt;
-  llvm::Expected<vision::VisionConfig> config =
+  absl::StatusOr<vision::VisionConfig> config =
       readVisionInfo(*info, spec.hiddenSize);
-  if (!config)
-    return evalError(spec.source + ": " + llvm::toString(config.takeError()));
+  if (!config.ok())
+    return evalError(
+        support::strCat(spec.source, ": ", config.status().message()));
   return std::optional<vision::VisionConfig>(std::move(*config));
 }
 
@@ -136,9 +136,10 @@ getPlaceholderId(const vision::VisionConfig &config,
     return evalError(source + ": " + llvm::toString(tokenizer.takeError()));
   std::optional<int32_t> id = (*tokenizer)->tokenToId(config.placeholder);
   if (!id)
-    return evalError(source + ": the tokenizer has no image placeholder "
-                               "token " +
-                      config.placeholder);
+    return evalError(source +
+                     ": the tokenizer has no image placeholder "
+                     "token " +
+                     config.placeholder);
   return *id;
 }
 
@@ -192,8 +193,8 @@ int runEvalCommand(const plugins::Registry &registry) {
       if (llvm::any_of(options.getUsedModes(), lowering::quantizesActivations))
         return lowering::buildInt8Reference(*piece.module, options);
       std::vector<std::string> warnings;
-      llvm::Error error = lowering::retargetToLoweredWeights(
-          *piece.module, options, &warnings);
+      llvm::Error error =
+          lowering::retargetToLoweredWeights(*piece.module, options, &warnings);
       // Each once: the phases of a layer lower the same weights.
       for (const std::string &warning : warnings)
         if (said.insert(warning).second)
@@ -220,15 +221,16 @@ int runEvalCommand(const plugins::Registry &registry) {
                : 0;
     if (!placeholder)
       return reportError(placeholder.takeError());
-    if (llvm::Error error = placeImages(imageOptions, **interpreter, vision,
-                                        *placeholder, *turns))
-      return reportError(std::move(error));
+    if (absl::Status status = placeImages(imageOptions, **interpreter, vision,
+                                          *placeholder, *turns);
+        !status.ok())
+      return reportError(status);
   }
   session::Session &session = (*interpreter)->getSession();
   std::vector<float> allLogits;
   session::GenerationLimits limits;
   limits.maxNewTokens = *maxNewTokens;
-  if (llvm::Error error = session::toLlvmError(session::generateTurns(
+  if (absl::Status status = session::generateTurns(
           session, *turns, limits,
           [&](absl::Span<const float> logits) {
             return session.pickGreedy(logits);
@@ -237,8 +239,9 @@ int runEvalCommand(const plugins::Registry &registry) {
             allLogits.insert(allLogits.end(), token.logits.begin(),
                              token.logits.end());
             return true;
-          })))
-    return reportError(explainCapacity(std::move(error), "raise --seq-length"));
+          });
+      !status.ok())
+    return reportError(explainCapacity(status, "raise --seq-length"));
   if (absl::Status status =
           writeGenerationOutputs(generation, *turns, allLogits,
                                  model->spec.vocabSize, /*printIds=*/true);

@@ -3,7 +3,7 @@
 #include "tools/llmc/GenerationOptions.h"
 
 #include "dialects/top/Interpreter/NpyFile.h"
-#include "runtime/session/CacheCapacityError.h"
+#include "runtime/session/Session.h"
 #include "support/Strings.h"
 #include "tools/llmc/CommandSupport.h"
 
@@ -84,13 +84,12 @@ unsigned getThreadCount(unsigned threads) {
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
-llvm::Error explainCapacity(llvm::Error error, std::string_view remedy) {
-  return llvm::handleErrors(
-      std::move(error), [&](const session::CacheCapacityError &full) {
-        return llvm::createStringError(
-            llvm::inconvertibleErrorCode(),
-            support::strCat(full.message(), " (", remedy, ")"));
-      });
+absl::Status explainCapacity(const absl::Status &error,
+                             std::string_view remedy) {
+  if (!session::getCacheCapacity(error))
+    return error;
+  return absl::Status(error.code(),
+                      support::strCat(error.message(), " (", remedy, ")"));
 }
 
 nlohmann::json turnsToJson(absl::Span<const session::Turn> turns) {

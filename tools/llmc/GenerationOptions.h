@@ -15,8 +15,6 @@
 #include "runtime/session/Generation.h"
 #include "support/Status.h"
 
-#include "llvm/Support/Error.h"
-
 #include "absl/types/span.h"
 
 #include <nlohmann/json.hpp>
@@ -64,9 +62,11 @@ absl::StatusOr<int64_t> getMaxNewTokens(const GenerationOptions &options);
 /// `threads`, or every CPU the process may run on when it is 0.
 unsigned getThreadCount(unsigned threads);
 
-/// `error`, with `remedy` added in parentheses to a CacheCapacityError: what
-/// the user can do when the conversation outgrows the cache.
-llvm::Error explainCapacity(llvm::Error error, std::string_view remedy);
+/// `error`, with `remedy` added in parentheses to a full KV cache's message
+/// (session::cacheCapacityError): what the user can do when the
+/// conversation outgrows the cache.
+absl::Status explainCapacity(const absl::Status &error,
+                             std::string_view remedy);
 
 /// The ids JSON of `turns`: {"prompt": all input ids, "generated": all
 /// generated ids, "turns": [{"input_ids", "generated"}, ...]}.

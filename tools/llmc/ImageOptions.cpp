@@ -6,7 +6,7 @@
 #include "runtime/tokenizer/Tokenizer.h"
 #include "runtime/vision/ImageFile.h"
 #include "runtime/vision/ImagePrompt.h"
-#include "support/LlvmStatus.h"
+#include "support/Status.h"
 #include "support/Strings.h"
 
 #include <CLI/CLI.hpp>
@@ -34,8 +34,8 @@ void addImageOptions(CLI::App &command, ImageOptions &options) {
       "Write the images' embeddings, f32 [tiles, tokens, hidden], as .npy");
 }
 
-static llvm::Error imageError(const std::string &message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+static absl::Status imageError(const std::string &message) {
+  return absl::InvalidArgumentError(message);
 }
 
 bool hasImages(const ImageOptions &options) {
@@ -57,20 +57,17 @@ static Tensor concatenate(const std::vector<Tensor> &parts) {
 }
 
 /// The --image files, decoded.
-static llvm::Expected<std::vector<vision::Image>>
+static absl::StatusOr<std::vector<vision::Image>>
 readImages(const ImageOptions &options) {
   std::vector<vision::Image> decoded;
   for (const std::string &file : options.images) {
-    llvm::Expected<vision::Image> image =
-        support::toExpected(vision::readImageFile(file));
-    if (!image)
-      return image.takeError();
-    decoded.push_back(std::move(*image));
+    LLMC_ASSIGN_OR_RETURN(vision::Image image, vision::readImageFile(file));
+    decoded.push_back(std::move(image));
   }
   return decoded;
 }
 
-llvm::Expected<std::vector<vision::Image>>
+absl::StatusOr<std::vector<vision::Image>>
 readImagesForText(const ImageOptions &options) {
   if (!options.pixelValues.empty() || !options.pixelValuesOut.empty() ||
       !options.visionEmbedsOut.empty())
@@ -79,13 +76,13 @@ readImagesForText(const ImageOptions &options) {
   return readImages(options);
 }
 
-llvm::Error placeImages(const ImageOptions &options,
-                        session::PieceRunner &runner,
-                        const std::optional<vision::VisionConfig> &config,
-                        int32_t placeholderId,
-                        std::vector<session::Turn> &turns) {
+absl::Status placeImages(const ImageOptions &options,
+                         session::PieceRunner &runner,
+                         const std::optional<vision::VisionConfig> &config,
+                         int32_t placeholderId,
+                         std::vector<session::Turn> &turns) {
   if (!hasImages(options))
-    return llvm::Error::success();
+    return absl::OkStatus();
   if (!config)
     return imageError("--image and --pixel-values need a vision-language "
                       "model; this one has no vision piece");
@@ -95,17 +92,14 @@ llvm::Error placeImages(const ImageOptions &options,
         "--pixel-values: ",
         std::string_view(vision::stringifyPreprocessing(config->preprocessing)),
         "'s pixel values do not say each picture's size; give --image"));
-  llvm::Expected<std::vector<vision::Image>> decoded = readImages(options);
-  if (!decoded)
-    return decoded.takeError();
+  LLMC_ASSIGN_OR_RETURN(std::vector<vision::Image> decoded,
+                        readImages(options));
   std::vector<vision::PreparedImage> prepared;
-  for (const vision::Image &image : *decoded)
+  for (const vision::Image &image : decoded)
     prepared.push_back(vision::preprocessImage(image, *config));
   for (const std::string &file : options.pixelValues) {
-    llvm::Expected<Tensor> given = support::toExpected(top::readNpyFile(file));
-    if (!given)
-      return given.takeError();
-    prepared.push_back({std::move(*given), {}, std::nullopt});
+    LLMC_ASSIGN_OR_RETURN(Tensor given, top::readNpyFile(file));
+    prepared.push_back({std::move(given), {}, std::nullopt});
   }
   std::vector<Tensor> pixels, embeddings;
   const std::vector<std::string> &images = options.images;
@@ -114,23 +108,20 @@ llvm::Error placeImages(const ImageOptions &options,
     const std::string &source =
         index < images.size() ? images[index]
                               : options.pixelValues[index - images.size()];
-    llvm::Expected<Tensor> embedded =
-        support::toExpected(vision::embedImage(runner, image, *config));
-    if (!embedded)
-      return imageError(source + ": " + llvm::toString(embedded.takeError()));
-    embeddings.push_back(std::move(*embedded));
+    absl::StatusOr<Tensor> embedded =
+        vision::embedImage(runner, image, *config);
+    if (!embedded.ok())
+      return support::prefixStatus(source + ": ", embedded.status());
+    embeddings.push_back(*std::move(embedded));
     pixels.push_back(image.pixelValues);
   }
   Tensor allPixels = concatenate(pixels);
   Tensor allEmbeddings = concatenate(embeddings);
   if (!options.pixelValuesOut.empty())
-    if (llvm::Error error = support::toLlvmError(
-            top::writeNpyFile(options.pixelValuesOut, allPixels)))
-      return error;
+    LLMC_RETURN_IF_ERROR(top::writeNpyFile(options.pixelValuesOut, allPixels));
   if (!options.visionEmbedsOut.empty())
-    if (llvm::Error error = support::toLlvmError(
-            top::writeNpyFile(options.visionEmbedsOut, allEmbeddings)))
-      return error;
+    LLMC_RETURN_IF_ERROR(
+        top::writeNpyFile(options.visionEmbedsOut, allEmbeddings));
 
   int64_t hidden = config->hiddenSize;
   int64_t rows = allEmbeddings.getNumElements() / hidden, placeholders = 0;
@@ -150,7 +141,7 @@ llvm::Error placeImages(const ImageOptions &options,
     turn.placed.rows.assign(values, values + count);
     values += count;
   }
-  return llvm::Error::success();
+  return absl::OkStatus();
 }
 
 } // namespace llmc

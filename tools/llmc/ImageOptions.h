@@ -17,8 +17,7 @@
 #include "runtime/session/Generation.h"
 #include "runtime/vision/ImageEmbedding.h"
 
-#include "llvm/ADT/ArrayRef.h"
-#include "llvm/Support/Error.h"
+#include "absl/status/statusor.h"
 
 #include <optional>
 #include <string>
@@ -49,7 +48,7 @@ bool hasImages(const ImageOptions &options);
 /// The --image files, decoded, for a text prompt whose chat template places
 /// them (`llmc run -p`); --pixel-values and the -out files need
 /// --input-ids, so they are an error here.
-llvm::Expected<std::vector<vision::Image>>
+absl::StatusOr<std::vector<vision::Image>>
 readImagesForText(const ImageOptions &options);
 
 /// Runs the model's vision piece on `runner` for every --image and
@@ -57,11 +56,11 @@ readImagesForText(const ImageOptions &options);
 /// tokens of `turns` equal to `placeholderId`. Does nothing without images;
 /// an error when the model sees no images (`config` empty) or the
 /// placeholders and the embeddings differ in number.
-llvm::Error placeImages(const ImageOptions &options,
-                        session::PieceRunner &runner,
-                        const std::optional<vision::VisionConfig> &config,
-                        int32_t placeholderId,
-                        std::vector<session::Turn> &turns);
+absl::Status placeImages(const ImageOptions &options,
+                         session::PieceRunner &runner,
+                         const std::optional<vision::VisionConfig> &config,
+                         int32_t placeholderId,
+                         std::vector<session::Turn> &turns);
 
 } // namespace llmc
 

@@ -14,8 +14,8 @@
 #include "runtime/tokenizer/Tokenizer.h"
 #include "support/Strings.h"
 #include "tools/llmc/BinaryOptions.h"
+#include "tools/llmc/CommandSupport.h"
 #include "tools/llmc/InspectSummary.h"
-#include "tools/llmc/ReportLlvmError.h"
 #include "tools/llmc/RuntimeCommands.h"
 
 #include "absl/strings/str_format.h"
@@ -160,13 +160,13 @@ static void printSummary(std::ostream &os, const BinarySummary &summary) {
 }
 
 static int runInspect(const InspectOptions &options) {
-  llvm::Expected<std::unique_ptr<Model>> model =
+  absl::StatusOr<std::unique_ptr<Model>> model =
       loadBinaryModel(options.path, /*threads=*/0);
-  if (!model)
-    return reportError(model.takeError());
-  llvm::Expected<BinarySummary> summary = summarizeBinary(**model);
-  if (!summary)
-    return reportError(summary.takeError());
+  if (!model.ok())
+    return reportError(model.status());
+  absl::StatusOr<BinarySummary> summary = summarizeBinary(**model);
+  if (!summary.ok())
+    return reportError(summary.status());
   if (options.json)
     // A binary's names may hold any bytes: invalid UTF-8 prints as U+FFFD.
     std::cout << summaryToJson(*summary).dump(

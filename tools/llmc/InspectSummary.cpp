@@ -15,16 +15,14 @@ namespace llmc {
 
 using nlohmann::json;
 
-llvm::Expected<BinarySummary> summarizeBinary(const Model &model) {
+absl::StatusOr<BinarySummary> summarizeBinary(const Model &model) {
   const binary::LoadedBinary &binary = model.getBinary();
   BinarySummary summary{model};
   std::string path(binary.name());
   struct stat info;
   if (::stat(path.c_str(), &info) != 0)
-    return llvm::createStringError(
-        llvm::inconvertibleErrorCode(),
-        support::strCat(path,
-                        ": cannot read its size: ", std::strerror(errno)));
+    return absl::NotFoundError(support::strCat(
+        path, ": cannot read its size: ", std::strerror(errno)));
   summary.fileBytes = static_cast<uint64_t>(info.st_size);
   const binary::Manifest &manifest = binary.manifest();
   for (const binary::WeightBlob &blob : manifest.weights())

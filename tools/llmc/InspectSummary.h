@@ -35,7 +35,7 @@ struct BinarySummary {
 };
 
 /// The figures of `model`'s binary.
-llvm::Expected<BinarySummary> summarizeBinary(const Model &model);
+absl::StatusOr<BinarySummary> summarizeBinary(const Model &model);
 
 /// The integers of `list` in decimal, joined with `separator`.
 template <typename Integers>

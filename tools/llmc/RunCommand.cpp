@@ -29,14 +29,16 @@
 //===----------------------------------------------------------------------===//
 
 #include "tools/llmc/BinaryOptions.h"
+#include "tools/llmc/CommandSupport.h"
 #include "tools/llmc/GenerationOptions.h"
 #include "tools/llmc/ImageOptions.h"
-#include "tools/llmc/ReportLlvmError.h"
 #include "tools/llmc/RuntimeCommands.h"
 #include "tools/llmc/SamplingOptions.h"
 
 #include "runtime/device/BinaryRunner.h"
-#include "runtime/session/CacheCapacityError.h"
+#include "runtime/session/Session.h"
+#include "support/Status.h"
+#include "support/Strings.h"
 
 #include <CLI/CLI.hpp>
 
@@ -57,70 +59,67 @@ struct RunOptions {
 };
 } // namespace
 
-static llvm::Error runError(const std::string &message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+/// `status` marked as the fault of -p.
+static absl::Status atPrompt(const absl::Status &status) {
+  if (status.ok())
+    return status;
+  return absl::Status(status.code(),
+                      support::strCat(status.message(), " (-p)"));
 }
 
 /// Runs `place` (which runs the vision pieces) and prints how long they
 /// took on the device.
-static llvm::Error timeVision(Model &model,
-                              const std::function<llvm::Error()> &place) {
+static absl::Status timeVision(Model &model,
+                               const std::function<absl::Status()> &place) {
   device::BinaryRunner &device = model.getDevice();
   device::DeviceTotals before = device.getTotals();
   auto start = std::chrono::steady_clock::now();
-  if (llvm::Error error = place())
-    return error;
+  LLMC_RETURN_IF_ERROR(place());
   std::chrono::duration<double> host = std::chrono::steady_clock::now() - start;
   printVisionTimings(std::cerr, device.getTotals().runs - before.runs,
                      host.count(), device.getTotals().seconds - before.seconds,
                      model.getManifest().chip(), model.isTimeModelled());
-  return llvm::Error::success();
+  return absl::OkStatus();
 }
 
 /// The turns of --input-ids or --prompt (exactly one of them), the latter
 /// encoded with the binary's tokenizer; the images go with the first -p
 /// turn, rendered as a user's chat message, or fill the placeholders of the
 /// --input-ids turns.
-static llvm::Expected<std::vector<session::Turn>>
+static absl::StatusOr<std::vector<session::Turn>>
 getTurns(const RunOptions &options, Model &model) {
-  absl::StatusOr<std::vector<session::Turn>> inputTurns =
-      getInputTurns(options.generation);
-  if (!inputTurns.ok())
-    return support::toLlvmError(inputTurns.status());
-  std::vector<session::Turn> turns = std::move(*inputTurns);
+  LLMC_ASSIGN_OR_RETURN(std::vector<session::Turn> turns,
+                        getInputTurns(options.generation));
   const std::vector<std::string> &prompts = options.prompts;
   bool allowSpecial = options.generation.allowSpecial;
   if (turns.empty() == prompts.empty())
-    return runError("give the turns either as --input-ids or as -p text");
+    return absl::InvalidArgumentError(
+        "give the turns either as --input-ids or as -p text");
   if (hasImages(options.images) && !turns.empty()) {
-    if (llvm::Error error = timeVision(model, [&] {
-          return placeImages(options.images, model.getDevice(),
-                             model.getVisionConfig(),
-                             model.getImagePlaceholderId().value_or(-1), turns);
-        }))
-      return std::move(error);
+    LLMC_RETURN_IF_ERROR(timeVision(model, [&] {
+      return placeImages(options.images, model.getDevice(),
+                         model.getVisionConfig(),
+                         model.getImagePlaceholderId().value_or(-1), turns);
+    }));
     return turns;
   }
   for (const std::string &text : prompts) {
     if (hasImages(options.images) && turns.empty()) {
-      llvm::Expected<std::vector<vision::Image>> images =
-          readImagesForText(options.images);
-      if (!images)
-        return images.takeError();
-      llvm::Expected<ImagePrompt> prompt = ImagePrompt();
-      if (llvm::Error error = timeVision(model, [&] {
-            prompt = model.encodeImagePrompt(text, *images, allowSpecial);
-            return prompt.takeError();
-          }))
-        return runError(llvm::toString(std::move(error)) + " (-p)");
+      LLMC_ASSIGN_OR_RETURN(std::vector<vision::Image> images,
+                            readImagesForText(options.images));
+      absl::StatusOr<ImagePrompt> prompt;
+      LLMC_RETURN_IF_ERROR(atPrompt(timeVision(model, [&] {
+        prompt = model.encodeImagePrompt(text, images, allowSpecial);
+        return prompt.status();
+      })));
       turns.push_back({std::move(prompt->ids), {}, std::move(prompt->placed)});
       continue;
     }
-    llvm::Expected<std::vector<int32_t>> ids =
+    absl::StatusOr<std::vector<int32_t>> ids =
         model.encodePrompt(text, allowSpecial);
-    if (!ids)
-      return runError(llvm::toString(ids.takeError()) + " (-p)");
-    turns.push_back({std::move(*ids), {}});
+    if (!ids.ok())
+      return atPrompt(ids.status());
+    turns.push_back({*std::move(ids), {}});
   }
   return turns;
 }
@@ -129,21 +128,21 @@ static int runRun(const RunOptions &runOptions) {
   absl::StatusOr<int64_t> maxNewTokens = getMaxNewTokens(runOptions.generation);
   if (!maxNewTokens.ok())
     return reportError(maxNewTokens.status());
-  llvm::Expected<std::unique_ptr<Model>> model =
+  absl::StatusOr<std::unique_ptr<Model>> model =
       loadBinaryModel(runOptions.binary.path, runOptions.generation.threads);
-  if (!model)
-    return reportError(model.takeError());
+  if (!model.ok())
+    return reportError(model.status());
   const binary::Manifest &manifest = (*model)->getManifest();
-  llvm::Expected<std::vector<session::Turn>> turns =
+  absl::StatusOr<std::vector<session::Turn>> turns =
       getTurns(runOptions, **model);
-  if (!turns)
-    return reportError(turns.takeError());
+  if (!turns.ok())
+    return reportError(turns.status());
   GenerateOptions options;
   options.maxNewTokens = *maxNewTokens;
-  llvm::Expected<std::optional<sampling::SamplingParams>> samplingParams =
+  absl::StatusOr<std::optional<sampling::SamplingParams>> samplingParams =
       getSamplingParams(runOptions.sampling, **model);
-  if (!samplingParams)
-    return reportError(samplingParams.takeError());
+  if (!samplingParams.ok())
+    return reportError(samplingParams.status());
   options.sampling = *samplingParams;
   // Text turns end at a stop token; id turns generate exactly
   // --max-new-tokens, as eval does, to compare with references.
@@ -162,15 +161,15 @@ static int runRun(const RunOptions &runOptions) {
     session::Turn &turn = (*turns)[index];
     if (text && index > 0)
       std::cout << "\n";
-    llvm::Expected<GenerateResult> result = conversation->send(
+    absl::StatusOr<GenerateResult> result = conversation->send(
         turn.inputIds, options, text ? TokenCallback(print) : nullptr,
         PendingToken::Feed,
         turn.placed.positions.empty() ? nullptr : &turn.placed);
-    if (result && result->finish == FinishReason::CacheFull)
-      result = llvm::make_error<session::CacheCapacityError>(
-          conversation->getHistoryLength() + 1, conversation->getCapacity());
-    if (!result)
-      return reportError(explainCapacity(result.takeError(),
+    if (result.ok() && result->finish == FinishReason::CacheFull)
+      result = session::cacheCapacityError(conversation->getHistoryLength() + 1,
+                                           conversation->getCapacity());
+    if (!result.ok())
+      return reportError(explainCapacity(result.status(),
                                          "convert with a larger --seq-length"));
     turn.generated = result->ids;
     allLogits.insert(allLogits.end(), result->logits.begin(),

@@ -2,7 +2,7 @@
 
 #include "tools/llmc/SamplingOptions.h"
 
-#include "support/LlvmStatus.h"
+#include "support/Status.h"
 
 #include <CLI/CLI.hpp>
 
@@ -22,7 +22,7 @@ void addSamplingOptions(CLI::App &command, SamplingOptions &options) {
   command.add_option("--seed", options.seed, "Seed of the sampler");
 }
 
-llvm::Expected<std::optional<sampling::SamplingParams>>
+absl::StatusOr<std::optional<sampling::SamplingParams>>
 getSamplingParams(const SamplingOptions &options, const Model &model) {
   const binary::GenerationDefaults &defaults = model.getManifest().generation();
   if (!options.temperature && !options.topK && !options.topP &&
@@ -42,9 +42,7 @@ getSamplingParams(const SamplingOptions &options, const Model &model) {
   params.seed = options.seed.value_or(0);
   if (const DeviceSampling *head = model.getDeviceSampling())
     params.penaltyWindow = head->getWindow();
-  if (llvm::Error error =
-          support::toLlvmError(sampling::Sampler::validate(params)))
-    return std::move(error);
+  LLMC_RETURN_IF_ERROR(sampling::Sampler::validate(params));
   return params;
 }
 

@@ -36,7 +36,7 @@ void addSamplingOptions(CLI::App &command, SamplingOptions &options);
 /// The sampling parameters `options` select over `model`'s generation
 /// defaults, validated; none when no sampling flag was given. The penalty
 /// looks at as many recent tokens as the model's sample_head does.
-llvm::Expected<std::optional<sampling::SamplingParams>>
+absl::StatusOr<std::optional<sampling::SamplingParams>>
 getSamplingParams(const SamplingOptions &options, const Model &model);
 
 } // namespace llmc

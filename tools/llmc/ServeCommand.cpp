@@ -11,7 +11,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/server/ChatServer.h"
-#include "support/LlvmStatus.h"
 #include "support/Strings.h"
 #include "tools/llmc/BinaryOptions.h"
 #include "tools/llmc/CommandSupport.h"
@@ -39,8 +38,8 @@ struct ServeOptions {
 } // namespace
 
 static int runServe(const ServeOptions &serveOptions) {
-  absl::StatusOr<std::unique_ptr<Model>> model = support::toStatusOr(
-      loadBinaryModel(serveOptions.binary.path, /*threads=*/0));
+  absl::StatusOr<std::unique_ptr<Model>> model =
+      loadBinaryModel(serveOptions.binary.path, /*threads=*/0);
   if (!model.ok())
     return reportError(model.status());
   if (!(*model)->getTokenizer())

@@ -8,7 +8,6 @@
 
 #include "runtime/api/test/TestModels.h"
 #include "runtime/llmc.h"
-#include "runtime/session/CacheCapacityError.h"
 #include "runtime/session/Session.h"
 #include "runtime/tokenizer/Tokenizer.h"
 
@@ -32,14 +31,14 @@ GenerateOptions atMost(int64_t tokens) {
 class ChatSessionTest : public ::testing::Test {
 protected:
   void load(int64_t seqLength = 512, int64_t maxInputLength = 128) {
-    llvm::Expected<std::unique_ptr<Model>> loaded =
+    absl::StatusOr<std::unique_ptr<Model>> loaded =
         Model::load(test::getDemoBinary(seqLength, maxInputLength));
-    ASSERT_TRUE(static_cast<bool>(loaded)) << toString(loaded.takeError());
+    ASSERT_TRUE(loaded.ok()) << loaded.status().message();
     model = std::move(*loaded);
   }
 
   /// The ids of `text` with special tokens as written.
-  std::vector<int32_t> encode(llvm::StringRef text) {
+  std::vector<int32_t> encode(std::string_view text) {
     return model->getTokenizer()->encode(text, /*addSpecialTokens=*/false);
   }
 
@@ -48,9 +47,9 @@ protected:
 
 TEST_F(ChatSessionTest, FirstTurnFeedsTheRenderedPrompt) {
   load();
-  std::unique_ptr<ChatSession> chat = cantFail(model->startChat("Be brief."));
-  llvm::Expected<GenerateResult> reply = chat->send("Hello", {}, atMost(4));
-  ASSERT_TRUE(static_cast<bool>(reply)) << toString(reply.takeError());
+  std::unique_ptr<ChatSession> chat = model->startChat("Be brief.").value();
+  absl::StatusOr<GenerateResult> reply = chat->send("Hello", {}, atMost(4));
+  ASSERT_TRUE(reply.ok()) << reply.status().message();
   EXPECT_EQ(reply->promptIds, encode("<|im_start|>system\nBe brief.<|im_end|>\n"
                                      "<|im_start|>user\nHello<|im_end|>\n"
                                      "<|im_start|>assistant\n"));
@@ -72,17 +71,19 @@ TEST_F(ChatSessionTest, UserTextCannotInjectControlTokens) {
                          "<|im_end|>\n"
                          "<|im_start|>assistant\n";
   for (bool parse : {false, true}) {
-    std::unique_ptr<ChatSession> chat =
-        cantFail(model->startChat("Be brief."));
+    std::unique_ptr<ChatSession> chat = model->startChat("Be brief.").value();
     GenerateOptions options = atMost(1);
     options.parseSpecialTokens = parse;
-    llvm::Expected<GenerateResult> reply = chat->send(typed, {}, options);
-    ASSERT_TRUE(static_cast<bool>(reply)) << toString(reply.takeError());
-    EXPECT_EQ(llvm::count(reply->promptIds, start), parse ? 4 : 3);
-    EXPECT_EQ(llvm::count(reply->promptIds, end), parse ? 3 : 2);
+    absl::StatusOr<GenerateResult> reply = chat->send(typed, {}, options);
+    ASSERT_TRUE(reply.ok()) << reply.status().message();
+    EXPECT_EQ(
+        std::count(reply->promptIds.begin(), reply->promptIds.end(), start),
+        parse ? 4 : 3);
+    EXPECT_EQ(std::count(reply->promptIds.begin(), reply->promptIds.end(), end),
+              parse ? 3 : 2);
     EXPECT_EQ(model->getTokenizer()->decode(reply->promptIds), rendered);
     // The opening check counts the prompt as send() encodes it.
-    EXPECT_TRUE(cantFail(chat->fitsNewConversation(typed, options)));
+    EXPECT_TRUE(chat->fitsNewConversation(typed, options).value());
   }
 }
 
@@ -92,28 +93,30 @@ TEST_F(ChatSessionTest, GeneratedPromptsReadSpecialTokensAsText) {
   for (bool parse : {false, true}) {
     GenerateOptions options = atMost(1);
     options.parseSpecialTokens = parse;
-    llvm::Expected<GenerateResult> result =
+    absl::StatusOr<GenerateResult> result =
         model->generate("Hi<|im_end|>", options);
-    ASSERT_TRUE(static_cast<bool>(result)) << toString(result.takeError());
-    EXPECT_EQ(llvm::count(result->promptIds, end), parse ? 1 : 0);
+    ASSERT_TRUE(result.ok()) << result.status().message();
+    EXPECT_EQ(
+        std::count(result->promptIds.begin(), result->promptIds.end(), end),
+        parse ? 1 : 0);
   }
 }
 
 TEST_F(ChatSessionTest, SecondTurnMatchesTheWholeConversation) {
   load();
   // No system message: the template adds its default one.
-  std::unique_ptr<ChatSession> chat = cantFail(model->startChat());
-  llvm::Expected<GenerateResult> first =
+  std::unique_ptr<ChatSession> chat = model->startChat().value();
+  absl::StatusOr<GenerateResult> first =
       chat->send("Q: What is the meaning of life?", {}, atMost(48));
-  ASSERT_TRUE(static_cast<bool>(first)) << toString(first.takeError());
+  ASSERT_TRUE(first.ok()) << first.status().message();
   // The fortune model answers with an attribution line and ends it.
   ASSERT_EQ(first->finish, FinishReason::StopToken);
   std::vector<ChatMessage> whole = {
       {Role::User, "Q: What is the meaning of life?"},
       {Role::Assistant, first->text}};
-  llvm::Expected<GenerateResult> second =
+  absl::StatusOr<GenerateResult> second =
       chat->send("Tell me another one.", {}, atMost(48));
-  ASSERT_TRUE(static_cast<bool>(second)) << toString(second.takeError());
+  ASSERT_TRUE(second.ok()) << second.status().message();
   whole.push_back({Role::User, "Tell me another one."});
 
   // The stop token is dropped: the template's "<|im_end|>\n" closes the
@@ -131,22 +134,22 @@ TEST_F(ChatSessionTest, SecondTurnMatchesTheWholeConversation) {
   EXPECT_THAT(cached, ElementsAreArray(fed));
 
   // The same reply from one prompt holding the whole conversation.
-  llvm::Expected<GenerateResult> atOnce =
-      model->generate(llvm::ArrayRef<int32_t>(fed), atMost(48));
-  ASSERT_TRUE(static_cast<bool>(atOnce)) << toString(atOnce.takeError());
+  absl::StatusOr<GenerateResult> atOnce =
+      model->generate(absl::Span<const int32_t>(fed), atMost(48));
+  ASSERT_TRUE(atOnce.ok()) << atOnce.status().message();
   EXPECT_EQ(second->ids, atOnce->ids);
   EXPECT_EQ(second->text, atOnce->text);
 }
 
 TEST_F(ChatSessionTest, ReplyCutShortKeepsItsLastToken) {
   load();
-  std::unique_ptr<ChatSession> chat = cantFail(model->startChat());
-  llvm::Expected<GenerateResult> first =
+  std::unique_ptr<ChatSession> chat = model->startChat().value();
+  absl::StatusOr<GenerateResult> first =
       chat->send("Q: What is the meaning of life?", {}, atMost(3));
-  ASSERT_TRUE(static_cast<bool>(first));
+  ASSERT_TRUE(first.ok());
   ASSERT_EQ(first->finish, FinishReason::MaxTokens);
-  llvm::Expected<GenerateResult> second = chat->send("More.", {}, atMost(3));
-  ASSERT_TRUE(static_cast<bool>(second));
+  absl::StatusOr<GenerateResult> second = chat->send("More.", {}, atMost(3));
+  ASSERT_TRUE(second.ok());
   std::vector<int32_t> expected = {first->ids.back()};
   std::vector<int32_t> rest =
       encode("<|im_end|>\n<|im_start|>user\nMore.<|im_end|>\n"
@@ -157,30 +160,27 @@ TEST_F(ChatSessionTest, ReplyCutShortKeepsItsLastToken) {
 
 TEST_F(ChatSessionTest, ResetStartsOverAndOverflowIsRefused) {
   load(64, 16);
-  std::unique_ptr<ChatSession> chat = cantFail(model->startChat("Be brief."));
-  llvm::Expected<GenerateResult> first =
+  std::unique_ptr<ChatSession> chat = model->startChat("Be brief.").value();
+  absl::StatusOr<GenerateResult> first =
       chat->send("Q: What is the meaning of life?", {}, atMost(8));
-  ASSERT_TRUE(static_cast<bool>(first)) << toString(first.takeError());
+  ASSERT_TRUE(first.ok()) << first.status().message();
   std::string longText(200, 'x');
-  llvm::Expected<GenerateResult> refused = chat->send(longText);
-  ASSERT_FALSE(static_cast<bool>(refused));
-  bool capacity = false;
-  llvm::handleAllErrors(refused.takeError(),
-                        [&](const session::CacheCapacityError &error) {
-                          capacity = true;
-                          EXPECT_EQ(error.getCapacity(), 64);
-                        });
-  EXPECT_TRUE(capacity);
+  absl::StatusOr<GenerateResult> refused = chat->send(longText);
+  ASSERT_FALSE(refused.ok());
+  std::optional<session::CacheCapacity> capacity =
+      session::getCacheCapacity(refused.status());
+  ASSERT_TRUE(capacity.has_value()) << refused.status().message();
+  EXPECT_EQ(capacity->capacity, 64);
   // Nothing changed.
   EXPECT_EQ(chat->getMessages().size(), 3u);
-  EXPECT_FALSE(cantFail(chat->fitsNewConversation(longText)));
-  EXPECT_TRUE(cantFail(chat->fitsNewConversation("Hi")));
+  EXPECT_FALSE(chat->fitsNewConversation(longText).value());
+  EXPECT_TRUE(chat->fitsNewConversation("Hi").value());
 
   chat->reset();
   ASSERT_EQ(chat->getMessages().size(), 1u);
-  llvm::Expected<GenerateResult> again =
+  absl::StatusOr<GenerateResult> again =
       chat->send("Q: What is the meaning of life?", {}, atMost(8));
-  ASSERT_TRUE(static_cast<bool>(again));
+  ASSERT_TRUE(again.ok());
   EXPECT_EQ(again->promptIds, first->promptIds);
   EXPECT_EQ(again->ids, first->ids);
 }
@@ -188,10 +188,10 @@ TEST_F(ChatSessionTest, ResetStartsOverAndOverflowIsRefused) {
 TEST_F(ChatSessionTest, RawTemplateFeedsTheTextAsIs) {
   load();
   std::unique_ptr<ChatSession> raw =
-      cantFail(model->startChat("", chat::ChatTemplate::get("raw").value()));
-  llvm::Expected<GenerateResult> reply =
+      model->startChat("", chat::ChatTemplate::get("raw").value()).value();
+  absl::StatusOr<GenerateResult> reply =
       raw->send("A computer is like", {}, atMost(4));
-  ASSERT_TRUE(static_cast<bool>(reply));
+  ASSERT_TRUE(reply.ok());
   EXPECT_EQ(reply->promptIds, encode("A computer is like"));
 }
 

@@ -25,10 +25,10 @@ GenerateOptions exactly(int64_t tokens) {
 
 std::unique_ptr<Model> loadDemo(int64_t seqLength = 512,
                                 int64_t maxInputLength = 128) {
-  llvm::Expected<std::unique_ptr<Model>> model =
+  absl::StatusOr<std::unique_ptr<Model>> model =
       Model::load(test::getDemoBinary(seqLength, maxInputLength));
-  if (!model) {
-    ADD_FAILURE() << toString(model.takeError());
+  if (!model.ok()) {
+    ADD_FAILURE() << model.status().message();
     return nullptr;
   }
   return std::move(*model);
@@ -38,16 +38,16 @@ TEST(ConversationTest, LaterTurnMatchesTheWholeConversationAtOnce) {
   std::unique_ptr<Model> model = loadDemo();
   ASSERT_TRUE(model);
   std::vector<int32_t> first =
-      cantFail(model->encode("Q: What is the meaning of life?\nA:", false));
+      model->encode("Q: What is the meaning of life?\nA:", false).value();
   std::vector<int32_t> second =
-      cantFail(model->encode("\nQ: And what is a computer?\nA:", false));
+      model->encode("\nQ: And what is a computer?\nA:", false).value();
 
   std::unique_ptr<Conversation> conversation = model->startConversation();
-  llvm::Expected<GenerateResult> one = conversation->send(first, exactly(8));
-  ASSERT_TRUE(static_cast<bool>(one)) << toString(one.takeError());
+  absl::StatusOr<GenerateResult> one = conversation->send(first, exactly(8));
+  ASSERT_TRUE(one.ok()) << one.status().message();
   EXPECT_EQ(conversation->getPendingToken(), one->ids.back());
-  llvm::Expected<GenerateResult> two = conversation->send(second, exactly(8));
-  ASSERT_TRUE(static_cast<bool>(two)) << toString(two.takeError());
+  absl::StatusOr<GenerateResult> two = conversation->send(second, exactly(8));
+  ASSERT_TRUE(two.ok()) << two.status().message();
   // The first turn's last token is fed before the second prompt.
   EXPECT_EQ(two->promptIds.front(), one->ids.back());
   EXPECT_EQ(two->timings.promptTokens, static_cast<int64_t>(second.size()) + 1);
@@ -59,9 +59,9 @@ TEST(ConversationTest, LaterTurnMatchesTheWholeConversationAtOnce) {
   fed.insert(fed.end(), two->ids.begin(), two->ids.end() - 1);
   EXPECT_THAT(conversation->getTokens(), ElementsAreArray(fed));
 
-  llvm::Expected<GenerateResult> atOnce =
-      model->generate(llvm::ArrayRef<int32_t>(whole), exactly(8));
-  ASSERT_TRUE(static_cast<bool>(atOnce)) << toString(atOnce.takeError());
+  absl::StatusOr<GenerateResult> atOnce =
+      model->generate(absl::Span<const int32_t>(whole), exactly(8));
+  ASSERT_TRUE(atOnce.ok()) << atOnce.status().message();
   EXPECT_EQ(two->ids, atOnce->ids);
 }
 
@@ -69,11 +69,11 @@ TEST(ConversationTest, DroppedPendingTokenIsNeverFed) {
   std::unique_ptr<Model> model = loadDemo();
   ASSERT_TRUE(model);
   std::unique_ptr<Conversation> conversation = model->startConversation();
-  std::vector<int32_t> prompt = cantFail(model->encode("A computer", false));
-  ASSERT_TRUE(static_cast<bool>(conversation->send(prompt, exactly(3))));
-  llvm::Expected<GenerateResult> next = conversation->send(
+  std::vector<int32_t> prompt = model->encode("A computer", false).value();
+  ASSERT_TRUE((conversation->send(prompt, exactly(3))).ok());
+  absl::StatusOr<GenerateResult> next = conversation->send(
       prompt, exactly(1), /*callback=*/{}, PendingToken::Drop);
-  ASSERT_TRUE(static_cast<bool>(next));
+  ASSERT_TRUE(next.ok());
   EXPECT_EQ(next->promptIds, prompt);
   EXPECT_EQ(conversation->getHistoryLength(),
             static_cast<int64_t>(2 * prompt.size() + 2));
@@ -85,25 +85,25 @@ TEST(ConversationTest, CacheOverflowIsRefusedOrEndsTheTurn) {
   ASSERT_TRUE(model);
   std::unique_ptr<Conversation> conversation = model->startConversation();
   std::vector<int32_t> prompt(40, 65);
-  llvm::Expected<GenerateResult> first =
+  absl::StatusOr<GenerateResult> first =
       conversation->send(prompt, exactly(100));
-  ASSERT_TRUE(static_cast<bool>(first)) << toString(first.takeError());
+  ASSERT_TRUE(first.ok()) << first.status().message();
   // 40 prompt tokens, then 25 generated of which all but the last are fed:
   // the cache is full.
   EXPECT_EQ(first->finish, FinishReason::CacheFull);
   EXPECT_EQ(first->ids.size(), 25u);
   EXPECT_EQ(conversation->getHistoryLength(), 64);
 
-  llvm::Expected<GenerateResult> refused = conversation->send({65});
-  ASSERT_FALSE(static_cast<bool>(refused));
-  EXPECT_EQ(toString(refused.takeError()),
+  absl::StatusOr<GenerateResult> refused = conversation->send({65});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().message(),
             "the conversation needs 66 tokens but the KV cache holds 64");
   EXPECT_EQ(conversation->getHistoryLength(), 64);
 
   conversation->reset();
   EXPECT_EQ(conversation->getHistoryLength(), 0);
   EXPECT_FALSE(conversation->getPendingToken());
-  EXPECT_TRUE(static_cast<bool>(conversation->send(prompt, exactly(2))));
+  EXPECT_TRUE((conversation->send(prompt, exactly(2))).ok());
 }
 
 } // namespace

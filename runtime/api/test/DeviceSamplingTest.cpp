@@ -26,9 +26,9 @@ sampling::SamplingParams headParams(int64_t topK) {
 }
 
 TEST(DeviceSamplingTest, DrawsWhatHostSamplingDraws) {
-  llvm::Expected<std::unique_ptr<Model>> model =
+  absl::StatusOr<std::unique_ptr<Model>> model =
       Model::load(test::getDemoBinary());
-  ASSERT_TRUE(static_cast<bool>(model)) << toString(model.takeError());
+  ASSERT_TRUE(model.ok()) << model.status().message();
   DeviceSampling *head = (*model)->getDeviceSampling();
   ASSERT_NE(head, nullptr);
   EXPECT_EQ(head->getCandidates(), sampling::kSampleHeadTopK);
@@ -48,8 +48,8 @@ TEST(DeviceSamplingTest, DrawsWhatHostSamplingDraws) {
       std::vector<float> logits(vocab);
       for (float &logit : logits)
         logit = 3.0f * normal(random);
-      llvm::Expected<int32_t> device = head->sample(onDevice, logits, recent);
-      ASSERT_TRUE(static_cast<bool>(device)) << toString(device.takeError());
+      absl::StatusOr<int32_t> device = head->sample(onDevice, logits, recent);
+      ASSERT_TRUE(device.ok()) << device.status().message();
       absl::StatusOr<int32_t> host = onHost.sample(logits, recent);
       ASSERT_TRUE(host.ok()) << host.status().message();
       EXPECT_EQ(*device, *host) << "draw " << step;
@@ -61,9 +61,9 @@ TEST(DeviceSamplingTest, DrawsWhatHostSamplingDraws) {
 }
 
 TEST(DeviceSamplingTest, ServesOnlyTheParametersItWasCompiledFor) {
-  llvm::Expected<std::unique_ptr<Model>> model =
+  absl::StatusOr<std::unique_ptr<Model>> model =
       Model::load(test::getDemoBinary());
-  ASSERT_TRUE(static_cast<bool>(model)) << toString(model.takeError());
+  ASSERT_TRUE(model.ok()) << model.status().message();
   DeviceSampling *head = (*model)->getDeviceSampling();
   ASSERT_NE(head, nullptr);
   EXPECT_TRUE(head->serves(headParams(1)));

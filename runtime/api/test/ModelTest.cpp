@@ -21,9 +21,9 @@ using ::testing::HasSubstr;
 class ModelTest : public ::testing::Test {
 protected:
   void SetUp() override {
-    llvm::Expected<std::unique_ptr<Model>> loaded =
+    absl::StatusOr<std::unique_ptr<Model>> loaded =
         Model::load(test::getDemoBinary());
-    ASSERT_TRUE(static_cast<bool>(loaded)) << toString(loaded.takeError());
+    ASSERT_TRUE(loaded.ok()) << loaded.status().message();
     model = std::move(*loaded);
   }
 
@@ -57,13 +57,14 @@ TEST_F(ModelTest, DescribesTheBinary) {
 TEST_F(ModelTest, StreamsTheTextOfEachToken) {
   std::vector<int32_t> seen;
   std::string streamed;
-  llvm::Expected<GenerateResult> result = model->generate(
-      "A computer is like", exactly(12), [&](int32_t id, llvm::StringRef text) {
-        seen.push_back(id);
-        streamed += text;
-        return true;
-      });
-  ASSERT_TRUE(static_cast<bool>(result)) << toString(result.takeError());
+  absl::StatusOr<GenerateResult> result =
+      model->generate("A computer is like", exactly(12),
+                      [&](int32_t id, std::string_view text) {
+                        seen.push_back(id);
+                        streamed += text;
+                        return true;
+                      });
+  ASSERT_TRUE(result.ok()) << result.status().message();
   EXPECT_EQ(result->ids.size(), 12u);
   EXPECT_EQ(result->ids, seen);
   EXPECT_EQ(result->finish, FinishReason::MaxTokens);
@@ -89,12 +90,12 @@ TEST_F(ModelTest, StreamsTheTextOfEachToken) {
 TEST_F(ModelTest, TextAndIdsGenerateTheSame) {
   GenerateOptions options = exactly(6);
   options.keepLogits = true;
-  llvm::Expected<GenerateResult> fromText =
+  absl::StatusOr<GenerateResult> fromText =
       model->generate("Q: What is the meaning of life?", options);
-  ASSERT_TRUE(static_cast<bool>(fromText)) << toString(fromText.takeError());
-  llvm::Expected<GenerateResult> fromIds =
-      model->generate(llvm::ArrayRef<int32_t>(fromText->promptIds), options);
-  ASSERT_TRUE(static_cast<bool>(fromIds)) << toString(fromIds.takeError());
+  ASSERT_TRUE(fromText.ok()) << fromText.status().message();
+  absl::StatusOr<GenerateResult> fromIds =
+      model->generate(absl::Span<const int32_t>(fromText->promptIds), options);
+  ASSERT_TRUE(fromIds.ok()) << fromIds.status().message();
   EXPECT_EQ(fromText->ids, fromIds->ids);
   EXPECT_EQ(fromText->logits, fromIds->logits);
   EXPECT_EQ(fromIds->logits.size(), 6u * 4096u);
@@ -102,10 +103,10 @@ TEST_F(ModelTest, TextAndIdsGenerateTheSame) {
 
 TEST_F(ModelTest, CallbackEndsTheTurn) {
   int calls = 0;
-  llvm::Expected<GenerateResult> result =
+  absl::StatusOr<GenerateResult> result =
       model->generate("A computer is like", exactly(20),
-                      [&](int32_t, llvm::StringRef) { return ++calls < 3; });
-  ASSERT_TRUE(static_cast<bool>(result)) << toString(result.takeError());
+                      [&](int32_t, std::string_view) { return ++calls < 3; });
+  ASSERT_TRUE(result.ok()) << result.status().message();
   EXPECT_EQ(calls, 3);
   EXPECT_EQ(result->ids.size(), 3u);
   EXPECT_EQ(result->finish, FinishReason::Callback);
@@ -115,8 +116,8 @@ TEST_F(ModelTest, EndsAtAStopToken) {
   // The first Chinese line of a poem ends, then the model writes the
   // attribution and <|endoftext|>; greedy decoding reaches it well within
   // the cache.
-  llvm::Expected<GenerateResult> result = model->generate("床前明月光，");
-  ASSERT_TRUE(static_cast<bool>(result)) << toString(result.takeError());
+  absl::StatusOr<GenerateResult> result = model->generate("床前明月光，");
+  ASSERT_TRUE(result.ok()) << result.status().message();
   EXPECT_EQ(result->finish, FinishReason::StopToken);
   EXPECT_THAT(model->getStopTokens(), Contains(result->ids.back()));
   EXPECT_THAT(result->text, ::testing::Not(HasSubstr("<|endoftext|>")));
@@ -128,47 +129,47 @@ TEST_F(ModelTest, SamplingIsReproducibleAndGreedyMatchesTheDevice) {
   sampled.sampling->temperature = 0.9f;
   sampled.sampling->topK = 40;
   sampled.sampling->seed = 7;
-  llvm::Expected<GenerateResult> first = model->generate("A computer", sampled);
-  llvm::Expected<GenerateResult> second =
+  absl::StatusOr<GenerateResult> first = model->generate("A computer", sampled);
+  absl::StatusOr<GenerateResult> second =
       model->generate("A computer", sampled);
-  ASSERT_TRUE(first && second);
+  ASSERT_TRUE(first.ok() && second.ok());
   EXPECT_EQ(first->ids, second->ids);
 
   GenerateOptions hostGreedy = exactly(10);
   hostGreedy.sampling.emplace();
   hostGreedy.sampling->greedy = true;
-  llvm::Expected<GenerateResult> host =
+  absl::StatusOr<GenerateResult> host =
       model->generate("A computer", hostGreedy);
-  llvm::Expected<GenerateResult> device =
+  absl::StatusOr<GenerateResult> device =
       model->generate("A computer", exactly(10));
-  ASSERT_TRUE(host && device);
+  ASSERT_TRUE(host.ok() && device.ok());
   EXPECT_EQ(host->ids, device->ids);
 
   sampled.sampling->temperature = -1;
-  llvm::Expected<GenerateResult> invalid =
+  absl::StatusOr<GenerateResult> invalid =
       model->generate("A computer", sampled);
-  ASSERT_FALSE(static_cast<bool>(invalid));
-  EXPECT_THAT(toString(invalid.takeError()), HasSubstr("temperature"));
+  ASSERT_FALSE(invalid.ok());
+  EXPECT_THAT(invalid.status().message(), HasSubstr("temperature"));
 }
 
 TEST_F(ModelTest, RejectsPromptsItCannotRun) {
-  llvm::Expected<GenerateResult> empty =
-      model->generate(llvm::ArrayRef<int32_t>(), exactly(2));
-  ASSERT_FALSE(static_cast<bool>(empty));
-  EXPECT_THAT(toString(empty.takeError()), HasSubstr("no tokens"));
+  absl::StatusOr<GenerateResult> empty =
+      model->generate(absl::Span<const int32_t>(), exactly(2));
+  ASSERT_FALSE(empty.ok());
+  EXPECT_THAT(empty.status().message(), HasSubstr("no tokens"));
 
   std::vector<int32_t> tooLong(513, 65);
-  llvm::Expected<GenerateResult> overflow =
-      model->generate(llvm::ArrayRef<int32_t>(tooLong), exactly(2));
-  ASSERT_FALSE(static_cast<bool>(overflow));
-  EXPECT_EQ(toString(overflow.takeError()),
+  absl::StatusOr<GenerateResult> overflow =
+      model->generate(absl::Span<const int32_t>(tooLong), exactly(2));
+  ASSERT_FALSE(overflow.ok());
+  EXPECT_EQ(overflow.status().message(),
             "the conversation needs 513 tokens but the KV cache holds 512");
 
   std::vector<int32_t> outside = {4096};
-  llvm::Expected<GenerateResult> bad =
-      model->generate(llvm::ArrayRef<int32_t>(outside), exactly(2));
-  ASSERT_FALSE(static_cast<bool>(bad));
-  EXPECT_THAT(toString(bad.takeError()), HasSubstr("outside the vocabulary"));
+  absl::StatusOr<GenerateResult> bad =
+      model->generate(absl::Span<const int32_t>(outside), exactly(2));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(), HasSubstr("outside the vocabulary"));
 }
 
 //===----------------------------------------------------------------------===//
@@ -176,9 +177,9 @@ TEST_F(ModelTest, RejectsPromptsItCannotRun) {
 //===----------------------------------------------------------------------===//
 
 /// The message of loading `path`, or "" when it loads.
-std::string loadError(llvm::StringRef path) {
-  llvm::Expected<std::unique_ptr<Model>> model = Model::load(path);
-  return model ? "" : toString(model.takeError());
+std::string loadError(std::string_view path) {
+  absl::StatusOr<std::unique_ptr<Model>> model = Model::load(path);
+  return model.ok() ? "" : std::string(model.status().message());
 }
 
 TEST(ModelLoadTest, MissingTruncatedAndCorruptFilesFail) {
@@ -224,22 +225,23 @@ TEST(ModelLoadTest, WithoutATokenizerOnlyIdsWork) {
   request.checkpoint = checkpoint;
   std::string binary = scratch + "/bare.llmc";
   llvm::Error converted = test::convertForTest(request, binary);
-  ASSERT_FALSE(static_cast<bool>(converted)) << toString(std::move(converted));
+  ASSERT_FALSE(static_cast<bool>(converted))
+      << llvm::toString(std::move(converted));
 
-  std::unique_ptr<Model> model = cantFail(Model::load(binary));
+  std::unique_ptr<Model> model = Model::load(binary).value();
   EXPECT_EQ(model->getTokenizer(), nullptr);
-  llvm::Expected<std::unique_ptr<ChatSession>> chat = model->startChat();
-  ASSERT_FALSE(static_cast<bool>(chat));
-  EXPECT_THAT(toString(chat.takeError()), HasSubstr("holds no tokenizer"));
-  llvm::Expected<GenerateResult> text = model->generate("A computer");
-  ASSERT_FALSE(static_cast<bool>(text));
-  EXPECT_THAT(toString(text.takeError()), HasSubstr("holds no tokenizer"));
+  absl::StatusOr<std::unique_ptr<ChatSession>> chat = model->startChat();
+  ASSERT_FALSE(chat.ok());
+  EXPECT_THAT(chat.status().message(), HasSubstr("holds no tokenizer"));
+  absl::StatusOr<GenerateResult> text = model->generate("A computer");
+  ASSERT_FALSE(text.ok());
+  EXPECT_THAT(text.status().message(), HasSubstr("holds no tokenizer"));
   std::vector<int32_t> ids = {65, 1651, 321, 701};
   GenerateOptions options;
   options.maxNewTokens = 4;
-  llvm::Expected<GenerateResult> fromIds =
-      model->generate(llvm::ArrayRef<int32_t>(ids), options);
-  ASSERT_TRUE(static_cast<bool>(fromIds)) << toString(fromIds.takeError());
+  absl::StatusOr<GenerateResult> fromIds =
+      model->generate(absl::Span<const int32_t>(ids), options);
+  ASSERT_TRUE(fromIds.ok()) << fromIds.status().message();
   EXPECT_EQ(fromIds->text, "");
 }
 

@@ -74,20 +74,20 @@ binary::Manifest makeMiniCPMV() {
 }
 
 std::string errorOf(const binary::Manifest &manifest) {
-  llvm::Expected<vision::VisionConfig> config =
+  absl::StatusOr<vision::VisionConfig> config =
       readVisionConfig(manifest, kHidden);
-  return config ? std::string() : llvm::toString(config.takeError());
+  return config.ok() ? std::string() : std::string(config.status().message());
 }
 
 TEST(VisionManifestTest, ReadsBothFamilies) {
-  llvm::Expected<vision::VisionConfig> intern =
+  absl::StatusOr<vision::VisionConfig> intern =
       readVisionConfig(makeInternVL(), kHidden);
-  ASSERT_TRUE(static_cast<bool>(intern)) << toString(intern.takeError());
+  ASSERT_TRUE(intern.ok()) << intern.status().message();
   EXPECT_EQ(intern->tiling.maxTiles, 6);
   EXPECT_EQ(intern->tokensPerTile, 16);
-  llvm::Expected<vision::VisionConfig> minicpm =
+  absl::StatusOr<vision::VisionConfig> minicpm =
       readVisionConfig(makeMiniCPMV(), kHidden);
-  ASSERT_TRUE(static_cast<bool>(minicpm)) << toString(minicpm.takeError());
+  ASSERT_TRUE(minicpm.ok()) << minicpm.status().message();
   EXPECT_EQ(minicpm->preprocessing, vision::Preprocessing::MiniCPMV);
   EXPECT_EQ(minicpm->piece.maxPatches, 81);
   EXPECT_EQ(minicpm->piece.embedDim, kHidden);

@@ -6,7 +6,6 @@
 #include "backends/common/cmodel/CModel.h"
 #include "backends/common/cmodel/StreamBuilder.h"
 #include "runtime/format/BinaryWriter.h"
-#include "support/LlvmStatus.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -61,8 +60,8 @@ binary::BinaryWriter makeWriter() {
   model.set_max_input_length(4);
 
   float weight[4] = {1, 2, 3, 4};
-  llvm::ArrayRef<uint8_t> weightBytes(reinterpret_cast<uint8_t *>(weight),
-                                      sizeof(weight));
+  absl::Span<const uint8_t> weightBytes(reinterpret_cast<uint8_t *>(weight),
+                                        sizeof(weight));
   uint64_t weightOffset =
       writer.addWeight("w", weightBytes, "f32", {1, 4}).value();
 
@@ -120,10 +119,9 @@ std::unique_ptr<binary::LoadedBinary> load(const binary::BinaryWriter &writer) {
 
 std::string createError(const binary::BinaryWriter &writer) {
   std::unique_ptr<binary::LoadedBinary> binary = load(writer);
-  llvm::Expected<std::unique_ptr<BinaryRunner>> runner =
-      BinaryRunner::create(
-          *binary, std::make_unique<cmodel::CModel>(bm1684x::getDescriptor()));
-  return runner ? "" : llvm::toString(runner.takeError());
+  absl::StatusOr<std::unique_ptr<BinaryRunner>> runner = BinaryRunner::create(
+      *binary, std::make_unique<cmodel::CModel>(bm1684x::getDescriptor()));
+  return runner.ok() ? "" : std::string(runner.status().message());
 }
 
 class BinaryRunnerTest : public ::testing::Test {
@@ -132,11 +130,10 @@ protected:
     binary = load(makeWriter());
     cmodel::CModelOptions options;
     options.threads = 1;
-    llvm::Expected<std::unique_ptr<BinaryRunner>> created =
+    absl::StatusOr<std::unique_ptr<BinaryRunner>> created =
         BinaryRunner::create(*binary, std::make_unique<cmodel::CModel>(
                                           bm1684x::getDescriptor(), options));
-    ASSERT_TRUE(static_cast<bool>(created))
-        << llvm::toString(created.takeError());
+    ASSERT_TRUE(created.ok()) << created.status().message();
     runner = std::move(*created);
   }
 
@@ -145,25 +142,23 @@ protected:
 };
 
 TEST_F(BinaryRunnerTest, RunsPiecesThroughTheirIoRegions) {
-  llvm::Expected<std::vector<Tensor>> scaled = support::toExpected(
-      runner->run("scale", {Tensor::fromF32({1, 4}, {1, 1, 0.5f, -2})}));
-  ASSERT_TRUE(static_cast<bool>(scaled)) << llvm::toString(scaled.takeError());
+  absl::StatusOr<std::vector<Tensor>> scaled =
+      runner->run("scale", {Tensor::fromF32({1, 4}, {1, 1, 0.5f, -2})});
+  ASSERT_TRUE(scaled.ok()) << scaled.status().message();
   ASSERT_EQ(scaled->size(), 1u);
   EXPECT_THAT((*scaled)[0].getShape(), ElementsAre(1, 4));
   EXPECT_THAT((*scaled)[0].getF32(), ElementsAre(1, 2, 1.5f, -8));
 
-  llvm::Expected<std::vector<Tensor>> copied = support::toExpected(
-      runner->run("ids", {Tensor::fromI32({1, 2}, {7, 123456})}));
-  ASSERT_TRUE(static_cast<bool>(copied)) << llvm::toString(copied.takeError());
+  absl::StatusOr<std::vector<Tensor>> copied =
+      runner->run("ids", {Tensor::fromI32({1, 2}, {7, 123456})});
+  ASSERT_TRUE(copied.ok()) << copied.status().message();
   EXPECT_THAT((*copied)[0].getI32(), ElementsAre(7, 123456));
 
   // bf16 outputs come back widened; 1 + 2^-9 rounds to 1.
-  llvm::Expected<std::vector<Tensor>> narrowed =
-      support::toExpected(runner->run(
-          "narrow",
-          {Tensor::fromF32({1, 4}, {1.0f + 1.0f / 512, 3, -0.25f, 1e6f})}));
-  ASSERT_TRUE(static_cast<bool>(narrowed))
-      << llvm::toString(narrowed.takeError());
+  absl::StatusOr<std::vector<Tensor>> narrowed = runner->run(
+      "narrow",
+      {Tensor::fromF32({1, 4}, {1.0f + 1.0f / 512, 3, -0.25f, 1e6f})});
+  ASSERT_TRUE(narrowed.ok()) << narrowed.status().message();
   EXPECT_THAT((*narrowed)[0].getF32(), ElementsAre(1, 3, -0.25f, 999424.0f));
 
   EXPECT_EQ(runner->getTotals().runs, 3u);
@@ -173,9 +168,9 @@ TEST_F(BinaryRunnerTest, RunsPiecesThroughTheirIoRegions) {
 
 TEST_F(BinaryRunnerTest, RerunsWithNewInputs) {
   for (float value : {1.0f, 2.0f}) {
-    llvm::Expected<std::vector<Tensor>> scaled = support::toExpected(
-        runner->run("scale", {Tensor::fromF32({1, 4}, {value, 0, 0, 0})}));
-    ASSERT_TRUE(static_cast<bool>(scaled));
+    absl::StatusOr<std::vector<Tensor>> scaled =
+        runner->run("scale", {Tensor::fromF32({1, 4}, {value, 0, 0, 0})});
+    ASSERT_TRUE(scaled.ok());
     EXPECT_EQ((*scaled)[0].getF32()[0], value);
   }
 }
@@ -183,29 +178,27 @@ TEST_F(BinaryRunnerTest, RerunsWithNewInputs) {
 TEST_F(BinaryRunnerTest, ReportsMissingPiecesAndBadInputs) {
   EXPECT_TRUE(runner->hasPiece("scale"));
   EXPECT_FALSE(runner->hasPiece("sample_head"));
-  llvm::Expected<std::vector<Tensor>> missing =
-      support::toExpected(runner->run("sample_head", {}));
-  ASSERT_FALSE(static_cast<bool>(missing));
-  EXPECT_EQ(llvm::toString(missing.takeError()),
+  absl::StatusOr<std::vector<Tensor>> missing = runner->run("sample_head", {});
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(std::string(missing.status().message()),
             "piece sample_head is not in test.llmc (bm1684x F32: the "
             "compiler left it out)");
 
-  llvm::Expected<std::vector<Tensor>> shape = support::toExpected(
-      runner->run("scale", {Tensor::fromF32({1, 3}, {1, 2, 3})}));
-  ASSERT_FALSE(static_cast<bool>(shape));
-  EXPECT_EQ(llvm::toString(shape.takeError()),
+  absl::StatusOr<std::vector<Tensor>> shape =
+      runner->run("scale", {Tensor::fromF32({1, 3}, {1, 2, 3})});
+  ASSERT_FALSE(shape.ok());
+  EXPECT_EQ(std::string(shape.status().message()),
             "piece scale: tensor 'x' (f32[1, 4]): given f32[1, 3]");
 
-  llvm::Expected<std::vector<Tensor>> kind = support::toExpected(
-      runner->run("ids", {Tensor::fromF32({1, 2}, {1, 2})}));
-  ASSERT_FALSE(static_cast<bool>(kind));
-  EXPECT_EQ(llvm::toString(kind.takeError()),
+  absl::StatusOr<std::vector<Tensor>> kind =
+      runner->run("ids", {Tensor::fromF32({1, 2}, {1, 2})});
+  ASSERT_FALSE(kind.ok());
+  EXPECT_EQ(std::string(kind.status().message()),
             "piece ids: tensor 'input_ids' (i32[1, 2]): given f32[1, 2]");
 
-  llvm::Expected<std::vector<Tensor>> count =
-      support::toExpected(runner->run("ids", {}));
-  ASSERT_FALSE(static_cast<bool>(count));
-  EXPECT_EQ(llvm::toString(count.takeError()),
+  absl::StatusOr<std::vector<Tensor>> count = runner->run("ids", {});
+  ASSERT_FALSE(count.ok());
+  EXPECT_EQ(std::string(count.status().message()),
             "piece ids: takes 1 inputs, not 0");
   EXPECT_EQ(runner->getTotals().runs, 0u);
 }
@@ -266,10 +259,11 @@ TEST(BinaryRunnerCreateTest, RejectsRegionsBeyondTheLimits) {
   writer.manifest().mutable_pieces(1)->set_activation_bytes(uint64_t(1) << 36);
   for (binary::Piece &piece : *writer.manifest().mutable_pieces())
     piece.set_io_bytes(uint64_t(1) << 36);
-  EXPECT_THAT(createError(writer),
-              HasSubstr("test.llmc: the pieces' IO and activation regions "
-                        "would take 274877906944 bytes, more than this machine's "
-                        "memory"));
+  EXPECT_THAT(
+      createError(writer),
+      HasSubstr("test.llmc: the pieces' IO and activation regions "
+                "would take 274877906944 bytes, more than this machine's "
+                "memory"));
 }
 
 TEST(BinaryRunnerCreateTest, RejectsAHugeSequenceLength) {
