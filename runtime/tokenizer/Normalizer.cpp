@@ -2,9 +2,12 @@
 
 #include "runtime/tokenizer/Normalizer.h"
 
+#include "runtime/tokenizer/PrecompiledCharsmap.h"
 #include "runtime/tokenizer/SplitRegex.h"
 #include "runtime/tokenizer/Unicode.h"
 #include "runtime/tokenizer/Utf8.h"
+
+#include "absl/strings/escaping.h"
 
 #include <optional>
 #include <vector>
@@ -108,6 +111,19 @@ private:
   bool left, right;
 };
 
+/// SentencePiece's compiled rules (PrecompiledCharsmap.h).
+class PrecompiledNormalizer : public Normalizer {
+public:
+  explicit PrecompiledNormalizer(PrecompiledCharsmap charsmap)
+      : charsmap(std::move(charsmap)) {}
+  void normalize(std::string &text) const override {
+    text = charsmap.normalize(text);
+  }
+
+private:
+  PrecompiledCharsmap charsmap;
+};
+
 class SequenceNormalizer : public Normalizer {
 public:
   explicit SequenceNormalizer(std::vector<std::unique_ptr<Normalizer>> steps)
@@ -120,6 +136,29 @@ public:
 private:
   std::vector<std::unique_ptr<Normalizer>> steps;
 };
+
+std::unique_ptr<Normalizer> parsePrecompiled(const Json &object,
+                                             JsonReader &reader,
+                                             std::string_view path) {
+  std::string base64 = reader.getString(object, "precompiled_charsmap", path);
+  if (reader.failed())
+    return nullptr;
+  std::string field = support::strCat(path, ".precompiled_charsmap");
+  std::string bytes;
+  if (!absl::Base64Unescape(base64, &bytes)) {
+    reader.fail(field, "is not valid base64");
+    return nullptr;
+  }
+  absl::StatusOr<PrecompiledCharsmap> charsmap =
+      PrecompiledCharsmap::parse(bytes);
+  if (!charsmap.ok()) {
+    reader.fail(field,
+                support::strCat("is not a SentencePiece map: it ",
+                                std::string(charsmap.status().message())));
+    return nullptr;
+  }
+  return std::make_unique<PrecompiledNormalizer>(std::move(*charsmap));
+}
 
 } // namespace
 
@@ -173,6 +212,9 @@ parseNormalizer(const Json *value, JsonReader &reader, std::string_view path) {
         reader.getBool(*object, "strip_left", path, true),
         reader.getBool(*object, "strip_right", path, true));
 
+  if (type == "Precompiled")
+    return parsePrecompiled(*object, reader, path);
+
   if (type == "Sequence") {
     auto steps = reader.getSteps<Normalizer>(*object, "normalizers", path,
                                              parseNormalizer);
@@ -185,7 +227,7 @@ parseNormalizer(const Json *value, JsonReader &reader, std::string_view path) {
               support::strCat("'", type,
                               "' is not supported (supported: NFC, NFD, NFKC, "
                               "NFKD, Lowercase, Strip, Prepend, Replace, "
-                              "Sequence)"));
+                              "Precompiled, Sequence)"));
   return nullptr;
 }
 

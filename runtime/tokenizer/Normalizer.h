@@ -1,8 +1,9 @@
 //===- Normalizer.h - tokenizer.json normalizers ----------------*- C++ -*-===//
 //
 // The `normalizer` section rewrites each stretch of text between added tokens
-// before it is split: Unicode normalization (Qwen's NFC) or SentencePiece's
-// space handling (Llama 2's Prepend "▁" and Replace " " with "▁").
+// before it is split: Unicode normalization (Qwen's NFC), SentencePiece's
+// space handling (Llama 2's Prepend "▁" and Replace " " with "▁") or
+// SentencePiece's compiled rules (T5's and XLM-R's Precompiled).
 //
 //===----------------------------------------------------------------------===//
 

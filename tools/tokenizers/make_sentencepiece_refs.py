@@ -34,17 +34,55 @@ MODELS = {
 }
 
 
+HERE = os.path.dirname(os.path.abspath(__file__))
+TEST_DATA = os.path.join(HERE, "..", "..", "runtime", "tokenizer", "test",
+                         "data")
+
+
 def read_lines(path):
     with open(path, encoding="utf-8") as f:
         return [json.loads(line) for line in f if line.strip()]
 
 
+def read_corpus(refdata, *test_corpora):
+    """refdata's tokenizer corpus, then the files of runtime/tokenizer/test/
+    data named in `test_corpora`."""
+    texts = read_lines(os.path.join(refdata, "tokenizer", "corpus.jsonl"))
+    for name in test_corpora:
+        texts += read_lines(os.path.join(TEST_DATA, name))
+    return texts
+
+
+def encode_references(sp, name, texts, unigram):
+    """SentencePiece's ids of every text that holds no control piece's text:
+    one {"model", "text", "ids"[, "ties"]} each."""
+    controls = [sp.id_to_piece(i) for i in range(sp.get_piece_size())
+                if sp.is_control(i) or sp.is_unknown(i)]
+    refs = []
+    for text in texts:
+        if any(c in text for c in controls):
+            continue
+        ref = {"model": name, "text": text, "ids": sp.encode(text)}
+        if unigram:
+            score = lambda ids: sum(sp.get_score(i) for i in ids)
+            best = score(ref["ids"])
+            ties = [ids for ids in sp.nbest_encode_as_ids(text, 8)
+                    if score(ids) == best]
+            if len(ties) > 1:
+                ref["ties"] = ties
+        refs.append(ref)
+    return refs
+
+
+def write_lines(path, values):
+    with open(path, "w", encoding="utf-8") as f:
+        for value in values:
+            f.write(json.dumps(value, ensure_ascii=False) + "\n")
+
+
 def main():
     refdata, out = sys.argv[1], sys.argv[2]
-    here = os.path.dirname(os.path.abspath(__file__))
-    texts = read_lines(os.path.join(refdata, "tokenizer", "corpus.jsonl"))
-    texts += read_lines(os.path.join(here, "..", "..", "runtime", "tokenizer",
-                                     "test", "data", "scripts_corpus.jsonl"))
+    texts = read_corpus(refdata, "scripts_corpus.jsonl")
     os.makedirs(out, exist_ok=True)
     refs = []
     with tempfile.TemporaryDirectory() as scratch:
@@ -61,24 +99,8 @@ def main():
             model = os.path.join(out, f"sentencepiece_{name}.model")
             os.replace(prefix + ".model", model)
             sp = spm.SentencePieceProcessor(model_file=model)
-            controls = [sp.id_to_piece(i) for i in range(sp.get_piece_size())
-                        if sp.is_control(i) or sp.is_unknown(i)]
-            for text in texts:
-                if any(c in text for c in controls):
-                    continue
-                ref = {"model": name, "text": text, "ids": sp.encode(text)}
-                if name == "unigram":
-                    score = lambda ids: sum(sp.get_score(i) for i in ids)
-                    best = score(ref["ids"])
-                    ties = [ids for ids in sp.nbest_encode_as_ids(text, 8)
-                            if score(ids) == best]
-                    if len(ties) > 1:
-                        ref["ties"] = ties
-                refs.append(ref)
-    with open(os.path.join(out, "sentencepiece_refs.jsonl"), "w",
-              encoding="utf-8") as f:
-        for ref in refs:
-            f.write(json.dumps(ref, ensure_ascii=False) + "\n")
+            refs += encode_references(sp, name, texts, name == "unigram")
+    write_lines(os.path.join(out, "sentencepiece_refs.jsonl"), refs)
     print(f"wrote {len(MODELS)} models and {len(refs)} references to {out}")
 
 

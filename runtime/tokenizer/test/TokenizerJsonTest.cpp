@@ -208,9 +208,10 @@ TEST(TokenizerJsonTest, MalformedFilesNameTheFileAndTheField) {
             "bad.json: pre_tokenizer.pattern regex '(\\w+' does not compile "
             "at offset 4: missing closing parenthesis");
   EXPECT_EQ(
-      loadError(charModel(R"([]}, "normalizer": {"type": "Precompiled"})")),
-      "bad.json: normalizer.type 'Precompiled' is not supported (supported: "
-      "NFC, NFD, NFKC, NFKD, Lowercase, Strip, Prepend, Replace, Sequence)");
+      loadError(charModel(R"([]}, "normalizer": {"type": "BertNormalizer"})")),
+      "bad.json: normalizer.type 'BertNormalizer' is not supported "
+      "(supported: NFC, NFD, NFKC, NFKD, Lowercase, Strip, Prepend, "
+      "Replace, Precompiled, Sequence)");
   EXPECT_EQ(loadError(charModel(R"([]}, "decoder": {"type": "Sequence",
               "decoders": [{"type": "Fuse"}, {"type": "WordPiece"}]})")),
             "bad.json: decoder.decoders[1].type 'WordPiece' is not supported "
