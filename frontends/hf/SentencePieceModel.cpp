@@ -5,6 +5,7 @@
 #include "frontends/hf/sentencepiece_model.pb.h"
 
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Base64.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
@@ -58,9 +59,16 @@ llvm::json::Array extractMerges(const sp::ModelProto &model,
   return result;
 }
 
-/// The normalizer SentencePiece applies to the text before the model.
+/// The normalizer SentencePiece applies to the text before the model: its
+/// precompiled map first (which may turn other spaces into " "), then the
+/// space handling.
 llvm::json::Object makeNormalizer(const sp::NormalizerSpec &spec) {
   llvm::json::Array steps;
+  if (!spec.precompiled_charsmap().empty())
+    steps.push_back(llvm::json::Object{
+        {"type", "Precompiled"},
+        {"precompiled_charsmap",
+         llvm::encodeBase64(spec.precompiled_charsmap())}});
   auto replace = [](llvm::StringRef kind, llvm::StringRef pattern,
                     llvm::StringRef content) {
     return llvm::json::Object{
@@ -113,12 +121,6 @@ llvm::Expected<std::string> convertSentencePieceModel(llvm::StringRef path) {
   if (model.pieces_size() == 0)
     return modelError(path, "the SentencePiece model has no pieces");
   const sp::NormalizerSpec &normalizer = model.normalizer_spec();
-  if (!normalizer.precompiled_charsmap().empty())
-    return modelError(path, "the SentencePiece model normalizes with a "
-                            "precompiled map ('" +
-                                normalizer.name() +
-                                "'), which llmc does not read; use the "
-                                "checkpoint's tokenizer.json");
   const sp::TrainerSpec &trainer = model.trainer_spec();
   int64_t unkId = trainer.unk_id();
   if (unkId < 0 || unkId >= model.pieces_size())

@@ -1,11 +1,14 @@
 """`llmc tokenize` on SentencePiece model files against SentencePiece's ids.
 
   sentencepiece_parity.py --llmc=PATH --data=tests/tokenizer/data
+  sentencepiece_parity.py --llmc=PATH --model=M.model --refs=refs.jsonl
 
 llmc converts each model to the tokenizer.json transformers' converters
 write (frontends/hf/SentencePieceModel.h) and must give, on every line of
 sentencepiece_refs.jsonl (tools/tokenizers/make_sentencepiece_refs.py),
 SentencePiece's ids, or at a Unigram tie one of the tied segmentations.
+The second form checks one model against a refs file of its own
+(tools/tokenizers/make_charsmap_refs.py).
 """
 import argparse
 import json
@@ -18,20 +21,32 @@ import tempfile
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--llmc", required=True)
-    parser.add_argument("--data", required=True)
+    parser.add_argument("--data")
+    parser.add_argument("--model")
+    parser.add_argument("--refs")
     args = parser.parse_args()
-    with open(os.path.join(args.data, "sentencepiece_refs.jsonl"),
-              encoding="utf-8") as f:
+    refs_path = args.refs or os.path.join(args.data,
+                                          "sentencepiece_refs.jsonl")
+    with open(refs_path, encoding="utf-8") as f:
         refs = [json.loads(line) for line in f if line.strip()]
+    models = {}
+    if args.model:
+        name = os.path.basename(args.model)
+        models[name] = args.model
+        for ref in refs:
+            ref["model"] = name
+    else:
+        for model in {ref["model"] for ref in refs}:
+            models[model] = os.path.join(args.data,
+                                         f"sentencepiece_{model}.model")
     failed = 0
-    for model in sorted({ref["model"] for ref in refs}):
+    for model, path in sorted(models.items()):
         cases = [ref for ref in refs if ref["model"] == model]
         with tempfile.NamedTemporaryFile("w", suffix=".jsonl",
                                          encoding="utf-8") as texts:
             for case in cases:
                 texts.write(json.dumps(case["text"]) + "\n")
             texts.flush()
-            path = os.path.join(args.data, f"sentencepiece_{model}.model")
             result = subprocess.run(
                 [args.llmc, "tokenize", "-m", path, "--text-file", texts.name],
                 capture_output=True, text=True)

@@ -14,6 +14,8 @@ combining sequences), and writes:
                     Precompiled normalizer and the space handling
                     SentencePiece's remove_extra_whitespaces does, a
                     Metaspace pre-tokenizer, the Unigram model
+  tokenizer.model   the SentencePiece model itself, for llmc's conversion
+                    of tokenizer.model files (tests/tokenizer)
   refs.jsonl        one {"text", "ids"[, "ties"]} per corpus line, the ids
                     of SentencePiece's encode (ties as in
                     make_sentencepiece_refs.py)
@@ -160,8 +162,9 @@ def main():
         model = model_pb2.ModelProto()
         with open(small + ".model", "rb") as f:
             model.ParseFromString(f.read())
+        os.makedirs(out, exist_ok=True)
+        os.replace(small + ".model", os.path.join(out, "tokenizer.model"))
 
-    os.makedirs(out, exist_ok=True)
     with open(os.path.join(out, "tokenizer.json"), "w",
               encoding="utf-8") as f:
         json.dump(tokenizer_json(model), f, ensure_ascii=False, indent=1)

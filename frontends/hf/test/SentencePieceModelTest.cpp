@@ -114,12 +114,24 @@ TEST(SentencePieceModelTest, NormalizerFollowsTheSpec) {
   EXPECT_EQ(unigram->getArray("vocab")->size(), 5u);
 }
 
+TEST(SentencePieceModelTest, PrecompiledMapComesFirst) {
+  sp::ModelProto model = makeModel(sp::TrainerSpec::UNIGRAM, {"▁", "a"});
+  model.mutable_normalizer_spec()->set_name("nmt_nfkc");
+  model.mutable_normalizer_spec()->set_precompiled_charsmap("map");
+  model.mutable_normalizer_spec()->set_add_dummy_prefix(false);
+  model.mutable_normalizer_spec()->set_escape_whitespaces(false);
+  llvm::json::Value value = convert(model);
+  std::string normalizer;
+  llvm::raw_string_ostream(normalizer)
+      << *value.getAsObject()->get("normalizer");
+  // "map" in base64.
+  EXPECT_EQ(normalizer,
+            R"({"normalizers":[)"
+            R"({"precompiled_charsmap":"bWFw","type":"Precompiled"}],)"
+            R"("type":"Sequence"})");
+}
+
 TEST(SentencePieceModelTest, RefusesWhatItCannotConvert) {
-  sp::ModelProto precompiled = makeModel(sp::TrainerSpec::BPE, {"a"});
-  precompiled.mutable_normalizer_spec()->set_name("nmt_nfkc");
-  precompiled.mutable_normalizer_spec()->set_precompiled_charsmap("map");
-  EXPECT_THAT(convertError(precompiled),
-              HasSubstr("normalizes with a precompiled map ('nmt_nfkc')"));
   EXPECT_THAT(convertError(makeModel(sp::TrainerSpec::WORD, {"a"})),
               HasSubstr("llmc reads BPE and Unigram models"));
   sp::ModelProto twice = makeModel(sp::TrainerSpec::BPE, {"a", "a"});
