@@ -37,6 +37,16 @@ constexpr llvm::StringLiteral kQwen2Regex =
     R"re((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)re";
 constexpr llvm::StringLiteral kLlama3Regex =
     R"re((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)re";
+/// Qwen3.5's split: Qwen 2's with combining marks (\p{M}) kept in words.
+constexpr llvm::StringLiteral kQwen35Regex =
+    R"re((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?[\p{L}\p{M}]+|\p{N}| ?[^\s\p{L}\p{M}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)re";
+/// DeepSeek Coder's CJK runs: CJK ideographs, then the blocks from
+/// Samaritan (U+0800) up to them, and Hangul syllables.
+constexpr llvm::StringLiteral kDeepSeekCjkRegex =
+    "[\\x{4E00}-\\x{9FA5}\\x{0800}-\\x{4E00}\\x{AC00}-\\x{D7FF}]+";
+/// Falcon's punctuation: Unicode's and ASCII's (which counts $+<=>^`|~).
+constexpr llvm::StringLiteral kFalconPunctuationRegex =
+    "[\\p{P}$+<=>^`|~]+";
 /// SentencePiece's visible space.
 constexpr llvm::StringLiteral kSpace = "\xe2\x96\x81";
 
@@ -79,6 +89,18 @@ struct ByteLevelSetup {
   bool ignoreMerges = false;
 };
 
+/// `splits` in order, each a Split the next one splits further, then the
+/// byte-level mapping (with GPT-2's split when `gpt2Split`).
+json::Object splitsThenByteLevel(llvm::ArrayRef<llvm::StringRef> splits,
+                                 bool gpt2Split) {
+  json::Array steps;
+  for (llvm::StringRef regex : splits)
+    steps.push_back(splitRegex(regex));
+  steps.push_back(byteLevel(false, true, gpt2Split));
+  return json::Object{{"type", "Sequence"},
+                      {"pretokenizers", std::move(steps)}};
+}
+
 std::optional<ByteLevelSetup> getByteLevelSetup(llvm::StringRef pre) {
   ByteLevelSetup setup;
   if (pre == "qwen2" || pre == "deepseek-r1-qwen") {
@@ -87,13 +109,39 @@ std::optional<ByteLevelSetup> getByteLevelSetup(llvm::StringRef pre) {
         {"type", "Sequence"},
         {"pretokenizers", json::Array{splitRegex(kQwen2Regex),
                                       byteLevel(false, false, false)}}};
+  } else if (pre == "qwen35") {
+    // No NFC: a combining mark stays a token of its own.
+    setup.preTokenizer = json::Object{
+        {"type", "Sequence"},
+        {"pretokenizers", json::Array{splitRegex(kQwen35Regex),
+                                      byteLevel(false, false, false)}}};
+  } else if (llvm::is_contained({"starcoder", "refact", "command-r",
+                                 "smollm", "codeshell", "exaone",
+                                 "minerva"},
+                                pre)) {
+    // Transformers' Digits(individual_digits) before GPT-2's split.
+    setup.preTokenizer = splitsThenByteLevel({"\\p{N}"}, true);
+  } else if (pre == "deepseek-coder") {
+    setup.preTokenizer = splitsThenByteLevel(
+        {"[\r\n]", "\\s?\\p{L}+", "\\s?\\p{P}+", kDeepSeekCjkRegex,
+         "\\p{N}"},
+        false);
+  } else if (pre == "falcon") {
+    // Punctuation runs, GPT-2's split, digit runs, then threes of digits.
+    setup.preTokenizer = splitsThenByteLevel({kFalconPunctuationRegex}, true);
+    json::Array &steps =
+        *setup.preTokenizer.getAsObject()->getArray("pretokenizers");
+    steps.push_back(splitRegex("\\p{N}+"));
+    steps.push_back(splitRegex("[0-9][0-9][0-9]"));
   } else if (pre == "llama-bpe" || pre == "llama3" || pre == "llama-v3") {
     setup.preTokenizer = json::Object{
         {"type", "Sequence"},
         {"pretokenizers", json::Array{splitRegex(kLlama3Regex),
                                       byteLevel(false, true, false)}}};
     setup.ignoreMerges = true;
-  } else if (pre == "gpt-2" || pre == "default") {
+  } else if (llvm::is_contained({"gpt-2", "default", "mpt", "olmo", "jais",
+                                 "trillion"},
+                                pre)) {
     // llama.cpp's `default` is a guess it warns about; GPT-2's own split is
     // what a byte-level BPE without further information means.
     setup.preTokenizer = byteLevel(false, true, true);
@@ -276,7 +324,9 @@ void describeByteLevel(MetadataFields &fields, json::Object &root,
   if (!setup) {
     fields.fail("tokenizer.ggml.pre", "'" + pre +
                                           "' is not supported (llmc reads "
-                                          "qwen2, llama-bpe, gpt-2 and "
+                                          "qwen2, qwen35, llama-bpe, gpt-2, "
+                                          "starcoder and its kin, "
+                                          "deepseek-coder, falcon and "
                                           "default)");
     return;
   }

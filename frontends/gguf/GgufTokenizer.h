@@ -5,8 +5,12 @@
 // other for the two models LLM checkpoints use:
 //
 //  - `gpt2`: byte-level BPE. Vocabulary and merges as stored; the
-//    pre-tokenizer that `tokenizer.ggml.pre` names (`qwen2`, `llama-bpe`,
-//    `gpt-2`, `default`).
+//    pre-tokenizer that `tokenizer.ggml.pre` names, as the family's
+//    tokenizer.json has it: `qwen2`, `qwen35`, `llama-bpe`, `gpt-2` (and
+//    `default`, `mpt`, `olmo`, `jais`, `trillion`, which split as GPT-2
+//    does), `starcoder` (and `refact`, `command-r`, `smollm`, `codeshell`,
+//    `exaone`, `minerva`: digits apart, then GPT-2's split),
+//    `deepseek-coder` and `falcon`.
 //  - `llama`: SentencePiece-style BPE with byte fallback (`<0x41>` tokens).
 //    GGUF stores token scores instead of merges; the merges are derived from
 //    them as transformers does when converting a SentencePiece model.

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "frontends/gguf/GgufTokenizer.h"
 #include "frontends/hf/HfConfig.h"
 #include "frontends/hf/SentencePieceModel.h"
 #include "runtime/format/BinaryReader.h"
@@ -31,7 +32,7 @@ static cl::opt<std::string> tokenizerPath(
     "model",
     cl::desc("A checkpoint directory (its tokenizer.json, else its "
              "tokenizer.model, is read), a tokenizer.json, a SentencePiece "
-             ".model file or a .llmc binary"),
+             ".model file, a GGUF file or a .llmc binary"),
     cl::value_desc("path"), cl::Required, cl::sub(getTokenizeCommand()));
 static cl::alias tokenizerPathShort("m", cl::desc("Alias for --model"),
                                     cl::aliasopt(tokenizerPath));
@@ -59,6 +60,20 @@ static llvm::Expected<std::unique_ptr<tokenizer::Tokenizer>> loadTokenizer() {
     llvm::Expected<std::string> json = hf::convertSentencePieceModel(path);
     if (!json)
       return json.takeError();
+    return support::toExpected(tokenizer::Tokenizer::fromJson(*json, path));
+  }
+  if (path.ends_with(".gguf")) {
+    llvm::Expected<std::unique_ptr<gguf::GgufFile>> file =
+        gguf::GgufFile::open(path);
+    if (!file)
+      return file.takeError();
+    llvm::Expected<std::string> json = gguf::buildTokenizerJson(**file);
+    if (!json)
+      return json.takeError();
+    if (json->empty())
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "%s: the file holds no tokenizer",
+                                     tokenizerPath.c_str());
     return support::toExpected(tokenizer::Tokenizer::fromJson(*json, path));
   }
   if (!path.ends_with(".llmc"))

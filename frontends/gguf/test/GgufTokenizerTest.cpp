@@ -165,8 +165,8 @@ TEST(GgufTokenizerTest, ReportsBrokenTokenizers) {
                   GgufBuilder().addString("tokenizer.ggml.model", "bert").build()),
               HasSubstr("tok.gguf: metadata 'tokenizer.ggml.model' 'bert' is "
                         "not supported"));
-  EXPECT_THAT(tokenizerError(byteLevel("falcon").build()),
-              HasSubstr("metadata 'tokenizer.ggml.pre' 'falcon' is not "
+  EXPECT_THAT(tokenizerError(byteLevel("deepseek-llm").build()),
+              HasSubstr("metadata 'tokenizer.ggml.pre' 'deepseek-llm' is not "
                         "supported"));
   EXPECT_THAT(tokenizerError(byteLevel("qwen2")
                                  .addU32("tokenizer.ggml.bos_token_id", 4)
