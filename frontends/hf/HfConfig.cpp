@@ -275,26 +275,46 @@ void readGemmaFeatures(const llvm::json::Object &config, JsonFields &fields,
                                            family.defaultSlidingRopeTheta);
 }
 
-/// The language model described by `config` (config.json, or its
-/// `llm_config` when `prefix` says so).
-llvm::Error readLanguageModel(const llvm::json::Object &config,
+/// `config` with the keys it omits taken from `family`'s transformers
+/// defaults.
+llvm::json::Object withDefaults(const llvm::json::Object &config,
+                                const families::Family &family) {
+  llvm::json::Object merged = config;
+  if (family.hfConfigDefaults.empty())
+    return merged;
+  // The defaults are a constant of the family table, valid by construction.
+  llvm::json::Value defaults =
+      llvm::cantFail(llvm::json::parse(family.hfConfigDefaults));
+  for (const auto &[key, value] : *defaults.getAsObject()) {
+    const llvm::json::Value *given = merged.get(key);
+    if (!given || given->kind() == llvm::json::Value::Null)
+      merged[key] = value;
+  }
+  return merged;
+}
+
+/// The language model described by `stated` (config.json, or its
+/// `llm_config` or `text_config` when `prefix` says so).
+llvm::Error readLanguageModel(const llvm::json::Object &stated,
                               llvm::StringRef file, llvm::StringRef prefix,
                               ModelSpec &spec,
                               std::optional<llvm::StringRef> family = {}) {
-  JsonFields fields(config, file, prefix);
-
+  JsonFields statedFields(stated, file, prefix);
   std::string modelType =
-      family ? family->str() : fields.getString("model_type");
-  if (llvm::Error error = fields.takeError())
+      family ? family->str() : statedFields.getString("model_type");
+  if (llvm::Error error = statedFields.takeError())
     return error;
   const families::Family *entry = families::findHfFamily(modelType);
   if (!entry) {
-    fields.fail("model_type",
-                "'" + modelType + "' is not supported (llmc reads " +
-                    families::listHfModelTypes({"internvl_chat", "minicpmv"}) +
-                    ")");
-    return fields.takeError();
+    statedFields.fail(
+        "model_type",
+        "'" + modelType + "' is not supported (llmc reads " +
+            families::listHfModelTypes({"internvl_chat", "minicpmv", "gemma3"}) +
+            ")");
+    return statedFields.takeError();
   }
+  llvm::json::Object config = withDefaults(stated, *entry);
+  JsonFields fields(config, file, prefix);
   spec.family = entry->name.str();
 
   spec.hiddenSize = fields.getInt("hidden_size");
@@ -375,6 +395,27 @@ llvm::Error readInternVL(const llvm::json::Object &config, llvm::StringRef file,
   return llvm::Error::success();
 }
 
+/// Gemma3ForConditionalGeneration: Gemma 3's language model in
+/// `text_config` (which states little more than its sizes: the rest are
+/// Gemma3TextConfig's defaults), its tensors under `language_model.`, as
+/// Google's checkpoints store them. The vision tower is not compiled: the
+/// binary runs the language model on text.
+llvm::Error readGemma3(const llvm::json::Object &config, llvm::StringRef file,
+                       ModelSpec &spec) {
+  const llvm::json::Object *text = config.getObject("text_config");
+  if (!text)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        file + ": a gemma3 config needs 'text_config', the language model's "
+               "(Gemma3ForConditionalGeneration)");
+  if (llvm::Error error = readLanguageModel(*text, file, "text_config.", spec,
+                                            llvm::StringRef("gemma3_text")))
+    return error;
+  for (auto &[role, name] : spec.tensorNames)
+    name = "language_model." + name;
+  return llvm::Error::success();
+}
+
 /// MiniCPMV: a Qwen2 language model at the top level with its tensors under
 /// `llm.`, the SigLIP tower and the resampler.
 llvm::Error readMiniCPMV(const llvm::json::Object &config, llvm::StringRef file,
@@ -400,6 +441,8 @@ llvm::Error readConfig(llvm::StringRef file, ModelSpec &spec) {
     return readInternVL(*config, file, spec);
   if (config->getString("model_type") == "minicpmv")
     return readMiniCPMV(*config, file, spec);
+  if (config->getString("model_type") == "gemma3")
+    return readGemma3(*config, file, spec);
   return readLanguageModel(*config, file, "", spec);
 }
 

@@ -344,8 +344,8 @@ TEST_F(HfConfigTest, UnknownModelType) {
                                  HasSubstr("'falcon' is not supported (llmc "
                                            "reads qwen2, qwen3, llama, "
                                            "mistral, phi3, internlm2, gemma2, "
-                                           "gemma3_text, internvl_chat and "
-                                           "minicpmv)")));
+                                           "gemma3_text, internvl_chat, "
+                                           "minicpmv and gemma3)")));
 }
 
 TEST_F(HfConfigTest, UnsupportedActivation) {
@@ -532,6 +532,47 @@ TEST_F(HfConfigTest, Gemma3SlidingPatternAndLocalBase) {
   EXPECT_EQ(spec.slidingRopeTheta, 10000.0);
   // Five sliding layers to each global one.
   EXPECT_THAT(spec.layerWindows, ElementsAre(512, 512, 512, 512, 512, 0, 512));
+}
+
+/// Gemma3ForConditionalGeneration as Google ships it: the text_config
+/// states the sizes, Gemma3TextConfig's defaults the rest.
+TEST_F(HfConfigTest, Gemma3VisionLanguageCheckpointReadsItsLanguageModel) {
+  llvm::json::Object text{{"model_type", "gemma3_text"},
+                          {"hidden_size", 2560},
+                          {"intermediate_size", 10240},
+                          {"num_hidden_layers", 34},
+                          {"sliding_window", 1024},
+                          {"rope_scaling", llvm::json::Object{
+                                               {"rope_type", "linear"},
+                                               {"factor", 8.0}}}};
+  writeConfig(llvm::json::Object{
+      {"model_type", "gemma3"},
+      {"text_config", std::move(text)},
+      {"vision_config",
+       llvm::json::Object{{"model_type", "siglip_vision_model"}}}});
+  ModelSpec spec = read();
+  EXPECT_EQ(spec.family, "gemma3");
+  EXPECT_EQ(spec.hiddenSize, 2560);
+  EXPECT_EQ(spec.numLayers, 34);
+  EXPECT_EQ(spec.numHeads, 8);
+  EXPECT_EQ(spec.numKvHeads, 4);
+  EXPECT_EQ(spec.headDim, 256);
+  EXPECT_EQ(spec.vocabSize, 262208);
+  EXPECT_EQ(spec.ropeTheta, 1000000.0);
+  EXPECT_EQ(spec.slidingRopeTheta, 10000.0);
+  EXPECT_TRUE(spec.tieWordEmbeddings);
+  EXPECT_EQ(cantFail(spec.tensorName(TensorRole::TokenEmbedding)),
+            "language_model.model.embed_tokens.weight");
+  EXPECT_EQ(cantFail(spec.tensorName(TensorRole::QueryWeight, 3)),
+            "language_model.model.layers.3.self_attn.q_proj.weight");
+
+  writeConfig(llvm::json::Object{{"model_type", "gemma3"}});
+  EXPECT_THAT(readError(), HasSubstr("a gemma3 config needs 'text_config'"));
+  writeConfig(llvm::json::Object{
+      {"model_type", "gemma3"},
+      {"text_config", llvm::json::Object{{"model_type", "gemma3_text"},
+                                         {"num_attention_heads", "many"}}}});
+  EXPECT_THAT(readError(), HasSubstr("field 'text_config.num_attention_heads'"));
 }
 
 TEST_F(HfConfigTest, GemmaRefusesBadKeys) {

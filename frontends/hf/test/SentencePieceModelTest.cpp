@@ -63,6 +63,15 @@ llvm::json::Value convert(const sp::ModelProto &model) {
   return std::move(*value);
 }
 
+/// The normalizer `model` converts to, as JSON text.
+std::string convertNormalizer(const sp::ModelProto &model) {
+  llvm::json::Value value = convert(model);
+  std::string normalizer;
+  if (const llvm::json::Object *root = value.getAsObject())
+    llvm::raw_string_ostream(normalizer) << *root->get("normalizer");
+  return normalizer;
+}
+
 std::string convertError(const sp::ModelProto &model) {
   std::string path =
       writeFile(makeTestDir(), "tokenizer.model", model.SerializeAsString());
@@ -96,17 +105,14 @@ TEST(SentencePieceModelTest, BpeMergesInScoreOrder) {
 TEST(SentencePieceModelTest, NormalizerFollowsTheSpec) {
   sp::ModelProto model = makeModel(sp::TrainerSpec::UNIGRAM, {"▁", "a"});
   model.mutable_normalizer_spec()->set_remove_extra_whitespaces(true);
-  llvm::json::Value value = convert(model);
-  std::string normalizer;
-  llvm::raw_string_ostream(normalizer)
-      << *value.getAsObject()->get("normalizer");
-  EXPECT_EQ(normalizer,
+  EXPECT_EQ(convertNormalizer(model),
             R"({"normalizers":[)"
             R"({"content":"","pattern":{"Regex":"\\A +| +\\z"},"type":"Replace"},)"
             R"({"content":" ","pattern":{"Regex":" {2,}"},"type":"Replace"},)"
             R"({"prepend":"▁","type":"Prepend"},)"
             R"({"content":"▁","pattern":{"String":" "},"type":"Replace"}],)"
             R"("type":"Sequence"})");
+  llvm::json::Value value = convert(model);
   const llvm::json::Object *unigram =
       value.getAsObject()->getObject("model");
   EXPECT_EQ(*unigram->getString("type"), "Unigram");
@@ -120,12 +126,8 @@ TEST(SentencePieceModelTest, PrecompiledMapComesFirst) {
   model.mutable_normalizer_spec()->set_precompiled_charsmap("map");
   model.mutable_normalizer_spec()->set_add_dummy_prefix(false);
   model.mutable_normalizer_spec()->set_escape_whitespaces(false);
-  llvm::json::Value value = convert(model);
-  std::string normalizer;
-  llvm::raw_string_ostream(normalizer)
-      << *value.getAsObject()->get("normalizer");
   // "map" in base64.
-  EXPECT_EQ(normalizer,
+  EXPECT_EQ(convertNormalizer(model),
             R"({"normalizers":[)"
             R"({"precompiled_charsmap":"bWFw","type":"Precompiled"}],)"
             R"("type":"Sequence"})");

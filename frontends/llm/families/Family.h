@@ -79,6 +79,11 @@ struct Family {
   llvm::StringRef activation = "silu";
   /// transformers' default for a config without `tie_word_embeddings`.
   bool tiesEmbeddingsByDefault = false;
+  /// The defaults transformers' config class gives the keys llmc reads, as
+  /// a JSON object, for families whose config.json may omit them (Gemma 3's
+  /// nested `text_config` states little more than its sizes); empty where
+  /// config.json must state every key.
+  llvm::StringRef hfConfigDefaults;
 
   /// Gemma: the token embedding scaled by sqrt(hidden_size); RMSNorm
   /// weights stored in the HF files as offsets from 1 (llama.cpp's
