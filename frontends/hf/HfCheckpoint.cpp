@@ -79,6 +79,30 @@ llvm::Error checkTensors(const ModelSpec &spec, const Source &files,
   return llvm::Error::success();
 }
 
+/// transformers 4.52 and later save a vision-language model's language
+/// model under `model.language_model.` and its head as `lm_head.`, where
+/// earlier versions and Google's Gemma 3 files write
+/// `language_model.model.` and `language_model.lm_head.`: the names follow
+/// whichever the checkpoint holds.
+template <typename Source>
+void followStoredLanguageModelNames(ModelSpec &spec, const Source &files) {
+  constexpr llvm::StringLiteral kOld = "language_model.model.";
+  constexpr llvm::StringLiteral kNew = "model.language_model.";
+  std::string embedding =
+      llvm::cantFail(spec.tensorName(TensorRole::TokenEmbedding));
+  llvm::StringRef rest = embedding;
+  if (!rest.consume_front(kOld) || !files.getTensorFile(embedding).empty() ||
+      files.getTensorFile((kNew + rest).str()).empty())
+    return;
+  for (auto &[role, name] : spec.tensorNames) {
+    llvm::StringRef pattern = name;
+    if (pattern.consume_front(kOld))
+      name = (kNew + pattern).str();
+    else if (pattern.consume_front("language_model."))
+      name = pattern.str();
+  }
+}
+
 } // namespace
 
 llvm::Expected<plugins::Checkpoint> loadCheckpoint(llvm::StringRef directory) {
@@ -109,6 +133,7 @@ llvm::Expected<plugins::Checkpoint> loadCheckpoint(llvm::StringRef directory) {
     if (!packed)
       return packed.takeError();
     const PrequantizedWeights &files = **packed;
+    followStoredLanguageModelNames(*spec, files);
     llvm::Expected<std::unique_ptr<plugins::WeightSource>> sliced =
         families::sliceFusedTensors(std::move(*packed), getSlices, *spec);
     if (!sliced)
@@ -119,6 +144,7 @@ llvm::Expected<plugins::Checkpoint> loadCheckpoint(llvm::StringRef directory) {
     spec->floatWeightsByChoice = true;
   } else {
     const SafetensorsSource &files = **weights;
+    followStoredLanguageModelNames(*spec, files);
     llvm::Expected<std::unique_ptr<plugins::WeightSource>> sliced =
         families::sliceFusedTensors(std::move(*weights), getSlices, *spec);
     if (!sliced)

@@ -3,6 +3,8 @@
 
   make_gemma3_multimodal.py tests/families/models/tiny-gemma3 \\
       tests/families/models/tiny-gemma3-mm
+  make_gemma3_multimodal.py --relaid tests/families/models/tiny-gemma3 \\
+      tests/families/models/tiny-gemma3-mm-relaid
 
 Google's Gemma 3 checkpoints of 4B and up are vision-language models: a
 `gemma3` config.json whose `text_config` states little more than the
@@ -12,7 +14,9 @@ and projector beside them. This writes the same language model that way:
 the text_config keeps only what differs from Gemma3TextConfig's defaults,
 every tensor of tiny-gemma3 is renamed `language_model.<name>`, and two
 small vision tensors stand in for the tower. The logits are tiny-gemma3's,
-so its references (refs/tiny-gemma3.f32.*) apply unchanged.
+so its references (refs/tiny-gemma3.f32.*) apply unchanged. With
+--relaid the names are those transformers 4.52 and later save:
+`model.language_model.<name>` (and `lm_head.`), the tower under `model.`.
 """
 import json
 import os
@@ -73,8 +77,19 @@ def write_safetensors(path, tensors):
             f.write(tensors[name][1])
 
 
+def stored_name(name, relaid):
+    """Where Google's files (or, relaid, transformers 4.52's) keep tensor
+    `name` of the language model."""
+    if not relaid:
+        return "language_model." + name
+    if name.startswith("model."):
+        return "model.language_model." + name[len("model."):]
+    return name
+
+
 def main():
-    source, out = sys.argv[1], sys.argv[2]
+    relaid = "--relaid" in sys.argv
+    source, out = [arg for arg in sys.argv[1:] if arg != "--relaid"]
     with open(os.path.join(source, "config.json")) as f:
         text = json.load(f)
     text_config = {key: value for key, value in text.items()
@@ -99,10 +114,12 @@ def main():
     with open(os.path.join(out, "config.json"), "w") as f:
         json.dump(config, f, indent=2)
         f.write("\n")
-    tensors = {"language_model." + name: value for name, value in
+    tensors = {stored_name(name, relaid): value for name, value in
                read_safetensors(os.path.join(source, "model.safetensors"))
                .items()}
     for name, shape in VISION_TENSORS.items():
+        if relaid:
+            name = "model." + name
         count = 1
         for dim in shape:
             count *= dim
