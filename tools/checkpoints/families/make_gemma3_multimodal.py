@@ -24,6 +24,10 @@ import shutil
 import struct
 import sys
 
+import numpy as np
+
+from make_family_checkpoint import write_safetensors
+
 # Gemma3TextConfig's defaults for the keys tiny-gemma3 states.
 TEXT_DEFAULTS = {
     "vocab_size": 262208, "hidden_size": 2304, "intermediate_size": 9216,
@@ -48,33 +52,16 @@ VISION_TENSORS = {
 
 
 def read_safetensors(path):
+    """The F32 tensors of a safetensors file, by name."""
     with open(path, "rb") as f:
         (size,) = struct.unpack("<Q", f.read(8))
         header = json.loads(f.read(size))
         data = f.read()
     header.pop("__metadata__", None)
-    return {name: (entry["shape"],
-                   data[entry["data_offsets"][0]:entry["data_offsets"][1]])
+    return {name: np.frombuffer(
+                data[entry["data_offsets"][0]:entry["data_offsets"][1]],
+                "<f4").reshape(entry["shape"])
             for name, entry in header.items()}
-
-
-def write_safetensors(path, tensors):
-    """F32 tensors laid out as safetensors' save_file writes them."""
-    header, offset = {}, 0
-    names = sorted(tensors)
-    for name in names:
-        shape, data = tensors[name]
-        header[name] = {"dtype": "F32", "shape": shape,
-                        "data_offsets": [offset, offset + len(data)]}
-        offset += len(data)
-    header["__metadata__"] = {"format": "pt"}
-    header_bytes = json.dumps(header, separators=(",", ":")).encode()
-    header_bytes += b" " * (-len(header_bytes) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(header_bytes)))
-        f.write(header_bytes)
-        for name in names:
-            f.write(tensors[name][1])
 
 
 def stored_name(name, relaid):
@@ -120,10 +107,7 @@ def main():
     for name, shape in VISION_TENSORS.items():
         if relaid:
             name = "model." + name
-        count = 1
-        for dim in shape:
-            count *= dim
-        tensors[name] = (shape, struct.pack(f"<{count}f", *([0.5] * count)))
+        tensors[name] = np.full(shape, 0.5, np.float32)
     write_safetensors(os.path.join(out, "model.safetensors"), tensors)
     for name in ("generation_config.json", "tokenizer.json",
                  "tokenizer_config.json"):
