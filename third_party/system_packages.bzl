@@ -18,7 +18,17 @@ def _pinned_version(rctx, package):
 def check_package(rctx, package):
     """Fails unless `package` is installed at its pinned version."""
     want = _pinned_version(rctx, package)
-    result = rctx.execute(["dpkg-query", "-W", "-f=${Status} ${Version}", package])
+    query = ["dpkg-query", "-W", "-f=${Status} ${Version}"]
+
+    # With arm64 enabled for the cross build, a Multi-Arch: same package is
+    # installed once per architecture: the native one is meant. An
+    # Architecture: all package has no native one.
+    result = None
+    if ":" not in package:
+        native = rctx.execute(["dpkg", "--print-architecture"]).stdout.strip()
+        result = rctx.execute(query + [package + ":" + native])
+    if result == None or result.return_code != 0:
+        result = rctx.execute(query + [package])
     if result.return_code != 0 or not result.stdout.startswith("install ok installed"):
         fail("Debian package '%s' (version %s) is not installed; %s." %
              (package, want, _SETUP_HINT))
