@@ -45,8 +45,8 @@ if [[ $(id -u) -ne 0 ]]; then sudo_cmd=(sudo); fi
 export DEBIAN_FRONTEND=noninteractive
 # A pin such as libabsl-dev:arm64 (the aarch64 cross build) needs dpkg to
 # know that architecture before apt-get update reads its package lists.
-known_archs=" $(dpkg --print-architecture) $(dpkg --print-foreign-architectures \
-  | tr '\n' ' ')"
+foreign_archs=$(dpkg --print-foreign-architectures | tr '\n' ' ')
+known_archs=" $(dpkg --print-architecture) $foreign_archs"
 for pin in "${missing[@]}"; do
   pkg=${pin%%=*}
   [[ "$pkg" == *:* ]] || continue
