@@ -5,7 +5,8 @@
     run under qemu-aarch64-static.
   - `qemu_aarch64_test(name, binary, args)`: the test `binary` (a cc_test)
     built for aarch64 and run under qemu, so `bazel test` on x86 covers the
-    ARM build of a kernel.
+    ARM build of a kernel; `qemu_aarch64_tests(tests)` makes one for each
+    cc_test of a package that `tests` names.
 
 The transition sets what `--config=aarch64` (.bazelrc) sets; tools such as
 protoc stay in the host configuration.
@@ -83,3 +84,14 @@ qemu_aarch64_test = rule(
     ),
     test = True,
 )
+
+def qemu_aarch64_tests(tests):
+    """`name_aarch64`, a qemu_aarch64_test, for each cc_test `name` of the
+    package in `tests`."""
+    for name in tests:
+        qemu_aarch64_test(
+            name = name + "_aarch64",
+            size = "small",
+            binary = ":" + name,
+            testonly = True,
+        )
