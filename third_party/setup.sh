@@ -11,10 +11,25 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 pins="$here/packages.txt"
 
+native_arch=$(dpkg --print-architecture)
+
+# The status and version of `pkg`. With a foreign architecture enabled, a
+# Multi-Arch: same package (libabsl-dev) may be installed twice, so an
+# unqualified name means the native one; an Architecture: all package
+# (nlohmann-json3-dev) has no native one.
+installed_status() {
+  local pkg=$1 format='${Status} ${Version}'
+  if [[ "$pkg" != *:* ]] &&
+    dpkg-query -W -f="$format" "$pkg:$native_arch" 2>/dev/null; then
+    return
+  fi
+  dpkg-query -W -f="$format" "$pkg" 2>/dev/null || true
+}
+
 missing=()
 while read -r pkg version; do
   [[ -z "$pkg" || "$pkg" == \#* ]] && continue
-  installed=$(dpkg-query -W -f='${Status} ${Version}' "$pkg" 2>/dev/null || true)
+  installed=$(installed_status "$pkg")
   if [[ "$installed" != "install ok installed $version" ]]; then
     missing+=("$pkg=$version")
   fi
@@ -28,6 +43,19 @@ echo "llmc setup: installing ${#missing[@]} pinned package(s): ${missing[*]}" >&
 sudo_cmd=()
 if [[ $(id -u) -ne 0 ]]; then sudo_cmd=(sudo); fi
 export DEBIAN_FRONTEND=noninteractive
+# A pin such as libabsl-dev:arm64 (the aarch64 cross build) needs dpkg to
+# know that architecture before apt-get update reads its package lists.
+foreign_archs=$(dpkg --print-foreign-architectures | tr '\n' ' ')
+known_archs=" $(dpkg --print-architecture) $foreign_archs"
+for pin in "${missing[@]}"; do
+  pkg=${pin%%=*}
+  [[ "$pkg" == *:* ]] || continue
+  arch=${pkg#*:}
+  if [[ "$known_archs" != *" $arch "* ]]; then
+    "${sudo_cmd[@]}" dpkg --add-architecture "$arch"
+    known_archs+="$arch "
+  fi
+done
 "${sudo_cmd[@]}" apt-get update -qq
 "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends \
   --allow-downgrades "${missing[@]}" >/dev/null

@@ -11,6 +11,8 @@
 
 #if defined(__x86_64__)
 #include <immintrin.h>
+#elif defined(__aarch64__)
+#include <arm_neon.h>
 #endif
 
 namespace llmc::cmodel {
@@ -76,6 +78,41 @@ static bool detectF16c() {
 static bool detectF16c() { return false; }
 #endif
 
+#if defined(__aarch64__)
+// FCVT under Linux's default FPCR (round to nearest even, no flush to
+// zero, NaNs quieted keeping their top payload bits) is, like F16C, bit
+// for bit the scalar functions of Float16.h. Advanced SIMD is baseline.
+static inline float32x4_t loadHalvesNeon(const uint8_t *at) {
+  return vcvt_f32_f16(vreinterpret_f16_u8(vld1_u8(at)));
+}
+
+static void halfToFloatNeon(const uint8_t *halves, int64_t count, float *out) {
+  int64_t i = 0;
+  for (; i + 4 <= count; i += 4)
+    vst1q_f32(out + i, loadHalvesNeon(halves + 2 * i));
+  for (; i < count; ++i)
+    out[i] = halfToFloat(loadU16(halves + 2 * i));
+}
+
+static void floatToHalfNeon(const float *values, int64_t count,
+                            uint8_t *halves) {
+  int64_t i = 0;
+  for (; i + 4 <= count; i += 4)
+    vst1_u8(halves + 2 * i,
+            vreinterpret_u8_f16(vcvt_f16_f32(vld1q_f32(values + i))));
+  for (; i < count; ++i)
+    storeU16(halves + 2 * i, floatToHalf(values[i]));
+}
+
+static void roundToHalfNeon(float *values, int64_t count) {
+  int64_t i = 0;
+  for (; i + 4 <= count; i += 4)
+    vst1q_f32(values + i, vcvt_f32_f16(vcvt_f16_f32(vld1q_f32(values + i))));
+  for (; i < count; ++i)
+    values[i] = roundToHalf(values[i]);
+}
+#endif
+
 bool usesF16c() {
   static const bool available = detectF16c();
   return available;
@@ -85,6 +122,8 @@ void halfToFloatArray(const uint8_t *halves, int64_t count, float *out) {
 #if defined(__x86_64__)
   if (usesF16c())
     return halfToFloatF16c(halves, count, out);
+#elif defined(__aarch64__)
+  return halfToFloatNeon(halves, count, out);
 #endif
   for (int64_t i = 0; i < count; ++i)
     out[i] = halfToFloat(loadU16(halves + 2 * i));
@@ -94,6 +133,8 @@ void floatToHalfArray(const float *values, int64_t count, uint8_t *halves) {
 #if defined(__x86_64__)
   if (usesF16c())
     return floatToHalfF16c(values, count, halves);
+#elif defined(__aarch64__)
+  return floatToHalfNeon(values, count, halves);
 #endif
   for (int64_t i = 0; i < count; ++i)
     storeU16(halves + 2 * i, floatToHalf(values[i]));
@@ -105,6 +146,8 @@ void roundElements(DType type, float *values, int64_t count) {
 #if defined(__x86_64__)
     if (usesF16c())
       return roundToHalfF16c(values, count);
+#elif defined(__aarch64__)
+    return roundToHalfNeon(values, count);
 #endif
     for (int64_t i = 0; i < count; ++i)
       values[i] = roundToHalf(values[i]);

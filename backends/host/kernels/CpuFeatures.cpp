@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <set>
 #include <string>
 #include <utility>
@@ -80,6 +81,12 @@ static CpuFeatures probe() {
   }
   return f;
 }
+#elif defined(__aarch64__)
+static CpuFeatures probe() {
+  CpuFeatures f;
+  f.neon = true;
+  return f;
+}
 #else
 static CpuFeatures probe() { return CpuFeatures(); }
 #endif
@@ -110,6 +117,7 @@ std::string CpuFeatures::describe() const {
   add(amxTile, "amx-tile");
   add(amxBf16, "amx-bf16");
   add(amxInt8, "amx-int8");
+  add(neon, "neon");
   return out;
 }
 
@@ -125,24 +133,32 @@ bool isIsaSupported(Isa isa) {
     return avx2 && f.avx512f && f.avx512bw && f.avx512vl;
   case Isa::Avx512Vnni:
     return isIsaSupported(Isa::Avx512) && f.avx512vnni;
+  case Isa::Neon:
+    return f.neon;
   }
   return false;
 }
 
 Isa clampIsa(Isa isa) {
-  while (isa != Isa::Scalar && !isIsaSupported(isa))
-    isa = Isa(int(isa) - 1);
-  return isa;
+  // Support is monotonic along kIsas: the last supported path up to `isa`.
+  Isa best = Isa::Scalar;
+  for (Isa candidate : kIsas) {
+    if (isIsaSupported(candidate))
+      best = candidate;
+    if (candidate == isa)
+      break;
+  }
+  return best;
 }
 
 Isa selectIsa() {
-  Isa best = clampIsa(Isa::Avx512Vnni);
+  Isa best = clampIsa(std::end(kIsas)[-1]);
   const char *requested = std::getenv("LLMC_HOST_ISA");
   if (!requested || !*requested)
     return best;
   for (Isa isa : kIsas)
     if (std::strcmp(requested, getIsaName(isa)) == 0)
-      return int(isa) < int(best) ? isa : best;
+      return clampIsa(isa);
   return best; // An unknown name asks for nothing.
 }
 
@@ -156,6 +172,8 @@ const char *getIsaName(Isa isa) {
     return "avx512";
   case Isa::Avx512Vnni:
     return "avx512vnni";
+  case Isa::Neon:
+    return "neon";
   }
   return "unknown";
 }

@@ -4,7 +4,8 @@
 // the work over threads and pick, per call, the table of the requested Isa;
 // each table holds the inner pieces compiled for that instruction set
 // (LinearScalar.cpp; LinearAvx2.cpp with GemvAvx2.cpp and AttentionAvx2.cpp;
-// the same for AVX-512).
+// the same for AVX-512; LinearNeon.cpp with GemvNeon.cpp and
+// ConvertNeon.cpp on aarch64).
 //
 //===----------------------------------------------------------------------===//
 
@@ -164,6 +165,7 @@ const IsaKernels &getScalarKernels();
 const IsaKernels &getAvx2Kernels();
 const IsaKernels &getAvx512Kernels();
 const IsaKernels &getAvx512VnniKernels();
+const IsaKernels &getNeonKernels();
 
 /// The table of `isa`, lowered to what the host supports.
 const IsaKernels &getKernels(Isa isa);
@@ -273,6 +275,10 @@ void widenF16Avx512(const uint16_t *in, float *out, int64_t n);
 void widenBF16Avx512(const uint16_t *in, float *out, int64_t n);
 void narrowF16Avx512(const float *in, uint16_t *out, int64_t n);
 void narrowBF16Avx512(const float *in, uint16_t *out, int64_t n);
+void widenF16Neon(const uint16_t *in, float *out, int64_t n);
+void widenBF16Neon(const uint16_t *in, float *out, int64_t n);
+void narrowF16Neon(const float *in, uint16_t *out, int64_t n);
+void narrowBF16Neon(const float *in, uint16_t *out, int64_t n);
 
 /// The pieces each SIMD path shares between its files.
 void gateAvx2(Activation act, float *g, const float *u, int64_t n);
@@ -283,6 +289,7 @@ void gateAvx512(Activation act, float *g, const float *u, int64_t n);
 void dequantizeAvx512(const Weights &w, int64_t j, int64_t c0, int64_t len,
                       float *out);
 void gemvAvx512(const LinearArgs &args, ColumnClaims &claims);
+void gemvNeon(const LinearArgs &args, ColumnClaims &claims);
 /// gemvAvx512, with 8- and 4-bit weights by integer dot products.
 void gemvAvx512Vnni(const LinearArgs &args, ColumnClaims &claims);
 /// The blocked product by integer dot products, for symmetric 8- and 4-bit

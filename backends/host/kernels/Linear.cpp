@@ -34,6 +34,8 @@ const IsaKernels &getKernels(Isa isa) {
     return getAvx512Kernels();
   case Isa::Avx2:
     return getAvx2Kernels();
+  case Isa::Neon:
+    return getNeonKernels();
   case Isa::Scalar:
     break;
   }

@@ -33,6 +33,8 @@ namespace llmc::host {
 static void cpuRelax() {
 #if defined(__x86_64__)
   _mm_pause();
+#elif defined(__aarch64__)
+  __asm__ volatile("yield");
 #else
   std::this_thread::yield();
 #endif
