@@ -13,7 +13,7 @@ namespace {
 /// The code point that ends `text` (non-empty, well-formed UTF-8).
 uint32_t lastChar(std::string_view text) {
   size_t start = text.size() - 1;
-  while (start > 0 && (static_cast<uint8_t>(text[start]) & 0xC0) == 0x80)
+  while (start > 0 && isUtf8ContinuationByte(text[start]))
     --start;
   return readUtf8(text, start).codePoint;
 }
@@ -23,8 +23,7 @@ size_t trailingSpaceStart(std::string_view text) {
   size_t start = text.size();
   while (start > 0) {
     size_t charStart = start - 1;
-    while (charStart > 0 &&
-           (static_cast<uint8_t>(text[charStart]) & 0xC0) == 0x80)
+    while (charStart > 0 && isUtf8ContinuationByte(text[charStart]))
       --charStart;
     if (!isWhiteSpace(readUtf8(text, charStart).codePoint))
       break;

@@ -97,8 +97,7 @@ public:
         // The last character starts at the last byte that is not a
         // continuation byte.
         size_t start = end - 1;
-        while (start > begin &&
-               (static_cast<unsigned char>(text[start]) & 0xC0) == 0x80)
+        while (start > begin && isUtf8ContinuationByte(text[start]))
           --start;
         if (!isWhiteSpace(readUtf8(text, start).codePoint))
           break;

@@ -31,10 +31,6 @@ size_t getChildBase(uint32_t unit) {
 /// A value unit's value: here, where its replacement starts.
 size_t getValue(uint32_t unit) { return unit & ~kIsValue; }
 
-bool isContinuationByte(char byte) {
-  return (static_cast<unsigned char>(byte) & 0xC0) == 0x80;
-}
-
 absl::Status malformed(const std::string &problem) {
   return absl::InvalidArgumentError(problem);
 }
@@ -51,10 +47,7 @@ PrecompiledCharsmap::parse(std::string_view bytes) {
     return malformed(support::strCat("has ", bytes.size(),
                                      " bytes, too few for the trie's size"));
   auto readUint32 = [&](size_t at) {
-    uint32_t value = 0;
-    for (size_t i = 0; i < 4; ++i)
-      value |= uint32_t(static_cast<unsigned char>(bytes[at + i])) << (8 * i);
-    return value;
+    return support::readLittleEndian<uint32_t>(bytes.data() + at);
   };
   size_t trieBytes = readUint32(0);
   if (trieBytes == 0 || trieBytes % 4 != 0)
@@ -84,7 +77,8 @@ PrecompiledCharsmap::parse(std::string_view bytes) {
       return malformed(support::strCat("has a trie unit ", index,
                                        " whose value unit is missing"));
     size_t start = getValue(units[valueIndex]);
-    if (start >= replacements.size() || isContinuationByte(replacements[start]))
+    if (start >= replacements.size() ||
+        isUtf8ContinuationByte(replacements[start]))
       return malformed(
           support::strCat("has a rule whose replacement starts at byte ", start,
                           " of ", replacements.size(), ", not at a character"));
@@ -111,7 +105,7 @@ PrecompiledCharsmap::findLongestRule(std::string_view text) const {
     bool endsKey = hasValue(units[node]);
     node ^= getChildBase(units[node]);
     bool endsCharacter =
-        i + 1 == text.size() || !isContinuationByte(text[i + 1]);
+        i + 1 == text.size() || !isUtf8ContinuationByte(text[i + 1]);
     if (!endsKey || !endsCharacter || node >= units.size())
       continue;
     size_t start = getValue(units[node]);

@@ -95,8 +95,7 @@ size_t completeUtf8Length(std::string_view text) {
   // Only the last three bytes can belong to a cut-off character.
   size_t start = text.size() > 3 ? text.size() - 3 : 0;
   for (size_t offset = start; offset < text.size(); ++offset) {
-    uint8_t byte = static_cast<uint8_t>(text[offset]);
-    if ((byte & 0xC0) == 0x80)
+    if (isUtf8ContinuationByte(text[offset]))
       continue;
     if (readUtf8(text, offset).truncated)
       return offset;

@@ -33,6 +33,11 @@ struct Utf8Char {
   bool truncated = false;
 };
 
+/// Whether `byte` continues a character (10xxxxxx) rather than starting one.
+inline bool isUtf8ContinuationByte(char byte) {
+  return (static_cast<unsigned char>(byte) & 0xC0) == 0x80;
+}
+
 /// Reads the character that starts at `offset` (< text.size()).
 Utf8Char readUtf8(std::string_view text, size_t offset);
 
