@@ -75,7 +75,7 @@ absl::StatusOr<std::string> readFile(const std::string &path) {
 std::string_view errorReason(const absl::Status &status) {
   // The messages read "<path>: <step>: <reason>" or "<path>: <reason>", and
   // no reason holds ": ".
-  std::string_view message(status.message().data(), status.message().size());
+  std::string_view message = getMessage(status);
   size_t at = message.rfind(": ");
   return at == std::string_view::npos ? message : message.substr(at + 2);
 }

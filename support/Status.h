@@ -55,20 +55,33 @@ inline std::string_view getMessage(const absl::Status &status) {
   return {status.message().data(), status.message().size()};
 }
 
-/// `status` with `prefix` put before its message (`piece decode: ...`). Its
-/// code and payloads stay, so a caller can still tell a full KV cache or a
-/// trap from other failures. An OK status stays OK.
-inline absl::Status prefixStatus(std::string_view prefix,
-                                 const absl::Status &status) {
+/// `status` with `prefix` put before its message and `suffix` after it
+/// (`piece decode: ...`, `... (-p)`). Its code and payloads stay, so a
+/// caller can still tell a full KV cache or a trap from other failures. An
+/// OK status stays OK.
+inline absl::Status annotateStatus(std::string_view prefix,
+                                   const absl::Status &status,
+                                   std::string_view suffix) {
   if (status.ok())
     return status;
   std::string message(prefix);
   message.append(status.message().data(), status.message().size());
-  absl::Status prefixed(status.code(), message);
+  message.append(suffix);
+  absl::Status annotated(status.code(), message);
   status.ForEachPayload([&](absl::string_view url, const absl::Cord &payload) {
-    prefixed.SetPayload(url, payload);
+    annotated.SetPayload(url, payload);
   });
-  return prefixed;
+  return annotated;
+}
+
+inline absl::Status prefixStatus(std::string_view prefix,
+                                 const absl::Status &status) {
+  return annotateStatus(prefix, status, "");
+}
+
+inline absl::Status suffixStatus(const absl::Status &status,
+                                 std::string_view suffix) {
+  return annotateStatus("", status, suffix);
 }
 
 } // namespace llmc::support

@@ -6,7 +6,7 @@
 #include "runtime/vision/ImagePrompt.h"
 #include "support/Status.h"
 
-#include <algorithm>
+#include "absl/algorithm/container.h"
 
 namespace llmc {
 
@@ -87,9 +87,8 @@ ChatSession::send(std::string_view userText, const TokenCallback &callback,
   // A reply that ended at a stop token is closed by the reply suffix; one
   // cut short ended inside its text, which the suffix follows.
   std::optional<int32_t> pending = conversation.getPendingToken();
-  absl::Span<const int32_t> stops = model.getStopTokens();
   PendingToken policy =
-      pending && std::find(stops.begin(), stops.end(), *pending) != stops.end()
+      pending && absl::c_linear_search(model.getStopTokens(), *pending)
           ? PendingToken::Drop
           : PendingToken::Feed;
   LLMC_ASSIGN_OR_RETURN(

@@ -9,6 +9,8 @@
 #include "runtime/tokenizer/StreamingDetokenizer.h"
 #include "support/Status.h"
 
+#include "absl/algorithm/container.h"
+
 #include <algorithm>
 
 namespace llmc {
@@ -43,11 +45,6 @@ Conversation::getSampler(const sampling::SamplingParams &params) {
   LLMC_RETURN_IF_ERROR(sampling::Sampler::validate(params));
   sampler.emplace(params);
   return &*sampler;
-}
-
-/// Whether `ids` holds `id`.
-static bool holds(absl::Span<const int32_t> ids, int32_t id) {
-  return std::find(ids.begin(), ids.end(), id) != ids.end();
 }
 
 absl::StatusOr<GenerateResult>
@@ -117,7 +114,7 @@ Conversation::send(absl::Span<const int32_t> ids,
       result.logits.insert(result.logits.end(), token.logits.begin(),
                            token.logits.end());
     bool last = token.step + 1 == limits.maxNewTokens ||
-                holds(limits.stopTokens, token.id);
+                absl::c_linear_search(limits.stopTokens, token.id);
     std::string text;
     if (detokenizer) {
       text = detokenizer->push(token.id);
@@ -137,7 +134,7 @@ Conversation::send(absl::Span<const int32_t> ids,
   pending = result.ids.back();
   if (endedByCallback && detokenizer)
     result.text += detokenizer->flush();
-  if (holds(limits.stopTokens, result.ids.back()))
+  if (absl::c_linear_search(limits.stopTokens, result.ids.back()))
     result.finish = FinishReason::StopToken;
   else if (endedByCallback)
     result.finish = FinishReason::Callback;

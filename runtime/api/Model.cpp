@@ -12,9 +12,9 @@
 #include "support/Status.h"
 #include "support/Strings.h"
 
-#include <nlohmann/json.hpp>
+#include "absl/algorithm/container.h"
 
-#include <algorithm>
+#include <nlohmann/json.hpp>
 
 namespace llmc {
 
@@ -167,7 +167,7 @@ Model::load(std::string_view path, const ModelOptions &options) {
   if (model->tokenizer)
     for (const std::string &text : model->chatTemplate.stopStrings())
       if (std::optional<int32_t> id = model->tokenizer->tokenToId(text))
-        if (std::find(stops.begin(), stops.end(), *id) == stops.end())
+        if (!absl::c_linear_search(stops, *id))
           stops.push_back(*id);
   return model;
 }

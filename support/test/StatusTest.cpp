@@ -38,6 +38,10 @@ TEST(StatusTest, PrefixKeepsTheCodeAndThePayloads) {
   ASSERT_TRUE(prefixed.GetPayload("llmc/test").has_value());
   EXPECT_EQ(*prefixed.GetPayload("llmc/test"), "8");
   EXPECT_TRUE(prefixStatus("turn 2: ", absl::OkStatus()).ok());
+  absl::Status suffixed = suffixStatus(full, " (-p)");
+  EXPECT_EQ(suffixed.message(), "cache full (-p)");
+  EXPECT_TRUE(absl::IsResourceExhausted(suffixed));
+  EXPECT_TRUE(suffixed.GetPayload("llmc/test").has_value());
 }
 
 TEST(StatusTest, MessagesCrossToLlvmAndBack) {

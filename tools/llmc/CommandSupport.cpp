@@ -37,9 +37,7 @@ void printWarning(std::string_view message) {
 }
 
 int reportError(const absl::Status &status) {
-  // Debian's Abseil has its own string_view.
-  printError(
-      std::string_view(status.message().data(), status.message().size()));
+  printError(support::getMessage(status));
   return 1;
 }
 

@@ -88,8 +88,7 @@ absl::Status explainCapacity(const absl::Status &error,
                              std::string_view remedy) {
   if (!session::getCacheCapacity(error))
     return error;
-  return absl::Status(error.code(),
-                      support::strCat(error.message(), " (", remedy, ")"));
+  return support::suffixStatus(error, support::strCat(" (", remedy, ")"));
 }
 
 nlohmann::json turnsToJson(absl::Span<const session::Turn> turns) {

@@ -61,10 +61,7 @@ struct RunOptions {
 
 /// `status` marked as the fault of -p.
 static absl::Status atPrompt(const absl::Status &status) {
-  if (status.ok())
-    return status;
-  return absl::Status(status.code(),
-                      support::strCat(status.message(), " (-p)"));
+  return support::suffixStatus(status, " (-p)");
 }
 
 /// Runs `place` (which runs the vision pieces) and prints how long they

@@ -73,7 +73,7 @@ std::optional<TrapKind> getTrapKind(const absl::Status &status) {
 }
 
 std::string_view getTrapMessage(const absl::Status &status) {
-  std::string_view message(status.message().data(), status.message().size());
+  std::string_view message = support::getMessage(status);
   if (std::optional<TrapKind> kind = getTrapKind(status))
     support::consumePrefix(message, getPrefix(*kind));
   return message;
