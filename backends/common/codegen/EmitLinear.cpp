@@ -29,6 +29,9 @@ namespace {
 
 /// Tiles issued ahead of the computation.
 constexpr int64_t kPrefetch = 2;
+/// The longest short last tile a piece's last projection tries, in
+/// channels per lane.
+constexpr int64_t kMaxTailPerLane = 16;
 
 bool present(const cmd::GlobalTensor &tensor) { return tensor.rows() > 0; }
 
@@ -55,6 +58,36 @@ struct ProjectionTiling {
   /// wait for the previous op's stores, but the first computation waits for
   /// x.
   int64_t tilesBeforeX = kPrefetch;
+  /// Splitting channels: when positive, the last tile is this many channels
+  /// per lane and the tiles before it share the rest. A piece's last
+  /// projection leaves its last tile's computation exposed; a short last
+  /// tile shortens that tail without the latency of more, smaller tiles.
+  int64_t tailPerLane = 0;
+
+  /// The tiling of a last tile of `channels`: splitting channels, a tile
+  /// shorter than the others spreads over every lane, as many per lane as
+  /// that takes, rather than over the first lanes at the full tile's depth.
+  ProjectionTiling getLastTile(int64_t channels, int64_t lanes) const {
+    ProjectionTiling last = *this;
+    last.tailPerLane = 0;
+    if (split != LaneSplit::Channels || channels >= channelTile)
+      return last;
+    last.perLane = llvm::divideCeil(channels, lanes);
+    last.channelTile = last.perLane * lanes;
+    return last;
+  }
+
+  /// The [first channel, channels) of each tile of `n` output channels.
+  std::vector<std::pair<int64_t, int64_t>>
+  getChannelTiles(int64_t n, int64_t lanes) const {
+    int64_t tail = std::min(n, tailPerLane * lanes);
+    std::vector<std::pair<int64_t, int64_t>> tiles;
+    for (int64_t n0 = 0; n0 < n - tail; n0 += channelTile)
+      tiles.push_back({n0, std::min(channelTile, n - tail - n0)});
+    if (tail > 0)
+      tiles.push_back({n - tail, tail});
+    return tiles;
+  }
 };
 
 /// One projection's share of a tile of output channels; `quantized` holds
@@ -240,6 +273,10 @@ struct ProjectionWork {
   /// All of y's rows over the lanes where a layer group holds them: the
   /// row split computes each channel tile there and stores nothing.
   const cmd::LocalTensor *heldY = nullptr;
+  /// What the op emits after these projections (a gated MLP's down
+  /// projection), costed with each tiling: a tiling that finishes these
+  /// sooner may load what follows later.
+  llvm::function_ref<llvm::Error(Emitter &)> then = nullptr;
 };
 
 /// The output channels a tile of a held y starts at a multiple of: the
@@ -312,9 +349,9 @@ largestTiling(Emitter &emitter, const ProjectionWork &work, LaneSplit split) {
   } else {
     // Rows spread evenly over the lanes, as many on each as fit; a held x
     // or y has its own.
-    tiling.perLane = work.heldX ? work.heldX->per_lane()
-                                : llvm::divideCeil(
-                                      std::min(m, fittingRows * lanes), lanes);
+    tiling.perLane =
+        work.heldX ? work.heldX->per_lane()
+                   : llvm::divideCeil(std::min(m, fittingRows * lanes), lanes);
     if (work.heldY) {
       if (work.heldX && work.heldX->per_lane() != work.heldY->per_lane())
         return std::nullopt;
@@ -324,15 +361,12 @@ largestTiling(Emitter &emitter, const ProjectionWork &work, LaneSplit split) {
     if (work.heldY && tiling.rowTile < m)
       return std::nullopt;
     int64_t unit = getHeldChannelUnit(emitter, work);
-    tiling.channelTile =
-        std::min(n, unit * largestFitting(llvm::divideCeil(n, unit),
-                                          [&](int64_t units) {
-                                            ProjectionTiling candidate = tiling;
-                                            candidate.channelTile =
-                                                std::min(n, units * unit);
-                                            return fits(emitter, work,
-                                                        candidate);
-                                          }));
+    tiling.channelTile = std::min(
+        n, unit * largestFitting(llvm::divideCeil(n, unit), [&](int64_t units) {
+             ProjectionTiling candidate = tiling;
+             candidate.channelTile = std::min(n, units * unit);
+             return fits(emitter, work, candidate);
+           }));
   }
   if (tiling.channelTile == 0)
     return std::nullopt;
@@ -353,19 +387,25 @@ llvm::Error streamChannels(Emitter &emitter, const ProjectionWork &work,
     emitter.getArena().beginOp();
     ProjectionPlan plan(emitter, tiling, work.outputType, work.residual,
                         work.quantizedType, work.heldY);
+    std::vector<std::pair<int64_t, int64_t>> channelTiles =
+        tiling.getChannelTiles(n, emitter.getLanes());
+    auto tiles = static_cast<int64_t>(channelTiles.size());
+    ProjectionPlan lastPlan(
+        emitter,
+        tiling.getLastTile(channelTiles.back().second, emitter.getLanes()),
+        work.outputType, work.residual, work.quantizedType, work.heldY);
     cmd::LocalTensor xLocal =
         work.heldX ? *work.heldX : plan.activationLayout(x, rows);
     if (!work.heldX)
       if (llvm::Error error = emitter.pin(xLocal))
         return error;
-    int64_t tiles = llvm::divideCeil(n, tiling.channelTile);
     std::vector<std::vector<ProjectionTile>> loaded(tiles);
     auto issueLoads = [&](int64_t t) -> llvm::Error {
-      int64_t n0 = t * tiling.channelTile;
-      int64_t count = std::min(tiling.channelTile, n - n0);
+      auto [n0, count] = channelTiles[t];
       for (const ProjectionWeights &weights : work.projections) {
         llvm::Expected<ProjectionTile> tile =
-            plan.load(weights, m0, n0, count, rows, loaded[t].empty());
+            (t == tiles - 1 ? lastPlan : plan)
+                .load(weights, m0, n0, count, rows, loaded[t].empty());
         if (!tile)
           return tile.takeError();
         loaded[t].push_back(*tile);
@@ -385,7 +425,7 @@ llvm::Error streamChannels(Emitter &emitter, const ProjectionWork &work,
     for (int64_t t = 0; t < tiles; ++t) {
       for (auto [tile, weights] : llvm::zip(loaded[t], work.projections))
         plan.compute(xLocal, tile, weights.input);
-      finish(loaded[t], m0, t * tiling.channelTile);
+      finish(loaded[t], m0, channelTiles[t].first);
       if (t + kPrefetch < tiles)
         if (llvm::Error error = issueLoads(t + kPrefetch))
           return error;
@@ -463,6 +503,14 @@ llvm::Error streamFastest(Emitter &emitter, const ProjectionWork &work,
         finer.channelTile = finer.perLane * emitter.getLanes();
         tails.push_back(finer);
       }
+      // A short last tile after tiles of this size.
+      int64_t n = work.projections.front().weight.rows();
+      for (int64_t tail = 1; tail < std::min(tiling.perLane, kMaxTailPerLane);
+           ++tail)
+        if (tail * emitter.getLanes() < n) {
+          tails.push_back(tiling);
+          tails.back().tailPerLane = tail;
+        }
     }
     candidates.insert(candidates.end(), tails.begin(), tails.end());
     size_t listed = candidates.size();
@@ -472,9 +520,13 @@ llvm::Error streamFastest(Emitter &emitter, const ProjectionWork &work,
     }
   }
   llvm::Expected<ProjectionTiling> best = chooseFastest<ProjectionTiling>(
-      emitter, candidates, [&](Emitter &trial, const ProjectionTiling &tiling) {
-        return streamChannels(trial, work, tiling,
-                              [&](auto &&...args) { finish(trial, args...); });
+      emitter, candidates,
+      [&](Emitter &trial, const ProjectionTiling &tiling) -> llvm::Error {
+        if (llvm::Error error =
+                streamChannels(trial, work, tiling,
+                               [&](auto &&...args) { finish(trial, args...); }))
+          return error;
+        return work.then ? work.then(trial) : llvm::Error::success();
       });
   if (!best)
     return best.takeError();
@@ -492,8 +544,9 @@ llvm::Error emitProjection(Emitter &emitter, const cmd::GlobalTensor &x,
                            const cmd::LocalTensor *heldY) {
   if (emitter.isUntiled())
     return emitUntiledProjection(emitter, x, weights, y, residual);
-  ProjectionWork work{x,         weights,   y.dtype(), residual,
-                      cmd::DTYPE_INVALID, endsPiece, heldX, heldY};
+  ProjectionWork work{
+      x,         weights, y.dtype(), residual, cmd::DTYPE_INVALID,
+      endsPiece, heldX,   heldY};
   return streamFastest(
       emitter, work,
       [&](Emitter &target, llvm::ArrayRef<ProjectionTile> tiles, int64_t m0,
@@ -530,7 +583,8 @@ static llvm::Error emitGatedActivation(
     Emitter &emitter, const cmd::GlobalTensor &x, const ProjectionWeights &gate,
     const ProjectionWeights &up, top::Activation activation,
     cmd::DType hiddenType, const ActivationQuantization &intermediate,
-    const cmd::GlobalTensor &scratch, const cmd::LocalTensor *heldX) {
+    const cmd::GlobalTensor &scratch, const cmd::LocalTensor *heldX,
+    llvm::function_ref<llvm::Error(Emitter &)> then = nullptr) {
   cmd::Compute act = makeActivation(activation);
   if (emitter.isUntiled()) {
     if (intermediate.present())
@@ -547,7 +601,9 @@ static llvm::Error emitGatedActivation(
                       /*residual=*/nullptr,
                       intermediate.dtype,
                       /*endsPiece=*/false,
-                      heldX};
+                      heldX,
+                      /*heldY=*/nullptr,
+                      then};
   return streamFastest(
       emitter, work,
       [&](Emitter &target, llvm::ArrayRef<ProjectionTile> tiles, int64_t m0,
@@ -620,12 +676,15 @@ static llvm::Error emitGatedMlpOnOneCore(
     const cmd::GlobalTensor &scratch, const cmd::GlobalTensor &y,
     const cmd::GlobalTensor *residual, bool endsPiece,
     const cmd::LocalTensor *heldX) {
+  auto emitDown = [&](Emitter &target) {
+    return emitProjection(target, scratch, down, y, residual, endsPiece);
+  };
   auto throughScratch = [&](Emitter &target) -> llvm::Error {
     if (llvm::Error error =
             emitGatedActivation(target, x, gate, up, activation, y.dtype(),
-                                intermediate, scratch, heldX))
+                                intermediate, scratch, heldX, emitDown))
       return error;
-    return emitProjection(target, scratch, down, y, residual, endsPiece);
+    return emitDown(target);
   };
   bool floatWeights = !present(gate.scale) && !present(down.scale) &&
                       !gate.input.present() && !intermediate.present();
@@ -663,15 +722,12 @@ static llvm::Expected<top::Activation> getMlpActivation(Operation *mlp) {
   return opError(mlp, "is not a tpu.MLP or tpu.A16MLP");
 }
 
-llvm::Error emitGatedMlp(Emitter &emitter, Operation *mlp,
-                         const cmd::GlobalTensor &x,
-                         const ProjectionWeights &gate,
-                         const ProjectionWeights &up,
-                         const ProjectionWeights &down,
-                         const cmd::GlobalTensor &scratch,
-                         const cmd::GlobalTensor &y,
-                         const cmd::GlobalTensor *residual,
-                         const cmd::LocalTensor *heldX) {
+llvm::Error
+emitGatedMlp(Emitter &emitter, Operation *mlp, const cmd::GlobalTensor &x,
+             const ProjectionWeights &gate, const ProjectionWeights &up,
+             const ProjectionWeights &down, const cmd::GlobalTensor &scratch,
+             const cmd::GlobalTensor &y, const cmd::GlobalTensor *residual,
+             const cmd::LocalTensor *heldX) {
   llvm::Expected<top::Activation> activation = getMlpActivation(mlp);
   if (!activation)
     return activation.takeError();
@@ -693,8 +749,8 @@ emitGatedMlp(SectionWriter &sections, int64_t cores, const cmd::GlobalTensor &x,
              const cmd::LocalTensor *heldX) {
   if (cores <= 1)
     return emitGatedMlpOnOneCore(sections.serial(), x, gate, up, down,
-                                 activation, intermediate, scratch, y,
-                                 residual, endsPiece, heldX);
+                                 activation, intermediate, scratch, y, residual,
+                                 endsPiece, heldX);
   int64_t lanes = sections.getChip().npuLanes;
   llvm::Error error = sections.parallel(
       cores, [&](Emitter &emitter, int64_t core) -> llvm::Error {
