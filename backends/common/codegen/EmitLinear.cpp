@@ -29,9 +29,9 @@ namespace {
 
 /// Tiles issued ahead of the computation.
 constexpr int64_t kPrefetch = 2;
-/// The longest short last tile a piece's last projection tries, in
-/// channels per lane.
-constexpr int64_t kMaxTailPerLane = 16;
+/// The short last tiles a piece's last projection tries, in channels per
+/// lane: each costs a run of the time model over the piece so far.
+constexpr int64_t kTailsPerLane[] = {1, 2, 4, 8};
 
 bool present(const cmd::GlobalTensor &tensor) { return tensor.rows() > 0; }
 
@@ -277,6 +277,10 @@ struct ProjectionWork {
   /// projection), costed with each tiling: a tiling that finishes these
   /// sooner may load what follows later.
   llvm::function_ref<llvm::Error(Emitter &)> then = nullptr;
+  /// Whether the tilings are searched; else the first one listed streams (a
+  /// stand-in for what follows another op's candidate, which would
+  /// otherwise multiply the searches).
+  bool search = true;
 };
 
 /// The output channels a tile of a held y starts at a multiple of: the
@@ -485,6 +489,9 @@ llvm::Error streamFastest(Emitter &emitter, const ProjectionWork &work,
         llvm::inconvertibleErrorCode(),
         "a weight row of " + llvm::Twine(work.x.cols()) +
             " elements does not fit a lane's streaming memory");
+  if (!work.search)
+    return streamChannels(emitter, work, candidates.front(),
+                          [&](auto &&...args) { finish(emitter, args...); });
   // The piece's last projection: its last tile's computation and store are
   // exposed, with nothing after them to overlap. Finer channel tiles
   // shorten that tail, and x loaded after the first tile lets the first
@@ -503,15 +510,16 @@ llvm::Error streamFastest(Emitter &emitter, const ProjectionWork &work,
         finer.channelTile = finer.perLane * emitter.getLanes();
         tails.push_back(finer);
       }
-      // A short last tile after tiles of this size.
-      int64_t n = work.projections.front().weight.rows();
-      for (int64_t tail = 1; tail < std::min(tiling.perLane, kMaxTailPerLane);
-           ++tail)
-        if (tail * emitter.getLanes() < n) {
-          tails.push_back(tiling);
+    }
+    // A short last tile after the largest tiles.
+    int64_t n = work.projections.front().weight.rows();
+    if (!candidates.empty() && candidates.front().split == LaneSplit::Channels)
+      for (int64_t tail : kTailsPerLane)
+        if (tail < candidates.front().perLane &&
+            tail * emitter.getLanes() < n) {
+          tails.push_back(candidates.front());
           tails.back().tailPerLane = tail;
         }
-    }
     candidates.insert(candidates.end(), tails.begin(), tails.end());
     size_t listed = candidates.size();
     for (size_t i = 0; i < listed; ++i) {
@@ -534,6 +542,21 @@ llvm::Error streamFastest(Emitter &emitter, const ProjectionWork &work,
                         [&](auto &&...args) { finish(emitter, args...); });
 }
 
+/// `work`'s projection (one) into y, each tile stored unless y is held.
+llvm::Error streamProjection(Emitter &emitter, const ProjectionWork &work,
+                             const cmd::GlobalTensor &y) {
+  return streamFastest(
+      emitter, work,
+      [&](Emitter &target, llvm::ArrayRef<ProjectionTile> tiles, int64_t m0,
+          int64_t n0) {
+        if (work.heldY)
+          return;
+        const cmd::LocalTensor &local = tiles.front().y;
+        target.store(
+            local, sliceCols(sliceRows(y, m0, local.rows()), n0, local.cols()));
+      });
+}
+
 } // namespace
 
 llvm::Error emitProjection(Emitter &emitter, const cmd::GlobalTensor &x,
@@ -547,16 +570,7 @@ llvm::Error emitProjection(Emitter &emitter, const cmd::GlobalTensor &x,
   ProjectionWork work{
       x,         weights, y.dtype(), residual, cmd::DTYPE_INVALID,
       endsPiece, heldX,   heldY};
-  return streamFastest(
-      emitter, work,
-      [&](Emitter &target, llvm::ArrayRef<ProjectionTile> tiles, int64_t m0,
-          int64_t n0) {
-        if (heldY)
-          return;
-        const cmd::LocalTensor &local = tiles.front().y;
-        target.store(
-            local, sliceCols(sliceRows(y, m0, local.rows()), n0, local.cols()));
-      });
+  return streamProjection(emitter, work, y);
 }
 
 /// The command computing `activation`, without tensors.
@@ -676,15 +690,19 @@ static llvm::Error emitGatedMlpOnOneCore(
     const cmd::GlobalTensor &scratch, const cmd::GlobalTensor &y,
     const cmd::GlobalTensor *residual, bool endsPiece,
     const cmd::LocalTensor *heldX) {
-  auto emitDown = [&](Emitter &target) {
-    return emitProjection(target, scratch, down, y, residual, endsPiece);
+  // Costing gate/up's tilings, the down projection stands in with its
+  // first tiling: its own search for each would multiply the runs.
+  auto costDown = [&](Emitter &target) {
+    ProjectionWork work{scratch, down, y.dtype(), residual};
+    work.search = false;
+    return streamProjection(target, work, y);
   };
   auto throughScratch = [&](Emitter &target) -> llvm::Error {
     if (llvm::Error error =
             emitGatedActivation(target, x, gate, up, activation, y.dtype(),
-                                intermediate, scratch, heldX, emitDown))
+                                intermediate, scratch, heldX, costDown))
       return error;
-    return emitDown(target);
+    return emitProjection(target, scratch, down, y, residual, endsPiece);
   };
   bool floatWeights = !present(gate.scale) && !present(down.scale) &&
                       !gate.input.present() && !intermediate.present();
