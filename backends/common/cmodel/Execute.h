@@ -10,6 +10,7 @@
 #define LLMC_BACKENDS_COMMON_CMODEL_EXECUTE_H
 
 #include "backends/common/cmodel/CModel.h"
+#include "backends/common/cmodel/LocalAccesses.h"
 #include "backends/common/cmodel/Parallel.h"
 #include "backends/common/cmodel/SyncTracker.h"
 
@@ -38,19 +39,6 @@ struct CommandContext {
 /// Host work (elementary operations) below which a command's lanes run on
 /// the calling thread: waking threads costs more than that.
 constexpr uint64_t kParallelWork = 1 << 15;
-
-/// Whether `compute` reads the old values of its output `i` (an
-/// accumulating matmul's output, a resumed attention's state).
-bool readsOutput(const cmd::Compute &compute, size_t i);
-
-/// The local tensors a command reads and writes, as far as they are valid
-/// (for diagnosing races with commands that have not run yet).
-struct LocalAccesses {
-  std::vector<LocalGeometry> reads;
-  std::vector<LocalGeometry> writes;
-};
-LocalAccesses getLocalAccesses(const cmd::Command &command,
-                               const plugins::ChipDescriptor &chip);
 
 absl::StatusOr<CommandCost> executeDma(const cmd::Dma &dma, Device &device,
                                        const CommandContext &context,

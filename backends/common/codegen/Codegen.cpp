@@ -2,6 +2,7 @@
 
 #include "backends/common/codegen/Codegen.h"
 
+#include "backends/common/codegen/DmaSchedule.h"
 #include "backends/common/codegen/Emitters.h"
 #include "dialects/top/IR/TopOps.h"
 #include "dialects/tpu/IR/ResidualAdd.h"
@@ -56,8 +57,9 @@ static llvm::Error emitOp(SectionWriter &sections,
       .Case<tpu::FAttentionOp>([&](Operation *op) {
         return emitAttentionOp(emitter, placement, op);
       })
-      .Case<tpu::GatherOp, tpu::A16GatherOp, tpu::ScatterElementsOp, tpu::SliceOp, tpu::ArgOp,
-            tpu::TopKOp, tpu::ConcatOp, tpu::PermuteOp>([&](Operation *op) {
+      .Case<tpu::GatherOp, tpu::A16GatherOp, tpu::ScatterElementsOp,
+            tpu::SliceOp, tpu::ArgOp, tpu::TopKOp, tpu::ConcatOp,
+            tpu::PermuteOp>([&](Operation *op) {
         return emitDataMovementOp(emitter, placement, op);
       })
       .Default([&](Operation *op) {
@@ -137,7 +139,10 @@ generateCommandStream(func::FuncOp function,
   if (llvm::Error error =
           emitResultCopies(sections.serial(), placement, function))
     return std::move(error);
-  return sections.finish();
+  cmd::CommandStream stream = sections.finish();
+  if (llvm::Error error = support::toLlvmError(hoistWeightLoads(stream, chip)))
+    return std::move(error);
+  return stream;
 }
 
 } // namespace llmc::codegen
