@@ -1,4 +1,4 @@
-//===- GgufTokenizer.h - a GGUF file's tokenizer as tokenizer.json -*- C++ -*-===//
+//===- GgufTokenizer.h - a GGUF tokenizer as tokenizer.json -----*- C++ -*-===//
 //
 // GGUF files carry their tokenizer as `tokenizer.ggml.*` metadata; llmc's
 // runtime reads Hugging Face `tokenizer.json`. This translates one into the
@@ -10,7 +10,7 @@
 //    `default`, `mpt`, `olmo`, `jais`, `trillion`, which split as GPT-2
 //    does), `starcoder` (and `refact`, `command-r`, `smollm`, `codeshell`,
 //    `exaone`, `minerva`: digits apart, then GPT-2's split),
-//    `deepseek-coder` and `falcon`.
+//    `deepseek-coder`, `deepseek-llm` and `falcon`.
 //  - `llama`: SentencePiece-style BPE with byte fallback (`<0x41>` tokens).
 //    GGUF stores token scores instead of merges; the merges are derived from
 //    them as transformers does when converting a SentencePiece model.

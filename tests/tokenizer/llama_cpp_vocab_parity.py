@@ -7,7 +7,9 @@ file), .inp (texts separated by `\\n__ggml_vocab_test__\\n`) and .out (the ids
 transformers' AutoTokenizer gives each text, one line per text; see
 data/llama_cpp_vocab/README.md). llmc converts the GGUF tokenizer metadata
 to a tokenizer.json (frontends/gguf/GgufTokenizer.h) and must give every
-text exactly those ids.
+text exactly those ids. Where DIR also holds ggml-vocab-NAME.llama_cpp.inp
+and .out (more texts and the ids llama.cpp gives them), llmc must give
+those texts exactly those ids too.
 """
 import argparse
 import gzip
@@ -21,18 +23,21 @@ import tempfile
 SEPARATOR = "\n__ggml_vocab_test__\n"
 
 
-def check(llmc, data, name, scratch):
-    base = os.path.join(data, f"ggml-vocab-{name}.gguf")
-    vocab = os.path.join(scratch, f"{name}.gguf")
-    with gzip.open(base + ".gz", "rb") as packed, open(vocab, "wb") as out:
-        shutil.copyfileobj(packed, out)
-    with open(base + ".inp", encoding="utf-8") as f:
+def read_case(prefix):
+    """The texts of PREFIX.inp and the ids of PREFIX.out, one line each."""
+    # newline="": a text may hold \r.
+    with open(prefix + ".inp", encoding="utf-8", newline="") as f:
         texts = f.read().split(SEPARATOR)
     if texts and texts[-1] == "":
         texts.pop()
-    with open(base + ".out", encoding="utf-8") as f:
+    with open(prefix + ".out", encoding="utf-8") as f:
         expected = [[int(i) for i in line.split()]
                     for line in f.read().split("\n")[:len(texts)]]
+    return texts, expected
+
+
+def compare(llmc, vocab, name, source, texts, expected, scratch):
+    """Whether llmc gives every text the ids SOURCE gave."""
     lines = os.path.join(scratch, f"{name}.jsonl")
     with open(lines, "w", encoding="utf-8") as f:
         for text in texts:
@@ -51,10 +56,25 @@ def check(llmc, data, name, scratch):
             same += 1
         else:
             print(f"differs ({name}): {json.dumps(text)}\n"
-                  f"  transformers: {want}\n  llmc:         {got}")
+                  f"  {source + ':':13} {want}\n  llmc:         {got}")
     ok = same == len(texts) and len(ours) == len(texts)
     print(f"{'ok  ' if ok else 'FAIL'} {name}: {same}/{len(texts)} texts "
-          "as transformers encodes them")
+          f"as {source} encodes them")
+    return ok
+
+
+def check(llmc, data, name, scratch):
+    base = os.path.join(data, f"ggml-vocab-{name}")
+    vocab = os.path.join(scratch, f"{name}.gguf")
+    with gzip.open(base + ".gguf.gz", "rb") as packed, \
+            open(vocab, "wb") as out:
+        shutil.copyfileobj(packed, out)
+    texts, expected = read_case(base + ".gguf")
+    ok = compare(llmc, vocab, name, "transformers", texts, expected, scratch)
+    if os.path.exists(base + ".llama_cpp.inp"):
+        texts, expected = read_case(base + ".llama_cpp")
+        ok &= compare(llmc, vocab, name, "llama.cpp", texts, expected,
+                      scratch)
     return ok
 
 

@@ -36,7 +36,8 @@ std::unique_ptr<GgufFile> parseFile(const std::string &bytes) {
 json::Object parseJson(llvm::StringRef text) {
   llvm::Expected<json::Value> value = json::parse(text);
   if (!value || !value->getAsObject()) {
-    ADD_FAILURE() << (value ? "not an object" : llvm::toString(value.takeError()));
+    ADD_FAILURE() << (value ? "not an object"
+                            : llvm::toString(value.takeError()));
     return {};
   }
   return std::move(*value->getAsObject());
@@ -63,9 +64,8 @@ std::string tokenizerError(const std::string &bytes) {
 GgufBuilder sentencePiece() {
   GgufBuilder builder;
   builder.addString("tokenizer.ggml.model", "llama")
-      .addStrings("tokenizer.ggml.tokens",
-                  {"<unk>", "<s>", "</s>", "a", "b", "c", "ab", "bc", "abc",
-                   "<tool>"})
+      .addStrings("tokenizer.ggml.tokens", {"<unk>", "<s>", "</s>", "a", "b",
+                                            "c", "ab", "bc", "abc", "<tool>"})
       .addI32s("tokenizer.ggml.token_type", {2, 3, 3, 1, 1, 1, 1, 1, 1, 4})
       .addF32s("tokenizer.ggml.scores",
                {0, 0, 0, -1e6f, -1e6f, -1e6f, -1, -2, -0.5f, 0})
@@ -91,11 +91,10 @@ TEST(GgufTokenizerTest, DerivesSentencePieceMergesFromScores) {
   const json::Object *model = tokenizer.getObject("model");
   ASSERT_TRUE(model);
   // By the merged token's score; splits of one token by (left, right) id.
-  EXPECT_EQ(*model->get("merges"),
-            json::Value(json::Array{json::Array{"a", "bc"},
-                                    json::Array{"ab", "c"},
-                                    json::Array{"a", "b"},
-                                    json::Array{"b", "c"}}));
+  EXPECT_EQ(
+      *model->get("merges"),
+      json::Value(json::Array{json::Array{"a", "bc"}, json::Array{"ab", "c"},
+                              json::Array{"a", "b"}, json::Array{"b", "c"}}));
   EXPECT_EQ(*model->get("unk_token"), json::Value("<unk>"));
   EXPECT_EQ(model->getBoolean("byte_fallback"), true);
   EXPECT_EQ(model->getObject("vocab")->getInteger("abc"), 8);
@@ -132,9 +131,9 @@ TEST(GgufTokenizerTest, HonoursSpacePrefixAndEos) {
   ASSERT_TRUE(post);
   const json::Array &single = *post->getArray("single");
   ASSERT_EQ(single.size(), 2u);
-  EXPECT_EQ(*single[1].getAsObject()->getObject("SpecialToken")->getString(
-                "id"),
-            "</s>");
+  EXPECT_EQ(
+      *single[1].getAsObject()->getObject("SpecialToken")->getString("id"),
+      "</s>");
 }
 
 TEST(GgufTokenizerTest, ChoosesThePreTokenizerByName) {
@@ -143,10 +142,20 @@ TEST(GgufTokenizerTest, ChoosesThePreTokenizerByName) {
   EXPECT_EQ(*llama3.get("normalizer"), json::Value(nullptr));
   const json::Value &split =
       (*llama3.getObject("pre_tokenizer")->getArray("pretokenizers"))[0];
-  EXPECT_THAT(split.getAsObject()->getObject("pattern")->getString("Regex")->str(),
-              HasSubstr("\\p{N}{1,3}"));
+  EXPECT_THAT(
+      split.getAsObject()->getObject("pattern")->getString("Regex")->str(),
+      HasSubstr("\\p{N}{1,3}"));
   EXPECT_EQ(*llama3.getObject("model")->get("merges"),
             json::Value(json::Array{json::Array{"a", "b"}}));
+
+  // DeepSeek LLM: six splits (the last one digits apart), then bytes.
+  json::Object deepSeekLlm = tokenizerOf(byteLevel("deepseek-llm").build());
+  const json::Array &steps =
+      *deepSeekLlm.getObject("pre_tokenizer")->getArray("pretokenizers");
+  ASSERT_EQ(steps.size(), 7u);
+  EXPECT_EQ(*steps[5].getAsObject()->getObject("pattern")->getString("Regex"),
+            "\\p{N}");
+  EXPECT_EQ(steps[6].getAsObject()->getBoolean("use_regex"), false);
 
   json::Object gpt2 = tokenizerOf(byteLevel("gpt-2").build());
   EXPECT_EQ(gpt2.getObject("pre_tokenizer")->getBoolean("use_regex"), true);
@@ -161,18 +170,19 @@ TEST(GgufTokenizerTest, NoTokenizerIsEmpty) {
 }
 
 TEST(GgufTokenizerTest, ReportsBrokenTokenizers) {
-  EXPECT_THAT(tokenizerError(
-                  GgufBuilder().addString("tokenizer.ggml.model", "bert").build()),
-              HasSubstr("tok.gguf: metadata 'tokenizer.ggml.model' 'bert' is "
-                        "not supported"));
-  EXPECT_THAT(tokenizerError(byteLevel("deepseek-llm").build()),
-              HasSubstr("metadata 'tokenizer.ggml.pre' 'deepseek-llm' is not "
+  EXPECT_THAT(
+      tokenizerError(
+          GgufBuilder().addString("tokenizer.ggml.model", "bert").build()),
+      HasSubstr("tok.gguf: metadata 'tokenizer.ggml.model' 'bert' is "
+                "not supported"));
+  EXPECT_THAT(tokenizerError(byteLevel("no-such-split").build()),
+              HasSubstr("metadata 'tokenizer.ggml.pre' 'no-such-split' is not "
                         "supported"));
-  EXPECT_THAT(tokenizerError(byteLevel("qwen2")
-                                 .addU32("tokenizer.ggml.bos_token_id", 4)
-                                 .build()),
-              HasSubstr("'tokenizer.ggml.bos_token_id' is 4, beyond the 4 "
-                        "tokens"));
+  EXPECT_THAT(
+      tokenizerError(
+          byteLevel("qwen2").addU32("tokenizer.ggml.bos_token_id", 4).build()),
+      HasSubstr("'tokenizer.ggml.bos_token_id' is 4, beyond the 4 "
+                "tokens"));
   EXPECT_THAT(tokenizerError(byteLevel("qwen2")
                                  .addBool("tokenizer.ggml.add_bos_token", true)
                                  .build()),
@@ -197,12 +207,12 @@ TEST(GgufTokenizerTest, ReportsBrokenTokenizers) {
                                  .build()),
               HasSubstr("'tokenizer.ggml.token_type' has 2 entries for 1 "
                         "tokens"));
-  EXPECT_THAT(tokenizerError(GgufBuilder()
-                                 .addString("tokenizer.ggml.model", "gpt2")
-                                 .addStrings("tokenizer.ggml.tokens",
-                                             {"a", "\xff"})
-                                 .build()),
-              HasSubstr("token 1 is not valid UTF-8"));
+  EXPECT_THAT(
+      tokenizerError(GgufBuilder()
+                         .addString("tokenizer.ggml.model", "gpt2")
+                         .addStrings("tokenizer.ggml.tokens", {"a", "\xff"})
+                         .build()),
+      HasSubstr("token 1 is not valid UTF-8"));
   EXPECT_THAT(tokenizerError(GgufBuilder()
                                  .addString("tokenizer.ggml.model", "llama")
                                  .addStrings("tokenizer.ggml.tokens", {"a"})

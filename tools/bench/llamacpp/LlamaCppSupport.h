@@ -1,11 +1,12 @@
 //===- LlamaCppSupport.h - what the llama.cpp programs share ----*- C++ -*-===//
 //
 // The glue between a small program and llama.cpp's prebuilt CPU libraries
-// (node-llama-cpp's npm package), shared by the two programs that run
+// (node-llama-cpp's npm package), shared by the programs that run
 // llama.cpp: LlamaCppBench.cpp here (llamacpp_bench, for
-// tools/bench/vs_llamacpp.sh) and tools/checkpoints/families/
+// tools/bench/vs_llamacpp.sh), tools/checkpoints/families/
 // LlamaCppLogits.cpp (llamacpp_logits, for the reference logits of
-// tests/families). It holds:
+// tests/families) and tools/tokenizers/LlamaCppTokenize.cpp
+// (llamacpp_tokenize, for tests/tokenizer/data/llama_cpp_vocab). It holds:
 //   fail               an error on stderr, prefixed with the program's name
 //                      (each program defines llamacpp::programName), and
 //                      exit status 1;
