@@ -9,9 +9,7 @@
 #include "absl/container/flat_hash_map.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <optional>
-#include <string>
 
 namespace llmc::codegen {
 namespace {
@@ -155,9 +153,12 @@ absl::Status scheduleQueues(CommandList &dma, CommandList &compute,
   for (int i = 0; i < dma.size(); ++i) {
     if (!isWeightLoad(dma.Get(i)))
       continue;
+    std::vector<int> targets = queues.getTargets(i);
+    if (targets.empty())
+      continue;
     std::optional<std::pair<CommandList, CommandList>> bestQueues;
     CommandList dmaBefore = dma, computeBefore = compute;
-    for (int to : queues.getTargets(i)) {
+    for (int to : targets) {
       queues.hoist(i, to);
       absl::StatusOr<uint64_t> cycles = queues.estimate();
       if (cycles.ok() && *cycles < *best) {
